@@ -1,0 +1,34 @@
+//! Host backend: the same protocol code on atomics, a host thread standing
+//! for a warp.
+//!
+//! * [`MbarrierCell`]/[`BarrierRef`]: an `mbarrier` with PTX semantics
+//!   (arrival count, transaction count, phase parity) on one atomic word.
+//! * [`CpuBlock`]: a simulated thread block — its shared memory (any `Sync`
+//!   value) and warps run as scoped threads.
+//! * [`elect_one`]: the CPU form of `elect.sync`.
+//!
+//! Under `--cfg loom` the atomics are loom's, so `loom::model` explores every
+//! interleaving of the protocol (see `crates/baton/tests/loom_pipeline.rs`).
+
+mod block;
+mod lanes;
+mod mbarrier;
+mod sync;
+
+pub use block::{BlockBarrier, CpuBlock, Warp};
+pub use lanes::{WARP_SIZE, active_lanes, with_lanes};
+pub use mbarrier::{BarrierRef, MAX_COUNT, MbarrierCell, fence_barrier_init, fence_proxy_async_shared};
+
+/// Runs `f` as the warp's single elected lane (the CPU form of
+/// `if elect_one() { … }`): barrier arrivals inside count once, not 32 times.
+///
+/// ```
+/// use baton::arch::cpu::{active_lanes, elect_one, with_lanes};
+/// with_lanes(32, || {
+///     assert_eq!(active_lanes(), 32);
+///     elect_one(|| assert_eq!(active_lanes(), 1));
+/// });
+/// ```
+pub fn elect_one<R>(f: impl FnOnce() -> R) -> R {
+    with_lanes(1, f)
+}

@@ -1,0 +1,24 @@
+//! Architecture backends.
+//!
+//! Exactly one backend is *current* for a compilation target and is re-exported
+//! as [`current`]: [`sm90`] on `nvptx64`, [`cpu`] everywhere else. The protocol
+//! code (`crate::protocol`) only calls the operations every backend provides:
+//!
+//! | operation | sm90 (PTX) | cpu |
+//! |---|---|---|
+//! | [`BarrierRef::init`](current::BarrierRef::init) | `mbarrier.init` | store |
+//! | `arrive` | `mbarrier.arrive` (one per thread) | one arrival per simulated lane |
+//! | `arrive_expect_tx` | `mbarrier.arrive.expect_tx` | same, on atomics |
+//! | `try_wait_parity` | `mbarrier.try_wait.parity` | load + compare |
+//! | `wait_parity` | try_wait loop (bounded in debug builds) | spin + yield, bounded |
+//! | `fence_barrier_init` | `fence.mbarrier_init.release.cluster` | no-op |
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod cpu;
+#[cfg(target_arch = "nvptx64")]
+pub mod sm90;
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub use cpu as current;
+#[cfg(target_arch = "nvptx64")]
+pub use sm90 as current;

@@ -1,0 +1,92 @@
+//! Thread, warp, block and cluster identity, and block/cluster barriers.
+
+use core::arch::asm;
+
+macro_rules! special_reg {
+    ($(#[$doc:meta])* $name:ident, $reg:literal) => {
+        $(#[$doc])*
+        #[inline(always)]
+        pub fn $name() -> u32 {
+            let r: u32;
+            // SAFETY: reads a special register; no memory effects.
+            unsafe { asm!(concat!("mov.u32 {r}, ", $reg, ";"), r = out(reg32) r, options(pure, nomem, nostack)) };
+            r
+        }
+    };
+}
+
+special_reg!(/// `threadIdx.x`.
+    thread_idx_x, "%tid.x");
+special_reg!(/// `blockIdx.x`.
+    block_idx_x, "%ctaid.x");
+special_reg!(/// `blockIdx.y`.
+    block_idx_y, "%ctaid.y");
+special_reg!(/// `gridDim.x`.
+    grid_dim_x, "%nctaid.x");
+special_reg!(/// `blockDim.x`.
+    block_dim_x, "%ntid.x");
+special_reg!(/// Lane of this thread in its warp (0..32).
+    lane_id, "%laneid");
+special_reg!(/// Rank of this CTA in its cluster.
+    cluster_cta_rank, "%cluster_ctarank");
+special_reg!(/// Number of CTAs in the cluster.
+    cluster_size, "%cluster_nctarank");
+
+/// Warp index in the block (`threadIdx.x / 32`); uniform across the warp.
+#[inline(always)]
+pub fn warp_idx() -> u32 {
+    thread_idx_x() / 32
+}
+
+/// `elect.sync` over the full warp: true in exactly one lane of the warp.
+/// All 32 lanes must execute it (converged).
+#[inline(always)]
+pub fn elect_one() -> bool {
+    let r: u32;
+    // SAFETY: warp-collective with full mask; callers run converged warps.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; elect.sync _|p, 0xffffffff; selp.u32 {r}, 1, 0, p; }}",
+            r = out(reg32) r,
+            options(nostack)
+        )
+    };
+    r != 0
+}
+
+/// `bar.sync 0`: every thread of the block waits here; orders shared memory.
+#[inline(always)]
+pub fn sync_threads() {
+    // SAFETY: block-wide barrier; all threads of the block must reach it.
+    unsafe { asm!("bar.sync 0;", options(nostack)) };
+}
+
+/// Named barrier `id` (1..16) over `threads` threads (a multiple of 32).
+#[inline(always)]
+pub fn named_barrier_sync(id: u32, threads: u32) {
+    // SAFETY: exactly `threads` threads must reach barrier `id`.
+    unsafe { asm!("bar.sync {id}, {n};", id = in(reg32) id, n = in(reg32) threads, options(nostack)) };
+}
+
+/// Cluster-wide barrier (`barrier.cluster.arrive.release` + `wait.acquire`).
+/// With a cluster of one CTA it degenerates to a block barrier.
+#[inline(always)]
+pub fn cluster_sync() {
+    // SAFETY: every thread of every CTA in the cluster must reach it.
+    unsafe {
+        asm!(
+            "barrier.cluster.arrive.release.aligned;",
+            "barrier.cluster.wait.acquire.aligned;",
+            options(nostack)
+        )
+    };
+}
+
+/// `%globaltimer` in nanoseconds.
+#[inline(always)]
+pub fn global_timer_ns() -> u64 {
+    let r: u64;
+    // SAFETY: reads a special register (volatile: no `pure`).
+    unsafe { asm!("mov.u64 {r}, %globaltimer;", r = out(reg64) r, options(nomem, nostack)) };
+    r
+}

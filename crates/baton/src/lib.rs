@@ -1,0 +1,58 @@
+//! # baton
+//!
+//! Producer/consumer pipelines for warp-specialized GPU kernels.
+//!
+//! baton gives Rust kernels the stage/phase/barrier machinery that CUTLASS's
+//! `PipelineTmaAsync` and Mojo's structured kernels give C++ and Mojo: an
+//! N-stage ring of shared-memory slots guarded by a *full* and an *empty*
+//! `mbarrier` per stage, with phase tracking owned by each role.
+//!
+//! One source, two machines:
+//!
+//! * on `nvptx64-nvidia-cuda` the barrier operations are PTX `mbarrier`
+//!   instructions ([`arch::sm90`]);
+//! * on the host they are atomics ([`arch::cpu`]) and a thread stands for a
+//!   warp, so `cargo test` runs the real protocol code and a model checker
+//!   (loom, `--cfg loom`) explores its interleavings.
+//!
+//! Layout of the crate:
+//!
+//! | folder | what lives there |
+//! |---|---|
+//! | `protocol/` | arch-independent pipeline logic: [`pipeline`], [`epi_load`] |
+//! | `arch/sm90` | Hopper backend: mbarrier, fences, thread ids, shared memory |
+//! | `arch/cpu`  | host backend: atomics-based mbarrier, warps as threads |
+//! | `smem`      | typed shared-memory references ([`smem::SharedRef`]) |
+//!
+//! ```
+//! use baton::pipeline::{PipelineBarriers, ProducerConsumerPipeline};
+//! use baton::arch::cpu::CpuBlock;
+//!
+//! // Two "warps" (threads) share one 2-stage pipeline and a payload ring.
+//! let block = CpuBlock::new(PipelineBarriers::<2>::new());
+//! block.run_warps(2, |warp, barriers| {
+//!     let mut pipe = ProducerConsumerPipeline::new(barriers, c"demo");
+//!     if warp.index() == 0 {
+//!         pipe.init_barriers(32, 32); // a whole warp arrives on each side
+//!     }
+//!     warp.sync_block();
+//!     for _ in 0..10 {
+//!         if warp.index() == 0 {
+//!             let stage = pipe.acquire_producer();
+//!             stage.release(); // arrive on full[stage], step
+//!         } else {
+//!             let stage = pipe.acquire_consumer();
+//!             stage.release(); // arrive on empty[stage], step
+//!         }
+//!     }
+//! });
+//! ```
+#![cfg_attr(target_arch = "nvptx64", no_std)]
+#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
+#![warn(missing_docs)]
+
+pub mod arch;
+pub mod protocol;
+pub mod smem;
+
+pub use protocol::{epi_load, pipeline};

@@ -1,0 +1,7 @@
+//! Arch-independent protocol code: the pipelines, written once against the
+//! operations of [`crate::arch::current`].
+
+pub mod diag;
+pub mod epi_load;
+pub mod pipeline;
+pub mod state;

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Installs what building the baton GPU kernels needs, idempotently:
+#   * a Rust toolchain that can build `core` for nvptx64-nvidia-cuda
+#     (Debian's rustc-web/cargo-web/rust-web-src: rustc >= 1.96 at /usr/bin
+#     plus the standard library source, used with -Zbuild-std=core);
+#   * ptxas for sm_90a, from the nvidia-cuda-nvcc wheel, into .tools/cuda-nvcc.
+# Each step is skipped when its result is already present. Prints what it did.
+#
+# Usage: tools/install-device-toolchain.sh
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+NVCC_WHEEL_VERSION="13.0.88"
+MIN_RUSTC_MINOR=96
+RUST_SRC=/usr/lib/rustlib/src/rust/library/core
+
+say() { printf 'install-device-toolchain: %s\n' "$*"; }
+
+rustc_ok() {
+    [[ -x /usr/bin/rustc && -x /usr/bin/cargo && -d "$RUST_SRC" ]] || return 1
+    local v minor
+    v="$(/usr/bin/rustc --version 2>/dev/null | awk '{print $2}')" || return 1
+    minor="$(echo "$v" | cut -d. -f2)"
+    [[ "$(echo "$v" | cut -d. -f1)" == 1 && "$minor" =~ ^[0-9]+$ && "$minor" -ge "$MIN_RUSTC_MINOR" ]]
+}
+
+# --- 1. Rust for nvptx64 ----------------------------------------------------
+if rustc_ok; then
+    say "rust: present ($(/usr/bin/rustc --version)), library source at $RUST_SRC — skipped"
+else
+    if ! command -v apt-get >/dev/null; then
+        say "ERROR: need /usr/bin/rustc >= 1.$MIN_RUSTC_MINOR with library source, and apt-get is not available to install rustc-web cargo-web rust-web-src" >&2
+        exit 1
+    fi
+    SUDO=""
+    if [[ "$(id -u)" != 0 ]]; then
+        if command -v sudo >/dev/null; then SUDO="sudo"; else
+            say "ERROR: installing rustc-web cargo-web rust-web-src needs root (or sudo)" >&2
+            exit 1
+        fi
+    fi
+    say "rust: installing rustc-web cargo-web rust-web-src via apt-get"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq rustc-web cargo-web rust-web-src
+    if ! rustc_ok; then
+        say "ERROR: after apt-get install, /usr/bin/rustc is '$(/usr/bin/rustc --version 2>&1 || true)'; need >= 1.$MIN_RUSTC_MINOR and $RUST_SRC" >&2
+        exit 1
+    fi
+    say "rust: installed $(/usr/bin/rustc --version)"
+fi
+
+# --- 2. ptxas ------------------------------------------------------------------
+PTXAS="$ROOT/.tools/cuda-nvcc/nvidia/cu13/bin/ptxas"
+if [[ -x "$PTXAS" ]] && "$PTXAS" --version >/dev/null 2>&1; then
+    say "ptxas: present ($("$PTXAS" --version | tail -1)) — skipped"
+else
+    PY="$(command -v python3 || true)"
+    if [[ -z "$PY" ]]; then
+        say "ERROR: python3 (with pip) is needed to install ptxas from the nvidia-cuda-nvcc wheel" >&2
+        exit 1
+    fi
+    say "ptxas: installing nvidia-cuda-nvcc==$NVCC_WHEEL_VERSION into .tools/cuda-nvcc"
+    rm -rf "$ROOT/.tools/cuda-nvcc"
+    mkdir -p "$ROOT/.tools"
+    PIP_ROOT_USER_ACTION=ignore "$PY" -m pip install --quiet --disable-pip-version-check --no-deps \
+        --target "$ROOT/.tools/cuda-nvcc" "nvidia-cuda-nvcc==$NVCC_WHEEL_VERSION"
+    chmod +x "$ROOT/.tools/cuda-nvcc/nvidia/cu13/bin/"* 2>/dev/null || true
+    if ! "$PTXAS" --version >/dev/null 2>&1; then
+        say "ERROR: ptxas not runnable at $PTXAS after installing the wheel" >&2
+        exit 1
+    fi
+    say "ptxas: installed ($("$PTXAS" --version | tail -1))"
+fi
+
+say "done; 'source tools/env.sh' exports RUSTC_DEVICE, CARGO_DEVICE and PTXAS"

@@ -124,7 +124,9 @@ impl<'a> BarrierRef<'a> {
         #[cfg(not(debug_assertions))]
         {
             let _ = site;
-            // SAFETY: as `arrive`; the label is scoped by the braces.
+            // SAFETY: as `arrive`. PTX scopes the label to the braces, so the
+            // block may be inlined many times into one function.
+            #[allow(named_asm_labels)]
             unsafe {
                 asm!(
                     "{{ .reg .pred p; BATON_WAIT: mbarrier.try_wait.parity.shared::cta.b64 p, [{a}], {ph}; @!p bra BATON_WAIT; }}",

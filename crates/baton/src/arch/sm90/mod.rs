@@ -11,7 +11,7 @@ mod mbarrier;
 mod thread;
 
 pub use debug::{report_hang, trap};
-pub use mbarrier::{BarrierRef, MbarrierCell, fence_barrier_init, fence_proxy_async_shared};
+pub use mbarrier::{BarrierRef, MbarrierCell, WAIT_BOUND_NS, fence_barrier_init, fence_proxy_async_shared};
 pub use thread::*;
 
 use crate::smem::SharedRef;

@@ -90,3 +90,36 @@ pub fn global_timer_ns() -> u64 {
     unsafe { asm!("mov.u64 {r}, %globaltimer;", r = out(reg64) r, options(nomem, nostack)) };
     r
 }
+
+/// `bar.warp.sync 0xffffffff`: converges the warp and orders the memory
+/// accesses of its lanes (so one lane may then signal for all of them).
+#[inline(always)]
+pub fn sync_warp() {
+    // SAFETY: all 32 lanes of the warp must reach it.
+    unsafe { asm!("bar.warp.sync 0xffffffff;", options(nostack)) };
+}
+
+/// `st.shared.u32`: stores `value` at shared address `addr`.
+///
+/// # Safety
+/// `addr` is a 4-byte-aligned shared address this thread may write
+/// (the pipeline protocol says when).
+#[inline(always)]
+pub unsafe fn st_shared_u32(addr: u32, value: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("st.shared.u32 [{a}], {v};", a = in(reg32) addr, v = in(reg32) value, options(nostack)) };
+}
+
+/// `ld.shared.u32`: loads from shared address `addr`.
+///
+/// # Safety
+/// `addr` is a 4-byte-aligned shared address whose contents this thread may
+/// read (ordered after the writer by a barrier).
+#[inline(always)]
+pub unsafe fn ld_shared_u32(addr: u32) -> u32 {
+    let v: u32;
+    // SAFETY: forwarded to the caller. Not `pure`: the value depends on
+    // other threads' writes ordered by barriers the compiler cannot see.
+    unsafe { asm!("ld.shared.u32 {v}, [{a}];", a = in(reg32) addr, v = out(reg32) v, options(nostack, readonly)) };
+    v
+}

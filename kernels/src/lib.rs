@@ -21,8 +21,10 @@ compile_error!(
      (after tools/install-device-toolchain.sh)"
 );
 
+pub mod pipeline;
 pub mod smem_io;
 pub mod smoke;
+pub mod zero_cost;
 
 /// A panic on the device ends the kernel with `trap`; the launch then fails
 /// on the host with an illegal-instruction error.

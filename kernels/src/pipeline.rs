@@ -3,10 +3,13 @@
 //! Block shape for every kernel here: 5 warps (160 threads). Warp 0 is the
 //! producer; warps 1..=4 are the consumers (128 threads).
 
-use baton::arch::sm90::*;
+use baton::arch::sm90::{
+    block_idx_x, dynamic_smem, elect_one, grid_dim_x, lane_id, sync_threads, sync_warp, thread_idx_x, warp_idx,
+};
 use baton::epi_load::EpiLoadPipeline;
 use baton::pipeline::{PipelineBarriers, ProducerConsumerPipeline};
 use baton::smem_field;
+use crate::smem_io::{ld_shared_u32, st_shared_u32};
 
 const STAGES: usize = 4;
 const CONSUMER_THREADS: u32 = 128;
@@ -41,9 +44,8 @@ pub unsafe extern "ptx-kernel" fn baton_pipeline_handoff(out: *mut u32, items: u
     if warp_idx() == 0 {
         for seq in 0..items {
             let stage = pipe.acquire_producer();
-            let word = slots.at(stage.index() as usize).addr() + 4 * lane;
-            // SAFETY: the producer owns the stage between acquire and release.
-            unsafe { st_shared_u32(word, payload(seed, seq, lane)) };
+            // The producer owns the stage between acquire and release.
+            st_shared_u32(slots.at(stage.index() as usize).at(lane as usize), payload(seed, seq, lane));
             stage.release();
         }
         pipe.producer_tail();
@@ -51,9 +53,8 @@ pub unsafe extern "ptx-kernel" fn baton_pipeline_handoff(out: *mut u32, items: u
         let (mut errors, mut sum) = (0u32, 0u32);
         for seq in 0..items {
             let stage = pipe.consume();
-            let word = slots.at(stage.index() as usize).addr() + 4 * lane;
-            // SAFETY: the stage is full until this guard drops.
-            let v = unsafe { ld_shared_u32(word) };
+            // The stage is full until this guard drops.
+            let v = ld_shared_u32(slots.at(stage.index() as usize).at(lane as usize));
             errors += (v != payload(seed, seq, lane)) as u32;
             sum = sum.wrapping_add(v);
         }
@@ -85,10 +86,10 @@ pub unsafe extern "ptx-kernel" fn baton_pipeline_explicit(out: *mut u32, items: 
         if elect_one() {
             for seq in 0..items {
                 let stage = pipe.produce();
-                let base = slots.at(stage.index() as usize).addr();
+                let slot = slots.at(stage.index() as usize);
                 for l in 0..32 {
-                    // SAFETY: the producer owns the stage inside the guard.
-                    unsafe { st_shared_u32(base + 4 * l, payload(seed, seq, l)) };
+                    // The producer owns the stage inside the guard.
+                    st_shared_u32(slot.at(l as usize), payload(seed, seq, l));
                 }
             }
             pipe.producer_tail();
@@ -97,9 +98,8 @@ pub unsafe extern "ptx-kernel" fn baton_pipeline_explicit(out: *mut u32, items: 
         let (mut errors, mut sum) = (0u32, 0u32);
         for seq in 0..items {
             let stage = pipe.consume_explicit();
-            let word = slots.at(stage.index() as usize).addr() + 4 * lane;
-            // SAFETY: the stage is full until this warp's lane 0 arrives.
-            let v = unsafe { ld_shared_u32(word) };
+            // The stage is full until this warp's lane 0 arrives.
+            let v = ld_shared_u32(slots.at(stage.index() as usize).at(lane as usize));
             errors += (v != payload(seed, seq, lane)) as u32;
             sum = sum.wrapping_add(v);
             sync_warp();
@@ -154,12 +154,13 @@ pub unsafe extern "ptx-kernel" fn baton_epi_load_roundtrip(d: *mut f32, c: *cons
     if warp_idx() == 0 {
         while t < tiles {
             let stage = epi.produce_explicit();
-            let base = stage_tiles.at(stage.index() as usize).addr();
+            let tile = stage_tiles.at(stage.index() as usize);
+            // SAFETY: tile t is in bounds of `c` (host contract).
             let src = unsafe { c.add((t * TILE_ROWS * TILE_COLS) as usize) };
             let mut i = lane;
             while i < TILE_ROWS * TILE_COLS {
-                // SAFETY: in bounds of tile t; the stage is ours until we arrive.
-                unsafe { st_shared_u32(base + 4 * i, (*src.add(i as usize)).to_bits()) };
+                // SAFETY: i < 128 × 32, in tile t; the stage is ours until we arrive.
+                st_shared_u32(tile.at(i as usize), unsafe { *src.add(i as usize) }.to_bits());
                 i += 32;
             }
             sync_warp();
@@ -173,11 +174,13 @@ pub unsafe extern "ptx-kernel" fn baton_epi_load_roundtrip(d: *mut f32, c: *cons
         let r = thread_idx_x() - 32;
         while t < tiles {
             let stage = epi.consume();
-            let base = stage_tiles.at(stage.index() as usize).addr();
+            let tile = stage_tiles.at(stage.index() as usize);
+            // SAFETY: row r of tile t is in bounds of `d` (host contract).
             let dst = unsafe { d.add((t * TILE_ROWS * TILE_COLS + r * TILE_COLS) as usize) };
             for col in 0..TILE_COLS {
-                // SAFETY: the stage is full until the guard drops.
-                let cv = f32::from_bits(unsafe { ld_shared_u32(base + 4 * (r * TILE_COLS + col)) });
+                // The stage is full until the guard drops.
+                let cv = f32::from_bits(ld_shared_u32(tile.at((r * TILE_COLS + col) as usize)));
+                // SAFETY: col < 32, inside row r.
                 unsafe { *dst.add(col as usize) = accum(t, r, col) + beta * cv };
             }
             t += grid_dim_x();

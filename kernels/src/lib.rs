@@ -21,6 +21,9 @@ compile_error!(
      (after tools/install-device-toolchain.sh)"
 );
 
+#[macro_use]
+mod unroll;
+pub mod gemm_bf16;
 pub mod pipeline;
 pub mod smem_io;
 pub mod smoke;

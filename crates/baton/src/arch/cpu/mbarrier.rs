@@ -132,6 +132,15 @@ impl<'a> BarrierRef<'a> {
         self.update(active_lanes(), 0);
     }
 
+    /// One arrival (per active lane) if `pred`: the GPU form is a predicated
+    /// arrive without a branch.
+    #[inline]
+    pub fn arrive_if(self, pred: bool) {
+        if pred {
+            self.arrive();
+        }
+    }
+
     /// `count` arrivals at once, whatever the active lanes.
     #[inline]
     pub fn arrive_count(self, count: u32) {

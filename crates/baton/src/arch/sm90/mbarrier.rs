@@ -57,6 +57,20 @@ impl<'a> BarrierRef<'a> {
         unsafe { asm!("mbarrier.arrive.shared::cta.b64 _, [{a}];", a = in(reg32) self.addr(), options(nostack)) };
     }
 
+    /// One arrival by this thread if `pred` (a predicated `mbarrier.arrive`,
+    /// no branch: the lane-guarded signal of a warpgroup that must stay
+    /// converged, e.g. between `wgmma` instructions).
+    #[inline(always)]
+    pub fn arrive_if(self, pred: bool) {
+        // SAFETY: as `arrive`.
+        unsafe {
+            asm!(
+                "{{ .reg .pred p; setp.ne.b32 p, {c}, 0; @p mbarrier.arrive.shared::cta.b64 _, [{a}]; }}",
+                a = in(reg32) self.addr(), c = in(reg32) pred as u32, options(nostack)
+            )
+        };
+    }
+
     /// `count` arrivals by this thread at once.
     #[inline(always)]
     pub fn arrive_count(self, count: u32) {

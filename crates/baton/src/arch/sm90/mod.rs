@@ -9,6 +9,7 @@
 mod debug;
 mod mbarrier;
 mod thread;
+pub mod wgmma;
 
 pub use debug::{report_hang, trap};
 pub use mbarrier::{BarrierRef, MbarrierCell, WAIT_BOUND_NS, fence_barrier_init, fence_proxy_async_shared};

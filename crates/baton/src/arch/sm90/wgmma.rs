@@ -1,0 +1,110 @@
+//! Warpgroup MMA (`wgmma`, sm_90a): shared-memory matrix descriptors, the
+//! async fence/commit/wait protocol, and register reallocation.
+//!
+//! A warpgroup is 4 consecutive warps starting at a warp index divisible by
+//! 4. The MMA itself is asynchronous: after [`fence`], issue one or more
+//! `mma_*` ([`ops`]), [`commit_group`], and later [`wait_group::<N>`] — which
+//! returns once at most `N` committed groups are still in flight. Only then
+//! may the accumulators be read and the shared-memory operands be released
+//! (e.g. by arriving on a pipeline's `empty` barrier).
+
+use core::arch::asm;
+
+#[path = "wgmma_ops.rs"]
+pub mod ops;
+
+/// `wgmma.fence.sync.aligned`: orders prior register/shared-memory accesses
+/// before the next `wgmma.mma_async` of this warpgroup.
+#[inline(always)]
+pub fn fence() {
+    // SAFETY: warpgroup-collective fence; all 128 threads execute it.
+    unsafe { asm!("wgmma.fence.sync.aligned;", options(nostack)) };
+}
+
+/// `wgmma.commit_group.sync.aligned`: closes the group of MMAs issued since
+/// the last commit.
+#[inline(always)]
+pub fn commit_group() {
+    // SAFETY: warpgroup-collective.
+    unsafe { asm!("wgmma.commit_group.sync.aligned;", options(nostack)) };
+}
+
+/// `wgmma.wait_group.sync.aligned N`: waits until at most `N` committed
+/// groups are pending.
+#[inline(always)]
+pub fn wait_group<const N: u32>() {
+    // SAFETY: warpgroup-collective; memory clobber keeps accumulator and
+    // shared-memory accesses after it.
+    unsafe { asm!("wgmma.wait_group.sync.aligned {n};", n = const N, options(nostack)) };
+}
+
+/// Shared-memory layouts a descriptor can describe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SmemLayout {
+    /// 128-byte swizzle (TMA `CU_TENSOR_MAP_SWIZZLE_128B`): rows of 128 bytes,
+    /// 8-row (1024-byte) repeating atoms.
+    Swizzle128B,
+    /// 64-byte swizzle.
+    Swizzle64B,
+    /// 32-byte swizzle.
+    Swizzle32B,
+}
+
+impl SmemLayout {
+    const fn code(self) -> u64 {
+        match self {
+            SmemLayout::Swizzle128B => 1,
+            SmemLayout::Swizzle64B => 2,
+            SmemLayout::Swizzle32B => 3,
+        }
+    }
+
+    /// Bytes per swizzled row.
+    pub const fn row_bytes(self) -> u32 {
+        match self {
+            SmemLayout::Swizzle128B => 128,
+            SmemLayout::Swizzle64B => 64,
+            SmemLayout::Swizzle32B => 32,
+        }
+    }
+}
+
+/// Matrix descriptor of a K-major tile whose rows are `layout.row_bytes()`
+/// long (the whole K extent of one swizzle atom), starting at shared address
+/// `addr` (1024-byte aligned for the atom; K-offsets inside an atom are
+/// added to the start address, as CUTLASS does).
+///
+/// Bits: `[0,14)` start >> 4, `[16,30)` leading byte offset >> 4 (unused for
+/// swizzled K-major; 1), `[32,46)` stride byte offset >> 4 (8 rows), `[62,64)`
+/// layout.
+#[inline(always)]
+pub const fn descriptor_k_major(addr: u32, layout: SmemLayout) -> u64 {
+    let start = ((addr as u64) >> 4) & 0x3FFF;
+    let leading = 1u64;
+    let stride = ((8 * layout.row_bytes()) as u64 >> 4) & 0x3FFF;
+    start | (leading << 16) | (stride << 32) | (layout.code() << 62)
+}
+
+/// Adds `bytes` (a multiple of 16) to a descriptor's start address — how a
+/// K loop steps through a swizzle atom (32 bytes per K = 16 of bf16).
+#[inline(always)]
+pub const fn descriptor_advance(desc: u64, bytes: u32) -> u64 {
+    desc + ((bytes as u64) >> 4)
+}
+
+/// `setmaxnreg.inc.sync.aligned.u32 N`: this warpgroup asks for `N`
+/// registers per thread (a multiple of 8 in 24..=256). Takes effect only when
+/// the kernel has a register cap at entry; the whole warpgroup executes it.
+#[inline(always)]
+pub fn setmaxnreg_inc<const N: u32>() {
+    // SAFETY: warpgroup-collective.
+    unsafe { asm!("setmaxnreg.inc.sync.aligned.u32 {n};", n = const N, options(nostack)) };
+}
+
+/// `setmaxnreg.dec.sync.aligned.u32 N`: this warpgroup releases registers
+/// down to `N` per thread.
+#[inline(always)]
+pub fn setmaxnreg_dec<const N: u32>() {
+    // SAFETY: warpgroup-collective.
+    unsafe { asm!("setmaxnreg.dec.sync.aligned.u32 {n};", n = const N, options(nostack)) };
+}

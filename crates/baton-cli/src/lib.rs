@@ -1,0 +1,9 @@
+//! The `baton` command's library: subcommand implementations, testable
+//! without a GPU.
+//!
+//! * [`demo`]: the CPU-backend pipeline demo (`baton demo`).
+//! * [`commands`]: `info`, `smoke`, `probe` and their reports.
+#![warn(missing_docs)]
+
+pub mod commands;
+pub mod demo;

@@ -1,0 +1,143 @@
+//! The runtime's typed errors.
+
+use crate::Variant;
+use cudarc::driver::DriverError;
+
+/// `Result` with the runtime's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong between "is there a GPU?" and "the kernel
+/// ran". Each message says what is wrong and what is allowed or what to do.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The CUDA driver library (`libcuda.so`) is missing or unusable.
+    #[error(
+        "no usable CUDA driver: {detail}. baton needs the NVIDIA driver (libcuda.so) to run kernels; \
+         on a machine without a GPU the GPU tests skip themselves and `baton demo` runs the CPU backend"
+    )]
+    NoDriver {
+        /// What the driver said, or which library was not found.
+        detail: String,
+    },
+    /// The driver loaded but there is no device with this ordinal.
+    #[error(
+        "no CUDA device with ordinal {ordinal}: {detail} ({count} device(s) visible; valid ordinals are 0..{count})"
+    )]
+    NoDevice {
+        /// The ordinal asked for.
+        ordinal: usize,
+        /// How many devices the driver reports.
+        count: usize,
+        /// The driver's explanation.
+        detail: String,
+    },
+    /// The device is not a Hopper GPU: sm_90a code runs only on compute
+    /// capability 9.0.
+    #[error(
+        "GPU {ordinal} ({name}) has compute capability {}.{}; baton's kernels are built for sm_90a \
+         and run only on compute capability {}.{} (H100, H200, GH200)",
+        found.0, found.1, required.0, required.1
+    )]
+    WrongArch {
+        /// The ordinal.
+        ordinal: usize,
+        /// The device name.
+        name: String,
+        /// Its compute capability.
+        found: (u32, u32),
+        /// The one the kernels need.
+        required: (u32, u32),
+    },
+    /// This binary was built without the PTX for `variant`.
+    #[error(
+        "the {variant} PTX is not in this binary: the device toolchain was missing when baton-runtime was built. \
+         Run tools/install-device-toolchain.sh and rebuild, or rebuild with BATON_PTX_DIR=<dir> holding \
+         baton_sm90a.ptx and baton_sm90a_debug.ptx (made by tools/build-ptx.sh)"
+    )]
+    PtxNotBuilt {
+        /// Which build was asked for.
+        variant: Variant,
+    },
+    /// The driver's JIT compiler rejected the PTX module.
+    #[error(
+        "the CUDA driver rejected the {module} PTX module ({}); JIT error log:\n{log}",
+        describe(source)
+    )]
+    PtxRejected {
+        /// Which module.
+        module: String,
+        /// The JIT compiler's error log (may be empty).
+        log: String,
+        /// The driver's error code.
+        source: DriverError,
+    },
+    /// No kernel of that name in the loaded module.
+    #[error("no kernel named `{name}` in the {module} module; kernels there: {available}")]
+    UnknownKernel {
+        /// The name asked for.
+        name: String,
+        /// Which module.
+        module: String,
+        /// The module's kernel names, comma-separated.
+        available: String,
+    },
+    /// A launch asked for more dynamic shared memory than the device gives
+    /// one block of this kernel.
+    #[error(
+        "kernel `{kernel}` asks for {requested} bytes of dynamic shared memory, but this GPU allows at most \
+         {max} bytes per block for it (opt-in limit minus the kernel's static shared memory); \
+         use fewer pipeline stages or smaller tiles"
+    )]
+    SmemTooLarge {
+        /// The kernel.
+        kernel: String,
+        /// Bytes asked for.
+        requested: u32,
+        /// Bytes allowed.
+        max: u32,
+    },
+    /// A launch configuration the hardware cannot run (zero dimensions, too
+    /// many threads, a cluster that does not tile the grid, …).
+    #[error("invalid launch configuration for kernel `{kernel}`: {reason}")]
+    InvalidLaunch {
+        /// The kernel.
+        kernel: String,
+        /// What is wrong and what is allowed.
+        reason: String,
+    },
+    /// The driver refused the launch, or the kernel faulted while running
+    /// (trap, illegal address; the context is then unusable).
+    #[error("kernel `{kernel}` failed: {}", describe(source))]
+    Launch {
+        /// The kernel.
+        kernel: String,
+        /// The driver's error code.
+        source: DriverError,
+    },
+    /// Any other failed driver call.
+    #[error("CUDA driver call failed: {}", describe(.0))]
+    Cuda(#[from] DriverError),
+}
+
+/// `CUDA_ERROR_X: description` for a driver error code. The description
+/// comes from the driver when it is loadable; the name never needs it.
+pub fn describe(e: &DriverError) -> String {
+    static DRIVER_PRESENT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    // SAFETY: only tries to dlopen the driver library.
+    let present =
+        *DRIVER_PRESENT.get_or_init(|| unsafe { cudarc::driver::sys::is_culib_present() });
+    let name = format!("{:?}", e.0);
+    match present.then(|| e.error_string()) {
+        Some(Ok(text)) => format!("{name}: {}", text.to_string_lossy()),
+        _ => name,
+    }
+}
+
+impl Error {
+    /// True for the errors that mean "this machine has no usable CUDA GPU"
+    /// ([`Error::NoDriver`], [`Error::NoDevice`]): GPU tests skip on these.
+    pub fn is_no_gpu(&self) -> bool {
+        matches!(self, Error::NoDriver { .. } | Error::NoDevice { .. })
+    }
+}

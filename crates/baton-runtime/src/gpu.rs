@@ -1,0 +1,477 @@
+//! Device, module and kernel handles over the CUDA driver API.
+
+use crate::error::{Error, Result};
+use crate::launch::{KernelArgs, LaunchConfig, LaunchLimits, PORTABLE_CLUSTER_SIZE};
+use crate::{Variant, ptx};
+use cudarc::driver::sys::{self, CUdevice_attribute, CUfunction_attribute, CUjit_option, CUresult};
+use cudarc::driver::{CudaContext, CudaStream, DriverError};
+use std::ffi::{CString, c_void};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Compute capability the sm_90a kernels need.
+pub const REQUIRED_ARCH: (u32, u32) = (9, 0);
+
+fn check(r: CUresult) -> std::result::Result<(), DriverError> {
+    if r == CUresult::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err(DriverError(r))
+    }
+}
+
+/// One Hopper GPU: its primary context and a stream that launches go to.
+///
+/// ```no_run
+/// use baton_runtime::{Gpu, Variant};
+/// let gpu = Gpu::new(0)?;
+/// println!("{} ({} SMs)", gpu.name(), gpu.sm_count());
+/// let kernels = gpu.load_kernels(Variant::Release)?;
+/// let smoke = kernels.get("baton_smoke_mbarrier")?;
+/// # Ok::<(), baton_runtime::Error>(())
+/// ```
+pub struct Gpu {
+    ordinal: usize,
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    name: String,
+    arch: (u32, u32),
+    sm_count: u32,
+    max_smem_optin: u32,
+    max_threads_per_block: u32,
+    driver_version: i32,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu")
+            .field("ordinal", &self.ordinal)
+            .field("name", &self.name)
+            .field("arch", &self.arch)
+            .field("sm_count", &self.sm_count)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Gpu {
+    /// Opens device `ordinal`.
+    ///
+    /// Errors: [`Error::NoDriver`] (no `libcuda`, or the driver failed to
+    /// initialize), [`Error::NoDevice`] (no such ordinal), [`Error::WrongArch`]
+    /// (not compute capability 9.0).
+    pub fn new(ordinal: usize) -> Result<Gpu> {
+        // SAFETY: only tries to dlopen the driver library.
+        if !unsafe { sys::is_culib_present() } {
+            return Err(Error::NoDriver {
+                detail:
+                    "libcuda.so (the NVIDIA driver library) was not found by the dynamic loader"
+                        .into(),
+            });
+        }
+        if let Err(e) = cudarc::driver::result::init() {
+            return Err(if e.0 == CUresult::CUDA_ERROR_NO_DEVICE {
+                Error::NoDevice {
+                    ordinal,
+                    count: 0,
+                    detail: crate::error::describe(&e),
+                }
+            } else {
+                Error::NoDriver {
+                    detail: format!("cuInit failed: {}", crate::error::describe(&e)),
+                }
+            });
+        }
+        let count = CudaContext::device_count()? as usize;
+        if ordinal >= count {
+            return Err(Error::NoDevice {
+                ordinal,
+                count,
+                detail: "ordinal out of range".into(),
+            });
+        }
+        let ctx = CudaContext::new(ordinal)?;
+        let (maj, min) = ctx.compute_capability()?;
+        let name = ctx.name()?;
+        let arch = (maj as u32, min as u32);
+        if arch != REQUIRED_ARCH {
+            return Err(Error::WrongArch {
+                ordinal,
+                name,
+                found: arch,
+                required: REQUIRED_ARCH,
+            });
+        }
+        let attr = |a: CUdevice_attribute| ctx.attribute(a).map(|v| v as u32);
+        let sm_count = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
+        let max_smem_optin =
+            attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?;
+        let max_threads_per_block =
+            attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?;
+        let mut driver_version = 0;
+        // SAFETY: writes one int.
+        check(unsafe { sys::cuDriverGetVersion(&mut driver_version) })?;
+        let stream = ctx.default_stream();
+        Ok(Gpu {
+            ordinal,
+            ctx,
+            stream,
+            name,
+            arch,
+            sm_count,
+            max_smem_optin,
+            max_threads_per_block,
+            driver_version,
+        })
+    }
+
+    /// Device ordinal.
+    pub fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+    /// Device name, e.g. `NVIDIA H100 80GB HBM3`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// Compute capability (always [`REQUIRED_ARCH`] for an opened `Gpu`).
+    pub fn arch(&self) -> (u32, u32) {
+        self.arch
+    }
+    /// Streaming multiprocessors.
+    pub fn sm_count(&self) -> u32 {
+        self.sm_count
+    }
+    /// Most shared memory one block may opt in to, in bytes.
+    pub fn max_smem_optin(&self) -> u32 {
+        self.max_smem_optin
+    }
+    /// Driver API version, e.g. 13000 for CUDA 13.0.
+    pub fn driver_version(&self) -> i32 {
+        self.driver_version
+    }
+    /// The cudarc context (allocate and copy through it and [`Gpu::stream`]).
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+    /// The stream launches are enqueued on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+    /// An empty parameter list for a launch on [`Gpu::stream`].
+    pub fn args(&self) -> KernelArgs<'_> {
+        KernelArgs::new(&self.stream)
+    }
+    /// Waits for all work on [`Gpu::stream`]; a kernel fault surfaces here.
+    pub fn synchronize(&self) -> Result<()> {
+        Ok(self.stream.synchronize()?)
+    }
+
+    /// Loads the embedded PTX of `variant` (JIT-compiled by the driver).
+    pub fn load_kernels(&self, variant: Variant) -> Result<Kernels> {
+        let text = ptx::get(variant)?;
+        self.load_ptx(text, variant.module_name())
+    }
+
+    /// Loads a PTX module from text; `module` names it in errors.
+    /// Errors: [`Error::PtxRejected`] with the JIT compiler's log.
+    pub fn load_ptx(&self, ptx_text: &str, module: &str) -> Result<Kernels> {
+        self.ctx.bind_to_thread()?;
+        let image = CString::new(ptx_text).map_err(|_| Error::PtxRejected {
+            module: module.into(),
+            log: "the PTX text contains a NUL byte".into(),
+            source: DriverError(CUresult::CUDA_ERROR_INVALID_PTX),
+        })?;
+        const LOG: usize = 64 * 1024;
+        let mut err_log = vec![0u8; LOG];
+        let mut info_log = vec![0u8; LOG];
+        let mut opts = [
+            CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+            CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+            CUjit_option::CU_JIT_INFO_LOG_BUFFER,
+            CUjit_option::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+            CUjit_option::CU_JIT_LOG_VERBOSE,
+        ];
+        let mut vals: [*mut c_void; 5] = [
+            err_log.as_mut_ptr() as *mut c_void,
+            std::ptr::without_provenance_mut::<c_void>(LOG),
+            info_log.as_mut_ptr() as *mut c_void,
+            std::ptr::without_provenance_mut::<c_void>(LOG),
+            std::ptr::without_provenance_mut::<c_void>(1),
+        ];
+        let mut module_handle: sys::CUmodule = std::ptr::null_mut();
+        // SAFETY: the option arrays agree in length and types; the buffers
+        // outlive the call; `image` is NUL-terminated.
+        let r = unsafe {
+            sys::cuModuleLoadDataEx(
+                &mut module_handle,
+                image.as_ptr() as *const c_void,
+                opts.len() as u32,
+                opts.as_mut_ptr(),
+                vals.as_mut_ptr(),
+            )
+        };
+        let text = |buf: &[u8]| {
+            String::from_utf8_lossy(buf.split(|&b| b == 0).next().unwrap_or(&[])).into_owned()
+        };
+        if let Err(source) = check(r) {
+            return Err(Error::PtxRejected {
+                module: module.into(),
+                log: text(&err_log),
+                source,
+            });
+        }
+        Ok(Kernels {
+            module: Arc::new(Module {
+                handle: module_handle,
+                ctx: self.ctx.clone(),
+            }),
+            name: module.to_string(),
+            entries: crate::ptx::entry_names(ptx_text),
+            jit_log: text(&info_log),
+            max_smem_optin: self.max_smem_optin,
+            max_threads_per_block: self.max_threads_per_block,
+        })
+    }
+}
+
+struct Module {
+    handle: sys::CUmodule,
+    ctx: Arc<CudaContext>,
+}
+
+// SAFETY: a CUmodule handle may be used from any thread with its context
+// bound; Module only unloads it on drop.
+unsafe impl Send for Module {}
+// SAFETY: as above; no interior mutation through &Module.
+unsafe impl Sync for Module {}
+
+impl Drop for Module {
+    fn drop(&mut self) {
+        if self.ctx.bind_to_thread().is_ok() {
+            // SAFETY: the handle came from cuModuleLoadDataEx and is unloaded once.
+            let _ = unsafe { sys::cuModuleUnload(self.handle) };
+        }
+    }
+}
+
+/// A loaded PTX module: kernel lookup by name.
+pub struct Kernels {
+    module: Arc<Module>,
+    name: String,
+    entries: Vec<String>,
+    jit_log: String,
+    max_smem_optin: u32,
+    max_threads_per_block: u32,
+}
+
+impl Kernels {
+    /// The module's name (`baton_sm90a` or `baton_sm90a_debug` for the
+    /// embedded ones).
+    pub fn module_name(&self) -> &str {
+        &self.name
+    }
+    /// Names of the module's kernels (`.entry` functions), in PTX order.
+    pub fn names(&self) -> &[String] {
+        &self.entries
+    }
+    /// The driver JIT compiler's info log from loading (registers etc.).
+    pub fn jit_log(&self) -> &str {
+        &self.jit_log
+    }
+
+    /// The kernel `name`. Errors: [`Error::UnknownKernel`] listing the
+    /// module's kernels.
+    pub fn get(&self, name: &str) -> Result<Kernel> {
+        let unknown = || Error::UnknownKernel {
+            name: name.into(),
+            module: self.name.clone(),
+            available: if self.entries.is_empty() {
+                "(none)".into()
+            } else {
+                self.entries.join(", ")
+            },
+        };
+        let cname = CString::new(name).map_err(|_| unknown())?;
+        self.module.ctx.bind_to_thread()?;
+        let mut func: sys::CUfunction = std::ptr::null_mut();
+        // SAFETY: valid module handle, NUL-terminated name.
+        let r = unsafe { sys::cuModuleGetFunction(&mut func, self.module.handle, cname.as_ptr()) };
+        if r == CUresult::CUDA_ERROR_NOT_FOUND {
+            return Err(unknown());
+        }
+        check(r)?;
+        let attr = |a: CUfunction_attribute| -> Result<u32> {
+            let mut v = 0;
+            // SAFETY: valid function handle; writes one int.
+            check(unsafe { sys::cuFuncGetAttribute(&mut v, a, func) })?;
+            Ok(v as u32)
+        };
+        let attrs = KernelAttrs {
+            registers: attr(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+            static_smem_bytes: attr(CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+            local_bytes: attr(CUfunction_attribute::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
+            max_threads_per_block: attr(
+                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            )?
+            .min(self.max_threads_per_block),
+        };
+        Ok(Kernel {
+            module: self.module.clone(),
+            func,
+            name: name.to_string(),
+            attrs,
+            limits: LaunchLimits {
+                max_threads_per_block: attrs.max_threads_per_block,
+                max_dynamic_smem_bytes: self.max_smem_optin.saturating_sub(attrs.static_smem_bytes),
+                max_cluster_size: 16,
+            },
+            dyn_smem_set: AtomicU32::new(0),
+            non_portable_set: AtomicU32::new(0),
+        })
+    }
+}
+
+/// What the driver reports about a compiled kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelAttrs {
+    /// Registers per thread.
+    pub registers: u32,
+    /// Static shared memory, bytes.
+    pub static_smem_bytes: u32,
+    /// Local memory (stack, spills) per thread, bytes.
+    pub local_bytes: u32,
+    /// Most threads per block this kernel can be launched with.
+    pub max_threads_per_block: u32,
+}
+
+/// One kernel of a loaded module.
+pub struct Kernel {
+    module: Arc<Module>,
+    func: sys::CUfunction,
+    name: String,
+    attrs: KernelAttrs,
+    limits: LaunchLimits,
+    dyn_smem_set: AtomicU32,
+    non_portable_set: AtomicU32,
+}
+
+// SAFETY: CUfunction handles are usable from any thread with the context
+// bound (launch binds it); the atomics guard the cached attribute values.
+unsafe impl Send for Kernel {}
+// SAFETY: as above.
+unsafe impl Sync for Kernel {}
+
+impl Kernel {
+    /// The kernel's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// Registers, shared and local memory as compiled by the driver.
+    pub fn attrs(&self) -> KernelAttrs {
+        self.attrs
+    }
+    /// The limits [`Kernel::launch`] checks a configuration against.
+    pub fn limits(&self) -> LaunchLimits {
+        self.limits
+    }
+
+    /// Enqueues the kernel on the stream `args` was made for, through
+    /// `cuLaunchKernelEx` (with the cluster-dimension attribute when
+    /// `cfg.cluster` is set), after raising the kernel's dynamic shared
+    /// memory limit to `cfg.dynamic_smem_bytes`.
+    ///
+    /// Errors: [`Error::SmemTooLarge`] and [`Error::InvalidLaunch`] before
+    /// anything is enqueued; [`Error::Launch`] when the driver refuses.
+    /// Faults while the kernel runs surface at the next synchronization.
+    ///
+    /// # Safety
+    /// `args` must match the kernel's parameter list in number, order and
+    /// types, and the buffers must be large enough for what the kernel
+    /// accesses with this configuration.
+    pub unsafe fn launch(&self, cfg: &LaunchConfig, args: &mut KernelArgs<'_>) -> Result<()> {
+        cfg.validate(&self.name, &self.limits)?;
+        let launch_err = |source| Error::Launch {
+            kernel: self.name.clone(),
+            source,
+        };
+        self.module.ctx.bind_to_thread()?;
+        if self.dyn_smem_set.load(Ordering::Relaxed) < cfg.dynamic_smem_bytes {
+            // SAFETY: valid function handle; the value passed validation.
+            check(unsafe {
+                sys::cuFuncSetAttribute(
+                    self.func,
+                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    cfg.dynamic_smem_bytes as i32,
+                )
+            })
+            .map_err(launch_err)?;
+            self.dyn_smem_set
+                .fetch_max(cfg.dynamic_smem_bytes, Ordering::Relaxed);
+        }
+        let mut attrs: Vec<sys::CUlaunchAttribute> = Vec::new();
+        if let Some((x, y, z)) = cfg.cluster {
+            if cfg.cluster_size() > PORTABLE_CLUSTER_SIZE as u64
+                && self.non_portable_set.load(Ordering::Relaxed) == 0
+            {
+                // SAFETY: valid function handle.
+                check(unsafe {
+                    sys::cuFuncSetAttribute(
+                        self.func,
+                        CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                        1,
+                    )
+                })
+                .map_err(launch_err)?;
+                self.non_portable_set.store(1, Ordering::Relaxed);
+            }
+            // SAFETY: an all-zero launch attribute is a valid bit pattern.
+            let mut a: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+            a.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+            a.value.clusterDim.x = x;
+            a.value.clusterDim.y = y;
+            a.value.clusterDim.z = z;
+            attrs.push(a);
+        }
+        let mut params = args.param_ptrs();
+        let config = sys::CUlaunchConfig {
+            gridDimX: cfg.grid.0,
+            gridDimY: cfg.grid.1,
+            gridDimZ: cfg.grid.2,
+            blockDimX: cfg.block.0,
+            blockDimY: cfg.block.1,
+            blockDimZ: cfg.block.2,
+            sharedMemBytes: cfg.dynamic_smem_bytes,
+            hStream: args.stream().cu_stream(),
+            attrs: if attrs.is_empty() {
+                std::ptr::null_mut()
+            } else {
+                attrs.as_mut_ptr()
+            },
+            numAttrs: attrs.len() as u32,
+        };
+        // SAFETY: config and params live across the call; the caller
+        // guarantees the parameters match the kernel.
+        check(unsafe {
+            sys::cuLaunchKernelEx(
+                &config,
+                self.func,
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        })
+        .map_err(launch_err)
+    }
+
+    /// [`Kernel::launch`], then waits for the stream; a fault while the
+    /// kernel ran becomes [`Error::Launch`] naming this kernel.
+    ///
+    /// # Safety
+    /// As [`Kernel::launch`].
+    pub unsafe fn launch_sync(&self, cfg: &LaunchConfig, args: &mut KernelArgs<'_>) -> Result<()> {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.launch(cfg, args)? };
+        args.stream().synchronize().map_err(|source| Error::Launch {
+            kernel: self.name.clone(),
+            source,
+        })
+    }
+}

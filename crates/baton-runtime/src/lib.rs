@@ -1,0 +1,210 @@
+//! # baton-runtime
+//!
+//! Host side of baton: finds a Hopper GPU, loads the sm_90a PTX built from
+//! `kernels/` (embedded at build time), and launches kernels with thread
+//! block clusters and large dynamic shared memory through the CUDA driver
+//! API (via [`cudarc`], loaded at run time).
+//!
+//! ```no_run
+//! use baton_runtime::{Gpu, Variant, smoke};
+//! let gpu = Gpu::new(0)?;                       // NoDriver / NoDevice / WrongArch
+//! let kernels = gpu.load_kernels(Variant::Release)?; // PtxNotBuilt / PtxRejected
+//! let report = smoke::run(&gpu, &kernels, smoke::XorShift::seed_from_time())?;
+//! assert!(report.passed());
+//! # Ok::<(), baton_runtime::Error>(())
+//! ```
+//!
+//! Without a GPU, [`Gpu::new`] returns an error for which
+//! [`Error::is_no_gpu`] is true; GPU tests print a skip reason on it.
+#![warn(missing_docs)]
+
+pub mod codegen;
+pub mod error;
+mod gpu;
+mod launch;
+pub mod ptx;
+pub mod ptxas;
+pub mod smoke;
+
+pub use cudarc;
+pub use error::{Error, Result};
+pub use gpu::{Gpu, Kernel, KernelAttrs, Kernels, REQUIRED_ARCH};
+pub use launch::{KernelArgs, LaunchConfig, LaunchLimits, PORTABLE_CLUSTER_SIZE};
+
+/// Which build of the kernels to load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// Optimized, unbounded `mbarrier` waits: what benchmarks run.
+    Release,
+    /// Debug assertions on (still `opt-level=3`): bounded waits that print
+    /// the hung pipeline, role, stage and phase, then trap.
+    Debug,
+}
+
+impl Variant {
+    /// Both variants.
+    pub const ALL: [Variant; 2] = [Variant::Release, Variant::Debug];
+
+    /// The PTX module's name: `baton_sm90a` or `baton_sm90a_debug`.
+    pub const fn module_name(self) -> &'static str {
+        match self {
+            Variant::Release => "baton_sm90a",
+            Variant::Debug => "baton_sm90a_debug",
+        }
+    }
+}
+
+impl std::fmt::Display for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Variant::Release => "release",
+            Variant::Debug => "debug",
+        })
+    }
+}
+
+/// A kernel of `kernels/` and whether it is on a hot path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelInfo {
+    /// Its (unmangled) name in the PTX.
+    pub name: &'static str,
+    /// What it does.
+    pub about: &'static str,
+    /// Hot kernels must compile (release variant) with no spills and no
+    /// stack frame: `tests/ptxas.rs` enforces it.
+    pub hot: bool,
+}
+
+/// Every kernel `kernels/` defines. `tests/ptxas.rs` fails when the PTX and
+/// this table disagree.
+pub const KERNELS: &[KernelInfo] = &[
+    KernelInfo {
+        name: smoke::KERNEL,
+        about: "smoke: one mbarrier hands 32 words from a producer warp to a consumer warp",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_pipeline_handoff",
+        about: "pipeline test: scoped produce/consume through a 4-stage ring",
+        hot: false,
+    },
+    KernelInfo {
+        name: "baton_pipeline_explicit",
+        about: "pipeline test: explicit-signal stages (consume_explicit, release_without_signal)",
+        hot: false,
+    },
+    KernelInfo {
+        name: "baton_epi_load_roundtrip",
+        about: "epilogue-load pipeline test: D = C * beta",
+        hot: false,
+    },
+    KernelInfo {
+        name: "baton_bench_handoff_pipeline",
+        about: "zero-cost bench: handoff loop written with baton::pipeline",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_bench_handoff_handwritten",
+        about: "zero-cost bench: the same loop with hand-written mbarrier PTX",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_bf16_128x256",
+        about: "bf16 GEMM, 128x256 tiles, TMA + wgmma, warp-specialized",
+        hot: true,
+    },
+];
+
+/// Names of the hot kernels (see [`KernelInfo::hot`]).
+pub fn hot_kernels() -> impl Iterator<Item = &'static str> {
+    KERNELS.iter().filter(|k| k.hot).map(|k| k.name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ptx_not_built_names_the_installer() {
+        let msg = Error::PtxNotBuilt {
+            variant: Variant::Debug,
+        }
+        .to_string();
+        assert!(msg.contains("debug PTX"), "{msg}");
+        assert!(msg.contains("tools/install-device-toolchain.sh"), "{msg}");
+        assert!(msg.contains("BATON_PTX_DIR"), "{msg}");
+    }
+
+    #[test]
+    fn wrong_arch_says_what_is_required() {
+        let e = Error::WrongArch {
+            ordinal: 0,
+            name: "NVIDIA A100".into(),
+            found: (8, 0),
+            required: REQUIRED_ARCH,
+        };
+        let msg = e.to_string();
+        assert!(
+            msg.contains("8.0")
+                && msg.contains("9.0")
+                && msg.contains("sm_90a")
+                && msg.contains("A100"),
+            "{msg}"
+        );
+        assert!(!e.is_no_gpu());
+    }
+
+    #[test]
+    fn no_gpu_errors_are_classified() {
+        assert!(Error::NoDriver { detail: "x".into() }.is_no_gpu());
+        assert!(
+            Error::NoDevice {
+                ordinal: 1,
+                count: 1,
+                detail: "x".into()
+            }
+            .is_no_gpu()
+        );
+    }
+
+    #[test]
+    fn launch_error_names_kernel_and_driver_code() {
+        use cudarc::driver::{DriverError, sys::CUresult};
+        let e = Error::Launch {
+            kernel: "k".into(),
+            source: DriverError(CUresult::CUDA_ERROR_ILLEGAL_INSTRUCTION),
+        };
+        let msg = e.to_string();
+        assert!(
+            msg.contains("`k`") && msg.contains("ILLEGAL_INSTRUCTION"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn embedded_ptx_matches_the_build_state() {
+        // Either both variants are embedded, or loading says why not.
+        match (ptx::get(Variant::Release), ptx::get(Variant::Debug)) {
+            (Ok(r), Ok(d)) => {
+                for k in KERNELS {
+                    assert!(
+                        ptx::entry_names(r).iter().any(|n| n == k.name),
+                        "{} missing from release PTX",
+                        k.name
+                    );
+                    assert!(
+                        ptx::entry_names(d).iter().any(|n| n == k.name),
+                        "{} missing from debug PTX",
+                        k.name
+                    );
+                }
+                assert!(r.contains(".target sm_90a"));
+            }
+            (Err(e), Err(_)) => {
+                assert!(matches!(e, Error::PtxNotBuilt { .. }));
+                println!("SKIPPED (partly): no PTX embedded ({})", ptx::SOURCE);
+            }
+            _ => panic!("only one variant embedded ({})", ptx::SOURCE),
+        }
+    }
+}

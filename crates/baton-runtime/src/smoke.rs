@@ -1,0 +1,205 @@
+//! Host side of the smoke kernel (`kernels/src/smoke.rs`): one `mbarrier`
+//! hands 32 words from a producer warp to a consumer warp.
+//!
+//! [`run`] draws fresh random input (never zeros), poisons the output,
+//! launches, and checks every word: the 32 transformed values and the four
+//! `try_wait.parity` results that pin down the barrier's phase semantics.
+
+use crate::error::Result;
+use crate::{Gpu, Kernels, LaunchConfig};
+
+/// The kernel's name.
+pub const KERNEL: &str = "baton_smoke_mbarrier";
+/// Words handed over.
+pub const N: usize = 32;
+/// Dynamic shared memory: the barrier (8 bytes) and 32 words.
+pub const SMEM_BYTES: u32 = 8 + 4 * N as u32;
+/// What unwritten output words hold.
+pub const POISON: u32 = 0xDEAD_BEEF;
+
+/// The launch the kernel expects: one block of two warps.
+pub const CONFIG: LaunchConfig = LaunchConfig::linear(1, 64, SMEM_BYTES);
+
+/// What the kernel computes from an input word.
+pub const fn transform(x: u32) -> u32 {
+    x.wrapping_mul(3).wrapping_add(1)
+}
+
+/// xorshift64* — tiny, seedable, good enough for test inputs.
+#[derive(Clone, Debug)]
+pub struct XorShift(u64);
+
+impl XorShift {
+    /// A generator from `seed` (0 is replaced by a fixed odd constant).
+    pub fn new(seed: u64) -> Self {
+        Self(if seed == 0 {
+            0x9E37_79B9_7F4A_7C15
+        } else {
+            seed
+        })
+    }
+    /// A seed from the clock and the process id: fresh for every run.
+    pub fn seed_from_time() -> u64 {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(1);
+        t ^ ((std::process::id() as u64) << 32) ^ 0x2545_F491_4F6C_DD1D
+    }
+    /// Next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Next random `u32`.
+    pub fn next_u32(&mut self) -> u32 {
+        (self.next_u64() >> 32) as u32
+    }
+}
+
+/// Input words for a seed: nonzero, and none whose expected output equals
+/// [`POISON`] (so an unwritten word can never pass).
+pub fn input(seed: u64) -> Vec<u32> {
+    let mut rng = XorShift::new(seed);
+    let mut v = Vec::with_capacity(N);
+    while v.len() < N {
+        let x = rng.next_u32();
+        if x != 0 && transform(x) != POISON {
+            v.push(x);
+        }
+    }
+    v
+}
+
+/// One checked output word.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Check {
+    /// What the word means.
+    pub name: String,
+    /// Expected value.
+    pub expected: u32,
+    /// Value read back.
+    pub got: u32,
+}
+
+impl Check {
+    /// True when the kernel wrote the expected value.
+    pub fn ok(&self) -> bool {
+        self.expected == self.got
+    }
+}
+
+/// The outcome of one smoke run.
+#[derive(Clone, Debug)]
+pub struct SmokeReport {
+    /// Module the kernel came from.
+    pub module: String,
+    /// Seed of the input.
+    pub seed: u64,
+    /// Every output word, checked.
+    pub checks: Vec<Check>,
+}
+
+impl SmokeReport {
+    /// True when every check passed.
+    pub fn passed(&self) -> bool {
+        self.checks.iter().all(Check::ok)
+    }
+    /// The failed checks.
+    pub fn failures(&self) -> Vec<&Check> {
+        self.checks.iter().filter(|c| !c.ok()).collect()
+    }
+}
+
+/// The expected output for `input`: transformed words, then the four
+/// phase flags `[fresh parity 0, fresh parity 1, after parity 0, after parity 1]`.
+pub fn expected(input: &[u32]) -> Vec<Check> {
+    let mut c: Vec<Check> = input
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| Check {
+            name: format!("out[{i}] = in[{i}]*3+1"),
+            expected: transform(x),
+            got: POISON,
+        })
+        .collect();
+    for (name, e) in [
+        ("fresh barrier: try_wait.parity(0) (phase 0 pending)", 0),
+        (
+            "fresh barrier: try_wait.parity(1) (previous phase counts as complete)",
+            1,
+        ),
+        (
+            "after 32 arrivals: try_wait.parity(0) (phase 0 completed)",
+            1,
+        ),
+        ("after 32 arrivals: try_wait.parity(1) (phase 1 pending)", 0),
+    ] {
+        c.push(Check {
+            name: name.into(),
+            expected: e,
+            got: POISON,
+        });
+    }
+    c
+}
+
+/// Runs the smoke kernel of `kernels` once on input drawn from `seed`.
+pub fn run(gpu: &Gpu, kernels: &Kernels, seed: u64) -> Result<SmokeReport> {
+    let kernel = kernels.get(KERNEL)?;
+    let input = input(seed);
+    let mut checks = expected(&input);
+    let d_in = gpu.stream().clone_htod(&input)?;
+    let mut d_out = gpu.stream().clone_htod(&vec![POISON; checks.len()])?;
+    {
+        let mut args = gpu.args();
+        args.slice_mut(&mut d_out).slice(&d_in).u32(N as u32);
+        // SAFETY: matches `baton_smoke_mbarrier(out: *mut u32, input: *const
+        // u32, n: u32)`; `out` has n + 4 words, `input` n.
+        unsafe { kernel.launch_sync(&CONFIG, &mut args)? };
+    }
+    let out = gpu.stream().clone_dtoh(&d_out)?;
+    for (c, got) in checks.iter_mut().zip(out) {
+        c.got = got;
+    }
+    Ok(SmokeReport {
+        module: kernels.module_name().to_string(),
+        seed,
+        checks,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_is_fresh_nonzero_and_cannot_hide_unwritten_words() {
+        let a = input(1);
+        let b = input(2);
+        assert_eq!(a.len(), N);
+        assert_ne!(a, b);
+        assert!(a.iter().all(|&x| x != 0 && transform(x) != POISON));
+        assert_eq!(a, input(1), "same seed, same input");
+    }
+
+    #[test]
+    fn an_untouched_output_fails_every_check() {
+        let c = expected(&input(7));
+        assert_eq!(c.len(), N + 4);
+        assert!(
+            c.iter().all(|c| !c.ok()),
+            "poison must never equal an expected value"
+        );
+    }
+
+    #[test]
+    fn smem_matches_the_kernel_layout() {
+        // kernels/src/smoke.rs: #[repr(C)] { bar: MbarrierCell (8, align 8), data: [u32; 32] }
+        assert_eq!(SMEM_BYTES, 136);
+    }
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Runs a device bundle (tools/make-device-bundle.sh) on the GPU machine:
+# the CLI's `baton info` and `baton smoke`, then every test of every bundled
+# test executable, one test per process, and prints a summary table last
+# (test, PASS/FAIL/SKIP, seconds). Needs bash and coreutils only: the device
+# machine has no registry and no Rust toolchain.
+#
+# A test counts as SKIP when it passes and prints "SKIPPED" (GPU tests do so
+# without a usable GPU). Each test is limited to $SUITE_TEST_TIMEOUT seconds
+# (default 120); a timeout is a FAIL (a hung mbarrier wait, say).
+#
+# When $OUT is set (the device tool), the full log and the table are also
+# written to $OUT/gpu-suite.log and $OUT/gpu-suite-summary.txt.
+#
+# Usage: tools/gpu-suite.sh <bundle-dir> [substring-filter]
+# Exit status: 0 when nothing failed, 1 otherwise.
+set -uo pipefail
+
+BUNDLE="${1:?usage: tools/gpu-suite.sh <bundle-dir> [filter]}"
+FILTER="${2:-}"
+TIMEOUT="${SUITE_TEST_TIMEOUT:-120}"
+[[ -f "$BUNDLE/tests.tsv" && -x "$BUNDLE/bin/baton" ]] || {
+    echo "gpu-suite: $BUNDLE is not a device bundle (no tests.tsv or bin/baton); make one with tools/make-device-bundle.sh" >&2
+    exit 2
+}
+BUNDLE="$(cd "$BUNDLE" && pwd)"
+LOG="${OUT:+$OUT/gpu-suite.log}"
+LOG="${LOG:-$(mktemp /tmp/gpu-suite.XXXXXX.log)}"
+SUMMARY="${OUT:+$OUT/gpu-suite-summary.txt}"
+SUMMARY="${SUMMARY:-${LOG%.log}-summary.txt}"
+: > "$LOG"
+ROWS=()
+NPASS=0 NFAIL=0 NSKIP=0
+TMP="$(mktemp)"
+trap 'rm -f "$TMP"' EXIT
+
+log() { printf '%s\n' "$*" | tee -a "$LOG"; }
+
+# record NAME RC SECONDS OUTPUT-FILE
+record() {
+    local name="$1" rc="$2" secs="$3" file="$4" status
+    if [[ "$rc" == 0 ]]; then
+        if grep -q 'SKIPPED' "$file"; then status=SKIP; else status=PASS; fi
+    elif [[ "$rc" == 77 ]]; then
+        status=SKIP
+    elif [[ "$rc" == 124 ]]; then
+        status="FAIL(timeout ${TIMEOUT}s)"
+    else
+        status="FAIL(rc $rc)"
+    fi
+    case "$status" in PASS) NPASS=$((NPASS + 1)) ;; SKIP) NSKIP=$((NSKIP + 1)) ;; *) NFAIL=$((NFAIL + 1)) ;; esac
+    local row
+    row="$(printf '%-4s %7s  %s' "${status%%(*}" "$secs" "$name")"
+    [[ "$status" == *"("* ]] && row="$row  [${status#*(}" && row="${row%)}]"
+    ROWS+=("$row")
+    # Progress line, so a run cut short still shows what finished.
+    echo "  $row"
+}
+
+run_one() { # NAME -- command...
+    local name="$1"; shift; shift
+    local t0 t1 rc
+    t0=$(date +%s.%N)
+    timeout "$TIMEOUT" "$@" > "$TMP" 2>&1
+    rc=$?
+    t1=$(date +%s.%N)
+    { echo "=== $name (rc $rc)"; cat "$TMP"; } >> "$LOG"
+    record "$name" "$rc" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b-a}')" "$TMP"
+}
+
+log "gpu-suite: bundle $BUNDLE"
+[[ -f "$BUNDLE/BUILD-INFO" ]] && sed 's/^/  /' "$BUNDLE/BUILD-INFO" | tee -a "$LOG"
+log "host: $(uname -srm), $(nproc) CPUs"
+if command -v nvidia-smi >/dev/null; then
+    nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader 2>&1 | sed 's/^/  GPU /' | tee -a "$LOG"
+else
+    log "  nvidia-smi: not found (GPU tests will SKIP)"
+fi
+
+# 1. The CLI: its output goes to the console in full (the smoke table).
+for sub in info smoke; do
+    if [[ -z "$FILTER" || "baton $sub" == *"$FILTER"* ]]; then
+        log ""
+        log "### baton $sub"
+        t0=$(date +%s.%N)
+        timeout "$TIMEOUT" "$BUNDLE/bin/baton" "$sub" > "$TMP" 2>&1
+        rc=$?
+        t1=$(date +%s.%N)
+        tee -a "$LOG" < "$TMP"
+        record "cli: baton $sub" "$rc" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b-a}')" "$TMP"
+    fi
+done
+
+# 2. Every test of every bundled executable, one per process.
+log ""
+log "### tests, GPU ones first (output of each in $LOG)"
+while IFS=$'\t' read -r exe_name exe_path; do
+    exe="$BUNDLE/$exe_path"
+    tests="$("$exe" --list --format terse 2>/dev/null | sed -n 's/: test$//p')"
+    [[ -z "$tests" ]] && continue
+    while IFS= read -r t; do
+        full="$exe_name::$t"
+        [[ -n "$FILTER" && "$full" != *"$FILTER"* ]] && continue
+        run_one "$full" -- "$exe" --exact "$t" --nocapture --test-threads=1
+    done <<< "$tests"
+done < <(grep -i gpu "$BUNDLE/tests.tsv"; grep -vi gpu "$BUNDLE/tests.tsv")
+
+{
+    echo ""
+    echo "### summary"
+    printf '%-4s %7s  %s\n' "res" "secs" "test"
+    printf '%s\n' "${ROWS[@]}"
+    echo ""
+    echo "total: $((NPASS + NFAIL + NSKIP)) — PASS $NPASS, FAIL $NFAIL, SKIP $NSKIP"
+} > "$SUMMARY"
+cat "$SUMMARY" | tee -a "$LOG"
+[[ "$NFAIL" == 0 ]]

@@ -78,6 +78,14 @@ build_variant() { # profile output-name
     else
         cp "$src" "$dst.tmp"
     fi
+    # Launch bounds from kernels/launch-bounds.txt: `.maxntid`/`.minnctapersm`
+    # after the entry's parameter list.
+    awk -v table="$ROOT/kernels/launch-bounds.txt" '
+        BEGIN { while ((getline l < table) > 0) { if (l ~ /^[[:space:]]*(#|$)/) continue; split(l, f, " "); nt[f[1]] = f[2]; mb[f[1]] = f[3] } }
+        { print }
+        /^\.visible \.entry / { name = $3; sub(/\(.*/, "", name); pending = (name in nt) ? name : "" }
+        pending != "" && $0 == ")" { print ".maxntid " nt[pending] ", 1, 1"; print ".minnctapersm " mb[pending]; pending = "" }
+    ' "$dst.tmp" > "$dst.lb" && mv "$dst.lb" "$dst.tmp"
     mv "$dst.tmp" "$dst"
     echo "build-ptx: wrote $dst ($(grep -c '^\.visible \.entry' "$dst") kernels)"
     if [[ $CHECK == 1 ]]; then

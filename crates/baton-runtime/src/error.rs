@@ -118,6 +118,16 @@ pub enum Error {
     /// Any other failed driver call.
     #[error("CUDA driver call failed: {}", describe(.0))]
     Cuda(#[from] DriverError),
+    /// A GEMM call refused before launch (shape, alignment, lengths,
+    /// overlap), or a cuBLAS/tensor-map failure around it.
+    #[error("GEMM: {0}")]
+    Gemm(String),
+    /// A GPU result disagreed with its reference.
+    #[error("verification failed: {what}")]
+    Verification {
+        /// What disagreed, and by how much.
+        what: String,
+    },
 }
 
 /// `CUDA_ERROR_X: description` for a driver error code. The description

@@ -20,8 +20,11 @@
 
 pub mod codegen;
 pub mod error;
+pub mod gemm;
+pub mod gemm_check;
 mod gpu;
 mod launch;
+pub mod pipeline_gpu;
 pub mod ptx;
 pub mod ptxas;
 pub mod smoke;

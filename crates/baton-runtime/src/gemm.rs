@@ -1,0 +1,422 @@
+//! Host side of the Hopper BF16 GEMM (`kernels/src/gemm_bf16.rs`):
+//! validation, tensor maps, launch, and the cuBLAS reference.
+//!
+//! `D = alpha·A·Bᵀ + beta·C` with A M×K, B N×K (both K-major, row-major),
+//! C and D M×N row-major; bf16 storage (as `u16` bits), fp32 accumulation.
+
+use crate::error::{Error, Result};
+use crate::{Gpu, Kernel, Kernels, LaunchConfig};
+use cudarc::driver::sys::{
+    self, CUtensorMap, CUtensorMapDataType, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
+    CUtensorMapL2promotion, CUtensorMapSwizzle,
+};
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+
+/// The kernel's name.
+pub const KERNEL: &str = "baton_gemm_bf16_128x256";
+/// CTA tile (M, N, K).
+pub const TILE: (u32, u32, u32) = (128, 256, 64);
+/// Threads per CTA: producer warpgroup + 2 consumer warpgroups.
+pub const THREADS: u32 = 384;
+/// Dynamic shared memory: 4 stages × 48 KiB + barriers (rounded up).
+pub const SMEM_BYTES: u32 = 4 * 48 * 1024 + 1024;
+
+/// Why a GEMM call was refused before launch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GemmShapeError {
+    /// M, N or K is zero.
+    EmptyDimension {
+        /// (M, N, K) as given.
+        mnk: (usize, usize, usize),
+    },
+    /// A row of some operand is not a multiple of 16 bytes (TMA needs
+    /// 16-byte aligned row strides): K and N must be multiples of 8.
+    RowNotAligned {
+        /// Which dimension.
+        dim: &'static str,
+        /// Its value.
+        value: usize,
+    },
+    /// A buffer does not hold the elements the shape needs.
+    WrongLength {
+        /// Which operand.
+        operand: &'static str,
+        /// Elements needed.
+        expected: usize,
+        /// Elements given.
+        got: usize,
+    },
+    /// A dimension exceeds what the kernel indexes (2^31 - 1 rows/columns).
+    TooLarge {
+        /// (M, N, K) as given.
+        mnk: (usize, usize, usize),
+    },
+    /// beta ≠ 0 but no C was given.
+    MissingC,
+}
+
+impl std::fmt::Display for GemmShapeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::EmptyDimension { mnk } => write!(
+                f,
+                "GEMM shape {mnk:?} (M, N, K) has a zero dimension; each must be at least 1"
+            ),
+            Self::RowNotAligned { dim, value } => write!(
+                f,
+                "{dim} = {value} makes a bf16 row {} bytes long; TMA needs rows that are a multiple of 16 bytes, so {dim} must be a multiple of 8",
+                2 * value
+            ),
+            Self::WrongLength {
+                operand,
+                expected,
+                got,
+            } => {
+                write!(
+                    f,
+                    "{operand} holds {got} elements but the shape needs exactly {expected}"
+                )
+            }
+            Self::TooLarge { mnk } => write!(
+                f,
+                "GEMM shape {mnk:?} too large: M, N and K must be below 2^31"
+            ),
+            Self::MissingC => write!(f, "beta != 0 needs a C operand (pass Some(c) or beta = 0)"),
+        }
+    }
+}
+
+/// Checks a GEMM problem; `c_len` is `None` when no C is passed.
+///
+/// ```
+/// use baton_runtime::gemm::{validate, GemmShapeError};
+/// assert!(validate(64, 64, 64, 64 * 64, 64 * 64, None, 64 * 64, 0.0).is_ok());
+/// assert_eq!(
+///     validate(64, 64, 30, 64 * 30, 64 * 30, None, 64 * 64, 0.0),
+///     Err(GemmShapeError::RowNotAligned { dim: "K", value: 30 })
+/// );
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn validate(
+    m: usize,
+    n: usize,
+    k: usize,
+    a_len: usize,
+    b_len: usize,
+    c_len: Option<usize>,
+    d_len: usize,
+    beta: f32,
+) -> std::result::Result<(), GemmShapeError> {
+    if m == 0 || n == 0 || k == 0 {
+        return Err(GemmShapeError::EmptyDimension { mnk: (m, n, k) });
+    }
+    if m >= 1 << 31 || n >= 1 << 31 || k >= 1 << 31 {
+        return Err(GemmShapeError::TooLarge { mnk: (m, n, k) });
+    }
+    if k % 8 != 0 {
+        return Err(GemmShapeError::RowNotAligned { dim: "K", value: k });
+    }
+    if n % 8 != 0 {
+        return Err(GemmShapeError::RowNotAligned { dim: "N", value: n });
+    }
+    let check = |operand, expected: usize, got: usize| {
+        if expected == got {
+            Ok(())
+        } else {
+            Err(GemmShapeError::WrongLength {
+                operand,
+                expected,
+                got,
+            })
+        }
+    };
+    check("A", m * k, a_len)?;
+    check("B", n * k, b_len)?;
+    check("D", m * n, d_len)?;
+    match c_len {
+        Some(c) => check("C", m * n, c)?,
+        None if beta != 0.0 => return Err(GemmShapeError::MissingC),
+        None => {}
+    }
+    Ok(())
+}
+
+/// Encodes a 2-D bf16 tensor map: `rows × cols` row-major at `ptr`, boxes of
+/// `box_rows × box_cols`, 128-byte swizzle, zero fill out of bounds.
+fn encode_bf16_2d(
+    ptr: u64,
+    rows: u64,
+    cols: u64,
+    box_rows: u32,
+    box_cols: u32,
+) -> Result<CUtensorMap> {
+    // SAFETY: CUtensorMap is plain bytes; all-zero is a valid value to overwrite.
+    let mut map: CUtensorMap = unsafe { std::mem::zeroed() };
+    let dims = [cols, rows];
+    let strides = [cols * 2];
+    let boxes = [box_cols, box_rows];
+    let elem_strides = [1u32, 1];
+    // SAFETY: all arrays have rank (2) entries (strides: rank - 1); `map` is
+    // a valid out-pointer.
+    let r = unsafe {
+        sys::cuTensorMapEncodeTiled(
+            &mut map,
+            CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+            2,
+            ptr as *mut std::ffi::c_void,
+            dims.as_ptr(),
+            strides.as_ptr(),
+            boxes.as_ptr(),
+            elem_strides.as_ptr(),
+            CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+            CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+            CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        )
+    };
+    if r != sys::CUresult::CUDA_SUCCESS {
+        return Err(Error::Gemm(format!(
+            "cuTensorMapEncodeTiled refused a {rows}×{cols} bf16 tensor at {ptr:#x} with box {box_rows}×{box_cols}: {r:?}"
+        )));
+    }
+    Ok(map)
+}
+
+/// A GEMM bound to its A and B operands: tensor maps encoded and uploaded
+/// once, so repeated runs launch only the kernel.
+pub struct GemmPlan {
+    kernel: Kernel,
+    maps: CudaSlice<u8>,
+    a_ptr: u64,
+    b_ptr: u64,
+    m: u32,
+    n: u32,
+    k: u32,
+    sm_count: u32,
+}
+
+impl GemmPlan {
+    /// Validates the shape and prepares the tensor maps for `a` (M×K) and
+    /// `b` (N×K).
+    pub fn new(
+        gpu: &Gpu,
+        kernels: &Kernels,
+        a: &CudaSlice<u16>,
+        b: &CudaSlice<u16>,
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> Result<Self> {
+        validate(m, n, k, a.len(), b.len(), None, m * n, 0.0)
+            .map_err(|e| Error::Gemm(e.to_string()))?;
+        let stream = gpu.stream();
+        let a_ptr = {
+            let (p, _sync) = a.device_ptr(stream);
+            p
+        };
+        let b_ptr = {
+            let (p, _sync) = b.device_ptr(stream);
+            p
+        };
+        let map_a = encode_bf16_2d(a_ptr, m as u64, k as u64, TILE.0, TILE.2)?;
+        let map_b = encode_bf16_2d(b_ptr, n as u64, k as u64, TILE.1, TILE.2)?;
+        let mut bytes = vec![0u8; 256];
+        // SAFETY: CUtensorMap is 128 plain bytes.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                &map_a as *const CUtensorMap as *const u8,
+                bytes.as_mut_ptr(),
+                128,
+            );
+            std::ptr::copy_nonoverlapping(
+                &map_b as *const CUtensorMap as *const u8,
+                bytes.as_mut_ptr().add(128),
+                128,
+            );
+        }
+        let maps = stream.clone_htod(&bytes)?;
+        Ok(Self {
+            kernel: kernels.get(KERNEL)?,
+            maps,
+            a_ptr,
+            b_ptr,
+            m: m as u32,
+            n: n as u32,
+            k: k as u32,
+            sm_count: gpu.sm_count(),
+        })
+    }
+
+    /// CTAs launched: one per SM, or fewer when there are fewer tiles.
+    pub fn grid(&self) -> u32 {
+        let tiles = self.m.div_ceil(TILE.0) * self.n.div_ceil(TILE.1);
+        tiles.min(self.sm_count)
+    }
+
+    /// Enqueues `D = alpha·A·Bᵀ + beta·C` on the GPU's stream.
+    pub fn run(
+        &self,
+        gpu: &Gpu,
+        c: Option<&CudaSlice<u16>>,
+        d: &mut CudaSlice<u16>,
+        alpha: f32,
+        beta: f32,
+    ) -> Result<()> {
+        let len = (self.m as usize) * (self.n as usize);
+        validate(
+            self.m as usize,
+            self.n as usize,
+            self.k as usize,
+            (self.m * self.k) as usize,
+            (self.n * self.k) as usize,
+            c.map(|c| c.len()),
+            d.len(),
+            beta,
+        )
+        .map_err(|e| Error::Gemm(e.to_string()))?;
+        let stream = gpu.stream();
+        let (maps_ptr, _s0) = self.maps.device_ptr(stream);
+        let (d_ptr, _s1) = d.device_ptr_mut(stream);
+        let c_ptr = match c {
+            Some(c) => {
+                let (p, _s) = c.device_ptr(stream);
+                p
+            }
+            None => 0,
+        };
+        if d_ptr < self.a_ptr + 2 * (self.m * self.k) as u64 && self.a_ptr < d_ptr + 2 * len as u64
+            || d_ptr < self.b_ptr + 2 * (self.n * self.k) as u64
+                && self.b_ptr < d_ptr + 2 * len as u64
+        {
+            return Err(Error::Gemm(
+                "D overlaps A or B; the kernel reads A and B while it writes D".into(),
+            ));
+        }
+        let cfg = LaunchConfig::linear(self.grid(), THREADS, SMEM_BYTES);
+        let mut args = gpu.args();
+        args.u64(maps_ptr)
+            .u64(maps_ptr + 128)
+            .u64(d_ptr)
+            .u64(c_ptr)
+            .u32(self.m)
+            .u32(self.n)
+            .u32(self.k)
+            .f32(alpha)
+            .f32(beta);
+        // SAFETY: argument list matches baton_gemm_bf16_128x256; buffers
+        // validated above; the tensor maps point at A and B, alive as long
+        // as the caller keeps them (borrowed for `new`'s lifetime contract:
+        // the plan must not outlive A and B).
+        unsafe { self.kernel.launch(&cfg, &mut args) }
+    }
+}
+
+/// cuBLAS reference: `D = alpha·A·Bᵀ + beta·D` (cublasGemmEx, bf16 in/out,
+/// fp32 compute). For the residual case, fill D with C first.
+#[allow(clippy::too_many_arguments)]
+pub fn cublas_gemm_bf16(
+    blas: &cudarc::cublas::CudaBlas,
+    gpu: &Gpu,
+    a: &CudaSlice<u16>,
+    b: &CudaSlice<u16>,
+    d: &mut CudaSlice<u16>,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f32,
+    beta: f32,
+) -> Result<()> {
+    use cudarc::cublas::sys as bs;
+    let stream = gpu.stream();
+    let (a_ptr, _s0) = a.device_ptr(stream);
+    let (b_ptr, _s1) = b.device_ptr(stream);
+    let (d_ptr, _s2) = d.device_ptr_mut(stream);
+    // Row-major D (M×N) is column-major Dᵀ (N×M) = B·Aᵀ: "TN" with B first.
+    // SAFETY: pointers are live device buffers of the validated sizes.
+    unsafe {
+        cudarc::cublas::result::gemm_ex(
+            *blas.handle(),
+            bs::cublasOperation_t::CUBLAS_OP_T,
+            bs::cublasOperation_t::CUBLAS_OP_N,
+            n as i32,
+            m as i32,
+            k as i32,
+            &alpha as *const f32 as *const _,
+            b_ptr as *const _,
+            bs::cudaDataType::CUDA_R_16BF,
+            k as i32,
+            a_ptr as *const _,
+            bs::cudaDataType::CUDA_R_16BF,
+            k as i32,
+            &beta as *const f32 as *const _,
+            d_ptr as *mut _,
+            bs::cudaDataType::CUDA_R_16BF,
+            n as i32,
+            bs::cublasComputeType_t::CUBLAS_COMPUTE_32F,
+            bs::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+        )
+    }
+    .map_err(|e| Error::Gemm(format!("cublasGemmEx failed: {e:?}")))
+}
+
+/// f32 → bf16 bits, round to nearest even (NaN stays NaN).
+pub fn f32_to_bf16(x: f32) -> u16 {
+    let b = x.to_bits();
+    if x.is_nan() {
+        return ((b >> 16) | 0x40) as u16;
+    }
+    let round = 0x7FFF + ((b >> 16) & 1);
+    ((b + round) >> 16) as u16
+}
+
+/// bf16 bits → f32.
+pub fn bf16_to_f32(h: u16) -> f32 {
+    f32::from_bits((h as u32) << 16)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bf16_rounding() {
+        assert_eq!(f32_to_bf16(1.0), 0x3F80);
+        assert_eq!(bf16_to_f32(f32_to_bf16(3.140625)), 3.140625);
+        // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties to even (1.0).
+        assert_eq!(f32_to_bf16(1.0 + 1.0 / 256.0), 0x3F80);
+        assert!(bf16_to_f32(f32_to_bf16(f32::NAN)).is_nan());
+    }
+
+    #[test]
+    fn validation_names_the_problem() {
+        assert_eq!(
+            validate(0, 8, 8, 0, 64, None, 0, 0.0),
+            Err(GemmShapeError::EmptyDimension { mnk: (0, 8, 8) })
+        );
+        assert_eq!(
+            validate(8, 12, 8, 64, 96, None, 96, 0.0),
+            Err(GemmShapeError::RowNotAligned {
+                dim: "N",
+                value: 12
+            })
+        );
+        assert_eq!(
+            validate(8, 8, 8, 63, 64, None, 64, 0.0),
+            Err(GemmShapeError::WrongLength {
+                operand: "A",
+                expected: 64,
+                got: 63
+            })
+        );
+        assert_eq!(
+            validate(8, 8, 8, 64, 64, None, 64, 0.5),
+            Err(GemmShapeError::MissingC)
+        );
+        let msg = GemmShapeError::RowNotAligned {
+            dim: "K",
+            value: 30,
+        }
+        .to_string();
+        assert!(msg.contains("multiple of 8"), "{msg}");
+    }
+}

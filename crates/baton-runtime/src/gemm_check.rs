@@ -1,0 +1,261 @@
+//! Correctness checks and the side-by-side benchmark of the BF16 GEMM.
+//!
+//! Inputs are fresh random bf16 values in [-1, 1) for every check; outputs
+//! are poisoned (bf16 NaN) before each run, so an unwritten element fails as
+//! NaN; NaN never passes.
+
+use crate::error::{Error, Result};
+use crate::gemm::{GemmPlan, bf16_to_f32, cublas_gemm_bf16, f32_to_bf16};
+use crate::smoke::XorShift;
+use crate::{Gpu, Kernels};
+use cudarc::driver::CudaSlice;
+
+/// Output poison: a bf16 quiet NaN.
+pub const POISON_BF16: u16 = 0x7FC1;
+
+/// `n` random bf16 values in [-1, 1).
+pub fn random_bf16(n: usize, rng: &mut XorShift) -> Vec<u16> {
+    (0..n)
+        .map(|_| f32_to_bf16((rng.next_u32() >> 8) as f32 / (1u32 << 23) as f32 - 1.0))
+        .collect()
+}
+
+/// f64 reference of `alpha·A·Bᵀ + beta·C` (row-major, B N×K).
+#[allow(clippy::too_many_arguments)]
+pub fn reference_f64(
+    a: &[u16],
+    b: &[u16],
+    c: Option<&[u16]>,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f32,
+    beta: f32,
+) -> Vec<f64> {
+    let af: Vec<f64> = a.iter().map(|&x| bf16_to_f32(x) as f64).collect();
+    let bf: Vec<f64> = b.iter().map(|&x| bf16_to_f32(x) as f64).collect();
+    let mut out = vec![0f64; m * n];
+    for i in 0..m {
+        let ar = &af[i * k..(i + 1) * k];
+        for j in 0..n {
+            let br = &bf[j * k..(j + 1) * k];
+            let dot: f64 = ar.iter().zip(br).map(|(x, y)| x * y).sum();
+            let cv = c.map_or(0.0, |c| bf16_to_f32(c[i * n + j]) as f64);
+            out[i * n + j] = alpha as f64 * dot + beta as f64 * cv;
+        }
+    }
+    out
+}
+
+/// How an output compares with a reference.
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    /// ‖out − ref‖ / ‖ref‖ (Frobenius); infinite when any output is NaN.
+    pub rel_error: f64,
+    /// Largest |out − ref|.
+    pub max_abs_error: f64,
+    /// NaN or infinite outputs (unwritten elements show up here).
+    pub non_finite: usize,
+}
+
+impl Comparison {
+    /// Compares `out` (bf16 bits) with `reference`.
+    pub fn new(out: &[u16], reference: &[f64]) -> Self {
+        let (mut num, mut den, mut max_abs, mut non_finite) = (0f64, 0f64, 0f64, 0usize);
+        for (&o, &r) in out.iter().zip(reference) {
+            let o = bf16_to_f32(o) as f64;
+            if !o.is_finite() {
+                non_finite += 1;
+                continue;
+            }
+            num += (o - r) * (o - r);
+            den += r * r;
+            max_abs = max_abs.max((o - r).abs());
+        }
+        let rel_error = if non_finite > 0 {
+            f64::INFINITY
+        } else {
+            (num / den.max(f64::MIN_POSITIVE)).sqrt()
+        };
+        Self {
+            rel_error,
+            max_abs_error: max_abs,
+            non_finite,
+        }
+    }
+
+    /// Passes when every output is finite and the relative error is at most `tol`.
+    pub fn passes(&self, tol: f64) -> bool {
+        self.non_finite == 0 && self.rel_error <= tol
+    }
+}
+
+/// Runs ours on fresh random inputs and compares with the f64 CPU reference.
+pub fn check_vs_f64(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f32,
+    beta: f32,
+) -> Result<Comparison> {
+    let mut rng = XorShift::new(XorShift::seed_from_time());
+    let (a, b) = (random_bf16(m * k, &mut rng), random_bf16(n * k, &mut rng));
+    let c = (beta != 0.0).then(|| random_bf16(m * n, &mut rng));
+    let stream = gpu.stream();
+    let (a_d, b_d) = (stream.clone_htod(&a)?, stream.clone_htod(&b)?);
+    let c_d = c.as_ref().map(|c| stream.clone_htod(c)).transpose()?;
+    let mut d_d = stream.clone_htod(&vec![POISON_BF16; m * n])?;
+    let plan = GemmPlan::new(gpu, kernels, &a_d, &b_d, m, n, k)?;
+    plan.run(gpu, c_d.as_ref(), &mut d_d, alpha, beta)?;
+    gpu.synchronize()?;
+    let d = stream.clone_dtoh(&d_d)?;
+    Ok(Comparison::new(
+        &d,
+        &reference_f64(&a, &b, c.as_deref(), m, n, k, alpha, beta),
+    ))
+}
+
+/// Runs ours and cuBLAS on the same fresh random inputs; compares ours with
+/// cuBLAS's output (as f64).
+pub fn check_vs_cublas(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f32,
+    beta: f32,
+) -> Result<Comparison> {
+    let mut rng = XorShift::new(XorShift::seed_from_time());
+    let (a, b) = (random_bf16(m * k, &mut rng), random_bf16(n * k, &mut rng));
+    let c = random_bf16(m * n, &mut rng);
+    let stream = gpu.stream();
+    let (a_d, b_d, c_d) = (
+        stream.clone_htod(&a)?,
+        stream.clone_htod(&b)?,
+        stream.clone_htod(&c)?,
+    );
+    let mut ours = stream.clone_htod(&vec![POISON_BF16; m * n])?;
+    let mut theirs = stream.clone_htod(&c)?;
+    let plan = GemmPlan::new(gpu, kernels, &a_d, &b_d, m, n, k)?;
+    plan.run(gpu, Some(&c_d), &mut ours, alpha, beta)?;
+    let blas = cudarc::cublas::CudaBlas::new(stream.clone())
+        .map_err(|e| Error::Gemm(format!("cuBLAS init: {e:?}")))?;
+    cublas_gemm_bf16(&blas, gpu, &a_d, &b_d, &mut theirs, m, n, k, alpha, beta)?;
+    gpu.synchronize()?;
+    let (o, t) = (stream.clone_dtoh(&ours)?, stream.clone_dtoh(&theirs)?);
+    let reference: Vec<f64> = t.iter().map(|&x| bf16_to_f32(x) as f64).collect();
+    Ok(Comparison::new(&o, &reference))
+}
+
+/// One benchmark row.
+#[derive(Clone, Debug)]
+pub struct BenchRow {
+    /// (M, N, K).
+    pub mnk: (usize, usize, usize),
+    /// beta used.
+    pub beta: f32,
+    /// Our median time, ms.
+    pub ours_ms: f64,
+    /// cuBLAS median time, ms.
+    pub cublas_ms: f64,
+}
+
+impl BenchRow {
+    fn tflops(&self, ms: f64) -> f64 {
+        2.0 * self.mnk.0 as f64 * self.mnk.1 as f64 * self.mnk.2 as f64 / (ms * 1e-3) / 1e12
+    }
+    /// Our TFLOP/s.
+    pub fn ours_tflops(&self) -> f64 {
+        self.tflops(self.ours_ms)
+    }
+    /// cuBLAS TFLOP/s.
+    pub fn cublas_tflops(&self) -> f64 {
+        self.tflops(self.cublas_ms)
+    }
+    /// ours / cuBLAS throughput.
+    pub fn ratio(&self) -> f64 {
+        self.cublas_ms / self.ours_ms
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Times ours and cuBLAS on (m, n, k) with `beta`, interleaved, `reps`
+/// event-timed runs each after warm-up, rotating among input sets so the
+/// operands do not sit in L2; returns the medians. `progress` is called
+/// after each timed pair.
+#[allow(clippy::too_many_arguments)]
+pub fn bench_shape(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    blas: &cudarc::cublas::CudaBlas,
+    (m, n, k): (usize, usize, usize),
+    beta: f32,
+    reps: usize,
+    mut progress: impl FnMut(),
+) -> Result<BenchRow> {
+    let stream = gpu.stream();
+    let mut rng = XorShift::new(XorShift::seed_from_time());
+    // Enough sets that together they exceed L2 (50 MB) when one set is small.
+    let bytes_per_set = 2 * (m * k + n * k + 2 * m * n);
+    let sets = (120_000_000 / bytes_per_set).clamp(1, 4);
+    let mut bufs: Vec<(
+        CudaSlice<u16>,
+        CudaSlice<u16>,
+        CudaSlice<u16>,
+        CudaSlice<u16>,
+    )> = Vec::new();
+    for _ in 0..sets {
+        let a = stream.clone_htod(&random_bf16(m * k, &mut rng))?;
+        let b = stream.clone_htod(&random_bf16(n * k, &mut rng))?;
+        let c = stream.clone_htod(&random_bf16(m * n, &mut rng))?;
+        let d = stream.clone_htod(&vec![POISON_BF16; m * n])?;
+        bufs.push((a, b, c, d));
+    }
+    let plans: Vec<GemmPlan> = bufs
+        .iter()
+        .map(|(a, b, _, _)| GemmPlan::new(gpu, kernels, a, b, m, n, k))
+        .collect::<Result<_>>()?;
+    let ctx = gpu.context();
+    let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for rep in 0..reps + 3 {
+        let i = rep % sets;
+        let (_, _, c, d) = &mut bufs[i];
+        let c_opt = (beta != 0.0).then_some(&*c);
+        let e0 = ctx.new_event(timing)?;
+        let e1 = ctx.new_event(timing)?;
+        e0.record(stream)?;
+        plans[i].run(gpu, c_opt, d, 1.0, beta)?;
+        e1.record(stream)?;
+        // cuBLAS computes D = A·Bᵀ + beta·D in place: D holds C before it runs
+        // (the copy is outside the timed region).
+        let (a, b, c, d) = &mut bufs[i];
+        if beta != 0.0 {
+            stream.memcpy_dtod(&*c, d)?;
+        }
+        let e2 = ctx.new_event(timing)?;
+        let e3 = ctx.new_event(timing)?;
+        e2.record(stream)?;
+        cublas_gemm_bf16(blas, gpu, a, b, d, m, n, k, 1.0, beta)?;
+        e3.record(stream)?;
+        e3.synchronize()?;
+        if rep >= 3 {
+            ours.push(e0.elapsed_ms(&e1)? as f64);
+            theirs.push(e2.elapsed_ms(&e3)? as f64);
+            progress();
+        }
+    }
+    Ok(BenchRow {
+        mnk: (m, n, k),
+        beta,
+        ours_ms: median(ours),
+        cublas_ms: median(theirs),
+    })
+}

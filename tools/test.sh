@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The whole check, as CI runs it: device toolchain, formatting, lints, every
+# test of the workspace (CPU backend, parsers, error paths; GPU tests skip
+# without a GPU), and the ptxas checks of the kernels.
+#
+# Usage: tools/test.sh
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+[[ -d "$HOME/.cargo/bin" ]] && export PATH="$HOME/.cargo/bin:$PATH"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "device toolchain (rustc-web for nvptx64, ptxas)"
+bash tools/install-device-toolchain.sh
+
+step "PTX build + ptxas -v (target/ptx/*.ptxas.txt)"
+bash tools/build-ptx.sh --check
+
+step "cargo fmt --check"
+cargo fmt --all --check
+(cd kernels && cargo fmt --check)
+
+step "cargo clippy -D warnings"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "cargo test --workspace (ptxas hot-kernel checks in baton-runtime/tests/ptxas.rs)"
+cargo test --workspace
+
+step "OK"

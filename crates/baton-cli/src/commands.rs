@@ -30,7 +30,7 @@ impl Outcome {
 
 /// Opens GPU `ordinal`, or says why not: `Err(Skip reason)` when there is no
 /// usable GPU, `Err(Fail reason)` for other errors.
-fn open_gpu(ordinal: usize) -> Result<Gpu, (Outcome, String)> {
+pub(crate) fn open_gpu(ordinal: usize) -> Result<Gpu, (Outcome, String)> {
     match Gpu::new(ordinal) {
         Ok(g) => Ok(g),
         Err(e @ Error::WrongArch { .. }) => Err((Outcome::Skip, e.to_string())),

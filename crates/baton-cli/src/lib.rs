@@ -5,5 +5,7 @@
 //! * [`commands`]: `info`, `smoke`, `probe` and their reports.
 #![warn(missing_docs)]
 
+pub mod bench;
+pub mod chart;
 pub mod commands;
 pub mod demo;

@@ -8,6 +8,7 @@
 //! ```
 //! Exit codes: 0 pass, 1 fail, 77 skipped (no usable GPU / no PTX).
 
+use baton_cli::bench;
 use baton_cli::commands::{self, Outcome};
 use baton_runtime::Variant;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -65,6 +66,48 @@ enum Cmd {
         #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=31))]
         consumers: u32,
     },
+    /// Benchmarks: ours and the reference side by side in one process.
+    Bench {
+        #[command(subcommand)]
+        what: BenchWhat,
+    },
+}
+
+#[derive(Subcommand)]
+enum BenchWhat {
+    /// Verify the BF16 GEMM, then time it against cuBLAS on the shape set.
+    Gemm {
+        /// CUDA device ordinal.
+        #[arg(long, default_value_t = 0)]
+        ordinal: usize,
+        /// Timed runs per shape (median reported).
+        #[arg(long, default_value_t = 21)]
+        reps: usize,
+        /// Only these shapes, as MxNxK (repeatable); default: the issue's set.
+        #[arg(long, value_parser = parse_shape)]
+        shape: Vec<(usize, usize, usize)>,
+        /// Where to write the PNG chart.
+        #[arg(long, default_value = "gemm-bench.png")]
+        chart: std::path::PathBuf,
+    },
+    /// Pipeline API vs hand-written mbarrier handoffs (throughput, loop sizes).
+    ZeroCost {
+        /// CUDA device ordinal.
+        #[arg(long, default_value_t = 0)]
+        ordinal: usize,
+    },
+}
+
+fn parse_shape(s: &str) -> Result<(usize, usize, usize), String> {
+    let v: Vec<usize> = s
+        .split('x')
+        .map(|p| p.trim().parse::<usize>())
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("{s}: {e}"))?;
+    match v[..] {
+        [m, n, k] => Ok((m, n, k)),
+        _ => Err(format!("shape '{s}' must be MxNxK, e.g. 8192x8192x8192")),
+    }
 }
 
 fn main() {
@@ -85,6 +128,22 @@ fn main() {
         }
         Cmd::Probe { ordinal } => commands::probe(ordinal),
         Cmd::Demo { items, consumers } => commands::run_cpu_demo(items, consumers),
+        Cmd::Bench { what } => match what {
+            BenchWhat::Gemm {
+                ordinal,
+                reps,
+                shape,
+                chart,
+            } => {
+                let shapes: Vec<(usize, usize, usize)> = if shape.is_empty() {
+                    bench::GEMM_SHAPES.to_vec()
+                } else {
+                    shape
+                };
+                bench::gemm(ordinal, &shapes, reps, Some(&chart))
+            }
+            BenchWhat::ZeroCost { ordinal } => bench::zero_cost(ordinal),
+        },
     };
     std::process::exit(outcome.code());
 }

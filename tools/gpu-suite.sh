@@ -93,7 +93,7 @@ done
 
 # 2. Every test of every bundled executable, one per process.
 log ""
-log "### tests, GPU ones first (output of each in $LOG)"
+log "### tests, smoke then other GPU ones first (output of each in $LOG)"
 while IFS=$'\t' read -r exe_name exe_path; do
     exe="$BUNDLE/$exe_path"
     tests="$("$exe" --list --format terse 2>/dev/null | sed -n 's/: test$//p')"
@@ -103,7 +103,7 @@ while IFS=$'\t' read -r exe_name exe_path; do
         [[ -n "$FILTER" && "$full" != *"$FILTER"* ]] && continue
         run_one "$full" -- "$exe" --exact "$t" --nocapture --test-threads=1
     done <<< "$tests"
-done < <(grep -i gpu "$BUNDLE/tests.tsv"; grep -vi gpu "$BUNDLE/tests.tsv")
+done < <(grep -i smoke "$BUNDLE/tests.tsv"; grep -i gpu "$BUNDLE/tests.tsv" | grep -vi smoke; grep -vi gpu "$BUNDLE/tests.tsv")
 
 {
     echo ""

@@ -9,4 +9,6 @@ export RUSTC_DEVICE="${RUSTC_DEVICE:-/usr/bin/rustc}"
 export CARGO_DEVICE="${CARGO_DEVICE:-/usr/bin/cargo}"
 # ptxas from the nvidia-cuda-nvcc wheel (sm_90a, sm_100a).
 export PTXAS="${PTXAS:-$_baton_root/.tools/cuda-nvcc/nvidia/cu13/bin/ptxas}"
+# nvdisasm from the nvidia-cuda-nvdisasm wheel (SASS of the zero-cost check).
+export NVDISASM="${NVDISASM:-$_baton_root/.tools/cuda-nvdisasm/nvidia/cu13/bin/nvdisasm}"
 unset _baton_root

@@ -72,4 +72,22 @@ else
     say "ptxas: installed ($("$PTXAS" --version | tail -1))"
 fi
 
-say "done; 'source tools/env.sh' exports RUSTC_DEVICE, CARGO_DEVICE and PTXAS"
+# --- 3. nvdisasm (SASS for the zero-cost check) ------------------------------
+# No 13.0.x wheel of nvdisasm exists on PyPI; 13.5 disassembles sm_90a cubins
+# from ptxas 13.0.
+NVDISASM_WHEEL_VERSION="13.5.37"
+NVDISASM="$ROOT/.tools/cuda-nvdisasm/nvidia/cu13/bin/nvdisasm"
+if [[ -x "$NVDISASM" ]] && "$NVDISASM" --version >/dev/null 2>&1; then
+    say "nvdisasm: present — skipped"
+else
+    say "nvdisasm: installing nvidia-cuda-nvdisasm==$NVDISASM_WHEEL_VERSION into .tools/cuda-nvdisasm"
+    rm -rf "$ROOT/.tools/cuda-nvdisasm"
+    mkdir -p "$ROOT/.tools"
+    PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --no-deps \
+        --target "$ROOT/.tools/cuda-nvdisasm" "nvidia-cuda-nvdisasm==$NVDISASM_WHEEL_VERSION"
+    chmod +x "$NVDISASM" 2>/dev/null || true
+    "$NVDISASM" --version >/dev/null 2>&1 || { say "ERROR: nvdisasm not runnable at $NVDISASM" >&2; exit 1; }
+    say "nvdisasm: installed"
+fi
+
+say "done; 'source tools/env.sh' exports RUSTC_DEVICE, CARGO_DEVICE, PTXAS and NVDISASM"

@@ -1,31 +1,25 @@
-//! Plain loads and stores to shared memory (`ld.shared` / `st.shared`).
+//! Typed loads and stores to shared memory (`ld.shared` / `st.shared`).
 //!
 //! The core crate's [`SharedRef`] grants no Rust-level access to shared
-//! bytes on the GPU; these helpers read and write single words through it.
+//! bytes on the GPU; these helpers read and write single words through it,
+//! on top of the raw-address `baton::arch::sm90::{st,ld}_shared_u32`.
 //! Both act on the generic proxy: shared memory written here and read next by
 //! TMA or `wgmma` also needs `fence_proxy_async_shared` before the barrier.
 
+use baton::arch::sm90;
 use baton::smem::SharedRef;
-use core::arch::asm;
 
 /// `st.shared.u32 [dst], v`.
 #[inline(always)]
 pub fn st_shared_u32(dst: SharedRef<'_, u32>, v: u32) {
     // SAFETY: `dst` addresses a live, aligned u32 in this block's shared
     // memory (the `SharedRef` contract); races are the caller's protocol.
-    unsafe {
-        asm!("st.shared.u32 [{a}], {v};", a = in(reg32) dst.addr(), v = in(reg32) v, options(nostack))
-    };
+    unsafe { sm90::st_shared_u32(dst.addr(), v) }
 }
 
-/// `ld.shared.u32 v, [src]`.
+/// `ld.shared.u32 v, [src]`, ordered after the barrier waits before it.
 #[inline(always)]
 pub fn ld_shared_u32(src: SharedRef<'_, u32>) -> u32 {
-    let v: u32;
-    // SAFETY: as `st_shared_u32`. Not `pure`/`readonly`: the load must stay
-    // ordered after the barrier wait that makes the data visible.
-    unsafe {
-        asm!("ld.shared.u32 {v}, [{a}];", a = in(reg32) src.addr(), v = out(reg32) v, options(nostack))
-    };
-    v
+    // SAFETY: as `st_shared_u32`.
+    unsafe { sm90::ld_shared_u32(src.addr()) }
 }

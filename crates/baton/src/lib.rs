@@ -54,5 +54,6 @@
 pub mod arch;
 pub mod protocol;
 pub mod smem;
+pub mod tensor_map;
 
-pub use protocol::{epi_load, pipeline};
+pub use protocol::{epi_load, pipeline, tile_pipeline};

@@ -5,3 +5,4 @@ pub mod diag;
 pub mod epi_load;
 pub mod pipeline;
 pub mod state;
+pub mod tile_pipeline;

@@ -14,6 +14,7 @@ mod block;
 mod lanes;
 mod mbarrier;
 mod sync;
+pub mod tma;
 
 pub use block::{BlockBarrier, CpuBlock, Warp};
 pub use lanes::{WARP_SIZE, active_lanes, with_lanes};

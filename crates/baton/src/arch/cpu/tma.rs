@@ -1,0 +1,291 @@
+//! Simulated TMA (CPU backend): the same functions as
+//! [`arch::sm90::tma`](crate::arch) with the same byte layout.
+//!
+//! A [`TensorMap`] here describes a host tensor ([`TensorMapDesc`]: base
+//! address, element type, dims, byte strides, box, swizzle). A load copies
+//! the box at the given element coordinates into a shared [`Tile`] — row by
+//! row, out-of-bounds elements as zeros, each byte at the shared offset the
+//! hardware's swizzle puts it ([`Swizzle::apply`]) — and then completes the
+//! box's bytes on the stage's barrier ([`BarrierRef::complete_tx`]), as the
+//! copy engine does. A store copies a tile back, clipping elements outside
+//! the tensor. Copies are synchronous, so the bulk-group commit/wait
+//! functions are no-ops.
+//!
+//! The barrier update is an acquire-release RMW (loom's atomics under
+//! `--cfg loom`) and the tile bytes go through the tile's `UnsafeCell`
+//! (loom's under loom), so the model checker sees the copy as writes
+//! published by the `complete_tx`.
+
+use super::mbarrier::BarrierRef;
+use crate::protocol::tile_pipeline::Tile;
+use crate::smem::SharedRef;
+use crate::tensor_map::{MAX_RANK, OobFill, TensorMapDesc, TensorMapError};
+
+/// A validated tensor map of a host tensor (the CPU stand-in for the
+/// driver-encoded 128-byte `CUtensorMap`; same 64-byte alignment).
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TensorMap {
+    desc: TensorMapDesc,
+}
+
+impl TensorMap {
+    /// Validates `desc` ([`TensorMapDesc::validate`]) and wraps it.
+    ///
+    /// # Safety
+    /// `desc.base` is the host address of a tensor with `desc`'s dims and
+    /// strides, valid for reads (loads) and writes (stores) for as long as
+    /// the map is used, and not accessed by other code while copies run.
+    ///
+    /// # Errors
+    /// The first constraint `desc` violates; also
+    /// [`TensorMapError::NanFillRequiresFloat`] is reported for NaN fill
+    /// (the simulation only zero-fills).
+    pub unsafe fn new(desc: TensorMapDesc) -> Result<Self, TensorMapError> {
+        desc.validate()?;
+        if desc.oob_fill != OobFill::Zero {
+            return Err(TensorMapError::NanFillRequiresFloat { dtype: desc.dtype });
+        }
+        Ok(Self { desc })
+    }
+
+    /// The description.
+    pub fn desc(&self) -> &TensorMapDesc {
+        &self.desc
+    }
+}
+
+/// A tile-sized check shared by loads and stores.
+fn check_tile<T, const R: usize, const C: usize>(desc: &TensorMapDesc, rank: u32) {
+    assert_eq!(desc.rank, rank, "baton tma: {rank}-d copy with a rank-{} tensor map", desc.rank);
+    assert_eq!(
+        core::mem::size_of::<T>() as u32,
+        desc.dtype.bytes(),
+        "baton tma: tile element size differs from the tensor map's {:?}",
+        desc.dtype
+    );
+    assert!(
+        desc.box_bytes() <= Tile::<T, R, C>::BYTES,
+        "baton tma: box of {} bytes does not fit a {}-byte tile",
+        desc.box_bytes(),
+        Tile::<T, R, C>::BYTES
+    );
+}
+
+/// Visits every element of the box at `coords`: `f(global byte offset or
+/// None when out of bounds, shared byte offset)`.
+fn for_each_element(desc: &TensorMapDesc, coords: [i32; MAX_RANK], mut f: impl FnMut(Option<usize>, usize)) {
+    let es = desc.dtype.bytes() as usize;
+    let rank = desc.rank as usize;
+    let mut bx = [1u32; MAX_RANK];
+    bx[..rank].copy_from_slice(&desc.box_dims[..rank]);
+    let strides = [es as u64, desc.strides_bytes[0], desc.strides_bytes[1]];
+    let mut linear = 0usize;
+    for z in 0..bx[2] as i64 {
+        for y in 0..bx[1] as i64 {
+            for x in 0..bx[0] as i64 {
+                let g = [coords[0] as i64 + x, coords[1] as i64 + y, coords[2] as i64 + z];
+                let inside = (0..rank).all(|d| g[d] >= 0 && (g[d] as u64) < desc.dims[d]);
+                let global = inside.then(|| (0..rank).map(|d| g[d] as u64 * strides[d]).sum::<u64>() as usize);
+                f(global, desc.swizzle.apply(linear * es));
+                linear += 1;
+            }
+        }
+    }
+}
+
+/// Copies the box at `coords` into `dst` and completes its bytes on `bar`.
+///
+/// # Safety
+/// See [`load_2d`].
+unsafe fn load<T: Copy, const R: usize, const C: usize>(
+    map: *const TensorMap,
+    dst: SharedRef<'_, Tile<T, R, C>>,
+    bar: BarrierRef<'_>,
+    coords: [i32; MAX_RANK],
+    rank: u32,
+) {
+    // SAFETY: the caller passes a live map.
+    let desc = unsafe { &(*map).desc };
+    check_tile::<T, R, C>(desc, rank);
+    let es = desc.dtype.bytes() as usize;
+    let base = desc.base as usize as *const u8;
+    // SAFETY: the producer holds the stage (caller contract); global offsets
+    // are inside the tensor (bounds-checked above), shared offsets inside
+    // the tile (box_bytes <= tile bytes; the swizzle permutes within it).
+    unsafe {
+        dst.get().with_mut_ptr(|tile| {
+            for_each_element(desc, coords, |global, shared| match global {
+                Some(g) => core::ptr::copy_nonoverlapping(base.add(g), tile.add(shared), es),
+                None => core::ptr::write_bytes(tile.add(shared), 0, es),
+            })
+        })
+    };
+    bar.complete_tx(desc.box_bytes());
+}
+
+/// Copies the tile to the box at `coords`, skipping out-of-bounds elements.
+unsafe fn store<T: Copy, const R: usize, const C: usize>(
+    map: *const TensorMap,
+    src: SharedRef<'_, Tile<T, R, C>>,
+    coords: [i32; MAX_RANK],
+    rank: u32,
+) {
+    // SAFETY: the caller passes a live map.
+    let desc = unsafe { &(*map).desc };
+    check_tile::<T, R, C>(desc, rank);
+    let es = desc.dtype.bytes() as usize;
+    let base = desc.base as usize as *mut u8;
+    // SAFETY: as `load`, reading the tile and writing the host tensor.
+    unsafe {
+        src.get().with_ptr(|tile| {
+            for_each_element(desc, coords, |global, shared| {
+                if let Some(g) = global {
+                    core::ptr::copy_nonoverlapping(tile.add(shared), base.add(g), es)
+                }
+            })
+        })
+    };
+}
+
+/// TMA load of the 2-D box at element coordinates `(c0, c1)` (innermost
+/// first: column, row) into `dst`, completing the box's bytes on `bar`
+/// (`cp.async.bulk.tensor.2d…mbarrier::complete_tx::bytes`).
+///
+/// # Safety
+/// `map` points to a live [`TensorMap`] of rank 2 whose box fits `dst`; the
+/// calling thread holds the stage `dst` belongs to as its producer, and an
+/// `arrive_expect_tx` on `bar` accounts for the bytes.
+pub unsafe fn load_2d<T: Copy, const R: usize, const C: usize>(
+    map: *const TensorMap,
+    dst: SharedRef<'_, Tile<T, R, C>>,
+    bar: BarrierRef<'_>,
+    c0: i32,
+    c1: i32,
+) {
+    // SAFETY: forwarded.
+    unsafe { load(map, dst, bar, [c0, c1, 0], 2) }
+}
+
+/// TMA load of the 3-D box at `(c0, c1, c2)`; see [`load_2d`].
+///
+/// # Safety
+/// As [`load_2d`], with a rank-3 map.
+pub unsafe fn load_3d<T: Copy, const R: usize, const C: usize>(
+    map: *const TensorMap,
+    dst: SharedRef<'_, Tile<T, R, C>>,
+    bar: BarrierRef<'_>,
+    c0: i32,
+    c1: i32,
+    c2: i32,
+) {
+    // SAFETY: forwarded.
+    unsafe { load(map, dst, bar, [c0, c1, c2], 3) }
+}
+
+/// Checks a multicast CTA mask against the cluster: the CPU backend's
+/// cluster has one CTA, so the only valid mask is `0b1`. Panics otherwise.
+#[inline]
+pub fn validate_cta_mask(cta_mask: u16) {
+    assert!(
+        cta_mask == 1,
+        "baton: multicast CTA mask {cta_mask:#06b} names CTAs outside the cluster (the CPU backend simulates clusters of 1 CTA: mask must be 0b1)"
+    );
+}
+
+/// Multicast form of [`load_2d`]: the box lands at the same shared offset in
+/// every CTA of `cta_mask` and completes on each one's barrier. CPU: the
+/// mask must be `0b1` ([`validate_cta_mask`]).
+///
+/// # Safety
+/// As [`load_2d`].
+pub unsafe fn load_2d_multicast<T: Copy, const R: usize, const C: usize>(
+    map: *const TensorMap,
+    dst: SharedRef<'_, Tile<T, R, C>>,
+    bar: BarrierRef<'_>,
+    c0: i32,
+    c1: i32,
+    cta_mask: u16,
+) {
+    validate_cta_mask(cta_mask);
+    // SAFETY: forwarded.
+    unsafe { load_2d(map, dst, bar, c0, c1) }
+}
+
+/// Multicast form of [`load_3d`].
+///
+/// # Safety
+/// As [`load_2d`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn load_3d_multicast<T: Copy, const R: usize, const C: usize>(
+    map: *const TensorMap,
+    dst: SharedRef<'_, Tile<T, R, C>>,
+    bar: BarrierRef<'_>,
+    c0: i32,
+    c1: i32,
+    c2: i32,
+    cta_mask: u16,
+) {
+    validate_cta_mask(cta_mask);
+    // SAFETY: forwarded.
+    unsafe { load_3d(map, dst, bar, c0, c1, c2) }
+}
+
+/// TMA store of `src` to the 2-D box at `(c0, c1)`; elements outside the
+/// tensor are not written (`cp.async.bulk.tensor.2d.global.shared::cta.bulk_group`).
+///
+/// # Safety
+/// `map` is a live rank-2 map whose box fits `src`; the caller holds the
+/// stage `src` belongs to (and on the GPU fenced its generic-proxy writes
+/// with `fence_proxy_async_shared`); it must not release the stage before
+/// [`store_wait_group_read`] says the tile was read.
+pub unsafe fn store_2d<T: Copy, const R: usize, const C: usize>(
+    map: *const TensorMap,
+    src: SharedRef<'_, Tile<T, R, C>>,
+    c0: i32,
+    c1: i32,
+) {
+    // SAFETY: forwarded.
+    unsafe { store(map, src, [c0, c1, 0], 2) }
+}
+
+/// TMA store to the 3-D box at `(c0, c1, c2)`; see [`store_2d`].
+///
+/// # Safety
+/// As [`store_2d`], with a rank-3 map.
+pub unsafe fn store_3d<T: Copy, const R: usize, const C: usize>(
+    map: *const TensorMap,
+    src: SharedRef<'_, Tile<T, R, C>>,
+    c0: i32,
+    c1: i32,
+    c2: i32,
+) {
+    // SAFETY: forwarded.
+    unsafe { store(map, src, [c0, c1, c2], 3) }
+}
+
+/// Closes the current bulk group of stores (`cp.async.bulk.commit_group`).
+/// CPU: stores are synchronous; no-op.
+#[inline]
+pub fn store_commit_group() {}
+
+/// Waits until at most `N` committed store groups still *read* shared
+/// memory (`cp.async.bulk.wait_group.read N`); then their tiles may be
+/// reused. CPU: no-op.
+#[inline]
+pub fn store_wait_group_read<const N: u32>() {}
+
+/// Waits until at most `N` committed store groups are incomplete (writes
+/// visible in global memory; `cp.async.bulk.wait_group N`). CPU: no-op.
+#[inline]
+pub fn store_wait_group<const N: u32>() {}
+
+/// Prefetches the tensor map into the descriptor cache
+/// (`prefetch.tensormap`). CPU: no-op.
+///
+/// # Safety
+/// `map` points to a live tensor map.
+#[inline]
+pub unsafe fn prefetch_tensormap(map: *const TensorMap) {
+    let _ = map;
+}

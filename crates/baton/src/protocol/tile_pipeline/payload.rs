@@ -1,0 +1,182 @@
+//! What one input stage holds: [`TilePayload`] and the standard payloads.
+//!
+//! A payload names the `#[repr(C)]` struct of [`Tile`]s that one pipeline
+//! stage holds ([`TilePayload::Stage`]) and the transaction bytes the TMA
+//! loads of one stage complete ([`TilePayload::TMA_BYTES`]), computed from
+//! the tiles' [`Tile::BYTES`] — never typed by hand, so the byte count and
+//! the shared-memory layout cannot disagree.
+//!
+//! A kernel can define its own payload without touching baton; here an
+//! attention-style Q/K/V stage:
+//!
+//! ```
+//! use baton::smem::SharedRef;
+//! use baton::tile_pipeline::{Tile, TilePayload};
+//!
+//! #[repr(C)]
+//! #[derive(Default)]
+//! pub struct QkvStage {
+//!     pub q: Tile<u16, 64, 64>,
+//!     pub k: Tile<u16, 64, 64>,
+//!     pub v: Tile<u16, 64, 64>,
+//! }
+//!
+//! pub struct QkvPayload;
+//! impl TilePayload for QkvPayload {
+//!     type Stage = QkvStage;
+//!     const TMA_BYTES: u32 =
+//!         Tile::<u16, 64, 64>::BYTES + Tile::<u16, 64, 64>::BYTES + Tile::<u16, 64, 64>::BYTES;
+//! }
+//! assert_eq!(QkvPayload::TMA_BYTES, 3 * 8192);
+//!
+//! // Tiles of a stage are reached with `smem_field!`:
+//! let stage = QkvStage::default();
+//! let k = baton::smem_field!(SharedRef::from_ref(&stage), QkvStage, k);
+//! assert_eq!(k.addr() - SharedRef::from_ref(&stage).addr(), 8192);
+//! ```
+
+use super::tile::Tile;
+use crate::smem::SharedRef;
+use core::marker::PhantomData;
+
+/// The contents of one input stage, and the bytes its TMA loads complete.
+///
+/// Contract: `Stage` is a `#[repr(C)]` struct of [`Tile`]s (on the CPU
+/// backend it must be `Default` to build storage and `Sync`), and
+/// `TMA_BYTES` is the sum of the `BYTES` of the tiles loaded per stage by
+/// **one CTA's** TMA traffic (what lands in this CTA's shared memory,
+/// multicast included). The pipeline multiplies it by its `CTA_GROUP`
+/// (Blackwell CTA pairs; 1 on Hopper) for `arrive_expect_tx`.
+pub trait TilePayload {
+    /// The `#[repr(C)]` struct of tiles one stage holds.
+    type Stage;
+    /// Transaction bytes of one stage, derived from its tiles.
+    const TMA_BYTES: u32;
+}
+
+/// Stage of a [`StandardTilePayload`]: `a` (`BM × BK`) then `b` (`BN × BK`).
+#[repr(C)]
+pub struct StandardStage<TA, TB, const BM: usize, const BN: usize, const BK: usize> {
+    /// A tile, `BM × BK` (K contiguous).
+    pub a: Tile<TA, BM, BK>,
+    /// B tile, `BN × BK` (K contiguous).
+    pub b: Tile<TB, BN, BK>,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<TA: Copy + Default, TB: Copy + Default, const BM: usize, const BN: usize, const BK: usize> Default
+    for StandardStage<TA, TB, BM, BN, BK>
+{
+    fn default() -> Self {
+        Self { a: Tile::new(), b: Tile::new() }
+    }
+}
+
+impl<TA, TB, const BM: usize, const BN: usize, const BK: usize> StandardStage<TA, TB, BM, BN, BK> {
+    /// The `a` tile of a stage in shared memory.
+    #[inline(always)]
+    pub fn a(this: SharedRef<'_, Self>) -> SharedRef<'_, Tile<TA, BM, BK>> {
+        crate::smem_field!(this, Self, a)
+    }
+    /// The `b` tile of a stage in shared memory.
+    #[inline(always)]
+    pub fn b(this: SharedRef<'_, Self>) -> SharedRef<'_, Tile<TB, BN, BK>> {
+        crate::smem_field!(this, Self, b)
+    }
+}
+
+/// A GEMM main-loop stage: an A tile and a B tile.
+///
+/// ```
+/// use baton::tile_pipeline::{StandardTilePayload, TilePayload};
+/// // bf16 (as u16) 128 × 64 A and 128 × 64 B tiles: 16 KiB each.
+/// assert_eq!(StandardTilePayload::<u16, u16, 128, 128, 64>::TMA_BYTES, 32768);
+/// ```
+pub struct StandardTilePayload<TA, TB, const BM: usize, const BN: usize, const BK: usize>(PhantomData<(TA, TB)>);
+
+impl<TA, TB, const BM: usize, const BN: usize, const BK: usize> TilePayload for StandardTilePayload<TA, TB, BM, BN, BK> {
+    type Stage = StandardStage<TA, TB, BM, BN, BK>;
+    const TMA_BYTES: u32 = Tile::<TA, BM, BK>::BYTES + Tile::<TB, BN, BK>::BYTES;
+}
+
+/// Stage of a [`BlockwiseFP8TilePayload`].
+#[repr(C)]
+pub struct BlockwiseFP8Stage<const BM: usize, const BN: usize, const BK: usize> {
+    /// A tile, FP8 bytes, `BM × BK`.
+    pub a: Tile<u8, BM, BK>,
+    /// B tile, FP8 bytes, `BN × BK`.
+    pub b: Tile<u8, BN, BK>,
+    /// Per-row scales of A for this K block, `[BM]` f32.
+    pub a_scales: Tile<f32, 1, BM>,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<const BM: usize, const BN: usize, const BK: usize> Default for BlockwiseFP8Stage<BM, BN, BK> {
+    fn default() -> Self {
+        Self { a: Tile::new(), b: Tile::new(), a_scales: Tile::new() }
+    }
+}
+
+/// Blockwise-scaled FP8 GEMM stage: A, B (FP8 as bytes) and the f32 scales
+/// of A's rows for the stage's K block (B's per-block scale is a scalar the
+/// epilogue reads from global memory).
+///
+/// ```
+/// use baton::tile_pipeline::{BlockwiseFP8TilePayload, TilePayload};
+/// assert_eq!(BlockwiseFP8TilePayload::<128, 128, 128>::TMA_BYTES, 16384 + 16384 + 512);
+/// ```
+pub struct BlockwiseFP8TilePayload<const BM: usize, const BN: usize, const BK: usize>;
+
+impl<const BM: usize, const BN: usize, const BK: usize> TilePayload for BlockwiseFP8TilePayload<BM, BN, BK> {
+    type Stage = BlockwiseFP8Stage<BM, BN, BK>;
+    const TMA_BYTES: u32 = Tile::<u8, BM, BK>::BYTES + Tile::<u8, BN, BK>::BYTES + Tile::<f32, 1, BM>::BYTES;
+}
+
+/// Stage of a [`BlockScaledTilePayload`].
+#[repr(C)]
+pub struct BlockScaledStage<TA, TB, TS, const BM: usize, const BN: usize, const BK: usize, const SFK: usize> {
+    /// A tile, `BM × BK`.
+    pub a: Tile<TA, BM, BK>,
+    /// B tile, `BN × BK`.
+    pub b: Tile<TB, BN, BK>,
+    /// A scale factors, `BM × SFK` (one per `BK / SFK` elements of K).
+    pub sfa: Tile<TS, BM, SFK>,
+    /// B scale factors, `BN × SFK`.
+    pub sfb: Tile<TS, BN, SFK>,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<TA, TB, TS, const BM: usize, const BN: usize, const BK: usize, const SFK: usize> Default
+    for BlockScaledStage<TA, TB, TS, BM, BN, BK, SFK>
+where
+    TA: Copy + Default,
+    TB: Copy + Default,
+    TS: Copy + Default,
+{
+    fn default() -> Self {
+        Self { a: Tile::new(), b: Tile::new(), sfa: Tile::new(), sfb: Tile::new() }
+    }
+}
+
+/// Block-scaled (MX-style) stage: A, B and their scale factors, `SFK` scale
+/// columns per K block (`BK` must be a multiple of `SFK`).
+///
+/// ```
+/// use baton::tile_pipeline::{BlockScaledTilePayload, TilePayload};
+/// // FP8 A/B, one u8 (E8M0) scale per 32 elements of K: 128 / 32 = 4 columns.
+/// type P = BlockScaledTilePayload<u8, u8, u8, 128, 128, 128, 4>;
+/// assert_eq!(P::TMA_BYTES, 16384 + 16384 + 512 + 512);
+/// ```
+pub struct BlockScaledTilePayload<TA, TB, TS, const BM: usize, const BN: usize, const BK: usize, const SFK: usize>(
+    PhantomData<(TA, TB, TS)>,
+);
+
+impl<TA, TB, TS, const BM: usize, const BN: usize, const BK: usize, const SFK: usize> TilePayload
+    for BlockScaledTilePayload<TA, TB, TS, BM, BN, BK, SFK>
+{
+    type Stage = BlockScaledStage<TA, TB, TS, BM, BN, BK, SFK>;
+    const TMA_BYTES: u32 = {
+        assert!(SFK > 0 && BK % SFK == 0, "BK must be a multiple of the scale columns SFK");
+        Tile::<TA, BM, BK>::BYTES + Tile::<TB, BN, BK>::BYTES + Tile::<TS, BM, SFK>::BYTES + Tile::<TS, BN, SFK>::BYTES
+    };
+}

@@ -58,9 +58,13 @@ fn main() {
         for v in VARIANTS {
             let ptx = dir.join(format!("{v}.ptx"));
             println!("cargo:rerun-if-changed={}", ptx.display());
-            fs::copy(&ptx, out.join(format!("{v}.ptx"))).unwrap_or_else(|e| {
-                panic!("BATON_PTX_DIR={}: cannot read {}: {e} (make it with tools/build-ptx.sh --check --out-dir DIR)", dir.display(), ptx.display())
-            });
+            if let Err(e) = fs::copy(&ptx, out.join(format!("{v}.ptx"))) {
+                fail(&format!(
+                    "BATON_PTX_DIR={}: cannot read {}: {e} (make the directory with tools/build-ptx.sh --check --out-dir DIR)",
+                    dir.display(),
+                    ptx.display()
+                ));
+            }
             let rep = dir.join(format!("{v}.ptxas.txt"));
             if rep.exists() {
                 fs::copy(&rep, out.join(format!("{v}.ptxas.txt"))).expect("copy ptxas report");
@@ -94,6 +98,13 @@ fn embed(out: &Path, file: &str, konst: &str) -> String {
     } else {
         format!("pub const {konst}: Option<&str> = None;\n")
     }
+}
+
+/// Ends the build script with `msg` on stderr (cargo shows it), without a
+/// panic backtrace in the way.
+fn fail(msg: &str) -> ! {
+    eprintln!("error: {msg}");
+    std::process::exit(1)
 }
 
 fn warn(msg: &str) {
@@ -139,11 +150,11 @@ fn build_ptx(root: &Path, out: &Path) -> String {
             "not built: device toolchain missing (run tools/install-device-toolchain.sh)"
                 .to_string()
         }
-        _ => panic!(
-            "tools/build-ptx.sh failed ({}):\n{}\n{}\n(set BATON_SKIP_PTX=1 to build the host side without kernels)",
+        _ => fail(&format!(
+            "tools/build-ptx.sh failed ({}):\n{}\n{}\n(fix the kernel build above, or set BATON_SKIP_PTX=1 to build the host side without kernels)",
             res.status,
             String::from_utf8_lossy(&res.stdout),
             stderr
-        ),
+        )),
     }
 }

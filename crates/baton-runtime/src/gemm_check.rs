@@ -50,7 +50,8 @@ pub fn reference_f64(
 /// How an output compares with a reference.
 #[derive(Clone, Debug)]
 pub struct Comparison {
-    /// ‖out − ref‖ / ‖ref‖ (Frobenius); infinite when any output is NaN.
+    /// ‖out − ref‖ / ‖ref‖ (Frobenius); infinite when any output is NaN or
+    /// the reference is all zeros.
     pub rel_error: f64,
     /// Largest |out − ref|.
     pub max_abs_error: f64,

@@ -27,6 +27,7 @@ pub mod gemm_bf16;
 pub mod pipeline;
 pub mod smem_io;
 pub mod smoke;
+pub mod tile_copy;
 pub mod zero_cost;
 
 /// A panic on the device ends the kernel with `trap`; the launch then fails

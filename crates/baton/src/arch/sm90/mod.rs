@@ -9,6 +9,7 @@
 mod debug;
 mod mbarrier;
 mod thread;
+pub mod tma;
 pub mod wgmma;
 
 pub use debug::{report_hang, trap};

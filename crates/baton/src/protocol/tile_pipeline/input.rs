@@ -11,9 +11,8 @@
 //! payload, linear handles and the producer tail.
 
 use super::payload::TilePayload;
-use super::tile::Tile;
 #[cfg(not(target_arch = "nvptx64"))]
-use super::tile::{TileView, TileViewMut};
+use super::tile::{Tile, TileView, TileViewMut};
 use crate::arch::current::BarrierRef;
 use crate::arch::current::tma::validate_cta_mask;
 use crate::pipeline::{ConsumerGuard, ConsumerStage, PipelineBarriers, ProducerConsumerPipeline, ProducerGuard, ProducerStage};
@@ -720,6 +719,15 @@ impl<'p, 'a, P: TilePayload, const STAGES: usize> InputConsumerStage<'p, 'a, P, 
     #[inline(always)]
     pub fn release(self) {
         self.take().release();
+    }
+
+    /// Step now, signal later: the MMA warpgroup's pattern (the `wgmma`s
+    /// reading this stage are still in flight; release the returned
+    /// [`PendingRelease`](crate::pipeline::PendingRelease) after
+    /// `wgmma.wait_group` retired them).
+    #[inline(always)]
+    pub fn defer_release(self) -> crate::pipeline::PendingRelease<'a> {
+        self.take().defer_release()
     }
 
     /// If `signaller`, arrive once on `empty[stage]` of every CTA in

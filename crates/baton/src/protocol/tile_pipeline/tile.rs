@@ -1,7 +1,9 @@
 //! `Tile<T, ROWS, COLS>`: one TMA box worth of shared memory, and the views
 //! the CPU backend gives to a role that holds the stage it lives in.
 
+#[cfg(not(target_arch = "nvptx64"))]
 use crate::tensor_map::Swizzle;
+#[cfg(not(target_arch = "nvptx64"))]
 use core::marker::PhantomData;
 
 #[cfg(loom)]
@@ -141,6 +143,7 @@ impl<T: Copy, const ROWS: usize, const COLS: usize> Tile<T, ROWS, COLS> {
     }
 }
 
+#[cfg(not(target_arch = "nvptx64"))]
 /// Read access to a tile of a stage the caller holds as a consumer (CPU
 /// backend). Borrows the stage guard, so it cannot outlive the claim.
 pub struct TileView<'g, T, const ROWS: usize, const COLS: usize> {
@@ -172,6 +175,7 @@ impl<'g, T: Copy, const ROWS: usize, const COLS: usize> TileView<'g, T, ROWS, CO
     }
 }
 
+#[cfg(not(target_arch = "nvptx64"))]
 /// Write access to a tile of a stage the caller holds as its producer (CPU
 /// backend).
 pub struct TileViewMut<'g, T, const ROWS: usize, const COLS: usize> {

@@ -107,3 +107,73 @@ pub unsafe extern "ptx-kernel" fn baton_smoke_mbarrier(out: *mut u32, input: *co
         }
     }
 }
+
+/// Shared-memory layout of the cluster smoke kernel: one barrier per CTA.
+#[repr(C)]
+pub struct ClusterSmokeLayout {
+    /// Completed by one remote arrival from every CTA of the cluster.
+    pub bar: MbarrierCell,
+}
+
+/// Words each block writes in [`baton_smoke_cluster`].
+pub const CLUSTER_SMOKE_WORDS: usize = 4;
+
+/// Cluster smoke kernel: checks the launch's cluster shape and cross-CTA
+/// `mbarrier` arrivals through distributed shared memory.
+///
+/// Launch: any grid whose x is a multiple of the cluster's x, clusters of
+/// `(c, 1, 1)` with `c <= 32`, block (32, 1, 1), at least 8 bytes of dynamic
+/// shared memory; `out` holds `grid.x * 4` words. Thread 0 of each CTA
+/// initializes its barrier with count `c`; after a cluster barrier, thread
+/// `t < c` of every CTA arrives once on the barrier of CTA `t` of the cluster
+/// (`mapa` + `mbarrier.arrive.release.cluster`), so each barrier's phase 0
+/// completes only when all `c` CTAs have arrived. Every thread waits for it;
+/// thread 0 then writes `[cluster rank, cluster size, block index, 1]` to
+/// `out[4 * block ..]`. A final cluster barrier keeps every CTA's shared
+/// memory alive until all remote arrivals are done.
+///
+/// The arrivals are spread over threads on purpose: with `if tid == 0`
+/// both before and after a `cluster_sync`, LLVM jump-threads the barrier into
+/// two copies, one per branch, and `barrier.cluster.*.aligned` executed from
+/// two different instructions by one warp is undefined behaviour in PTX.
+///
+/// # Safety
+/// `out` holds `grid.x * 4` writable words of device memory.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn baton_smoke_cluster(out: *mut u32) {
+    // SAFETY: the kernel is the only user of its dynamic shared memory.
+    let smem = unsafe { arch::dynamic_smem::<ClusterSmokeLayout>() };
+    let bar = BarrierRef::new(smem_field!(smem, ClusterSmokeLayout, bar));
+    let rank = arch::cluster_cta_rank();
+    let size = arch::cluster_size();
+    let tid = arch::thread_idx_x();
+    if size > 32 || arch::block_dim_x() != 32 {
+        arch::trap();
+    }
+    if tid == 0 {
+        // SAFETY: one thread initializes, before the cluster barrier.
+        unsafe { bar.init(size) };
+        arch::fence_barrier_init();
+    }
+    arch::cluster_sync();
+    if tid < size {
+        bar.arrive_cluster(tid);
+    }
+    bar.wait_parity(0, || WaitSite {
+        pipeline: c"smoke-cluster",
+        role: Role::Consumer,
+        stage: 0,
+        phase: 0,
+    });
+    if tid == 0 {
+        let base = arch::block_idx_x() as usize * CLUSTER_SMOKE_WORDS;
+        // SAFETY: out holds grid.x * 4 words.
+        unsafe {
+            out.add(base).write_volatile(rank);
+            out.add(base + 1).write_volatile(size);
+            out.add(base + 2).write_volatile(arch::block_idx_x());
+            out.add(base + 3).write_volatile(1);
+        }
+    }
+    arch::cluster_sync();
+}

@@ -231,6 +231,26 @@ pub fn smoke_table(variant: Variant, r: &smoke::SmokeReport) -> String {
     s
 }
 
+/// Cluster sizes `baton smoke` launches the cluster smoke kernel with (16 is
+/// Hopper's non-portable maximum).
+pub const CLUSTER_SIZES: [u32; 4] = [1, 2, 8, 16];
+
+/// One row per check: name, expected, got, PASS/FAIL.
+pub fn checks_table(checks: &[smoke::Check]) -> String {
+    let mut s = String::new();
+    for c in checks {
+        let _ = writeln!(
+            s,
+            "  {:<72} {:>12} {:>12}  {}",
+            c.name,
+            c.expected,
+            c.got,
+            if c.ok() { "PASS" } else { "FAIL" }
+        );
+    }
+    s
+}
+
 /// `baton smoke`: runs the smoke kernel from each of `variants` and prints
 /// a PASS/FAIL table. Skip without a usable GPU or without PTX.
 pub fn smoke(ordinal: usize, variants: &[Variant], seed: Option<u64>) -> Outcome {
@@ -284,6 +304,25 @@ pub fn smoke(ordinal: usize, variants: &[Variant], seed: Option<u64>) -> Outcome
             Err(e) => {
                 println!("FAIL: smoke kernel ({v}): {e}");
                 outcome = Outcome::Fail;
+            }
+        }
+        println!();
+        println!(
+            "cluster smoke kernel {} ({v} PTX): 2 clusters of each size",
+            smoke::CLUSTER_KERNEL
+        );
+        for cluster in CLUSTER_SIZES {
+            match smoke::run_cluster(&gpu, &kernels, 2 * cluster, cluster) {
+                Ok(r) => {
+                    print!("{}", checks_table(&r.checks));
+                    if !r.passed() {
+                        outcome = Outcome::Fail;
+                    }
+                }
+                Err(e) => {
+                    println!("  FAIL: clusters of {cluster}: {e}");
+                    outcome = Outcome::Fail;
+                }
             }
         }
         println!();
@@ -358,6 +397,17 @@ mod tests {
             .find(|l| l.contains("fresh barrier: try_wait.parity(1)"))
             .unwrap();
         assert!(line.ends_with("FAIL"), "{t}");
+    }
+
+    #[test]
+    fn checks_table_marks_each_row() {
+        let out: Vec<u32> = (0..4u32)
+            .flat_map(|b| [b % 2, 2, b, u32::from(b != 3)])
+            .collect();
+        let t = checks_table(&smoke::cluster_checks(&out, 4, 2));
+        let fails: Vec<&str> = t.lines().filter(|l| l.ends_with("FAIL")).collect();
+        assert_eq!(fails.len(), 1, "{t}");
+        assert!(fails[0].contains("remote arrivals"), "{t}");
     }
 
     #[test]

@@ -87,6 +87,11 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
+        name: smoke::CLUSTER_KERNEL,
+        about: "smoke: cluster launch; each CTA's mbarrier completed by remote arrivals from its cluster",
+        hot: true,
+    },
+    KernelInfo {
         name: "baton_pipeline_handoff",
         about: "pipeline test: scoped produce/consume through a 4-stage ring",
         hot: false,

@@ -173,6 +173,93 @@ pub fn run(gpu: &Gpu, kernels: &Kernels, seed: u64) -> Result<SmokeReport> {
     })
 }
 
+/// The cluster smoke kernel's name (`kernels/src/smoke.rs`).
+pub const CLUSTER_KERNEL: &str = "baton_smoke_cluster";
+/// Words each block of the cluster kernel writes.
+pub const CLUSTER_WORDS: usize = 4;
+
+/// The launch of the cluster smoke kernel: `blocks` one-warp blocks in
+/// clusters of `cluster` (x only), one barrier (8 bytes) of dynamic shared
+/// memory each.
+///
+/// ```
+/// use baton_runtime::{LaunchLimits, smoke};
+/// let cfg = smoke::cluster_config(16, 8);
+/// assert_eq!(cfg.cluster, Some((8, 1, 1)));
+/// cfg.validate(smoke::CLUSTER_KERNEL, &LaunchLimits::HOPPER).unwrap();
+/// ```
+pub const fn cluster_config(blocks: u32, cluster: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid: (blocks, 1, 1),
+        block: (32, 1, 1),
+        cluster: Some((cluster, 1, 1)),
+        dynamic_smem_bytes: 8,
+    }
+}
+
+/// Checks the cluster kernel's output `out` (`blocks * 4` words) for
+/// clusters of `cluster`: one [`Check`] per property, counting the blocks
+/// that got it right (expected: all of them).
+pub fn cluster_checks(out: &[u32], blocks: u32, cluster: u32) -> Vec<Check> {
+    let words: Vec<&[u32]> = out.chunks(CLUSTER_WORDS).take(blocks as usize).collect();
+    let count = |f: &dyn Fn(u32, &[u32]) -> bool| {
+        words
+            .iter()
+            .enumerate()
+            .filter(|(b, w)| w.len() == CLUSTER_WORDS && f(*b as u32, w))
+            .count() as u32
+    };
+    vec![
+        Check {
+            name: format!(
+                "cluster ({cluster},1,1): %cluster_ctarank == block % {cluster} (blocks right)"
+            ),
+            expected: blocks,
+            got: count(&|b, w| w[0] == b % cluster),
+        },
+        Check {
+            name: format!("cluster ({cluster},1,1): %cluster_nctarank == {cluster} (blocks right)"),
+            expected: blocks,
+            got: count(&|_, w| w[1] == cluster),
+        },
+        Check {
+            name: format!("cluster ({cluster},1,1): %ctaid.x == block (blocks right)"),
+            expected: blocks,
+            got: count(&|b, w| w[2] == b),
+        },
+        Check {
+            name: format!(
+                "cluster ({cluster},1,1): barrier completed by {cluster} remote arrivals (blocks right)"
+            ),
+            expected: blocks,
+            got: count(&|_, w| w[3] == 1),
+        },
+    ]
+}
+
+/// Runs the cluster smoke kernel of `kernels`: `blocks` blocks in clusters
+/// of `cluster`, each CTA's barrier completed by arrivals from every CTA of
+/// its cluster through distributed shared memory.
+pub fn run_cluster(gpu: &Gpu, kernels: &Kernels, blocks: u32, cluster: u32) -> Result<SmokeReport> {
+    let kernel = kernels.get(CLUSTER_KERNEL)?;
+    let mut d_out = gpu
+        .stream()
+        .clone_htod(&vec![POISON; blocks as usize * CLUSTER_WORDS])?;
+    {
+        let mut args = gpu.args();
+        args.slice_mut(&mut d_out);
+        // SAFETY: matches `baton_smoke_cluster(out: *mut u32)`; `out` has
+        // blocks * 4 words.
+        unsafe { kernel.launch_sync(&cluster_config(blocks, cluster), &mut args)? };
+    }
+    let out = gpu.stream().clone_dtoh(&d_out)?;
+    Ok(SmokeReport {
+        module: kernels.module_name().to_string(),
+        seed: 0,
+        checks: cluster_checks(&out, blocks, cluster),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,6 +281,25 @@ mod tests {
         assert!(
             c.iter().all(|c| !c.ok()),
             "poison must never equal an expected value"
+        );
+    }
+
+    #[test]
+    fn cluster_checks_count_right_blocks() {
+        let (blocks, cluster) = (8, 4);
+        let mut out: Vec<u32> = (0..blocks)
+            .flat_map(|b| [b % cluster, cluster, b, 1])
+            .collect();
+        assert!(cluster_checks(&out, blocks, cluster).iter().all(Check::ok));
+        out[4 * 5] = 0; // block 5 reports rank 0 instead of 1
+        out[4 * 7 + 3] = POISON; // block 7 never finished its wait
+        let c = cluster_checks(&out, blocks, cluster);
+        assert_eq!(c.iter().map(|c| c.got).collect::<Vec<_>>(), [7, 8, 8, 7]);
+        let poisoned = vec![POISON; (blocks * 4) as usize];
+        assert!(
+            cluster_checks(&poisoned, blocks, cluster)
+                .iter()
+                .all(|c| c.got == 0)
         );
     }
 

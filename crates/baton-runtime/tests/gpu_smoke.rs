@@ -95,3 +95,22 @@ fn bad_ptx_is_rejected_with_the_jit_log() {
         Ok(_) => panic!("invalid PTX was accepted"),
     }
 }
+
+#[test]
+fn cluster_launch_and_remote_mbarrier_arrivals() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    for variant in Variant::ALL {
+        let kernels = gpu.load_kernels(variant).unwrap_or_else(|e| panic!("{e}"));
+        // 16 needs the non-portable cluster attribute, which launch sets.
+        for cluster in [1, 2, 4, 8, 16] {
+            let blocks = 3 * cluster;
+            let r = smoke::run_cluster(&gpu, &kernels, blocks, cluster)
+                .unwrap_or_else(|e| panic!("{variant}, clusters of {cluster}: {e}"));
+            assert!(
+                r.passed(),
+                "{variant}, clusters of {cluster}: {:#?}",
+                r.failures()
+            );
+        }
+    }
+}

@@ -66,7 +66,10 @@ pub fn kernel_body<'t>(text: &'t str, name: &str, dialect: Dialect) -> Option<&'
             let header = format!("\n{name}:\n");
             let start = text.find(&header)? + header.len();
             let rest = &text[start..];
-            let end = rest.find("\n\t.section").or_else(|| rest.find("\n.section")).unwrap_or(rest.len());
+            let end = rest
+                .find("\n\t.section")
+                .or_else(|| rest.find("\n.section"))
+                .unwrap_or(rest.len());
             Some(&rest[..end])
         }
     }
@@ -107,10 +110,15 @@ fn ptx_items(body: &str) -> Vec<Item> {
             let words: Vec<&str> = stmt.split_whitespace().collect();
             let op_at = usize::from(words.first().is_some_and(|w| w.starts_with('@')));
             let target = match words.get(op_at) {
-                Some(op) if *op == "bra" || op.starts_with("bra.") => words.get(op_at + 1).map(|t| t.to_string()),
+                Some(op) if *op == "bra" || op.starts_with("bra.") => {
+                    words.get(op_at + 1).map(|t| t.to_string())
+                }
                 _ => None,
             };
-            items.push(Item::Instr { target, exit: false });
+            items.push(Item::Instr {
+                target,
+                exit: false,
+            });
         }
     }
     items
@@ -175,7 +183,9 @@ pub fn kernel_loops(text: &str, name: &str, dialect: Dialect) -> Option<Vec<Loop
         .map(|(label, start, end)| LoopInfo {
             label: label.clone(),
             instructions: end - start + 1,
-            has_inner_loop: spans.iter().any(|(l, s, e)| l != label && s >= start && e <= end && (s, e) != (start, end)),
+            has_inner_loop: spans
+                .iter()
+                .any(|(l, s, e)| l != label && s >= start && e <= end && (s, e) != (start, end)),
         })
         .collect();
     Some(loops)
@@ -190,8 +200,22 @@ mod tests {
         let ptx = ".visible .entry k(\n)\n{\n$L__BB0_2:\n\t{ .reg .pred p; W: mbarrier.try_wait.parity.shared::cta.b64 p, [%r1], %r2; @!p bra W; }\n\tmbarrier.arrive.shared::cta.b64 _, [%r3];\n\txor.b32 %r2, %r2, 1;\n\t@%p1 bra $L__BB0_2;\n\tret;\n}\n";
         let loops = kernel_loops(ptx, "k", Dialect::Ptx).unwrap();
         assert_eq!(loops.len(), 2, "{loops:?}");
-        assert_eq!((loops[0].label.as_str(), loops[0].instructions, loops[0].has_inner_loop), ("$L__BB0_2", 5, true));
-        assert_eq!((loops[1].label.as_str(), loops[1].instructions, loops[1].has_inner_loop), ("W", 2, false));
+        assert_eq!(
+            (
+                loops[0].label.as_str(),
+                loops[0].instructions,
+                loops[0].has_inner_loop
+            ),
+            ("$L__BB0_2", 5, true)
+        );
+        assert_eq!(
+            (
+                loops[1].label.as_str(),
+                loops[1].instructions,
+                loops[1].has_inner_loop
+            ),
+            ("W", 2, false)
+        );
     }
 
     #[test]

@@ -18,8 +18,9 @@ pub const KERNEL: &str = "baton_gemm_bf16_128x256";
 pub const TILE: (u32, u32, u32) = (128, 256, 64);
 /// Threads per CTA: producer warpgroup + 2 consumer warpgroups.
 pub const THREADS: u32 = 384;
-/// Dynamic shared memory: 4 stages × 48 KiB + barriers (rounded up).
-pub const SMEM_BYTES: u32 = 4 * 48 * 1024 + 1024;
+/// Dynamic shared memory: 4 stages × 48 KiB, the epilogue's C and D
+/// sub-tiles (8 × 4 KiB) and barriers (size_of the kernel's layout).
+pub const SMEM_BYTES: u32 = 4 * 48 * 1024 + 8 * 4096 + 2048;
 
 /// Why a GEMM call was refused before launch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,13 +143,14 @@ pub fn validate(
 }
 
 /// Encodes a 2-D bf16 tensor map: `rows × cols` row-major at `ptr`, boxes of
-/// `box_rows × box_cols`, 128-byte swizzle, zero fill out of bounds.
+/// `box_rows × box_cols`, the given swizzle, zero fill out of bounds.
 fn encode_bf16_2d(
     ptr: u64,
     rows: u64,
     cols: u64,
     box_rows: u32,
     box_cols: u32,
+    swizzle: CUtensorMapSwizzle,
 ) -> Result<CUtensorMap> {
     // SAFETY: CUtensorMap is plain bytes; all-zero is a valid value to overwrite.
     let mut map: CUtensorMap = unsafe { std::mem::zeroed() };
@@ -169,7 +171,7 @@ fn encode_bf16_2d(
             boxes.as_ptr(),
             elem_strides.as_ptr(),
             CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
-            CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+            swizzle,
             CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
             CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
         )
@@ -182,68 +184,92 @@ fn encode_bf16_2d(
     Ok(map)
 }
 
-/// A GEMM bound to its A and B operands: tensor maps encoded and uploaded
-/// once, so repeated runs launch only the kernel.
-pub struct GemmPlan {
+fn ranges_overlap(a: u64, a_bytes: u64, b: u64, b_bytes: u64) -> bool {
+    a < b + b_bytes && b < a + a_bytes
+}
+
+/// A GEMM bound to its operands: shape validated, tensor maps encoded and
+/// uploaded once, so [`run`](Self::run) only launches the kernel. Holds the
+/// operands borrowed (D mutably) for as long as it lives.
+pub struct GemmPlan<'a> {
     kernel: Kernel,
     maps: CudaSlice<u8>,
-    a_ptr: u64,
-    b_ptr: u64,
     m: u32,
     n: u32,
     k: u32,
+    has_c: bool,
     sm_count: u32,
+    _operands: std::marker::PhantomData<(&'a CudaSlice<u16>, &'a mut CudaSlice<u16>)>,
 }
 
-impl GemmPlan {
-    /// Validates the shape and prepares the tensor maps for `a` (M×K) and
-    /// `b` (N×K).
+impl<'a> GemmPlan<'a> {
+    /// Validates the problem (typed error before anything runs: zero or
+    /// misaligned dimensions, wrong lengths, D overlapping an input) and
+    /// prepares the tensor maps for A (M×K), B (N×K), C (M×N, optional) and
+    /// D (M×N).
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         gpu: &Gpu,
         kernels: &Kernels,
-        a: &CudaSlice<u16>,
-        b: &CudaSlice<u16>,
+        a: &'a CudaSlice<u16>,
+        b: &'a CudaSlice<u16>,
+        c: Option<&'a CudaSlice<u16>>,
+        d: &'a mut CudaSlice<u16>,
         m: usize,
         n: usize,
         k: usize,
     ) -> Result<Self> {
-        validate(m, n, k, a.len(), b.len(), None, m * n, 0.0)
+        validate(m, n, k, a.len(), b.len(), c.map(|c| c.len()), d.len(), 0.0)
             .map_err(|e| Error::Gemm(e.to_string()))?;
         let stream = gpu.stream();
-        let a_ptr = {
-            let (p, _sync) = a.device_ptr(stream);
+        let ptr_of = |s: &CudaSlice<u16>| {
+            let (p, _sync) = s.device_ptr(stream);
             p
         };
-        let b_ptr = {
-            let (p, _sync) = b.device_ptr(stream);
+        let (a_ptr, b_ptr) = (ptr_of(a), ptr_of(b));
+        let c_ptr = c.map(ptr_of);
+        let d_ptr = {
+            let (p, _sync) = d.device_ptr_mut(stream);
             p
         };
-        let map_a = encode_bf16_2d(a_ptr, m as u64, k as u64, TILE.0, TILE.2)?;
-        let map_b = encode_bf16_2d(b_ptr, n as u64, k as u64, TILE.1, TILE.2)?;
-        let mut bytes = vec![0u8; 256];
-        // SAFETY: CUtensorMap is 128 plain bytes.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                &map_a as *const CUtensorMap as *const u8,
-                bytes.as_mut_ptr(),
-                128,
-            );
-            std::ptr::copy_nonoverlapping(
-                &map_b as *const CUtensorMap as *const u8,
-                bytes.as_mut_ptr().add(128),
-                128,
-            );
+        let d_bytes = 2 * (m * n) as u64;
+        if ranges_overlap(d_ptr, d_bytes, a_ptr, 2 * (m * k) as u64)
+            || ranges_overlap(d_ptr, d_bytes, b_ptr, 2 * (n * k) as u64)
+        {
+            return Err(Error::Gemm(
+                "D overlaps A or B; the kernel reads A and B while it writes D (D may alias C)"
+                    .into(),
+            ));
         }
-        let maps = stream.clone_htod(&bytes)?;
+        let (m64, n64, k64) = (m as u64, n as u64, k as u64);
+        let sw128 = CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B;
+        let sw64 = CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B;
+        let maps = [
+            encode_bf16_2d(a_ptr, m64, k64, TILE.0, TILE.2, sw128)?,
+            encode_bf16_2d(b_ptr, n64, k64, TILE.1, TILE.2, sw128)?,
+            encode_bf16_2d(c_ptr.unwrap_or(d_ptr), m64, n64, 64, 32, sw64)?,
+            encode_bf16_2d(d_ptr, m64, n64, 64, 32, sw64)?,
+        ];
+        let mut bytes = vec![0u8; 4 * 128];
+        for (i, map) in maps.iter().enumerate() {
+            // SAFETY: CUtensorMap is 128 plain bytes.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    map as *const CUtensorMap as *const u8,
+                    bytes.as_mut_ptr().add(128 * i),
+                    128,
+                )
+            };
+        }
         Ok(Self {
             kernel: kernels.get(KERNEL)?,
-            maps,
-            a_ptr,
-            b_ptr,
+            maps: stream.clone_htod(&bytes)?,
             m: m as u32,
             n: n as u32,
             k: k as u32,
+            has_c: c.is_some(),
             sm_count: gpu.sm_count(),
+            _operands: std::marker::PhantomData,
         })
     }
 
@@ -253,62 +279,48 @@ impl GemmPlan {
         tiles.min(self.sm_count)
     }
 
-    /// Enqueues `D = alpha·A·Bᵀ + beta·C` on the GPU's stream.
-    pub fn run(
-        &self,
-        gpu: &Gpu,
-        c: Option<&CudaSlice<u16>>,
-        d: &mut CudaSlice<u16>,
-        alpha: f32,
-        beta: f32,
-    ) -> Result<()> {
-        let len = (self.m as usize) * (self.n as usize);
-        validate(
-            self.m as usize,
-            self.n as usize,
-            self.k as usize,
-            (self.m * self.k) as usize,
-            (self.n * self.k) as usize,
-            c.map(|c| c.len()),
-            d.len(),
-            beta,
-        )
-        .map_err(|e| Error::Gemm(e.to_string()))?;
+    /// Enqueues `D = alpha·A·Bᵀ + beta·C` on the GPU's stream. `beta ≠ 0`
+    /// needs a plan made with C.
+    pub fn run(&self, gpu: &Gpu, alpha: f32, beta: f32) -> Result<()> {
+        if beta != 0.0 && !self.has_c {
+            return Err(Error::Gemm(GemmShapeError::MissingC.to_string()));
+        }
         let stream = gpu.stream();
         let (maps_ptr, _s0) = self.maps.device_ptr(stream);
-        let (d_ptr, _s1) = d.device_ptr_mut(stream);
-        let c_ptr = match c {
-            Some(c) => {
-                let (p, _s) = c.device_ptr(stream);
-                p
-            }
-            None => 0,
-        };
-        if d_ptr < self.a_ptr + 2 * (self.m * self.k) as u64 && self.a_ptr < d_ptr + 2 * len as u64
-            || d_ptr < self.b_ptr + 2 * (self.n * self.k) as u64
-                && self.b_ptr < d_ptr + 2 * len as u64
-        {
-            return Err(Error::Gemm(
-                "D overlaps A or B; the kernel reads A and B while it writes D".into(),
-            ));
-        }
         let cfg = LaunchConfig::linear(self.grid(), THREADS, SMEM_BYTES);
         let mut args = gpu.args();
         args.u64(maps_ptr)
             .u64(maps_ptr + 128)
-            .u64(d_ptr)
-            .u64(c_ptr)
+            .u64(maps_ptr + 256)
+            .u64(maps_ptr + 384)
             .u32(self.m)
             .u32(self.n)
             .u32(self.k)
             .f32(alpha)
             .f32(beta);
-        // SAFETY: argument list matches baton_gemm_bf16_128x256; buffers
-        // validated above; the tensor maps point at A and B, alive as long
-        // as the caller keeps them (borrowed for `new`'s lifetime contract:
-        // the plan must not outlive A and B).
+        // SAFETY: the argument list matches baton_gemm_bf16_128x256; the
+        // tensor maps point at operands borrowed for the plan's lifetime,
+        // validated in `new`.
         unsafe { self.kernel.launch(&cfg, &mut args) }
     }
+}
+
+/// One-shot safe GEMM: `D = alpha·A·Bᵀ + beta·C` on the GPU's stream
+/// (validates, encodes the tensor maps, launches). For repeated calls on
+/// the same operands, keep a [`GemmPlan`].
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_bf16(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    a: &CudaSlice<u16>,
+    b: &CudaSlice<u16>,
+    c: Option<&CudaSlice<u16>>,
+    d: &mut CudaSlice<u16>,
+    (m, n, k): (usize, usize, usize),
+    alpha: f32,
+    beta: f32,
+) -> Result<()> {
+    GemmPlan::new(gpu, kernels, a, b, c, d, m, n, k)?.run(gpu, alpha, beta)
 }
 
 /// cuBLAS reference: `D = alpha·A·Bᵀ + beta·D` (cublasGemmEx, bf16 in/out,

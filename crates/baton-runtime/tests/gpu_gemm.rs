@@ -71,7 +71,8 @@ fn bad_shapes_are_refused_before_launch() {
     let s = gpu.stream();
     let a = s.alloc_zeros::<u16>(64 * 30).unwrap();
     let b = s.alloc_zeros::<u16>(64 * 30).unwrap();
-    match GemmPlan::new(&gpu, &kernels, &a, &b, 64, 64, 30) {
+    let mut d = s.alloc_zeros::<u16>(64 * 64).unwrap();
+    match GemmPlan::new(&gpu, &kernels, &a, &b, None, &mut d, 64, 64, 30) {
         Err(Error::Gemm(msg)) => assert!(msg.contains("multiple of 8"), "{msg}"),
         Err(e) => panic!("wrong error: {e}"),
         Ok(_) => panic!("K = 30 accepted"),

@@ -78,7 +78,10 @@ impl<const STAGES: usize> PipelineBarriers<STAGES> {
 impl<const STAGES: usize> PipelineBarriers<STAGES> {
     /// Uninitialized barriers in host memory (CPU backend).
     pub fn new() -> Self {
-        Self { full: core::array::from_fn(|_| MbarrierCell::new()), empty: core::array::from_fn(|_| MbarrierCell::new()) }
+        Self {
+            full: core::array::from_fn(|_| MbarrierCell::new()),
+            empty: core::array::from_fn(|_| MbarrierCell::new()),
+        }
     }
 }
 
@@ -137,7 +140,12 @@ impl<'a, const STAGES: usize> ProducerConsumerPipeline<'a, STAGES> {
     /// producer starts at (stage 0, phase 1), the consumer at (0, 0).
     #[inline(always)]
     pub fn new(barriers: SharedRef<'a, PipelineBarriers<STAGES>>, name: &'static CStr) -> Self {
-        Self::with_states(barriers, name, PipelineState::producer_start(), PipelineState::consumer_start())
+        Self::with_states(
+            barriers,
+            name,
+            PipelineState::producer_start(),
+            PipelineState::consumer_start(),
+        )
     }
 
     /// A pipeline whose roles start at the given positions (resuming a ring;
@@ -149,7 +157,12 @@ impl<'a, const STAGES: usize> ProducerConsumerPipeline<'a, STAGES> {
         producer: PipelineState<STAGES>,
         consumer: PipelineState<STAGES>,
     ) -> Self {
-        Self { barriers, producer, consumer, name }
+        Self {
+            barriers,
+            producer,
+            consumer,
+            name,
+        }
     }
 
     /// The pipeline's name (hang reports).
@@ -223,7 +236,12 @@ impl<'a, const STAGES: usize> ProducerConsumerPipeline<'a, STAGES> {
         let (stage, phase) = (self.consumer.index(), self.consumer.phase());
         let name = self.name;
         self.full_unchecked(stage)
-            .wait_parity(phase, move || WaitSite { pipeline: name, role: Role::Consumer, stage, phase });
+            .wait_parity(phase, move || WaitSite {
+                pipeline: name,
+                role: Role::Consumer,
+                stage,
+                phase,
+            });
     }
 
     /// Producer side: waits until the consumers freed the producer's current
@@ -233,19 +251,26 @@ impl<'a, const STAGES: usize> ProducerConsumerPipeline<'a, STAGES> {
         let (stage, phase) = (self.producer.index(), self.producer.phase());
         let name = self.name;
         self.empty_unchecked(stage)
-            .wait_parity(phase, move || WaitSite { pipeline: name, role: Role::Producer, stage, phase });
+            .wait_parity(phase, move || WaitSite {
+                pipeline: name,
+                role: Role::Producer,
+                stage,
+                phase,
+            });
     }
 
     /// Consumer side, non-blocking: is the consumer's current stage full?
     #[inline(always)]
     pub fn try_wait_producer(&self) -> bool {
-        self.full_unchecked(self.consumer.index()).try_wait_parity(self.consumer.phase())
+        self.full_unchecked(self.consumer.index())
+            .try_wait_parity(self.consumer.phase())
     }
 
     /// Producer side, non-blocking: is the producer's current stage free?
     #[inline(always)]
     pub fn try_wait_consumer(&self) -> bool {
-        self.empty_unchecked(self.producer.index()).try_wait_parity(self.producer.phase())
+        self.empty_unchecked(self.producer.index())
+            .try_wait_parity(self.producer.phase())
     }
 
     /// Waits for the producer unless `already_ready` (a previous
@@ -368,28 +393,36 @@ impl<'a, const STAGES: usize> ProducerConsumerPipeline<'a, STAGES> {
     /// `full` barrier and steps.
     #[inline(always)]
     pub fn produce(&mut self) -> ProducerGuard<'_, 'a, STAGES, true> {
-        ProducerGuard { stage: ManuallyDrop::new(self.acquire_producer()) }
+        ProducerGuard {
+            stage: ManuallyDrop::new(self.acquire_producer()),
+        }
     }
 
     /// Scoped production whose signal is explicit (TMA `arrive_expect_tx`,
     /// an MMA commit to `stage.mbar()`): waits now; on drop only steps.
     #[inline(always)]
     pub fn produce_explicit(&mut self) -> ProducerGuard<'_, 'a, STAGES, false> {
-        ProducerGuard { stage: ManuallyDrop::new(self.acquire_producer()) }
+        ProducerGuard {
+            stage: ManuallyDrop::new(self.acquire_producer()),
+        }
     }
 
     /// Scoped consumption: waits for a full stage now; on drop arrives on
     /// its `empty` barrier and steps.
     #[inline(always)]
     pub fn consume(&mut self) -> ConsumerGuard<'_, 'a, STAGES, true> {
-        ConsumerGuard { stage: ManuallyDrop::new(self.acquire_consumer()) }
+        ConsumerGuard {
+            stage: ManuallyDrop::new(self.acquire_consumer()),
+        }
     }
 
     /// Scoped consumption with explicit signalling: waits now; on drop only
     /// steps. Call `stage.arrive()` (e.g. lane-guarded) inside the scope.
     #[inline(always)]
     pub fn consume_explicit(&mut self) -> ConsumerGuard<'_, 'a, STAGES, false> {
-        ConsumerGuard { stage: ManuallyDrop::new(self.acquire_consumer()) }
+        ConsumerGuard {
+            stage: ManuallyDrop::new(self.acquire_consumer()),
+        }
     }
 }
 
@@ -400,6 +433,7 @@ unsafe extern "C" {
     // with "Unresolved extern function 'baton_error__…'".
     fn baton_error__ProducerStage_dropped_without_release();
     fn baton_error__ConsumerStage_dropped_without_release();
+    fn baton_error__PendingRelease_dropped_without_release();
 }
 
 /// A producer's claim on one free stage (linear: must be released).
@@ -562,6 +596,89 @@ impl<'a, const STAGES: usize> ConsumerStage<'_, 'a, STAGES> {
         let pipe = unsafe { core::ptr::read(&this.pipe) };
         pipe.consumer_step();
     }
+
+    /// Steps now and signals later: returns a [`PendingRelease`] naming this
+    /// stage's `empty` barrier, which must itself be released.
+    ///
+    /// This is the `wgmma` consumer's pattern: the MMAs reading stage `k`
+    /// are still in flight when the consumer moves on to stage `k + 1`; only
+    /// after `wgmma.wait_group` retired them may stage `k` be handed back.
+    #[inline(always)]
+    pub fn defer_release(self) -> PendingRelease<'a> {
+        let bar = self.mbar();
+        self.release_without_signal();
+        PendingRelease { bar }
+    }
+}
+
+/// A consumed stage whose `empty` signal is still owed (from
+/// [`ConsumerStage::defer_release`]). Linear like the stages: dropping it
+/// without a `release*` call is a GPU build error
+/// (`baton_error__PendingRelease_dropped_without_release`) and a CPU panic.
+///
+/// ```
+/// # use baton::pipeline::*;
+/// # use baton::smem::SharedRef;
+/// let bars = PipelineBarriers::<2>::new();
+/// let mut pipe = ProducerConsumerPipeline::new(SharedRef::from_ref(&bars), c"doc");
+/// pipe.init_barriers(1, 1);
+/// pipe.acquire_producer().release();
+/// pipe.acquire_producer().release();
+/// let first = pipe.acquire_consumer().defer_release(); // stage 0 still owed
+/// let second = pipe.acquire_consumer();                // stage 1, while 0 is in flight
+/// first.release();                                     // now stage 0 is free
+/// second.release();
+/// assert!(pipe.try_wait_consumer());
+/// ```
+#[must_use = "a PendingRelease must be consumed by release(), release_if() or release_cluster()"]
+pub struct PendingRelease<'a> {
+    bar: BarrierRef<'a>,
+}
+
+impl<'a> PendingRelease<'a> {
+    /// The `empty` barrier this release signals.
+    #[inline(always)]
+    pub fn mbar(&self) -> BarrierRef<'a> {
+        self.bar
+    }
+
+    /// This thread arrives on the stage's `empty` barrier.
+    #[inline(always)]
+    pub fn release(self) {
+        ManuallyDrop::new(self).bar.arrive();
+    }
+
+    /// Arrives only if `signaller` — without a branch on the GPU (a
+    /// predicated arrive), so a warpgroup between `wgmma`s stays converged.
+    /// Typical: `release_if(thread_in_warpgroup == 0)` with one arrival per
+    /// consumer warpgroup in the init count.
+    #[inline(always)]
+    pub fn release_if(self, signaller: bool) {
+        ManuallyDrop::new(self).bar.arrive_if(signaller);
+    }
+
+    /// Arrives on the same `empty` barrier of CTA `cta_rank` of the cluster.
+    #[inline(always)]
+    pub fn release_cluster(self, cta_rank: u32) {
+        ManuallyDrop::new(self).bar.arrive_cluster(cta_rank);
+    }
+}
+
+impl Drop for PendingRelease<'_> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        #[cfg(target_arch = "nvptx64")]
+        // SAFETY: see `ProducerStage::drop`.
+        unsafe {
+            baton_error__PendingRelease_dropped_without_release()
+        };
+        #[cfg(not(target_arch = "nvptx64"))]
+        if !std::thread::panicking() {
+            panic!(
+                "baton: PendingRelease dropped without release(), release_if() or release_cluster()"
+            );
+        }
+    }
 }
 
 impl<const STAGES: usize> Drop for ConsumerStage<'_, '_, STAGES> {
@@ -607,7 +724,9 @@ pub struct ProducerGuard<'p, 'a, const STAGES: usize, const SIGNAL: bool> {
     stage: ManuallyDrop<ProducerStage<'p, 'a, STAGES>>,
 }
 
-impl<'p, 'a, const STAGES: usize, const SIGNAL: bool> Deref for ProducerGuard<'p, 'a, STAGES, SIGNAL> {
+impl<'p, 'a, const STAGES: usize, const SIGNAL: bool> Deref
+    for ProducerGuard<'p, 'a, STAGES, SIGNAL>
+{
     type Target = ProducerStage<'p, 'a, STAGES>;
     #[inline(always)]
     fn deref(&self) -> &Self::Target {
@@ -627,7 +746,11 @@ impl<const STAGES: usize, const SIGNAL: bool> Drop for ProducerGuard<'_, '_, STA
     fn drop(&mut self) {
         // SAFETY: taken exactly once, here; the field is not used afterwards.
         let stage = unsafe { ManuallyDrop::take(&mut self.stage) };
-        if SIGNAL { stage.release() } else { stage.release_without_signal() }
+        if SIGNAL {
+            stage.release()
+        } else {
+            stage.release_without_signal()
+        }
     }
 }
 
@@ -655,7 +778,9 @@ pub struct ConsumerGuard<'p, 'a, const STAGES: usize, const SIGNAL: bool> {
     stage: ManuallyDrop<ConsumerStage<'p, 'a, STAGES>>,
 }
 
-impl<'p, 'a, const STAGES: usize, const SIGNAL: bool> Deref for ConsumerGuard<'p, 'a, STAGES, SIGNAL> {
+impl<'p, 'a, const STAGES: usize, const SIGNAL: bool> Deref
+    for ConsumerGuard<'p, 'a, STAGES, SIGNAL>
+{
     type Target = ConsumerStage<'p, 'a, STAGES>;
     #[inline(always)]
     fn deref(&self) -> &Self::Target {
@@ -675,6 +800,10 @@ impl<const STAGES: usize, const SIGNAL: bool> Drop for ConsumerGuard<'_, '_, STA
     fn drop(&mut self) {
         // SAFETY: taken exactly once, here.
         let stage = unsafe { ManuallyDrop::take(&mut self.stage) };
-        if SIGNAL { stage.release() } else { stage.release_without_signal() }
+        if SIGNAL {
+            stage.release()
+        } else {
+            stage.release_without_signal()
+        }
     }
 }

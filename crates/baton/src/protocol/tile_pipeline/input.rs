@@ -15,7 +15,10 @@ use super::payload::TilePayload;
 use super::tile::{Tile, TileView, TileViewMut};
 use crate::arch::current::BarrierRef;
 use crate::arch::current::tma::validate_cta_mask;
-use crate::pipeline::{ConsumerGuard, ConsumerStage, PipelineBarriers, ProducerConsumerPipeline, ProducerGuard, ProducerStage};
+use crate::pipeline::{
+    ConsumerGuard, ConsumerStage, PipelineBarriers, ProducerConsumerPipeline, ProducerGuard,
+    ProducerStage,
+};
 use crate::smem::SharedRef;
 #[cfg(not(target_arch = "nvptx64"))]
 use crate::tensor_map::Swizzle;
@@ -48,7 +51,11 @@ pub const fn consumer_arrivals_per_thread(consumer_warpgroups: u32) -> u32 {
 /// assert_eq!(consumer_arrivals_multicast(2, 2, 1), 4);
 /// assert_eq!(consumer_arrivals_multicast(1, 1, 1), 1);
 /// ```
-pub const fn consumer_arrivals_multicast(consumer_warpgroups: u32, cluster_m: u32, cluster_n: u32) -> u32 {
+pub const fn consumer_arrivals_multicast(
+    consumer_warpgroups: u32,
+    cluster_m: u32,
+    cluster_n: u32,
+) -> u32 {
     (cluster_m + cluster_n - 1) * consumer_warpgroups
 }
 
@@ -69,7 +76,10 @@ where
 {
     /// Fresh storage in host memory (CPU backend).
     pub fn new() -> Self {
-        Self { barriers: PipelineBarriers::new(), stages: core::array::from_fn(|_| Default::default()) }
+        Self {
+            barriers: PipelineBarriers::new(),
+            stages: core::array::from_fn(|_| Default::default()),
+        }
     }
 }
 
@@ -129,14 +139,21 @@ pub struct InputTilePipeline<'a, P: TilePayload, const STAGES: usize, const CTA_
     name: &'static CStr,
 }
 
-impl<P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> Clone for InputTilePipeline<'_, P, STAGES, CTA_GROUP> {
+impl<P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> Clone
+    for InputTilePipeline<'_, P, STAGES, CTA_GROUP>
+{
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> Copy for InputTilePipeline<'_, P, STAGES, CTA_GROUP> {}
+impl<P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> Copy
+    for InputTilePipeline<'_, P, STAGES, CTA_GROUP>
+{
+}
 
-impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> InputTilePipeline<'a, P, STAGES, CTA_GROUP> {
+impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32>
+    InputTilePipeline<'a, P, STAGES, CTA_GROUP>
+{
     /// Bytes the producer's `arrive_expect_tx` announces per stage:
     /// `CTA_GROUP × P::TMA_BYTES`.
     pub const EXPECT_BYTES: u32 = ExpectBytes::<P, CTA_GROUP>::VALUE;
@@ -167,20 +184,27 @@ impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> InputTilePip
     #[inline(always)]
     pub fn init(&self, consumer_arrivals: u32) {
         let _ = Self::EXPECT_BYTES; // evaluates the payload checks
-        ProducerConsumerPipeline::new(self.barriers(), self.name).init_barriers(1, consumer_arrivals);
+        ProducerConsumerPipeline::new(self.barriers(), self.name)
+            .init_barriers(1, consumer_arrivals);
     }
 
     /// The producer role (one per producer thread). It must be consumed by
     /// [`InputProducer::drain`].
     #[inline(always)]
     pub fn producer(&self) -> InputProducer<'a, P, STAGES, CTA_GROUP> {
-        InputProducer { pipe: ProducerConsumerPipeline::new(self.barriers(), self.name), storage: self.storage }
+        InputProducer {
+            pipe: ProducerConsumerPipeline::new(self.barriers(), self.name),
+            storage: self.storage,
+        }
     }
 
     /// The consumer role (one per consumer thread).
     #[inline(always)]
     pub fn consumer(&self) -> InputConsumer<'a, P, STAGES, CTA_GROUP> {
-        InputConsumer { pipe: ProducerConsumerPipeline::new(self.barriers(), self.name), storage: self.storage }
+        InputConsumer {
+            pipe: ProducerConsumerPipeline::new(self.barriers(), self.name),
+            storage: self.storage,
+        }
     }
 }
 
@@ -189,7 +213,10 @@ struct ExpectBytes<P, const CTA_GROUP: u32>(core::marker::PhantomData<P>);
 
 impl<P: TilePayload, const CTA_GROUP: u32> ExpectBytes<P, CTA_GROUP> {
     const VALUE: u32 = {
-        assert!(CTA_GROUP == 1 || CTA_GROUP == 2, "CTA_GROUP is 1 (Hopper) or 2 (Blackwell CTA pair)");
+        assert!(
+            CTA_GROUP == 1 || CTA_GROUP == 2,
+            "CTA_GROUP is 1 (Hopper) or 2 (Blackwell CTA pair)"
+        );
         assert!(P::TMA_BYTES > 0, "a payload moves at least one byte");
         assert!(
             P::TMA_BYTES as u64 * CTA_GROUP as u64 <= (1 << 20) - 1,
@@ -232,7 +259,9 @@ pub struct InputProducer<'a, P: TilePayload, const STAGES: usize, const CTA_GROU
     storage: SharedRef<'a, InputTileStorage<P, STAGES>>,
 }
 
-impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> InputProducer<'a, P, STAGES, CTA_GROUP> {
+impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32>
+    InputProducer<'a, P, STAGES, CTA_GROUP>
+{
     /// Bytes announced per stage (see [`InputTilePipeline::EXPECT_BYTES`]).
     pub const EXPECT_BYTES: u32 = ExpectBytes::<P, CTA_GROUP>::VALUE;
 
@@ -301,7 +330,9 @@ impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> InputProduce
     }
 }
 
-impl<P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> Drop for InputProducer<'_, P, STAGES, CTA_GROUP> {
+impl<P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> Drop
+    for InputProducer<'_, P, STAGES, CTA_GROUP>
+{
     #[inline(always)]
     fn drop(&mut self) {
         super::forgotten!(
@@ -330,7 +361,9 @@ pub struct ProducerTiles<'p, 'a, P: TilePayload, const STAGES: usize, const CTA_
     signalled: core::cell::Cell<bool>,
 }
 
-impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> ProducerTiles<'_, 'a, P, STAGES, CTA_GROUP> {
+impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32>
+    ProducerTiles<'_, 'a, P, STAGES, CTA_GROUP>
+{
     /// The stage's tiles in shared memory (TMA destinations).
     #[inline(always)]
     pub fn tiles(&self) -> SharedRef<'a, P::Stage> {
@@ -383,7 +416,9 @@ impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> ProducerTile
     }
 }
 
-impl<P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> Drop for ProducerTiles<'_, '_, P, STAGES, CTA_GROUP> {
+impl<P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> Drop
+    for ProducerTiles<'_, '_, P, STAGES, CTA_GROUP>
+{
     #[inline(always)]
     fn drop(&mut self) {
         #[cfg(not(target_arch = "nvptx64"))]
@@ -412,7 +447,9 @@ pub struct InputProducerStage<'p, 'a, P: TilePayload, const STAGES: usize, const
     signalled: core::cell::Cell<bool>,
 }
 
-impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> InputProducerStage<'_, 'a, P, STAGES, CTA_GROUP> {
+impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32>
+    InputProducerStage<'_, 'a, P, STAGES, CTA_GROUP>
+{
     /// The stage's tiles (TMA destinations).
     #[inline(always)]
     pub fn tiles(&self) -> SharedRef<'a, P::Stage> {
@@ -463,7 +500,9 @@ impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> InputProduce
     }
 }
 
-impl<P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> Drop for InputProducerStage<'_, '_, P, STAGES, CTA_GROUP> {
+impl<P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> Drop
+    for InputProducerStage<'_, '_, P, STAGES, CTA_GROUP>
+{
     #[inline(always)]
     fn drop(&mut self) {
         super::forgotten!(
@@ -483,7 +522,9 @@ pub struct InputConsumer<'a, P: TilePayload, const STAGES: usize, const CTA_GROU
     storage: SharedRef<'a, InputTileStorage<P, STAGES>>,
 }
 
-impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> InputConsumer<'a, P, STAGES, CTA_GROUP> {
+impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32>
+    InputConsumer<'a, P, STAGES, CTA_GROUP>
+{
     /// Scoped: waits until the current stage is loaded (`full[s]`); on drop
     /// every thread that drops it arrives on `empty[s]` (count:
     /// [`consumer_arrivals_per_thread`]) and steps.
@@ -518,12 +559,21 @@ impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> InputConsume
     /// cluster size (GPU debug builds trap; the CPU backend's cluster has one
     /// CTA, so its only valid mask is `0b1`).
     #[inline(always)]
-    pub fn acquire_multicast(&mut self, cta_mask: u16, signaller: bool) -> ConsumerTilesMulticast<'_, 'a, P, STAGES> {
+    pub fn acquire_multicast(
+        &mut self,
+        cta_mask: u16,
+        signaller: bool,
+    ) -> ConsumerTilesMulticast<'_, 'a, P, STAGES> {
         validate_cta_mask(cta_mask);
         let storage = self.storage;
         let guard = self.pipe.consume_explicit();
         let tiles = stage_of(storage, guard.index());
-        ConsumerTilesMulticast { guard, tiles, cta_mask, signaller }
+        ConsumerTilesMulticast {
+            guard,
+            tiles,
+            cta_mask,
+            signaller,
+        }
     }
 
     /// Linear: waits like [`acquire`](Self::acquire) and returns a stage
@@ -533,7 +583,10 @@ impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> InputConsume
         let storage = self.storage;
         let stage = self.pipe.acquire_consumer();
         let tiles = stage_of(storage, stage.index());
-        InputConsumerStage { stage: ManuallyDrop::new(stage), tiles }
+        InputConsumerStage {
+            stage: ManuallyDrop::new(stage),
+            tiles,
+        }
     }
 
     /// Non-blocking: is the current stage loaded? One `try_wait.parity` on

@@ -1,0 +1,59 @@
+//! The host's shared-memory sizes agree with the kernels' layouts: every
+//! kernel that takes `dynamic_smem::<Layout>()` traps when given fewer than
+//! `size_of::<Layout>()` bytes, and that size is visible in the PTX as the
+//! comparison right after `%dynamic_smem_size`. A host constant smaller than
+//! it would make every launch trap; this test catches it without a GPU.
+//! Skips (fails under CI=true) when no PTX is embedded.
+
+use baton_runtime::codegen::{Dialect, kernel_body};
+use baton_runtime::{Variant, gemm, ptx};
+
+fn required_smem(ptx: &str, kernel: &str) -> u32 {
+    let body =
+        kernel_body(ptx, kernel, Dialect::Ptx).unwrap_or_else(|| panic!("{kernel} not in the PTX"));
+    let at = body
+        .find("%dynamic_smem_size")
+        .unwrap_or_else(|| panic!("{kernel} does not check its shared memory size"));
+    let line = body[at..]
+        .lines()
+        .find(|l| l.contains("setp.lt.u32"))
+        .expect("size comparison");
+    line.trim()
+        .trim_end_matches(';')
+        .rsplit(',')
+        .next()
+        .unwrap()
+        .trim()
+        .parse()
+        .expect("a constant size")
+}
+
+#[test]
+fn gemm_host_smem_matches_the_kernel_layout() {
+    let text = match ptx::get(Variant::Release) {
+        Ok(t) => t,
+        Err(e) => {
+            if std::env::var("CI").as_deref() == Ok("true") {
+                panic!("CI=true but no PTX embedded: {e}");
+            }
+            println!("SKIPPED: no PTX embedded ({e})");
+            return;
+        }
+    };
+    let need = required_smem(text, gemm::KERNEL);
+    println!(
+        "{}: layout needs {need} bytes; host launches with {}",
+        gemm::KERNEL,
+        gemm::SMEM_BYTES
+    );
+    assert!(
+        need <= gemm::SMEM_BYTES,
+        "host SMEM_BYTES {} < kernel layout {need}",
+        gemm::SMEM_BYTES
+    );
+    assert!(
+        gemm::SMEM_BYTES - need < 1024,
+        "host asks for {} bytes more than the layout needs",
+        gemm::SMEM_BYTES - need
+    );
+}

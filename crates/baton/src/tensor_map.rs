@@ -79,7 +79,10 @@ impl ElemType {
     /// Is it a floating-point type (NaN out-of-bounds fill is allowed only
     /// for these)?
     pub const fn is_float(self) -> bool {
-        matches!(self, ElemType::F16 | ElemType::BF16 | ElemType::F32 | ElemType::F64)
+        matches!(
+            self,
+            ElemType::F16 | ElemType::BF16 | ElemType::F32 | ElemType::F64
+        )
     }
 
     /// The `CUtensorMapDataType` value to pass to the driver.
@@ -329,23 +332,38 @@ impl fmt::Display for TensorMapError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             TensorMapError::RankUnsupported { rank } => {
-                write!(f, "tensor map rank {rank} unsupported: baton encodes rank 2 or 3")
+                write!(
+                    f,
+                    "tensor map rank {rank} unsupported: baton encodes rank 2 or 3"
+                )
             }
             TensorMapError::BaseMisaligned { base } => {
                 write!(f, "tensor base address {base:#x} is not 16-byte aligned")
             }
-            TensorMapError::DimZero { dim } => write!(f, "tensor dimension {dim} is 0 (allowed 1..=2^32)"),
+            TensorMapError::DimZero { dim } => {
+                write!(f, "tensor dimension {dim} is 0 (allowed 1..=2^32)")
+            }
             TensorMapError::DimTooLarge { dim, value } => {
                 write!(f, "tensor dimension {dim} is {value}, above the limit 2^32")
             }
             TensorMapError::StrideMisaligned { dim, stride } => {
-                write!(f, "byte stride of dimension {dim} is {stride}, not a multiple of 16")
+                write!(
+                    f,
+                    "byte stride of dimension {dim} is {stride}, not a multiple of 16"
+                )
             }
             TensorMapError::StrideTooLarge { dim, stride } => {
-                write!(f, "byte stride of dimension {dim} is {stride}, must be below 2^40")
+                write!(
+                    f,
+                    "byte stride of dimension {dim} is {stride}, must be below 2^40"
+                )
             }
             TensorMapError::StrideTooSmall { dim, stride, min } => {
-                write!(f, "byte stride of dimension {dim} is {stride}, smaller than the {min} bytes dimension {} spans", dim - 1)
+                write!(
+                    f,
+                    "byte stride of dimension {dim} is {stride}, smaller than the {min} bytes dimension {} spans",
+                    dim - 1
+                )
             }
             TensorMapError::BoxDimOutOfRange { dim, value } => {
                 write!(f, "box dimension {dim} is {value} (allowed 1..=256)")
@@ -354,10 +372,16 @@ impl fmt::Display for TensorMapError {
                 write!(f, "inner box row is {bytes} bytes, not a multiple of 16")
             }
             TensorMapError::InnerBoxExceedsSwizzle { bytes, span } => {
-                write!(f, "inner box row is {bytes} bytes, wider than the {span}-byte swizzle span")
+                write!(
+                    f,
+                    "inner box row is {bytes} bytes, wider than the {span}-byte swizzle span"
+                )
             }
             TensorMapError::NanFillRequiresFloat { dtype } => {
-                write!(f, "NaN out-of-bounds fill needs a float element type, got {dtype:?}")
+                write!(
+                    f,
+                    "NaN out-of-bounds fill needs a float element type, got {dtype:?}"
+                )
             }
         }
     }
@@ -417,7 +441,7 @@ impl TensorMapDesc {
         if !(2..=MAX_RANK).contains(&rank) {
             return Err(TensorMapError::RankUnsupported { rank: self.rank });
         }
-        if self.base % 16 != 0 {
+        if !self.base.is_multiple_of(16) {
             return Err(TensorMapError::BaseMisaligned { base: self.base });
         }
         for (dim, &value) in self.dims[..rank].iter().enumerate() {
@@ -431,14 +455,18 @@ impl TensorMapDesc {
         let mut below = self.dims[0] * self.dtype.bytes() as u64;
         for d in 1..rank {
             let stride = self.strides_bytes[d - 1];
-            if stride % 16 != 0 {
+            if !stride.is_multiple_of(16) {
                 return Err(TensorMapError::StrideMisaligned { dim: d, stride });
             }
             if stride >= 1 << 40 {
                 return Err(TensorMapError::StrideTooLarge { dim: d, stride });
             }
             if stride < below {
-                return Err(TensorMapError::StrideTooSmall { dim: d, stride, min: below });
+                return Err(TensorMapError::StrideTooSmall {
+                    dim: d,
+                    stride,
+                    min: below,
+                });
             }
             below = stride * self.dims[d];
         }
@@ -448,7 +476,7 @@ impl TensorMapDesc {
             }
         }
         let bytes = self.inner_box_bytes();
-        if bytes % 16 != 0 {
+        if !bytes.is_multiple_of(16) {
             return Err(TensorMapError::InnerBoxNotMultipleOf16 { bytes });
         }
         if let Some(span) = self.swizzle.span_bytes()

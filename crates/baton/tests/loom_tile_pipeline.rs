@@ -118,7 +118,7 @@ fn tile_pipeline_two_stages() {
 #[should_panic(expected = "Causality violation")]
 fn reading_without_acquire_is_a_race_loom_detects() {
     loom::model(|| {
-        let src = vec![0x0101_0101_0101_0101_0101_0101_0101_0101u128; ROWS];
+        let src = [0x0101_0101_0101_0101_0101_0101_0101_0101u128; ROWS];
         let load_map = map(src.as_ptr() as u64);
         let storage = Arc::new(InputTileStorage::<P, 1>::new());
         let pipe = InputTilePipeline::<P, 1>::new(SharedRef::from_ref(&*storage), c"loom-race");

@@ -219,7 +219,7 @@ impl<P: TilePayload, const CTA_GROUP: u32> ExpectBytes<P, CTA_GROUP> {
         );
         assert!(P::TMA_BYTES > 0, "a payload moves at least one byte");
         assert!(
-            P::TMA_BYTES as u64 * CTA_GROUP as u64 <= (1 << 20) - 1,
+            (P::TMA_BYTES as u64 * CTA_GROUP as u64) < (1 << 20),
             "a stage's transaction bytes exceed the mbarrier tx-count limit (2^20 - 1)"
         );
         P::TMA_BYTES * CTA_GROUP

@@ -46,7 +46,10 @@ pub struct OutputTileStorage<Acc, const STAGES: usize> {
 impl<Acc: Default, const STAGES: usize> OutputTileStorage<Acc, STAGES> {
     /// Fresh storage in host memory (CPU backend).
     pub fn new() -> Self {
-        Self { barriers: PipelineBarriers::new(), stages: core::array::from_fn(|_| Acc::default()) }
+        Self {
+            barriers: PipelineBarriers::new(),
+            stages: core::array::from_fn(|_| Acc::default()),
+        }
     }
 }
 
@@ -58,7 +61,10 @@ impl<Acc: Default, const STAGES: usize> Default for OutputTileStorage<Acc, STAGE
 }
 
 #[inline(always)]
-fn acc_of<'a, Acc, const STAGES: usize>(storage: SharedRef<'a, OutputTileStorage<Acc, STAGES>>, i: u32) -> SharedRef<'a, Acc> {
+fn acc_of<'a, Acc, const STAGES: usize>(
+    storage: SharedRef<'a, OutputTileStorage<Acc, STAGES>>,
+    i: u32,
+) -> SharedRef<'a, Acc> {
     let stages = crate::smem_field!(storage, OutputTileStorage<Acc, STAGES>, stages);
     // SAFETY: `i` comes from a PipelineState (< STAGES).
     unsafe { stages.at_unchecked(i as usize) }
@@ -233,14 +239,19 @@ impl<'a, Acc, const STAGES: usize> OutputProducer<'a, Acc, STAGES> {
         let storage = self.storage;
         let stage = self.pipe.acquire_producer();
         let acc = acc_of(storage, stage.index());
-        MmaStage { stage: ManuallyDrop::new(stage), acc }
+        MmaStage {
+            stage: ManuallyDrop::new(stage),
+            acc,
+        }
     }
 
     /// Scoped: as [`acquire_stage`](Self::acquire_stage); drop = this thread
     /// arrives on `full[s]` and steps ([`MmaStage::release`]).
     #[inline(always)]
     pub fn acquire(&mut self) -> OutputStage<MmaStage<'_, 'a, Acc, STAGES>> {
-        OutputStage { stage: ManuallyDrop::new(self.acquire_stage()) }
+        OutputStage {
+            stage: ManuallyDrop::new(self.acquire_stage()),
+        }
     }
 
     /// Non-blocking: is the current stage free? (no state change).
@@ -276,13 +287,18 @@ impl<'a, Acc, const STAGES: usize> OutputConsumer<'a, Acc, STAGES> {
         let storage = self.storage;
         let stage = self.pipe.acquire_consumer();
         let acc = acc_of(storage, stage.index());
-        EpilogueStage { stage: ManuallyDrop::new(stage), acc }
+        EpilogueStage {
+            stage: ManuallyDrop::new(stage),
+            acc,
+        }
     }
 
     /// Scoped: drop = this thread arrives on `empty[s]` and steps.
     #[inline(always)]
     pub fn acquire(&mut self) -> OutputStage<EpilogueStage<'_, 'a, Acc, STAGES>> {
-        OutputStage { stage: ManuallyDrop::new(self.acquire_stage()) }
+        OutputStage {
+            stage: ManuallyDrop::new(self.acquire_stage()),
+        }
     }
 
     /// Non-blocking: is the current stage filled? (no state change).
@@ -294,7 +310,10 @@ impl<'a, Acc, const STAGES: usize> OutputConsumer<'a, Acc, STAGES> {
     /// Scoped, skipping the blocking wait when `ready` (from
     /// [`try_acquire`](Self::try_acquire)).
     #[inline(always)]
-    pub fn acquire_if_needed(&mut self, ready: bool) -> OutputStage<EpilogueStage<'_, 'a, Acc, STAGES>> {
+    pub fn acquire_if_needed(
+        &mut self,
+        ready: bool,
+    ) -> OutputStage<EpilogueStage<'_, 'a, Acc, STAGES>> {
         self.pipe.wait_producer_if_needed(ready);
         self.acquire()
     }
@@ -500,7 +519,11 @@ impl<'a, Acc, const STAGES: usize> OutputKProducer<'a, Acc, STAGES> {
         let storage = self.storage;
         let stage = self.pipe.acquire_producer();
         let acc = acc_of(storage, stage.index());
-        MmaKStage { stage: ManuallyDrop::new(stage), acc, k }
+        MmaKStage {
+            stage: ManuallyDrop::new(stage),
+            acc,
+            k,
+        }
     }
 
     /// Non-blocking: is the current stage free?
@@ -529,7 +552,12 @@ impl<'a, Acc, const STAGES: usize> OutputKConsumer<'a, Acc, STAGES> {
         let storage = self.storage;
         let stage = self.pipe.acquire_consumer();
         let acc = acc_of(storage, stage.index());
-        PerKConsumerStage { stage: ManuallyDrop::new(stage), acc, k, k_blocks }
+        PerKConsumerStage {
+            stage: ManuallyDrop::new(stage),
+            acc,
+            k,
+            k_blocks,
+        }
     }
 
     /// Non-blocking: is the next partial ready?
@@ -542,7 +570,11 @@ impl<'a, Acc, const STAGES: usize> OutputKConsumer<'a, Acc, STAGES> {
     /// ([`EpilogueKStage::next_k`]).
     #[inline(always)]
     pub fn tile(&mut self, k_blocks: u32) -> EpilogueKStage<'_, 'a, Acc, STAGES> {
-        EpilogueKStage { consumer: self, k: 0, k_blocks }
+        EpilogueKStage {
+            consumer: self,
+            k: 0,
+            k_blocks,
+        }
     }
 }
 
@@ -558,7 +590,8 @@ pub struct EpilogueKStage<'c, 'a, Acc, const STAGES: usize> {
 
 /// Scoped claim on one K-block partial: derefs to [`PerKConsumerStage`];
 /// drop = every dropping thread arrives on `empty[s]` and steps.
-pub type EpilogueKContext<'p, 'a, Acc, const STAGES: usize> = OutputStage<PerKConsumerStage<'p, 'a, Acc, STAGES>>;
+pub type EpilogueKContext<'p, 'a, Acc, const STAGES: usize> =
+    OutputStage<PerKConsumerStage<'p, 'a, Acc, STAGES>>;
 
 impl<'a, Acc, const STAGES: usize> EpilogueKStage<'_, 'a, Acc, STAGES> {
     /// The next K block's partial, or `None` after the last one.
@@ -569,7 +602,9 @@ impl<'a, Acc, const STAGES: usize> EpilogueKStage<'_, 'a, Acc, STAGES> {
         }
         let k = self.k;
         self.k += 1;
-        Some(OutputStage { stage: ManuallyDrop::new(self.consumer.acquire_k(k, self.k_blocks)) })
+        Some(OutputStage {
+            stage: ManuallyDrop::new(self.consumer.acquire_k(k, self.k_blocks)),
+        })
     }
 
     /// K blocks left.

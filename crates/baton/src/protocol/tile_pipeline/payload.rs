@@ -64,11 +64,14 @@ pub struct StandardStage<TA, TB, const BM: usize, const BN: usize, const BK: usi
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
-impl<TA: Copy + Default, TB: Copy + Default, const BM: usize, const BN: usize, const BK: usize> Default
-    for StandardStage<TA, TB, BM, BN, BK>
+impl<TA: Copy + Default, TB: Copy + Default, const BM: usize, const BN: usize, const BK: usize>
+    Default for StandardStage<TA, TB, BM, BN, BK>
 {
     fn default() -> Self {
-        Self { a: Tile::new(), b: Tile::new() }
+        Self {
+            a: Tile::new(),
+            b: Tile::new(),
+        }
     }
 }
 
@@ -92,9 +95,13 @@ impl<TA, TB, const BM: usize, const BN: usize, const BK: usize> StandardStage<TA
 /// // bf16 (as u16) 128 × 64 A and 128 × 64 B tiles: 16 KiB each.
 /// assert_eq!(StandardTilePayload::<u16, u16, 128, 128, 64>::TMA_BYTES, 32768);
 /// ```
-pub struct StandardTilePayload<TA, TB, const BM: usize, const BN: usize, const BK: usize>(PhantomData<(TA, TB)>);
+pub struct StandardTilePayload<TA, TB, const BM: usize, const BN: usize, const BK: usize>(
+    PhantomData<(TA, TB)>,
+);
 
-impl<TA, TB, const BM: usize, const BN: usize, const BK: usize> TilePayload for StandardTilePayload<TA, TB, BM, BN, BK> {
+impl<TA, TB, const BM: usize, const BN: usize, const BK: usize> TilePayload
+    for StandardTilePayload<TA, TB, BM, BN, BK>
+{
     type Stage = StandardStage<TA, TB, BM, BN, BK>;
     const TMA_BYTES: u32 = Tile::<TA, BM, BK>::BYTES + Tile::<TB, BN, BK>::BYTES;
 }
@@ -113,7 +120,11 @@ pub struct BlockwiseFP8Stage<const BM: usize, const BN: usize, const BK: usize> 
 #[cfg(not(target_arch = "nvptx64"))]
 impl<const BM: usize, const BN: usize, const BK: usize> Default for BlockwiseFP8Stage<BM, BN, BK> {
     fn default() -> Self {
-        Self { a: Tile::new(), b: Tile::new(), a_scales: Tile::new() }
+        Self {
+            a: Tile::new(),
+            b: Tile::new(),
+            a_scales: Tile::new(),
+        }
     }
 }
 
@@ -127,14 +138,25 @@ impl<const BM: usize, const BN: usize, const BK: usize> Default for BlockwiseFP8
 /// ```
 pub struct BlockwiseFP8TilePayload<const BM: usize, const BN: usize, const BK: usize>;
 
-impl<const BM: usize, const BN: usize, const BK: usize> TilePayload for BlockwiseFP8TilePayload<BM, BN, BK> {
+impl<const BM: usize, const BN: usize, const BK: usize> TilePayload
+    for BlockwiseFP8TilePayload<BM, BN, BK>
+{
     type Stage = BlockwiseFP8Stage<BM, BN, BK>;
-    const TMA_BYTES: u32 = Tile::<u8, BM, BK>::BYTES + Tile::<u8, BN, BK>::BYTES + Tile::<f32, 1, BM>::BYTES;
+    const TMA_BYTES: u32 =
+        Tile::<u8, BM, BK>::BYTES + Tile::<u8, BN, BK>::BYTES + Tile::<f32, 1, BM>::BYTES;
 }
 
 /// Stage of a [`BlockScaledTilePayload`].
 #[repr(C)]
-pub struct BlockScaledStage<TA, TB, TS, const BM: usize, const BN: usize, const BK: usize, const SFK: usize> {
+pub struct BlockScaledStage<
+    TA,
+    TB,
+    TS,
+    const BM: usize,
+    const BN: usize,
+    const BK: usize,
+    const SFK: usize,
+> {
     /// A tile, `BM × BK`.
     pub a: Tile<TA, BM, BK>,
     /// B tile, `BN × BK`.
@@ -154,7 +176,12 @@ where
     TS: Copy + Default,
 {
     fn default() -> Self {
-        Self { a: Tile::new(), b: Tile::new(), sfa: Tile::new(), sfb: Tile::new() }
+        Self {
+            a: Tile::new(),
+            b: Tile::new(),
+            sfa: Tile::new(),
+            sfb: Tile::new(),
+        }
     }
 }
 
@@ -167,16 +194,28 @@ where
 /// type P = BlockScaledTilePayload<u8, u8, u8, 128, 128, 128, 4>;
 /// assert_eq!(P::TMA_BYTES, 16384 + 16384 + 512 + 512);
 /// ```
-pub struct BlockScaledTilePayload<TA, TB, TS, const BM: usize, const BN: usize, const BK: usize, const SFK: usize>(
-    PhantomData<(TA, TB, TS)>,
-);
+pub struct BlockScaledTilePayload<
+    TA,
+    TB,
+    TS,
+    const BM: usize,
+    const BN: usize,
+    const BK: usize,
+    const SFK: usize,
+>(PhantomData<(TA, TB, TS)>);
 
 impl<TA, TB, TS, const BM: usize, const BN: usize, const BK: usize, const SFK: usize> TilePayload
     for BlockScaledTilePayload<TA, TB, TS, BM, BN, BK, SFK>
 {
     type Stage = BlockScaledStage<TA, TB, TS, BM, BN, BK, SFK>;
     const TMA_BYTES: u32 = {
-        assert!(SFK > 0 && BK % SFK == 0, "BK must be a multiple of the scale columns SFK");
-        Tile::<TA, BM, BK>::BYTES + Tile::<TB, BN, BK>::BYTES + Tile::<TS, BM, SFK>::BYTES + Tile::<TS, BN, SFK>::BYTES
+        assert!(
+            SFK > 0 && BK.is_multiple_of(SFK),
+            "BK must be a multiple of the scale columns SFK"
+        );
+        Tile::<TA, BM, BK>::BYTES
+            + Tile::<TB, BN, BK>::BYTES
+            + Tile::<TS, BM, SFK>::BYTES
+            + Tile::<TS, BN, SFK>::BYTES
     };
 }

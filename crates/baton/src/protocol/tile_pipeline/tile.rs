@@ -6,10 +6,10 @@ use crate::tensor_map::Swizzle;
 #[cfg(not(target_arch = "nvptx64"))]
 use core::marker::PhantomData;
 
-#[cfg(loom)]
-use loom::cell::UnsafeCell as TileCell;
 #[cfg(not(loom))]
-use core::cell::UnsafeCell as TileCell;
+use core::cell::UnsafeCell as UnsafeTileCell;
+#[cfg(loom)]
+use loom::cell::UnsafeCell as UnsafeTileCell;
 
 /// A `ROWS × COLS` tile of `T` in shared memory, aligned to 1024 bytes (what
 /// a 128-byte-swizzled TMA box needs).
@@ -36,7 +36,7 @@ use core::cell::UnsafeCell as TileCell;
 /// ```
 #[repr(C, align(1024))]
 pub struct Tile<T, const ROWS: usize, const COLS: usize> {
-    data: TileCell<[[T; COLS]; ROWS]>,
+    data: UnsafeTileCell<[[T; COLS]; ROWS]>,
 }
 
 // SAFETY: see the type's documentation: the pipeline protocol serializes the
@@ -73,7 +73,9 @@ impl<T: Copy, const ROWS: usize, const COLS: usize> Tile<T, ROWS, COLS> {
     where
         T: Default,
     {
-        Self { data: TileCell::new([[T::default(); COLS]; ROWS]) }
+        Self {
+            data: UnsafeTileCell::new([[T::default(); COLS]; ROWS]),
+        }
     }
 
     /// Runs `f` with a pointer to the tile's first byte, for reading.
@@ -160,7 +162,11 @@ impl<'g, T: Copy, const ROWS: usize, const COLS: usize> TileView<'g, T, ROWS, CO
     /// The caller holds the stage the tile belongs to for `'g` (guards call
     /// this with their own lifetime).
     pub unsafe fn new(tile: &'g Tile<T, ROWS, COLS>, swizzle: Swizzle) -> Self {
-        Self { tile, swizzle, _guard: PhantomData }
+        Self {
+            tile,
+            swizzle,
+            _guard: PhantomData,
+        }
     }
 
     /// Logical element `(row, col)` (the swizzle is undone).
@@ -191,7 +197,11 @@ impl<'g, T: Copy, const ROWS: usize, const COLS: usize> TileViewMut<'g, T, ROWS,
     /// # Safety
     /// The caller holds the stage as its only writer for `'g`.
     pub unsafe fn new(tile: &'g Tile<T, ROWS, COLS>, swizzle: Swizzle) -> Self {
-        Self { tile, swizzle, _guard: PhantomData }
+        Self {
+            tile,
+            swizzle,
+            _guard: PhantomData,
+        }
     }
 
     /// Logical element `(row, col)`.

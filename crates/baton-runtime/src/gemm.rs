@@ -114,10 +114,10 @@ pub fn validate(
     if m >= 1 << 31 || n >= 1 << 31 || k >= 1 << 31 {
         return Err(GemmShapeError::TooLarge { mnk: (m, n, k) });
     }
-    if k % 8 != 0 {
+    if !k.is_multiple_of(8) {
         return Err(GemmShapeError::RowNotAligned { dim: "K", value: k });
     }
-    if n % 8 != 0 {
+    if !n.is_multiple_of(8) {
         return Err(GemmShapeError::RowNotAligned { dim: "N", value: n });
     }
     let check = |operand, expected: usize, got: usize| {

@@ -58,14 +58,20 @@ pub fn elect_one() -> bool {
 #[inline(always)]
 pub fn sync_threads() {
     // SAFETY: block-wide barrier; all threads of the block must reach it.
-    unsafe { asm!("bar.sync 0;", options(nostack)) };
+    // Non-`.aligned` form: Rust inline asm is not `convergent`, so LLVM may
+    // duplicate this block into both arms of a branch; `barrier.sync` (unlike
+    // `bar.sync` = `barrier.sync.aligned`) stays correct when the threads of a
+    // warp reach it through different instructions.
+    unsafe { asm!("barrier.sync 0;", options(nostack)) };
 }
 
 /// Named barrier `id` (1..16) over `threads` threads (a multiple of 32).
 #[inline(always)]
 pub fn named_barrier_sync(id: u32, threads: u32) {
     // SAFETY: exactly `threads` threads must reach barrier `id`.
-    unsafe { asm!("bar.sync {id}, {n};", id = in(reg32) id, n = in(reg32) threads, options(nostack)) };
+    unsafe {
+        asm!("barrier.sync {id}, {n};", id = in(reg32) id, n = in(reg32) threads, options(nostack))
+    };
 }
 
 /// Cluster-wide barrier (`barrier.cluster.arrive.release` + `wait.acquire`).
@@ -75,8 +81,9 @@ pub fn cluster_sync() {
     // SAFETY: every thread of every CTA in the cluster must reach it.
     unsafe {
         asm!(
-            "barrier.cluster.arrive.release.aligned;",
-            "barrier.cluster.wait.acquire.aligned;",
+            // Non-`.aligned` forms, for the reason given in `sync_threads`.
+            "barrier.cluster.arrive.release;",
+            "barrier.cluster.wait.acquire;",
             options(nostack)
         )
     };
@@ -107,7 +114,9 @@ pub fn sync_warp() {
 #[inline(always)]
 pub unsafe fn st_shared_u32(addr: u32, value: u32) {
     // SAFETY: forwarded to the caller.
-    unsafe { asm!("st.shared.u32 [{a}], {v};", a = in(reg32) addr, v = in(reg32) value, options(nostack)) };
+    unsafe {
+        asm!("st.shared.u32 [{a}], {v};", a = in(reg32) addr, v = in(reg32) value, options(nostack))
+    };
 }
 
 /// `ld.shared.u32`: loads from shared address `addr`.
@@ -120,6 +129,8 @@ pub unsafe fn ld_shared_u32(addr: u32) -> u32 {
     let v: u32;
     // SAFETY: forwarded to the caller. Not `pure`: the value depends on
     // other threads' writes ordered by barriers the compiler cannot see.
-    unsafe { asm!("ld.shared.u32 {v}, [{a}];", a = in(reg32) addr, v = out(reg32) v, options(nostack, readonly)) };
+    unsafe {
+        asm!("ld.shared.u32 {v}, [{a}];", a = in(reg32) addr, v = out(reg32) v, options(nostack, readonly))
+    };
     v
 }

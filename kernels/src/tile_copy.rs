@@ -15,15 +15,16 @@
 //! | `baton_tile_copy_bf16_multicast` | 32 × 64, B128 | 32 × 64, B128 | cluster (2, 1, 1), even grid, 256 threads, `size_of::<McSmem>()` |
 
 use baton::arch::sm90::tma::{
-    TensorMap, load_2d, load_2d_multicast, prefetch_tensormap, store_2d, store_commit_group, store_wait_group,
-    store_wait_group_read,
+    TensorMap, load_2d, load_2d_multicast, prefetch_tensormap, store_2d, store_commit_group,
+    store_wait_group, store_wait_group_read,
 };
 use baton::arch::sm90::{
-    block_idx_x, cluster_cta_rank, cluster_sync, dynamic_smem, elect_one, fence_proxy_async_shared, grid_dim_x,
-    named_barrier_sync, sync_threads, thread_idx_x, warp_idx,
+    block_idx_x, cluster_cta_rank, cluster_sync, dynamic_smem, elect_one, fence_proxy_async_shared,
+    grid_dim_x, named_barrier_sync, sync_threads, thread_idx_x, warp_idx,
 };
 use baton::tile_pipeline::{
-    InputTilePipeline, InputTileStorage, Tile, TilePayload, consumer_arrivals_multicast, consumer_arrivals_per_thread,
+    InputTilePipeline, InputTileStorage, Tile, TilePayload, consumer_arrivals_multicast,
+    consumer_arrivals_per_thread,
 };
 
 /// Tile edge (rows and bf16 columns).
@@ -191,10 +192,21 @@ pub unsafe extern "ptx-kernel" fn baton_tile_copy_bf16_multicast(
             if leader {
                 fence_proxy_async_shared();
                 // SAFETY: the stage is held until the store read it.
-                unsafe { store_2d(store_map, tiles.tiles().at(peer as usize), c0, c1 + (peer * 32) as i32) };
+                unsafe {
+                    store_2d(
+                        store_map,
+                        tiles.tiles().at(peer as usize),
+                        c0,
+                        c1 + (peer * 32) as i32,
+                    )
+                };
                 store_commit_group();
                 store_wait_group_read::<0>();
             }
+            // Only the leader arrives: every thread of the warpgroup must
+            // have passed its wait before the stage can be refilled, or a
+            // slow one would miss the phase (see `acquire_multicast`).
+            named_barrier_sync(CONSUMER_BAR, 128);
             drop(tiles); // leader: one arrive on empty[s] of both CTAs
             t += clusters;
         }

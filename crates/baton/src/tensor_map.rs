@@ -326,6 +326,9 @@ pub enum TensorMapError {
         /// The element type.
         dtype: ElemType,
     },
+    /// CPU backend only: the simulated TMA implements zero out-of-bounds
+    /// fill only (the hardware's NaN encoding is not reproduced).
+    NanFillNotSimulated,
 }
 
 impl fmt::Display for TensorMapError {
@@ -381,6 +384,12 @@ impl fmt::Display for TensorMapError {
                 write!(
                     f,
                     "NaN out-of-bounds fill needs a float element type, got {dtype:?}"
+                )
+            }
+            TensorMapError::NanFillNotSimulated => {
+                write!(
+                    f,
+                    "the CPU TMA simulation supports zero out-of-bounds fill only"
                 )
             }
         }

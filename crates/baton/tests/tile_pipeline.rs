@@ -5,7 +5,7 @@
 #![cfg(not(loom))]
 
 use baton::arch::cpu::tma::{self, TensorMap};
-use baton::arch::cpu::{BarrierRef, CpuBlock, MbarrierCell, elect_one};
+use baton::arch::cpu::{BarrierRef, BlockBarrier, CpuBlock, MbarrierCell, elect_one};
 use baton::smem::SharedRef;
 use baton::tensor_map::{ElemType, L2Promotion, OobFill, Swizzle, TensorMapDesc, TensorMapError};
 use baton::tile_pipeline::*;
@@ -23,7 +23,11 @@ struct HostTensor<T> {
 impl<T: Copy + Default> HostTensor<T> {
     fn new(len: usize) -> Self {
         let bytes = len * size_of::<T>();
-        Self { words: vec![0u128; bytes.div_ceil(16)], len, _t: std::marker::PhantomData }
+        Self {
+            words: vec![0u128; bytes.div_ceil(16)],
+            len,
+            _t: std::marker::PhantomData,
+        }
     }
     fn addr(&self) -> u64 {
         self.words.as_ptr() as u64
@@ -64,8 +68,25 @@ fn random_matrix(rows: usize, cols: usize, seed: u64) -> (HostTensor<u16>, usize
     (m, pitch)
 }
 
-fn desc_2d(base: u64, rows: usize, cols: usize, pitch: usize, br: u32, bc: u32, sw: Swizzle) -> TensorMapDesc {
-    TensorMapDesc::matrix_2d(ElemType::BF16, base, rows as u64, cols as u64, (pitch * 2) as u64, br, bc, sw)
+fn desc_2d(
+    base: u64,
+    rows: usize,
+    cols: usize,
+    pitch: usize,
+    br: u32,
+    bc: u32,
+    sw: Swizzle,
+) -> TensorMapDesc {
+    TensorMapDesc::matrix_2d(
+        ElemType::BF16,
+        base,
+        rows as u64,
+        cols as u64,
+        (pitch * 2) as u64,
+        br,
+        bc,
+        sw,
+    )
 }
 
 fn bar(cell: &MbarrierCell) -> BarrierRef<'_> {
@@ -92,8 +113,30 @@ fn copy_matrix<const STAGES: usize>(rows: usize, cols: usize, sw: Swizzle, seed:
     let (src, pitch) = random_matrix(rows, cols, seed);
     let mut dst = HostTensor::<u16>::new(rows * pitch);
     // SAFETY: the maps describe `src`/`dst`, alive until the end.
-    let load_map = unsafe { TensorMap::new(desc_2d(src.addr(), rows, cols, pitch, TR as u32, TC as u32, sw)) }.unwrap();
-    let store_map = unsafe { TensorMap::new(desc_2d(dst.addr_mut(), rows, cols, pitch, TR as u32, TC as u32, sw)) }.unwrap();
+    let load_map = unsafe {
+        TensorMap::new(desc_2d(
+            src.addr(),
+            rows,
+            cols,
+            pitch,
+            TR as u32,
+            TC as u32,
+            sw,
+        ))
+    }
+    .unwrap();
+    let store_map = unsafe {
+        TensorMap::new(desc_2d(
+            dst.addr_mut(),
+            rows,
+            cols,
+            pitch,
+            TR as u32,
+            TC as u32,
+            sw,
+        ))
+    }
+    .unwrap();
     let (tm, tn) = (rows.div_ceil(TR), cols.div_ceil(TC));
     let tiles = tm * tn;
     let src_slice = src.as_slice();
@@ -141,7 +184,11 @@ fn copy_matrix<const STAGES: usize>(rows: usize, cols: usize, sw: Swizzle, seed:
                     for r in 0..TR {
                         for c in 0..TC {
                             let (gr, gc) = (c1 as usize + r, c0 as usize + c);
-                            let want = if gr < rows && gc < cols { src_slice[gr * pitch + gc] } else { 0 };
+                            let want = if gr < rows && gc < cols {
+                                src_slice[gr * pitch + gc]
+                            } else {
+                                0
+                            };
                             assert_eq!(view.get(r, c), want, "tile {t} element ({r}, {c})");
                         }
                     }
@@ -192,7 +239,11 @@ fn copy_matrix<const STAGES: usize>(rows: usize, cols: usize, sw: Swizzle, seed:
     // Bit-exact inside the matrix; the row padding was never written.
     for r in 0..rows {
         for c in 0..pitch {
-            let want = if c < cols { src_slice[r * pitch + c] } else { 0 };
+            let want = if c < cols {
+                src_slice[r * pitch + c]
+            } else {
+                0
+            };
             assert_eq!(dst.as_slice()[r * pitch + c], want, "element ({r}, {c})");
         }
     }
@@ -230,8 +281,30 @@ fn swizzle_layout<const C: usize>(sw: Swizzle) {
     let (src, pitch) = random_matrix(rows, cols, 77 + C as u64);
     let mut back = HostTensor::<u16>::new(rows * pitch);
     // SAFETY: maps of live buffers.
-    let map = unsafe { TensorMap::new(desc_2d(src.addr(), rows, cols, pitch, R as u32, C as u32, sw)) }.unwrap();
-    let back_map = unsafe { TensorMap::new(desc_2d(back.addr_mut(), rows, cols, pitch, R as u32, C as u32, sw)) }.unwrap();
+    let map = unsafe {
+        TensorMap::new(desc_2d(
+            src.addr(),
+            rows,
+            cols,
+            pitch,
+            R as u32,
+            C as u32,
+            sw,
+        ))
+    }
+    .unwrap();
+    let back_map = unsafe {
+        TensorMap::new(desc_2d(
+            back.addr_mut(),
+            rows,
+            cols,
+            pitch,
+            R as u32,
+            C as u32,
+            sw,
+        ))
+    }
+    .unwrap();
     let tile = Tile::<u16, R, C>::new();
     let cell = MbarrierCell::new();
     let b = bar(&cell);
@@ -239,7 +312,10 @@ fn swizzle_layout<const C: usize>(sw: Swizzle) {
     b.arrive_expect_tx(Tile::<u16, R, C>::BYTES);
     // SAFETY: this thread owns the tile.
     unsafe { tma::load_2d(&map, SharedRef::from_ref(&tile), b, 0, 0) };
-    assert!(b.try_wait_parity(0), "the load completes the transaction bytes");
+    assert!(
+        b.try_wait_parity(0),
+        "the load completes the transaction bytes"
+    );
     let mask = match sw {
         Swizzle::None => 0,
         Swizzle::B32 => 1,
@@ -252,14 +328,24 @@ fn swizzle_layout<const C: usize>(sw: Swizzle) {
             let expect = dense ^ (((dense >> 7) & mask) << 4);
             assert_eq!(Tile::<u16, R, C>::offset(sw, r, c), expect);
             let raw = unsafe { tile.with_ptr(|p| (p.add(expect) as *const u16).read_unaligned()) };
-            assert_eq!(raw, src.as_slice()[r * pitch + c], "{sw:?} ({r}, {c}) at byte {expect}");
-            assert_eq!(unsafe { tile.read(sw, r, c) }, src.as_slice()[r * pitch + c]);
+            assert_eq!(
+                raw,
+                src.as_slice()[r * pitch + c],
+                "{sw:?} ({r}, {c}) at byte {expect}"
+            );
+            assert_eq!(
+                unsafe { tile.read(sw, r, c) },
+                src.as_slice()[r * pitch + c]
+            );
         }
     }
     // SAFETY: as above.
     unsafe { tma::store_2d(&back_map, SharedRef::from_ref(&tile), 0, 0) };
     for r in 0..rows {
-        assert_eq!(&back.as_slice()[r * pitch..r * pitch + cols], &src.as_slice()[r * pitch..r * pitch + cols]);
+        assert_eq!(
+            &back.as_slice()[r * pitch..r * pitch + cols],
+            &src.as_slice()[r * pitch..r * pitch + cols]
+        );
     }
 }
 
@@ -326,7 +412,11 @@ fn load_and_store_3d_with_out_of_bounds_box() {
         for y in 0..4 {
             for x in 0..8 {
                 let (gz, gy) = (2 + z, 3 + y);
-                let want = if gz < d2 && gy < d1 { src.as_slice()[(gz * d1 + gy) * d0 + x] } else { 0.0 };
+                let want = if gz < d2 && gy < d1 {
+                    src.as_slice()[(gz * d1 + gy) * d0 + x]
+                } else {
+                    0.0
+                };
                 assert_eq!(unsafe { tile.read(Swizzle::None, z * 4 + y, x) }, want);
             }
         }
@@ -334,7 +424,11 @@ fn load_and_store_3d_with_out_of_bounds_box() {
     unsafe { tma::store_3d(&out, SharedRef::from_ref(&tile), 0, 3, 2) };
     for (i, &v) in dst.as_slice().iter().enumerate() {
         let (z, y) = (i / (d0 * d1), i / d0 % d1);
-        let want = if z == 2 && y >= 3 { src.as_slice()[i] } else { 0.0 };
+        let want = if z == 2 && y >= 3 {
+            src.as_slice()[i]
+        } else {
+            0.0
+        };
         assert_eq!(v, want, "element {i}");
     }
     // Multicast to this CTA only is a plain load.
@@ -360,8 +454,10 @@ fn payload_bytes_match_the_boxes_that_fill_them() {
     // TMA_BYTES on the stage's barrier.
     let (a, pa) = random_matrix(40, 64, 9);
     let (bm, pb) = random_matrix(16, 64, 10);
-    let ma = unsafe { TensorMap::new(desc_2d(a.addr(), 40, 64, pa, 32, 64, Swizzle::B128)) }.unwrap();
-    let mb = unsafe { TensorMap::new(desc_2d(bm.addr(), 16, 64, pb, 16, 64, Swizzle::B128)) }.unwrap();
+    let ma =
+        unsafe { TensorMap::new(desc_2d(a.addr(), 40, 64, pa, 32, 64, Swizzle::B128)) }.unwrap();
+    let mb =
+        unsafe { TensorMap::new(desc_2d(bm.addr(), 16, 64, pb, 16, 64, Swizzle::B128)) }.unwrap();
     let block = CpuBlock::new(InputTileStorage::<P, 2>::new());
     block.run_warps(2, |warp, smem| {
         let pipe = InputTilePipeline::<P, 2>::new(smem, c"ab");
@@ -390,7 +486,11 @@ fn payload_bytes_match_the_boxes_that_fill_them() {
                 let va = s.view(Swizzle::B128, |s| &s.a);
                 let vb = s.view(Swizzle::B128, |s| &s.b);
                 for r in 0..32 {
-                    let want = if 32 * k + r < 40 { a.as_slice()[(32 * k + r) * pa + 5] } else { 0 };
+                    let want = if 32 * k + r < 40 {
+                        a.as_slice()[(32 * k + r) * pa + 5]
+                    } else {
+                        0
+                    };
                     assert_eq!(va.get(r, 5), want);
                 }
                 assert_eq!(vb.row(15)[63], bm.as_slice()[15 * pb + 63]);
@@ -404,8 +504,10 @@ fn payload_bytes_match_the_boxes_that_fill_them() {
 #[test]
 fn multicast_release_signals_once_per_warpgroup() {
     let (src, pitch) = random_matrix(64, 64, 11);
-    let map = unsafe { TensorMap::new(desc_2d(src.addr(), 64, 64, pitch, 32, 64, Swizzle::B128)) }.unwrap();
+    let map = unsafe { TensorMap::new(desc_2d(src.addr(), 64, 64, pitch, 32, 64, Swizzle::B128)) }
+        .unwrap();
     let block = CpuBlock::new(InputTileStorage::<CopyPayload, 2>::new());
+    let groups = [BlockBarrier::new(4), BlockBarrier::new(4)];
     // warp 0 producer; warps 1..=4 one warpgroup, warps 5..=8 another.
     block.run_warps(9, |warp, smem| {
         let pipe = InputTilePipeline::<CopyPayload, 2>::new(smem, c"mc");
@@ -419,21 +521,31 @@ fn multicast_release_signals_once_per_warpgroup() {
                 for t in 0..6 {
                     let s = producer.acquire();
                     s.arrive_expect_tx();
-                    unsafe { tma::load_2d_multicast(&map, s.tiles(), s.barrier(), 0, 32 * (t % 2), 0b1) };
+                    unsafe {
+                        tma::load_2d_multicast(&map, s.tiles(), s.barrier(), 0, 32 * (t % 2), 0b1)
+                    };
                 }
                 producer.drain();
             });
         } else {
             let signaller = warp.index() == 1 || warp.index() == 5;
+            // A named barrier per warpgroup: the signaller releases only
+            // after its whole warpgroup read the stage (the contract).
+            let group = &groups[(warp.index() as usize - 1) / 4];
             let mut consumer = pipe.consumer();
             for t in 0..6 {
                 if t % 2 == 0 {
                     let s = consumer.acquire_multicast(0b1, signaller);
                     assert_eq!(s.cta_mask(), 1);
                     assert_eq!(s.view(Swizzle::B128, |s| s).get(0, 0), src.as_slice()[0]);
+                    group.sync();
                 } else {
                     let s = consumer.acquire_stage();
-                    assert_eq!(s.view(Swizzle::B128, |s| s).get(1, 2), src.as_slice()[33 * pitch + 2]);
+                    assert_eq!(
+                        s.view(Swizzle::B128, |s| s).get(1, 2),
+                        src.as_slice()[33 * pitch + 2]
+                    );
+                    group.sync();
                     s.release_multicast(0b1, signaller);
                 }
             }
@@ -457,7 +569,9 @@ fn one_stage_pipe<R>(f: impl FnOnce(InputTilePipeline<'_, CopyPayload, 1>) -> R)
 }
 
 #[test]
-#[should_panic(expected = "InputProducer of pipeline \"linear\" (stage 0, phase 1) dropped without drain()")]
+#[should_panic(
+    expected = "InputProducer of pipeline \"linear\" (stage 0, phase 1) dropped without drain()"
+)]
 fn producer_dropped_without_drain_panics() {
     one_stage_pipe(|pipe| drop(pipe.producer()));
 }
@@ -522,7 +636,9 @@ fn try_acquire_and_drain_follow_the_barriers() {
         assert!(!c.try_acquire(), "bytes still in flight");
         assert_eq!((p.stage(), p.phase()), (0, 0));
         pipe.stage(0).get(); // the stage is addressable
-        baton::pipeline::ProducerConsumerPipeline::new(pipe.barriers(), c"direct").full(0).complete_tx(CopyPayload::TMA_BYTES);
+        baton::pipeline::ProducerConsumerPipeline::new(pipe.barriers(), c"direct")
+            .full(0)
+            .complete_tx(CopyPayload::TMA_BYTES);
         assert!(c.try_acquire());
         assert!(!p.try_acquire(), "the consumer has not released it");
         let t = c.acquire_stage();
@@ -558,7 +674,14 @@ fn output_pipeline_hands_accumulators_to_the_epilogue() {
                         for r in 0..16 {
                             for c in 0..16 {
                                 // SAFETY: the MMA holds the stage.
-                                unsafe { acc.get().write(Swizzle::None, r, c, (t * 1000 + r as u32 * 16 + c as u32) as f32) };
+                                unsafe {
+                                    acc.get().write(
+                                        Swizzle::None,
+                                        r,
+                                        c,
+                                        (t * 1000 + r as u32 * 16 + c as u32) as f32,
+                                    )
+                                };
                             }
                         }
                     };
@@ -608,7 +731,7 @@ fn output_pipeline_hands_accumulators_to_the_epilogue() {
                     _ => {
                         let ready = epi.try_acquire();
                         let s = epi.acquire_if_needed(ready);
-                        assert_eq!(s.index(), epi_stage_hint(t));
+                        assert_eq!(s.index(), t % 2);
                         check(s.acc());
                     }
                 }
@@ -617,10 +740,6 @@ fn output_pipeline_hands_accumulators_to_the_epilogue() {
         }
     });
     assert_eq!(seen.load(Relaxed), tiles * 4);
-}
-
-fn epi_stage_hint(t: u32) -> u32 {
-    t % 2
 }
 
 #[test]
@@ -641,12 +760,19 @@ fn per_k_pipeline_promotes_partials() {
                         let s = mma.acquire_k(k);
                         assert_eq!(s.k(), k);
                         // SAFETY: the MMA holds the stage.
-                        unsafe { s.acc().get().write(Swizzle::None, 0, 0, (t * 100 + k) as f32) };
+                        unsafe {
+                            s.acc()
+                                .get()
+                                .write(Swizzle::None, 0, 0, (t * 100 + k) as f32)
+                        };
                         s.release();
                     }
                 }
-                assert!(!mma.try_acquire() || mma.try_acquire());
                 mma.drain();
+                assert!(
+                    !mma.try_acquire(),
+                    "the tail consumed the last releases; the next lap needs new ones"
+                );
             });
         } else {
             let mut epi = pipe.consumer();
@@ -656,7 +782,10 @@ fn per_k_pipeline_promotes_partials() {
                     // linear per-K stages
                     for k in 0..k_blocks {
                         let s = epi.acquire_k(k, k_blocks);
-                        assert_eq!((s.k(), s.k_blocks(), s.is_last_k()), (k, k_blocks, k + 1 == k_blocks));
+                        assert_eq!(
+                            (s.k(), s.k_blocks(), s.is_last_k()),
+                            (k, k_blocks, k + 1 == k_blocks)
+                        );
                         sum += unsafe { s.acc().get().read(Swizzle::None, 0, 0) };
                         s.release();
                     }
@@ -671,9 +800,12 @@ fn per_k_pipeline_promotes_partials() {
                     }
                     assert_eq!(tile.remaining(), 0);
                 }
-                assert_eq!(sum, (0..k_blocks).map(|k| (t * 100 + k) as f32).sum::<f32>());
+                assert_eq!(
+                    sum,
+                    (0..k_blocks).map(|k| (t * 100 + k) as f32).sum::<f32>()
+                );
             }
-            let _ = epi.try_acquire();
+            assert!(!epi.try_acquire(), "nothing more was produced");
         }
     });
 }
@@ -706,38 +838,129 @@ fn tensor_map_validation_reports_each_violation() {
     let ok = desc_2d(0x1000, 300, 200, 208, 64, 64, Swizzle::B128);
     assert_eq!(ok.validate(), Ok(()));
     let cases: Vec<(TensorMapDesc, TensorMapError)> = vec![
-        (TensorMapDesc { rank: 1, ..ok }, TensorMapError::RankUnsupported { rank: 1 }),
-        (TensorMapDesc { rank: 4, ..ok }, TensorMapError::RankUnsupported { rank: 4 }),
-        (TensorMapDesc { base: 0x1008, ..ok }, TensorMapError::BaseMisaligned { base: 0x1008 }),
-        (TensorMapDesc { dims: [200, 0, 1], ..ok }, TensorMapError::DimZero { dim: 1 }),
         (
-            TensorMapDesc { dims: [200, (1 << 32) + 1, 1], ..ok },
-            TensorMapError::DimTooLarge { dim: 1, value: (1 << 32) + 1 },
+            TensorMapDesc { rank: 1, ..ok },
+            TensorMapError::RankUnsupported { rank: 1 },
         ),
-        (TensorMapDesc { strides_bytes: [408, 0], ..ok }, TensorMapError::StrideMisaligned { dim: 1, stride: 408 }),
         (
-            TensorMapDesc { strides_bytes: [1 << 40, 0], ..ok },
-            TensorMapError::StrideTooLarge { dim: 1, stride: 1 << 40 },
+            TensorMapDesc { rank: 4, ..ok },
+            TensorMapError::RankUnsupported { rank: 4 },
         ),
-        (TensorMapDesc { strides_bytes: [384, 0], ..ok }, TensorMapError::StrideTooSmall { dim: 1, stride: 384, min: 400 }),
-        (TensorMapDesc { box_dims: [64, 0, 1], ..ok }, TensorMapError::BoxDimOutOfRange { dim: 1, value: 0 }),
-        (TensorMapDesc { box_dims: [64, 257, 1], ..ok }, TensorMapError::BoxDimOutOfRange { dim: 1, value: 257 }),
         (
-            TensorMapDesc { box_dims: [12, 64, 1], swizzle: Swizzle::None, ..ok },
+            TensorMapDesc { base: 0x1008, ..ok },
+            TensorMapError::BaseMisaligned { base: 0x1008 },
+        ),
+        (
+            TensorMapDesc {
+                dims: [200, 0, 1],
+                ..ok
+            },
+            TensorMapError::DimZero { dim: 1 },
+        ),
+        (
+            TensorMapDesc {
+                dims: [200, (1 << 32) + 1, 1],
+                ..ok
+            },
+            TensorMapError::DimTooLarge {
+                dim: 1,
+                value: (1 << 32) + 1,
+            },
+        ),
+        (
+            TensorMapDesc {
+                strides_bytes: [408, 0],
+                ..ok
+            },
+            TensorMapError::StrideMisaligned {
+                dim: 1,
+                stride: 408,
+            },
+        ),
+        (
+            TensorMapDesc {
+                strides_bytes: [1 << 40, 0],
+                ..ok
+            },
+            TensorMapError::StrideTooLarge {
+                dim: 1,
+                stride: 1 << 40,
+            },
+        ),
+        (
+            TensorMapDesc {
+                strides_bytes: [384, 0],
+                ..ok
+            },
+            TensorMapError::StrideTooSmall {
+                dim: 1,
+                stride: 384,
+                min: 400,
+            },
+        ),
+        (
+            TensorMapDesc {
+                box_dims: [64, 0, 1],
+                ..ok
+            },
+            TensorMapError::BoxDimOutOfRange { dim: 1, value: 0 },
+        ),
+        (
+            TensorMapDesc {
+                box_dims: [64, 257, 1],
+                ..ok
+            },
+            TensorMapError::BoxDimOutOfRange { dim: 1, value: 257 },
+        ),
+        (
+            TensorMapDesc {
+                box_dims: [12, 64, 1],
+                swizzle: Swizzle::None,
+                ..ok
+            },
             TensorMapError::InnerBoxNotMultipleOf16 { bytes: 24 },
         ),
-        (TensorMapDesc { box_dims: [128, 64, 1], ..ok }, TensorMapError::InnerBoxExceedsSwizzle { bytes: 256, span: 128 }),
         (
-            TensorMapDesc { box_dims: [64, 64, 1], swizzle: Swizzle::B64, ..ok },
-            TensorMapError::InnerBoxExceedsSwizzle { bytes: 128, span: 64 },
+            TensorMapDesc {
+                box_dims: [128, 64, 1],
+                ..ok
+            },
+            TensorMapError::InnerBoxExceedsSwizzle {
+                bytes: 256,
+                span: 128,
+            },
         ),
         (
-            TensorMapDesc { box_dims: [32, 64, 1], swizzle: Swizzle::B32, ..ok },
-            TensorMapError::InnerBoxExceedsSwizzle { bytes: 64, span: 32 },
+            TensorMapDesc {
+                box_dims: [64, 64, 1],
+                swizzle: Swizzle::B64,
+                ..ok
+            },
+            TensorMapError::InnerBoxExceedsSwizzle {
+                bytes: 128,
+                span: 64,
+            },
         ),
         (
-            TensorMapDesc { dtype: ElemType::U16, oob_fill: OobFill::NanRequestZeroFma, ..ok },
-            TensorMapError::NanFillRequiresFloat { dtype: ElemType::U16 },
+            TensorMapDesc {
+                box_dims: [32, 64, 1],
+                swizzle: Swizzle::B32,
+                ..ok
+            },
+            TensorMapError::InnerBoxExceedsSwizzle {
+                bytes: 64,
+                span: 32,
+            },
+        ),
+        (
+            TensorMapDesc {
+                dtype: ElemType::U16,
+                oob_fill: OobFill::NanRequestZeroFma,
+                ..ok
+            },
+            TensorMapError::NanFillRequiresFloat {
+                dtype: ElemType::U16,
+            },
         ),
     ];
     for (desc, err) in cases {
@@ -747,17 +970,49 @@ fn tensor_map_validation_reports_each_violation() {
         assert_eq!(unsafe { TensorMap::new(desc) }.unwrap_err(), err);
     }
     // Rank 3: the plane stride is checked against rows × row pitch.
-    let d3 = TensorMapDesc { rank: 3, dims: [200, 300, 4], strides_bytes: [400, 400 * 299], ..ok };
-    assert_eq!(d3.validate(), Err(TensorMapError::StrideTooSmall { dim: 2, stride: 400 * 299, min: 400 * 300 }));
-    let d3 = TensorMapDesc { strides_bytes: [400, 400 * 300], ..d3 };
+    let d3 = TensorMapDesc {
+        rank: 3,
+        dims: [200, 300, 4],
+        strides_bytes: [400, 400 * 299],
+        ..ok
+    };
+    assert_eq!(
+        d3.validate(),
+        Err(TensorMapError::StrideTooSmall {
+            dim: 2,
+            stride: 400 * 299,
+            min: 400 * 300
+        })
+    );
+    let d3 = TensorMapDesc {
+        strides_bytes: [400, 400 * 300],
+        ..d3
+    };
     assert_eq!(d3.validate(), Ok(()));
     assert_eq!(
-        TensorMapError::InnerBoxExceedsSwizzle { bytes: 256, span: 128 }.to_string(),
+        TensorMapError::InnerBoxExceedsSwizzle {
+            bytes: 256,
+            span: 128
+        }
+        .to_string(),
         "inner box row is 256 bytes, wider than the 128-byte swizzle span"
     );
     // Driver enum values.
-    assert_eq!((ElemType::BF16.cu_data_type(), ElemType::FP8E4M3.cu_data_type()), (9, 0));
-    assert_eq!((Swizzle::B128.cu_value(), OobFill::NanRequestZeroFma.cu_value(), L2Promotion::B256.cu_value()), (3, 1, 3));
+    assert_eq!(
+        (
+            ElemType::BF16.cu_data_type(),
+            ElemType::FP8E4M3.cu_data_type()
+        ),
+        (9, 0)
+    );
+    assert_eq!(
+        (
+            Swizzle::B128.cu_value(),
+            OobFill::NanRequestZeroFma.cu_value(),
+            L2Promotion::B256.cu_value()
+        ),
+        (3, 1, 3)
+    );
     assert_eq!(Swizzle::B64.required_alignment(), 512);
     assert!(ElemType::F16.is_float() && !ElemType::FP8E5M2.is_float());
 }

@@ -5,7 +5,7 @@
 //! address, element type, dims, byte strides, box, swizzle). A load copies
 //! the box at the given element coordinates into a shared [`Tile`] — row by
 //! row, out-of-bounds elements as zeros, each byte at the shared offset the
-//! hardware's swizzle puts it ([`Swizzle::apply`]) — and then completes the
+//! hardware's swizzle puts it ([`Swizzle::apply`](crate::tensor_map::Swizzle::apply)) — and then completes the
 //! box's bytes on the stage's barrier ([`BarrierRef::complete_tx`]), as the
 //! copy engine does. A store copies a tile back, clipping elements outside
 //! the tensor. Copies are synchronous, so the bulk-group commit/wait
@@ -38,13 +38,25 @@ impl TensorMap {
     /// the map is used, and not accessed by other code while copies run.
     ///
     /// # Errors
-    /// The first constraint `desc` violates; also
-    /// [`TensorMapError::NanFillRequiresFloat`] is reported for NaN fill
-    /// (the simulation only zero-fills).
+    /// The first constraint `desc` violates, or
+    /// [`TensorMapError::NanFillNotSimulated`] for NaN fill.
+    ///
+    /// ```
+    /// use baton::arch::cpu::tma::TensorMap;
+    /// use baton::tensor_map::{ElemType, OobFill, Swizzle, TensorMapDesc, TensorMapError};
+    ///
+    /// let m = vec![0u128; 64]; // 16-byte aligned host memory: 32 × 16 bf16
+    /// let desc = TensorMapDesc::matrix_2d(ElemType::BF16, m.as_ptr() as u64, 32, 16, 32, 8, 16, Swizzle::B32);
+    /// // SAFETY: `m` outlives the map.
+    /// let map = unsafe { TensorMap::new(desc) }.unwrap();
+    /// assert_eq!(map.desc().box_bytes(), 8 * 16 * 2);
+    /// let nan = TensorMapDesc { oob_fill: OobFill::NanRequestZeroFma, ..desc };
+    /// assert_eq!(unsafe { TensorMap::new(nan) }, Err(TensorMapError::NanFillNotSimulated));
+    /// ```
     pub unsafe fn new(desc: TensorMapDesc) -> Result<Self, TensorMapError> {
         desc.validate()?;
         if desc.oob_fill != OobFill::Zero {
-            return Err(TensorMapError::NanFillRequiresFloat { dtype: desc.dtype });
+            return Err(TensorMapError::NanFillNotSimulated);
         }
         Ok(Self { desc })
     }
@@ -57,7 +69,11 @@ impl TensorMap {
 
 /// A tile-sized check shared by loads and stores.
 fn check_tile<T, const R: usize, const C: usize>(desc: &TensorMapDesc, rank: u32) {
-    assert_eq!(desc.rank, rank, "baton tma: {rank}-d copy with a rank-{} tensor map", desc.rank);
+    assert_eq!(
+        desc.rank, rank,
+        "baton tma: {rank}-d copy with a rank-{} tensor map",
+        desc.rank
+    );
     assert_eq!(
         core::mem::size_of::<T>() as u32,
         desc.dtype.bytes(),
@@ -74,7 +90,11 @@ fn check_tile<T, const R: usize, const C: usize>(desc: &TensorMapDesc, rank: u32
 
 /// Visits every element of the box at `coords`: `f(global byte offset or
 /// None when out of bounds, shared byte offset)`.
-fn for_each_element(desc: &TensorMapDesc, coords: [i32; MAX_RANK], mut f: impl FnMut(Option<usize>, usize)) {
+fn for_each_element(
+    desc: &TensorMapDesc,
+    coords: [i32; MAX_RANK],
+    mut f: impl FnMut(Option<usize>, usize),
+) {
     let es = desc.dtype.bytes() as usize;
     let rank = desc.rank as usize;
     let mut bx = [1u32; MAX_RANK];
@@ -84,9 +104,14 @@ fn for_each_element(desc: &TensorMapDesc, coords: [i32; MAX_RANK], mut f: impl F
     for z in 0..bx[2] as i64 {
         for y in 0..bx[1] as i64 {
             for x in 0..bx[0] as i64 {
-                let g = [coords[0] as i64 + x, coords[1] as i64 + y, coords[2] as i64 + z];
+                let g = [
+                    coords[0] as i64 + x,
+                    coords[1] as i64 + y,
+                    coords[2] as i64 + z,
+                ];
                 let inside = (0..rank).all(|d| g[d] >= 0 && (g[d] as u64) < desc.dims[d]);
-                let global = inside.then(|| (0..rank).map(|d| g[d] as u64 * strides[d]).sum::<u64>() as usize);
+                let global = inside
+                    .then(|| (0..rank).map(|d| g[d] as u64 * strides[d]).sum::<u64>() as usize);
                 f(global, desc.swizzle.apply(linear * es));
                 linear += 1;
             }
@@ -151,6 +176,39 @@ unsafe fn store<T: Copy, const R: usize, const C: usize>(
 /// TMA load of the 2-D box at element coordinates `(c0, c1)` (innermost
 /// first: column, row) into `dst`, completing the box's bytes on `bar`
 /// (`cp.async.bulk.tensor.2d…mbarrier::complete_tx::bytes`).
+///
+/// The box is written densely (then swizzled) from the tile's first byte,
+/// so a tile whose `COLS` equals the box's inner extent sees element
+/// `(row, col)` of the box at `(row, col)`. Elements outside the tensor
+/// read as zero; the full box counts toward the transaction bytes.
+///
+/// ```
+/// use baton::arch::cpu::tma::{self, TensorMap};
+/// use baton::arch::cpu::MbarrierCell;
+/// use baton::arch::cpu::BarrierRef;
+/// use baton::smem::SharedRef;
+/// use baton::tensor_map::{ElemType, Swizzle, TensorMapDesc};
+/// use baton::tile_pipeline::Tile;
+///
+/// // A 3 × 4 f32 matrix (rows padded to 16 bytes), loaded as a 4 × 4 box.
+/// let m: Vec<u128> = (0..3u32).map(|r| u128::from_le_bytes(bytemuck_row(r))).collect();
+/// # fn bytemuck_row(r: u32) -> [u8; 16] {
+/// #     let mut b = [0u8; 16];
+/// #     for c in 0..4 { b[4 * c..4 * c + 4].copy_from_slice(&((r * 4 + c as u32) as f32).to_le_bytes()); }
+/// #     b
+/// # }
+/// let desc = TensorMapDesc::matrix_2d(ElemType::F32, m.as_ptr() as u64, 3, 4, 16, 4, 4, Swizzle::None);
+/// let map = unsafe { TensorMap::new(desc) }.unwrap();
+/// let (tile, cell) = (Tile::<f32, 4, 4>::new(), MbarrierCell::new());
+/// let bar = BarrierRef::new(SharedRef::from_ref(&cell));
+/// unsafe { bar.init(1) };
+/// bar.arrive_expect_tx(Tile::<f32, 4, 4>::BYTES);
+/// // SAFETY: this thread owns the tile; the map is live.
+/// unsafe { tma::load_2d(&map, SharedRef::from_ref(&tile), bar, 0, 0) };
+/// assert!(bar.try_wait_parity(0), "the copy completed the 64 bytes");
+/// assert_eq!(unsafe { tile.read(Swizzle::None, 2, 3) }, 11.0);
+/// assert_eq!(unsafe { tile.read(Swizzle::None, 3, 0) }, 0.0); // row 3 is out of bounds
+/// ```
 ///
 /// # Safety
 /// `map` points to a live [`TensorMap`] of rank 2 whose box fits `dst`; the

@@ -552,12 +552,19 @@ impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32>
     /// multicast wrote into this stage, this CTA included — then steps.
     ///
     /// Contract: exactly one thread per consumer warpgroup passes
-    /// `signaller = true`, after every thread of its warpgroup finished
-    /// reading the stage (after `wgmma.wait_group`, or a named barrier over
-    /// the warpgroup); the empty count is then
-    /// [`consumer_arrivals_multicast`]. The mask is checked against the
-    /// cluster size (GPU debug builds trap; the CPU backend's cluster has one
-    /// CTA, so its only valid mask is `0b1`).
+    /// `signaller = true`; the empty count is then
+    /// [`consumer_arrivals_multicast`]. The signaller's guard must drop only
+    /// after **every thread of its warpgroup has passed its wait and
+    /// finished reading** the stage — a named barrier over the warpgroup (or
+    /// a warpgroup-collective `wgmma.wait_group`) before the drop. Besides
+    /// protecting the reads, this keeps non-signalling threads from being
+    /// lapped: they do not arrive, so once the signallers released a stage
+    /// the producer may refill it, and a thread that had not yet observed
+    /// the phase would see its parity flip twice and wait forever.
+    ///
+    /// The mask is checked against the cluster size (GPU debug builds trap;
+    /// the CPU backend's cluster has one CTA, so its only valid mask is
+    /// `0b1`).
     #[inline(always)]
     pub fn acquire_multicast(
         &mut self,

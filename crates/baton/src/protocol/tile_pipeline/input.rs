@@ -254,6 +254,41 @@ unsafe extern "C" {
 /// the cluster — still arrive on or read its stages. Dropping it instead
 /// fails to assemble on the GPU (`baton_error__InputProducer_dropped_without_drain`)
 /// and panics on the CPU backend.
+///
+/// Single-threaded walk-through (the TMA is played by `complete_tx`):
+///
+/// ```
+/// use baton::smem::SharedRef;
+/// use baton::tile_pipeline::*;
+///
+/// struct P;
+/// impl TilePayload for P {
+///     type Stage = Tile<u8, 1, 16>;
+///     const TMA_BYTES: u32 = 16;
+/// }
+/// let storage = InputTileStorage::<P, 2>::new();
+/// let pipe = InputTilePipeline::<P, 2>::new(SharedRef::from_ref(&storage), c"doc");
+/// pipe.init(1); // one consumer thread (this one) releases each stage
+/// let (mut producer, mut consumer) = (pipe.producer(), pipe.consumer());
+///
+/// assert!(producer.try_acquire(), "fresh stages are free");
+/// let s = producer.acquire_stage(); // linear
+/// s.arrive_expect_tx(); // 16 bytes expected on full[0]
+/// assert!(!consumer.try_acquire(), "bytes not landed yet");
+/// s.barrier().complete_tx(16); // what the copy engine does
+/// s.release(); // step only
+/// assert!(consumer.try_acquire());
+/// consumer.acquire_stage().release(); // arrive on empty[0]
+///
+/// let s = producer.acquire(); // scoped: stage 1
+/// assert_eq!(s.stage(), 1);
+/// s.arrive_expect_tx();
+/// s.barrier().complete_tx(s.expect_bytes());
+/// drop(s); // step only
+/// drop(consumer.acquire()); // arrive on empty[1]
+///
+/// producer.drain(); // both stages released: returns at once
+/// ```
 pub struct InputProducer<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32 = 1> {
     pipe: ProducerConsumerPipeline<'a, STAGES>,
     storage: SharedRef<'a, InputTileStorage<P, STAGES>>,
@@ -517,6 +552,38 @@ impl<P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> Drop
 // ----- consumer ---------------------------------------------------------------
 
 /// The consumer role: waits for loaded stages and releases them.
+///
+/// ```
+/// use baton::smem::SharedRef;
+/// use baton::tile_pipeline::*;
+///
+/// struct P;
+/// impl TilePayload for P {
+///     type Stage = Tile<u8, 1, 16>;
+///     const TMA_BYTES: u32 = 16;
+/// }
+/// let storage = InputTileStorage::<P, 2>::new();
+/// let pipe = InputTilePipeline::<P, 2>::new(SharedRef::from_ref(&storage), c"doc");
+/// pipe.init(1); // one consumer thread (this one) releases each stage
+/// let (mut producer, mut consumer) = (pipe.producer(), pipe.consumer());
+/// for _ in 0..2 {
+///     let s = producer.acquire();
+///     s.arrive_expect_tx();
+///     s.barrier().complete_tx(16);
+/// }
+/// // Poll instead of blocking, then take the stage without a second wait.
+/// let ready = consumer.try_acquire();
+/// assert!(ready);
+/// let tiles = consumer.acquire_if_needed(ready);
+/// assert_eq!((tiles.stage(), tiles.phase()), (0, 0));
+/// drop(tiles); // arrive on empty[0], step
+/// // The linear form, with an explicit signal.
+/// let s = consumer.acquire_stage();
+/// s.arrive();
+/// s.release_without_signal();
+/// assert_eq!((consumer.stage(), consumer.phase()), (0, 1));
+/// producer.drain();
+/// ```
 pub struct InputConsumer<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32 = 1> {
     pipe: ProducerConsumerPipeline<'a, STAGES>,
     storage: SharedRef<'a, InputTileStorage<P, STAGES>>,
@@ -662,7 +729,34 @@ impl<'a, P: TilePayload, const STAGES: usize> ConsumerTiles<'_, 'a, P, STAGES> {
 }
 
 /// Scoped consumer claim released to a multicast mask (from
-/// [`InputConsumer::acquire_multicast`]).
+/// [`InputConsumer::acquire_multicast`]): on drop the signalling thread
+/// arrives once on `empty[s]` of every CTA in the mask; every thread steps.
+///
+/// ```
+/// use baton::smem::SharedRef;
+/// use baton::tile_pipeline::*;
+///
+/// struct P;
+/// impl TilePayload for P {
+///     type Stage = Tile<u8, 1, 16>;
+///     const TMA_BYTES: u32 = 16;
+/// }
+/// let storage = InputTileStorage::<P, 2>::new();
+/// let pipe = InputTilePipeline::<P, 2>::new(SharedRef::from_ref(&storage), c"doc");
+/// // Hopper, 1 consumer warpgroup, cluster 1 × 1: one arrival per stage.
+/// pipe.init(consumer_arrivals_multicast(1, 1, 1));
+/// let (mut producer, mut consumer) = (pipe.producer(), pipe.consumer());
+/// let s = producer.acquire();
+/// s.arrive_expect_tx();
+/// s.barrier().complete_tx(16);
+/// drop(s);
+/// {
+///     let tiles = consumer.acquire_multicast(0b1, true); // this thread signals
+///     assert_eq!(tiles.cta_mask(), 0b1);
+///     // (on the GPU: named barrier over the warpgroup here)
+/// } // arrive_cluster(0) on empty[0], step
+/// producer.drain();
+/// ```
 #[must_use = "the stage is released as soon as the guard drops"]
 pub struct ConsumerTilesMulticast<'p, 'a, P: TilePayload, const STAGES: usize> {
     guard: ConsumerGuard<'p, 'a, STAGES, false>,

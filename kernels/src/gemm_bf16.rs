@@ -25,7 +25,8 @@ use baton::arch::sm90::tma::{
     TensorMap, load_2d, store_2d, store_commit_group, store_wait_group, store_wait_group_read,
 };
 use baton::arch::sm90::wgmma::{
-    self, SmemLayout, descriptor_advance, descriptor_k_major, ops::mma_m64n256k16_f32_bf16,
+    self, SmemLayout, descriptor_advance, descriptor_k_major,
+    ops::{mma_m64n64k16_f32_bf16, mma_m64n128k16_f32_bf16, mma_m64n256k16_f32_bf16},
 };
 use baton::arch::sm90::{
     block_idx_x, dynamic_smem, elect_one, fence_proxy_async_shared, grid_dim_x, ld_shared_u32,
@@ -36,31 +37,29 @@ use baton::pipeline::{PendingRelease, PipelineBarriers};
 use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tile_pipeline::{
-    InputConsumer, InputTilePipeline, InputTileStorage, StandardTilePayload, Tile,
+    InputConsumer, InputTilePipeline, InputTileStorage, StandardStage, StandardTilePayload, Tile,
 };
 use core::arch::asm;
 
 /// CTA tile rows (M).
 pub const BM: u32 = 128;
-/// CTA tile columns (N).
-pub const BN: u32 = 256;
 /// K per stage.
 pub const BK: u32 = 64;
-const STAGES: usize = 4;
 const CONSUMER_WARPGROUPS: u32 = 2;
 /// Tiles along M grouped together for L2 reuse.
 const GROUP_M: u32 = 8;
 /// Epilogue sub-tile: 64 rows × 32 columns (64-byte rows).
 const SUB_ROWS: usize = 64;
 const SUB_COLS: usize = 32;
-const SUBTILES: u32 = BN / SUB_COLS as u32;
 
-type Payload = StandardTilePayload<u16, u16, { BM as usize }, { BN as usize }, { BK as usize }>;
+type Payload<const BN: usize> = StandardTilePayload<u16, u16, { BM as usize }, BN, { BK as usize }>;
+type Stage<const BN: usize> = StandardStage<u16, u16, { BM as usize }, BN, { BK as usize }>;
 type SubTile = Tile<u16, SUB_ROWS, SUB_COLS>;
 
+/// Shared memory of the `128 × BN` configuration with `STAGES` input stages.
 #[repr(C)]
-struct GemmSmem {
-    input: InputTileStorage<Payload, STAGES>,
+struct GemmSmem<const BN: usize, const STAGES: usize> {
+    input: InputTileStorage<Payload<BN>, STAGES>,
     /// D staging, `[warpgroup][buffer]`.
     d_tiles: [[SubTile; 2]; 2],
     /// C stages of each warpgroup's `EpiLoadPipeline`, `[warpgroup][stage]`.
@@ -68,12 +67,54 @@ struct GemmSmem {
     epi_bars: [PipelineBarriers<2>; 2],
 }
 
-/// Dynamic shared memory the kernel needs.
-pub const SMEM_BYTES: usize = core::mem::size_of::<GemmSmem>();
-const _: () = assert!(
-    SMEM_BYTES <= 227 * 1024,
-    "GEMM shared memory exceeds the 227 KiB opt-in limit"
-);
+const _: () = {
+    assert!(
+        core::mem::size_of::<GemmSmem<256, 4>>() <= 227 * 1024,
+        "128x256 config exceeds 227 KiB of shared memory"
+    );
+    assert!(
+        core::mem::size_of::<GemmSmem<128, 6>>() <= 227 * 1024,
+        "128x128 config exceeds 227 KiB of shared memory"
+    );
+    assert!(
+        core::mem::size_of::<GemmSmem<64, 8>>() <= 227 * 1024,
+        "128x64 config exceeds 227 KiB of shared memory"
+    );
+};
+
+/// One `wgmma` shape: a warpgroup's 64 × N block, `ACC = N / 2` fp32
+/// accumulators per thread, K = 16.
+trait TileMma<const ACC: usize> {
+    /// # Safety
+    /// As [`mma_m64n256k16_f32_bf16`].
+    unsafe fn mma(acc: &mut [f32; ACC], a: u64, b: u64, accumulate: bool);
+}
+
+struct N256;
+struct N128;
+struct N64;
+
+impl TileMma<128> for N256 {
+    #[inline(always)]
+    unsafe fn mma(acc: &mut [f32; 128], a: u64, b: u64, accumulate: bool) {
+        // SAFETY: forwarded.
+        unsafe { mma_m64n256k16_f32_bf16(acc, a, b, accumulate) }
+    }
+}
+impl TileMma<64> for N128 {
+    #[inline(always)]
+    unsafe fn mma(acc: &mut [f32; 64], a: u64, b: u64, accumulate: bool) {
+        // SAFETY: forwarded.
+        unsafe { mma_m64n128k16_f32_bf16(acc, a, b, accumulate) }
+    }
+}
+impl TileMma<32> for N64 {
+    #[inline(always)]
+    unsafe fn mma(acc: &mut [f32; 32], a: u64, b: u64, accumulate: bool) {
+        // SAFETY: forwarded.
+        unsafe { mma_m64n64k16_f32_bf16(acc, a, b, accumulate) }
+    }
+}
 
 /// Tile `t` of the grouped rasterization → (tile row, tile column).
 #[inline(always)]
@@ -110,30 +151,70 @@ fn swizzled64(row: u32, pair: u32) -> u32 {
 
 /// Issues the 4 `wgmma`s of one K block (64) for this warpgroup's 64 rows.
 #[inline(always)]
-fn mma_k_block(acc: &mut [f32; 128], a: u32, b: u32, accumulate: bool) {
+fn mma_k_block<M: TileMma<ACC>, const ACC: usize>(
+    acc: &mut [f32; ACC],
+    a: u32,
+    b: u32,
+    accumulate: bool,
+) {
     let da = descriptor_k_major(a, SmemLayout::Swizzle128B);
     let db = descriptor_k_major(b, SmemLayout::Swizzle128B);
     wgmma::fence();
     crate::unroll!(KK in [0, 1, 2, 3] {
         // SAFETY: the stage is loaded (waited) and stays unreleased until
         // wait_group retires these MMAs; `acc` is not touched meanwhile.
-        unsafe {
-            mma_m64n256k16_f32_bf16(acc, descriptor_advance(da, KK * 32), descriptor_advance(db, KK * 32), accumulate || KK > 0)
-        };
+        unsafe { M::mma(acc, descriptor_advance(da, KK * 32), descriptor_advance(db, KK * 32), accumulate || KK > 0) };
     });
     wgmma::commit_group();
 }
 
-/// The GEMM. Launch: grid = min(tiles, SMs) CTAs of 384 threads,
-/// `SMEM_BYTES` of dynamic shared memory.
-///
-/// # Safety
-/// The tensor maps (in global memory) describe, with 128-byte swizzle,
-/// A (dims {K, M}, box {64, 128}) and B (dims {K, N}, box {64, 256}); with
-/// 64-byte swizzle, C and D (dims {N, M}, box {32, 64}); all bf16. `tma_c`
-/// is only read when `beta != 0`.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn baton_gemm_bf16_128x256(
+macro_rules! gemm_entry {
+    ($(#[$doc:meta])* $name:ident, $bn:literal, $acc:literal, $stages:literal, $mma:ty) => {
+        $(#[$doc])*
+        ///
+        /// Launch: grid = min(tiles, SMs) CTAs of 384 threads, with
+        /// `size_of` the configuration's shared-memory layout as dynamic
+        /// shared memory (the host's table; checked by a test against the PTX).
+        ///
+        /// # Safety
+        /// The tensor maps (in global memory) describe, with 128-byte
+        /// swizzle, A (dims {K, M}, box {64, 128}) and B (dims {K, N},
+        /// box {64, BN}); with 64-byte swizzle, C and D (dims {N, M},
+        /// box {32, 64}); all bf16. `tma_c` is only read when `beta != 0`.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(
+            tma_a: *const TensorMap,
+            tma_b: *const TensorMap,
+            tma_c: *const TensorMap,
+            tma_d: *const TensorMap,
+            m: u32,
+            n: u32,
+            k: u32,
+            alpha: f32,
+            beta: f32,
+        ) {
+            // SAFETY: forwarded to the kernel's contract.
+            unsafe { gemm::<$mma, $bn, $acc, $stages>(tma_a, tma_b, tma_c, tma_d, m, n, k, alpha, beta) }
+        }
+    };
+}
+
+gemm_entry!(
+    /// BF16 GEMM, 128×256×64 tiles, 4 stages (m64n256k16).
+    baton_gemm_bf16_128x256, 256, 128, 4, N256
+);
+gemm_entry!(
+    /// BF16 GEMM, 128×128×64 tiles, 6 stages (m64n128k16).
+    baton_gemm_bf16_128x128, 128, 64, 6, N128
+);
+gemm_entry!(
+    /// BF16 GEMM, 128×64×64 tiles, 8 stages (m64n64k16): for few, skinny tiles.
+    baton_gemm_bf16_128x64, 64, 32, 8, N64
+);
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm<M: TileMma<ACC>, const BN: usize, const ACC: usize, const STAGES: usize>(
     tma_a: *const TensorMap,
     tma_b: *const TensorMap,
     tma_c: *const TensorMap,
@@ -144,15 +225,19 @@ pub unsafe extern "ptx-kernel" fn baton_gemm_bf16_128x256(
     alpha: f32,
     beta: f32,
 ) {
-    // SAFETY: launched with SMEM_BYTES of dynamic shared memory.
-    let smem: SharedRef<'static, GemmSmem> = unsafe { dynamic_smem::<GemmSmem>() };
-    let input = InputTilePipeline::<Payload, STAGES>::new(
-        smem_field!(smem, GemmSmem, input),
+    // SAFETY: launched with size_of::<GemmSmem<BN, STAGES>>() of dynamic
+    // shared memory (the kernel traps otherwise).
+    let smem: SharedRef<'static, GemmSmem<BN, STAGES>> =
+        unsafe { dynamic_smem::<GemmSmem<BN, STAGES>>() };
+    let input = InputTilePipeline::<Payload<BN>, STAGES>::new(
+        smem_field!(smem, GemmSmem<BN, STAGES>, input),
         c"gemm-mainloop",
     );
-    let epi_bars = smem_field!(smem, GemmSmem, epi_bars);
-    let c_tiles = smem_field!(smem, GemmSmem, c_tiles);
-    let d_tiles = smem_field!(smem, GemmSmem, d_tiles);
+    let epi_bars = smem_field!(smem, GemmSmem<BN, STAGES>, epi_bars);
+    let c_tiles = smem_field!(smem, GemmSmem<BN, STAGES>, c_tiles);
+    let d_tiles = smem_field!(smem, GemmSmem<BN, STAGES>, d_tiles);
+    let subtiles = (BN / SUB_COLS) as u32;
+    let bn = BN as u32;
     let epi_for = |w: usize| EpiLoadPipeline::new(epi_bars.at(w), c"gemm-epi-load");
     if thread_idx_x() == 0 {
         input.init(CONSUMER_WARPGROUPS);
@@ -164,7 +249,7 @@ pub unsafe extern "ptx-kernel" fn baton_gemm_bf16_128x256(
     sync_threads();
 
     let tiles_m = m.div_ceil(BM);
-    let tiles_n = n.div_ceil(BN);
+    let tiles_n = n.div_ceil(bn);
     let tiles = tiles_m * tiles_n;
     let k_blocks = k.div_ceil(BK);
     let warpgroup = warp_idx() / 4;
@@ -187,17 +272,17 @@ pub unsafe extern "ptx-kernel" fn baton_gemm_bf16_128x256(
                     unsafe {
                         load_2d(
                             tma_a,
-                            smem_field!(tiles, baton::tile_pipeline::StandardStage<u16, u16, 128, 256, 64>, a),
+                            smem_field!(tiles, Stage<BN>, a),
                             bar,
                             kc,
                             (tm * BM) as i32,
                         );
                         load_2d(
                             tma_b,
-                            smem_field!(tiles, baton::tile_pipeline::StandardStage<u16, u16, 128, 256, 64>, b),
+                            smem_field!(tiles, Stage<BN>, b),
                             bar,
                             kc,
-                            (tn * BN) as i32,
+                            (tn * bn) as i32,
                         );
                     }
                 }
@@ -223,8 +308,8 @@ pub unsafe extern "ptx-kernel" fn baton_gemm_bf16_128x256(
             let mut t = block_idx_x();
             while t < tiles {
                 let (tm, tn) = tile_coords(t, tiles_m, tiles_n);
-                for j in 0..SUBTILES {
-                    let col = (tn * BN) as i32 + (j as usize * SUB_COLS) as i32;
+                for j in 0..subtiles {
+                    let col = (tn * bn) as i32 + (j as usize * SUB_COLS) as i32;
                     let row = (tm * BM) as i32;
                     load_c(&mut epi0, 0, col, row);
                     load_c(&mut epi1, 1, col, row + SUB_ROWS as i32);
@@ -240,13 +325,13 @@ pub unsafe extern "ptx-kernel" fn baton_gemm_bf16_128x256(
         let tid = thread_idx_x() % 128;
         let signaller = tid == 0;
         let (warp, lane) = (tid / 32, tid % 32);
-        let mut consumer: InputConsumer<'_, Payload, STAGES> = input.consumer();
+        let mut consumer: InputConsumer<'_, Payload<BN>, STAGES> = input.consumer();
         let mut epi = epi_for(wg);
         // `zeroed` lowers to a memset that SROA splits into registers; an
         // array repeat expression lowers to a loop that keeps `acc` in local
         // memory.
         // SAFETY: all-zero is a valid [f32; 128].
-        let mut acc: [f32; 128] = unsafe { core::mem::zeroed() };
+        let mut acc: [f32; ACC] = unsafe { core::mem::zeroed() };
         let a_offset = (wg * 64 * 128) as u32;
         let mut t = block_idx_x();
         while t < tiles {
@@ -255,26 +340,20 @@ pub unsafe extern "ptx-kernel" fn baton_gemm_bf16_128x256(
             // stage is handed back.
             let stage = consumer.acquire_stage();
             let st = stage.tiles();
-            mma_k_block(
+            mma_k_block::<M, ACC>(
                 &mut acc,
-                smem_field!(st, baton::tile_pipeline::StandardStage<u16, u16, 128, 256, 64>, a)
-                    .addr()
-                    + a_offset,
-                smem_field!(st, baton::tile_pipeline::StandardStage<u16, u16, 128, 256, 64>, b)
-                    .addr(),
+                smem_field!(st, Stage<BN>, a).addr() + a_offset,
+                smem_field!(st, Stage<BN>, b).addr(),
                 false,
             );
             let mut pending: PendingRelease<'_> = stage.defer_release();
             for _ in 1..k_blocks {
                 let stage = consumer.acquire_stage();
                 let st = stage.tiles();
-                mma_k_block(
+                mma_k_block::<M, ACC>(
                     &mut acc,
-                    smem_field!(st, baton::tile_pipeline::StandardStage<u16, u16, 128, 256, 64>, a)
-                        .addr()
-                        + a_offset,
-                    smem_field!(st, baton::tile_pipeline::StandardStage<u16, u16, 128, 256, 64>, b)
-                        .addr(),
+                    smem_field!(st, Stage<BN>, a).addr() + a_offset,
+                    smem_field!(st, Stage<BN>, b).addr(),
                     true,
                 );
                 wgmma::wait_group::<1>();
@@ -288,6 +367,7 @@ pub unsafe extern "ptx-kernel" fn baton_gemm_bf16_128x256(
             let row = warp * 16 + lane / 4;
             let d_buf = d_tiles.at(wg);
             crate::unroll!(J in [0, 1, 2, 3, 4, 5, 6, 7] {
+              if J < subtiles {
                 let buf = d_buf.at((J % 2) as usize);
                 // Buffer J%2 is free once the store issued from it two
                 // sub-tiles ago has finished reading it.
@@ -329,13 +409,14 @@ pub unsafe extern "ptx-kernel" fn baton_gemm_bf16_128x256(
                     epi.consumer_step();
                 }
                 if signaller {
-                    let col = (tn * BN) as i32 + (J as usize * SUB_COLS) as i32;
+                    let col = (tn * bn) as i32 + (J as usize * SUB_COLS) as i32;
                     let r0 = (tm * BM) as i32 + (wg * SUB_ROWS) as i32;
                     // SAFETY: D map per the contract; the buffer holds the
                     // finished sub-tile (fenced for the async proxy).
                     unsafe { store_2d(tma_d, buf, col, r0) };
                     store_commit_group();
                 }
+              }
             });
             t += grid_dim_x();
         }

@@ -3,6 +3,7 @@
 
 use crate::commands::{Outcome, open_gpu};
 use baton_runtime::codegen::{Dialect, kernel_loops};
+use baton_runtime::gemm::GemmConfig;
 use baton_runtime::gemm_check::{self, BenchRow};
 use baton_runtime::{Variant, pipeline_gpu, ptx};
 use std::io::Write as _;
@@ -42,6 +43,7 @@ pub fn geomean(xs: &[f64]) -> f64 {
 /// runs each; prints a table and the geometric mean of the ratios.
 pub fn gemm(
     ordinal: usize,
+    config: Option<GemmConfig>,
     shapes: &[(usize, usize, usize)],
     reps: usize,
     chart: Option<&std::path::Path>,
@@ -71,7 +73,7 @@ pub fn gemm(
     ];
     let mut ok = true;
     for (m, n, k, beta) in checks {
-        match gemm_check::check_vs_f64(&gpu, &kernels, m, n, k, 1.0, beta) {
+        match gemm_check::check_vs_f64(&gpu, &kernels, None, m, n, k, 1.0, beta) {
             Ok(c) => {
                 let pass = c.passes(1e-2);
                 ok &= pass;
@@ -87,7 +89,7 @@ pub fn gemm(
             }
         }
     }
-    match gemm_check::check_vs_cublas(&gpu, &kernels, 2048, 2048, 2048, 1.0, 0.5) {
+    match gemm_check::check_vs_cublas(&gpu, &kernels, None, 2048, 2048, 2048, 1.0, 0.5) {
         Ok(c) => {
             let pass = c.passes(1e-2);
             ok &= pass;
@@ -123,7 +125,7 @@ pub fn gemm(
     let mut rows: Vec<BenchRow> = Vec::new();
     for &(shape, beta) in &jobs {
         let what = format!("{}x{}x{} beta={beta}", shape.0, shape.1, shape.2);
-        let row = gemm_check::bench_shape(&gpu, &kernels, &blas, shape, beta, reps, || {
+        let row = gemm_check::bench_shape(&gpu, &kernels, &blas, shape, config, beta, reps, || {
             done += 1;
             progress(done, total, &what);
         });
@@ -137,13 +139,14 @@ pub fn gemm(
     }
     println!();
     println!(
-        "{:<22} {:>6} {:>10} {:>10} {:>9} {:>9} {:>7}",
-        "M x N x K", "beta", "ours ms", "cuBLAS ms", "ours TF/s", "cuBLAS TF", "ratio"
+        "{:<22} {:<9} {:>6} {:>10} {:>10} {:>9} {:>9} {:>7}",
+        "M x N x K", "tile", "beta", "ours ms", "cuBLAS ms", "ours TF/s", "cuBLAS TF", "ratio"
     );
     for r in &rows {
         println!(
-            "{:<22} {:>6} {:>10.3} {:>10.3} {:>9.1} {:>9.1} {:>7.3}",
+            "{:<22} {:<9} {:>6} {:>10.3} {:>10.3} {:>9.1} {:>9.1} {:>7.3}",
             format!("{}x{}x{}", r.mnk.0, r.mnk.1, r.mnk.2),
+            format!("{}x{}", r.config.tile().0, r.config.tile().1),
             r.beta,
             r.ours_ms,
             r.cublas_ms,

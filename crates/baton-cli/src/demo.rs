@@ -68,7 +68,8 @@ pub fn run(items: u64, consumer_warps: u32) -> DemoReport {
     let start = Instant::now();
     block.run_warps(1 + consumer_warps, |warp, smem| {
         let s = smem.get();
-        let mut pipe = ProducerConsumerPipeline::new(baton::smem_field!(smem, DemoSmem, bars), c"demo");
+        let mut pipe =
+            ProducerConsumerPipeline::new(baton::smem_field!(smem, DemoSmem, bars), c"demo");
         if warp.index() == 0 {
             // A warp arrives 32 times: one per lane.
             pipe.init_barriers(WARP_SIZE, WARP_SIZE * consumer_warps);
@@ -115,23 +116,54 @@ pub fn run(items: u64, consumer_warps: u32) -> DemoReport {
 
 impl std::fmt::Display for DemoReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "baton demo — CPU backend (threads stand for warps, atomics for mbarriers)")?;
-        writeln!(f, "  pipeline          ProducerConsumerPipeline<{DEMO_STAGES}>, 1 producer warp, {} consumer warp(s)", self.consumer_warps)?;
+        writeln!(
+            f,
+            "baton demo — CPU backend (threads stand for warps, atomics for mbarriers)"
+        )?;
+        writeln!(
+            f,
+            "  pipeline          ProducerConsumerPipeline<{DEMO_STAGES}>, 1 producer warp, {} consumer warp(s)",
+            self.consumer_warps
+        )?;
         writeln!(f, "  payloads          {}", self.items)?;
         writeln!(f, "  handoffs          {}", self.handoffs)?;
-        writeln!(f, "  handoffs/s        {:.0}", self.handoffs as f64 / self.seconds.max(1e-9))?;
-        writeln!(f, "  producer blocked  {} ({:.1}% of stages: ring full)", self.producer_blocked, pct(self.producer_blocked, self.items))?;
+        writeln!(
+            f,
+            "  handoffs/s        {:.0}",
+            self.handoffs as f64 / self.seconds.max(1e-9)
+        )?;
+        writeln!(
+            f,
+            "  producer blocked  {} ({:.1}% of stages: ring full)",
+            self.producer_blocked,
+            pct(self.producer_blocked, self.items)
+        )?;
         writeln!(
             f,
             "  consumer blocked  {} ({:.1}% of reads: ring empty)",
             self.consumer_blocked,
-            pct(self.consumer_blocked, self.items * self.consumer_warps as u64)
+            pct(
+                self.consumer_blocked,
+                self.items * self.consumer_warps as u64
+            )
         )?;
         writeln!(f, "  wall time         {:.3} s", self.seconds)?;
-        write!(f, "  verdict           {}", if self.errors == 0 { "PASS: every payload intact and in order".to_string() } else { format!("FAIL: {} bad payloads", self.errors) })
+        write!(
+            f,
+            "  verdict           {}",
+            if self.errors == 0 {
+                "PASS: every payload intact and in order".to_string()
+            } else {
+                format!("FAIL: {} bad payloads", self.errors)
+            }
+        )
     }
 }
 
 fn pct(n: u64, of: u64) -> f64 {
-    if of == 0 { 0.0 } else { 100.0 * n as f64 / of as f64 }
+    if of == 0 {
+        0.0
+    } else {
+        100.0 * n as f64 / of as f64
+    }
 }

@@ -11,6 +11,7 @@
 use baton_cli::bench;
 use baton_cli::commands::{self, Outcome};
 use baton_runtime::Variant;
+use baton_runtime::gemm::GemmConfig;
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
@@ -89,6 +90,10 @@ enum BenchWhat {
         /// Where to write the PNG chart.
         #[arg(long, default_value = "gemm-bench.png")]
         chart: std::path::PathBuf,
+        /// Force a tile configuration (128x256, 128x128, 128x64) instead of
+        /// the heuristic.
+        #[arg(long, value_parser = parse_config)]
+        config: Option<GemmConfig>,
     },
     /// Pipeline API vs hand-written mbarrier handoffs (throughput, loop sizes).
     ZeroCost {
@@ -96,6 +101,15 @@ enum BenchWhat {
         #[arg(long, default_value_t = 0)]
         ordinal: usize,
     },
+}
+
+fn parse_config(s: &str) -> Result<GemmConfig, String> {
+    GemmConfig::ALL
+        .into_iter()
+        .find(|c| format!("{}x{}", c.tile().0, c.tile().1) == s)
+        .ok_or_else(|| {
+            format!("unknown tile configuration '{s}'; allowed: 128x256, 128x128, 128x64")
+        })
 }
 
 fn parse_shape(s: &str) -> Result<(usize, usize, usize), String> {
@@ -134,13 +148,14 @@ fn main() {
                 reps,
                 shape,
                 chart,
+                config,
             } => {
                 let shapes: Vec<(usize, usize, usize)> = if shape.is_empty() {
                     bench::GEMM_SHAPES.to_vec()
                 } else {
                     shape
                 };
-                bench::gemm(ordinal, &shapes, reps, Some(&chart))
+                bench::gemm(ordinal, config, &shapes, reps, Some(&chart))
             }
             BenchWhat::ZeroCost { ordinal } => bench::zero_cost(ordinal),
         },

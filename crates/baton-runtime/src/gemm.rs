@@ -12,15 +12,97 @@ use cudarc::driver::sys::{
 };
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
-/// The kernel's name.
-pub const KERNEL: &str = "baton_gemm_bf16_128x256";
-/// CTA tile (M, N, K).
-pub const TILE: (u32, u32, u32) = (128, 256, 64);
+/// A tile configuration of the BF16 GEMM kernel family
+/// (`kernels/src/gemm_bf16.rs`): CTA tile 128 × `bn` × 64, 384 threads
+/// (a producer warpgroup and two consumer warpgroups).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GemmConfig {
+    /// 128×256 tiles, 4 stages, `wgmma.m64n256k16`: the large-shape workhorse.
+    T128x256,
+    /// 128×128 tiles, 6 stages, `wgmma.m64n128k16`.
+    T128x128,
+    /// 128×64 tiles, 8 stages, `wgmma.m64n64k16`: few, skinny tiles (small M).
+    T128x64,
+}
+
+impl GemmConfig {
+    /// Every configuration.
+    pub const ALL: [GemmConfig; 3] = [
+        GemmConfig::T128x256,
+        GemmConfig::T128x128,
+        GemmConfig::T128x64,
+    ];
+
+    /// The kernel's name in the PTX.
+    pub const fn kernel(self) -> &'static str {
+        match self {
+            GemmConfig::T128x256 => "baton_gemm_bf16_128x256",
+            GemmConfig::T128x128 => "baton_gemm_bf16_128x128",
+            GemmConfig::T128x64 => "baton_gemm_bf16_128x64",
+        }
+    }
+
+    /// Tile (M, N, K).
+    pub const fn tile(self) -> (u32, u32, u32) {
+        match self {
+            GemmConfig::T128x256 => (128, 256, 64),
+            GemmConfig::T128x128 => (128, 128, 64),
+            GemmConfig::T128x64 => (128, 64, 64),
+        }
+    }
+
+    /// Input stages (as many as the 227 KiB shared-memory budget allows).
+    pub const fn stages(self) -> u32 {
+        match self {
+            GemmConfig::T128x256 => 4,
+            GemmConfig::T128x128 => 6,
+            GemmConfig::T128x64 => 8,
+        }
+    }
+
+    /// Dynamic shared memory of the kernel's layout: barriers (padded to
+    /// 1024), the input stages (A 128×64 + B bn×64 bf16 each), 8 epilogue
+    /// sub-tiles of 4 KiB (C and D, two per consumer warpgroup), and the
+    /// epilogue barriers (padded). `tests/kernel_layouts.rs` checks it
+    /// against the size each kernel demands in the PTX.
+    pub const fn smem_bytes(self) -> u32 {
+        let (_, bn, _) = self.tile();
+        1024 + self.stages() * (128 * 64 * 2 + bn * 64 * 2) + 8 * 4096 + 1024
+    }
+
+    /// Picks a configuration for an M×N problem on `sms` SMs: the one with
+    /// the least estimated time, counting whole waves of tiles (a partial
+    /// wave costs a full one) weighted by each tile's relative cost (smaller
+    /// tiles reuse operands less: 128×128 ≈ 7% and 128×64 ≈ 15% slower per
+    /// FLOP than 128×256, from the v2 measurements' per-tile efficiency).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert_eq!(GemmConfig::choose(8192, 8192, 132), GemmConfig::T128x256);
+    /// assert_eq!(GemmConfig::choose(128, 8192, 132), GemmConfig::T128x64);
+    /// ```
+    pub fn choose(m: usize, n: usize, sms: u32) -> GemmConfig {
+        let cost = |c: GemmConfig| {
+            let (bm, bn, _) = c.tile();
+            let tiles = m.div_ceil(bm as usize) * n.div_ceil(bn as usize);
+            let waves = tiles.div_ceil(sms.max(1) as usize) as f64;
+            let per_tile = bn as f64
+                / match c {
+                    GemmConfig::T128x256 => 1.0,
+                    GemmConfig::T128x128 => 0.93,
+                    GemmConfig::T128x64 => 0.85,
+                };
+            waves * per_tile
+        };
+        GemmConfig::ALL
+            .into_iter()
+            .min_by(|a, b| cost(*a).total_cmp(&cost(*b)))
+            .unwrap_or(GemmConfig::T128x256)
+    }
+}
+
 /// Threads per CTA: producer warpgroup + 2 consumer warpgroups.
 pub const THREADS: u32 = 384;
-/// Dynamic shared memory: 4 stages × 48 KiB, the epilogue's C and D
-/// sub-tiles (8 × 4 KiB) and barriers (size_of the kernel's layout).
-pub const SMEM_BYTES: u32 = 4 * 48 * 1024 + 8 * 4096 + 2048;
 
 /// Why a GEMM call was refused before launch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -192,6 +274,7 @@ fn ranges_overlap(a: u64, a_bytes: u64, b: u64, b_bytes: u64) -> bool {
 /// uploaded once, so [`run`](Self::run) only launches the kernel. Holds the
 /// operands borrowed (D mutably) for as long as it lives.
 pub struct GemmPlan<'a> {
+    config: GemmConfig,
     kernel: Kernel,
     maps: CudaSlice<u8>,
     m: u32,
@@ -211,6 +294,24 @@ impl<'a> GemmPlan<'a> {
     pub fn new(
         gpu: &Gpu,
         kernels: &Kernels,
+        a: &'a CudaSlice<u16>,
+        b: &'a CudaSlice<u16>,
+        c: Option<&'a CudaSlice<u16>>,
+        d: &'a mut CudaSlice<u16>,
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> Result<Self> {
+        let config = GemmConfig::choose(m, n, gpu.sm_count());
+        Self::with_config(gpu, kernels, config, a, b, c, d, m, n, k)
+    }
+
+    /// [`new`](Self::new) with an explicit tile configuration (tuning).
+    #[allow(clippy::too_many_arguments)]
+    pub fn with_config(
+        gpu: &Gpu,
+        kernels: &Kernels,
+        config: GemmConfig,
         a: &'a CudaSlice<u16>,
         b: &'a CudaSlice<u16>,
         c: Option<&'a CudaSlice<u16>>,
@@ -245,8 +346,8 @@ impl<'a> GemmPlan<'a> {
         let sw128 = CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B;
         let sw64 = CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B;
         let maps = [
-            encode_bf16_2d(a_ptr, m64, k64, TILE.0, TILE.2, sw128)?,
-            encode_bf16_2d(b_ptr, n64, k64, TILE.1, TILE.2, sw128)?,
+            encode_bf16_2d(a_ptr, m64, k64, config.tile().0, config.tile().2, sw128)?,
+            encode_bf16_2d(b_ptr, n64, k64, config.tile().1, config.tile().2, sw128)?,
             encode_bf16_2d(c_ptr.unwrap_or(d_ptr), m64, n64, 64, 32, sw64)?,
             encode_bf16_2d(d_ptr, m64, n64, 64, 32, sw64)?,
         ];
@@ -262,7 +363,8 @@ impl<'a> GemmPlan<'a> {
             };
         }
         Ok(Self {
-            kernel: kernels.get(KERNEL)?,
+            config,
+            kernel: kernels.get(config.kernel())?,
             maps: stream.clone_htod(&bytes)?,
             m: m as u32,
             n: n as u32,
@@ -273,9 +375,15 @@ impl<'a> GemmPlan<'a> {
         })
     }
 
+    /// The tile configuration this plan launches.
+    pub fn config(&self) -> GemmConfig {
+        self.config
+    }
+
     /// CTAs launched: one per SM, or fewer when there are fewer tiles.
     pub fn grid(&self) -> u32 {
-        let tiles = self.m.div_ceil(TILE.0) * self.n.div_ceil(TILE.1);
+        let (bm, bn, _) = self.config.tile();
+        let tiles = self.m.div_ceil(bm) * self.n.div_ceil(bn);
         tiles.min(self.sm_count)
     }
 
@@ -287,7 +395,7 @@ impl<'a> GemmPlan<'a> {
         }
         let stream = gpu.stream();
         let (maps_ptr, _s0) = self.maps.device_ptr(stream);
-        let cfg = LaunchConfig::linear(self.grid(), THREADS, SMEM_BYTES);
+        let cfg = LaunchConfig::linear(self.grid(), THREADS, self.config.smem_bytes());
         let mut args = gpu.args();
         args.u64(maps_ptr)
             .u64(maps_ptr + 128)

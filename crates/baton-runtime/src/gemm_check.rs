@@ -5,7 +5,7 @@
 //! NaN; NaN never passes.
 
 use crate::error::{Error, Result};
-use crate::gemm::{GemmPlan, bf16_to_f32, cublas_gemm_bf16, f32_to_bf16};
+use crate::gemm::{GemmConfig, GemmPlan, bf16_to_f32, cublas_gemm_bf16, f32_to_bf16};
 use crate::smoke::XorShift;
 use crate::{Gpu, Kernels};
 use cudarc::driver::CudaSlice;
@@ -45,6 +45,23 @@ pub fn reference_f64(
         }
     }
     out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn plan<'a>(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    config: Option<GemmConfig>,
+    a: &'a CudaSlice<u16>,
+    b: &'a CudaSlice<u16>,
+    c: Option<&'a CudaSlice<u16>>,
+    d: &'a mut CudaSlice<u16>,
+    (m, n, k): (usize, usize, usize),
+) -> Result<GemmPlan<'a>> {
+    match config {
+        Some(cfg) => GemmPlan::with_config(gpu, kernels, cfg, a, b, c, d, m, n, k),
+        None => GemmPlan::new(gpu, kernels, a, b, c, d, m, n, k),
+    }
 }
 
 /// How an output compares with a reference.
@@ -95,6 +112,7 @@ impl Comparison {
 pub fn check_vs_f64(
     gpu: &Gpu,
     kernels: &Kernels,
+    config: Option<GemmConfig>,
     m: usize,
     n: usize,
     k: usize,
@@ -108,8 +126,17 @@ pub fn check_vs_f64(
     let (a_d, b_d) = (stream.clone_htod(&a)?, stream.clone_htod(&b)?);
     let c_d = c.as_ref().map(|c| stream.clone_htod(c)).transpose()?;
     let mut d_d = stream.clone_htod(&vec![POISON_BF16; m * n])?;
-    GemmPlan::new(gpu, kernels, &a_d, &b_d, c_d.as_ref(), &mut d_d, m, n, k)?
-        .run(gpu, alpha, beta)?;
+    plan(
+        gpu,
+        kernels,
+        config,
+        &a_d,
+        &b_d,
+        c_d.as_ref(),
+        &mut d_d,
+        (m, n, k),
+    )?
+    .run(gpu, alpha, beta)?;
     gpu.synchronize()?;
     let d = stream.clone_dtoh(&d_d)?;
     Ok(Comparison::new(
@@ -123,6 +150,7 @@ pub fn check_vs_f64(
 pub fn check_vs_cublas(
     gpu: &Gpu,
     kernels: &Kernels,
+    config: Option<GemmConfig>,
     m: usize,
     n: usize,
     k: usize,
@@ -140,8 +168,17 @@ pub fn check_vs_cublas(
     );
     let mut ours = stream.clone_htod(&vec![POISON_BF16; m * n])?;
     let mut theirs = stream.clone_htod(&c)?;
-    GemmPlan::new(gpu, kernels, &a_d, &b_d, Some(&c_d), &mut ours, m, n, k)?
-        .run(gpu, alpha, beta)?;
+    plan(
+        gpu,
+        kernels,
+        config,
+        &a_d,
+        &b_d,
+        Some(&c_d),
+        &mut ours,
+        (m, n, k),
+    )?
+    .run(gpu, alpha, beta)?;
     let blas = cudarc::cublas::CudaBlas::new(stream.clone())
         .map_err(|e| Error::Gemm(format!("cuBLAS init: {e:?}")))?;
     cublas_gemm_bf16(&blas, gpu, &a_d, &b_d, &mut theirs, m, n, k, alpha, beta)?;
@@ -154,6 +191,8 @@ pub fn check_vs_cublas(
 /// One benchmark row.
 #[derive(Clone, Debug)]
 pub struct BenchRow {
+    /// The configuration the heuristic chose.
+    pub config: GemmConfig,
     /// (M, N, K).
     pub mnk: (usize, usize, usize),
     /// beta used.
@@ -197,6 +236,7 @@ pub fn bench_shape(
     kernels: &Kernels,
     blas: &cudarc::cublas::CudaBlas,
     (m, n, k): (usize, usize, usize),
+    config: Option<GemmConfig>,
     beta: f32,
     reps: usize,
     mut progress: impl FnMut(),
@@ -220,7 +260,7 @@ pub fn bench_shape(
     let plans: Vec<GemmPlan<'_>> = inputs
         .iter()
         .zip(d_ours.iter_mut())
-        .map(|((a, b, c), d)| GemmPlan::new(gpu, kernels, a, b, Some(c), d, m, n, k))
+        .map(|((a, b, c), d)| plan(gpu, kernels, config, a, b, Some(c), d, (m, n, k)))
         .collect::<Result<_>>()?;
     let ctx = gpu.context();
     let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
@@ -252,6 +292,7 @@ pub fn bench_shape(
         }
     }
     Ok(BenchRow {
+        config: plans[0].config(),
         mnk: (m, n, k),
         beta,
         ours_ms: median(ours),

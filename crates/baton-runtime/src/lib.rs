@@ -118,7 +118,27 @@ pub const KERNELS: &[KernelInfo] = &[
     },
     KernelInfo {
         name: "baton_gemm_bf16_128x256",
-        about: "bf16 GEMM, 128x256 tiles, TMA + wgmma, warp-specialized",
+        about: "bf16 GEMM, 128x256x64 tiles, 4 stages, TMA + wgmma, warp-specialized",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_bf16_128x128",
+        about: "bf16 GEMM, 128x128x64 tiles, 6 stages",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_tile_copy_bf16",
+        about: "tile_pipeline test: TMA tile loads through InputTilePipeline, TMA stores out",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_tile_copy_bf16_multicast",
+        about: "tile_pipeline test: the tile copy with 2-CTA cluster multicast",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_bf16_128x64",
+        about: "bf16 GEMM, 128x64x64 tiles, 8 stages (skinny problems)",
         hot: true,
     },
 ];

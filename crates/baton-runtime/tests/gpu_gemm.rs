@@ -3,7 +3,7 @@
 //! poisoned outputs, NaN never passes. Without a CUDA GPU each test prints
 //! `SKIPPED: no CUDA GPU (<reason>)` and returns.
 
-use baton_runtime::gemm::GemmPlan;
+use baton_runtime::gemm::{GemmConfig, GemmPlan};
 use baton_runtime::{Error, Gpu, Variant, gemm_check};
 
 fn gpu_or_skip() -> Option<Gpu> {
@@ -33,19 +33,26 @@ fn gemm_matches_f64_reference_on_ragged_shapes() {
         (256, 256, 1024),
         (513, 8, 40),
     ];
-    for &(m, n, k) in &shapes {
-        for beta in [0.0f32, 0.5, 1.0] {
-            let cmp = gemm_check::check_vs_f64(&gpu, &kernels, m, n, k, 1.0, beta)
-                .unwrap_or_else(|e| panic!("{m}x{n}x{k}: {e}"));
-            println!(
-                "{m}x{n}x{k} beta {beta}: rel {:.2e} max abs {:.2e}",
-                cmp.rel_error, cmp.max_abs_error
-            );
-            assert!(cmp.passes(1e-2), "{m}x{n}x{k} beta {beta}: {cmp:?}");
+    for config in GemmConfig::ALL {
+        for &(m, n, k) in &shapes {
+            for beta in [0.0f32, 0.5, 1.0] {
+                let cmp =
+                    gemm_check::check_vs_f64(&gpu, &kernels, Some(config), m, n, k, 1.0, beta)
+                        .unwrap_or_else(|e| panic!("{config:?} {m}x{n}x{k}: {e}"));
+                println!(
+                    "{config:?} {m}x{n}x{k} beta {beta}: rel {:.2e} max abs {:.2e}",
+                    cmp.rel_error, cmp.max_abs_error
+                );
+                assert!(
+                    cmp.passes(1e-2),
+                    "{config:?} {m}x{n}x{k} beta {beta}: {cmp:?}"
+                );
+            }
         }
+        let cmp = gemm_check::check_vs_f64(&gpu, &kernels, Some(config), 200, 200, 64, -1.5, 0.25)
+            .unwrap();
+        assert!(cmp.passes(1e-2), "{config:?} alpha -1.5: {cmp:?}");
     }
-    let cmp = gemm_check::check_vs_f64(&gpu, &kernels, 200, 200, 64, -1.5, 0.25).unwrap();
-    assert!(cmp.passes(1e-2), "alpha -1.5: {cmp:?}");
 }
 
 #[test]
@@ -54,8 +61,13 @@ fn gemm_matches_cublas_at_2048() {
     let kernels = gpu
         .load_kernels(Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
-    for beta in [0.0f32, 0.5] {
-        let cmp = gemm_check::check_vs_cublas(&gpu, &kernels, 2048, 2048, 2048, 1.0, beta)
+    for (config, beta) in [
+        (None, 0.0f32),
+        (None, 0.5),
+        (Some(GemmConfig::T128x128), 0.5),
+        (Some(GemmConfig::T128x64), 1.0),
+    ] {
+        let cmp = gemm_check::check_vs_cublas(&gpu, &kernels, config, 2048, 2048, 2048, 1.0, beta)
             .unwrap_or_else(|e| panic!("{e}"));
         println!("2048^3 beta {beta} vs cuBLAS: rel {:.2e}", cmp.rel_error);
         assert!(cmp.passes(1e-2), "{cmp:?}");

@@ -29,7 +29,7 @@ fn required_smem(ptx: &str, kernel: &str) -> u32 {
 }
 
 #[test]
-fn gemm_host_smem_matches_the_kernel_layout() {
+fn gemm_host_smem_matches_the_kernel_layouts() {
     let text = match ptx::get(Variant::Release) {
         Ok(t) => t,
         Err(e) => {
@@ -40,20 +40,20 @@ fn gemm_host_smem_matches_the_kernel_layout() {
             return;
         }
     };
-    let need = required_smem(text, gemm::KERNEL);
-    println!(
-        "{}: layout needs {need} bytes; host launches with {}",
-        gemm::KERNEL,
-        gemm::SMEM_BYTES
-    );
-    assert!(
-        need <= gemm::SMEM_BYTES,
-        "host SMEM_BYTES {} < kernel layout {need}",
-        gemm::SMEM_BYTES
-    );
-    assert!(
-        gemm::SMEM_BYTES - need < 1024,
-        "host asks for {} bytes more than the layout needs",
-        gemm::SMEM_BYTES - need
-    );
+    for config in gemm::GemmConfig::ALL {
+        let need = required_smem(text, config.kernel());
+        let host = config.smem_bytes();
+        println!(
+            "{}: layout needs {need} bytes; host launches with {host}",
+            config.kernel()
+        );
+        assert_eq!(
+            host, need,
+            "{config:?}: host smem_bytes() {host} != kernel layout {need}"
+        );
+        assert!(
+            host <= 227 * 1024,
+            "{config:?} exceeds the 227 KiB opt-in limit"
+        );
+    }
 }

@@ -22,15 +22,17 @@
 //!   (L2-friendly) order.
 
 use baton::arch::sm90::tma::{
-    TensorMap, load_2d, store_2d, store_commit_group, store_wait_group, store_wait_group_read,
+    TensorMap, load_2d, load_2d_multicast, store_2d, store_commit_group, store_wait_group,
+    store_wait_group_read,
 };
 use baton::arch::sm90::wgmma::{
     self, SmemLayout, descriptor_advance, descriptor_k_major,
     ops::{mma_m64n64k16_f32_bf16, mma_m64n128k16_f32_bf16, mma_m64n256k16_f32_bf16},
 };
 use baton::arch::sm90::{
-    block_idx_x, dynamic_smem, elect_one, fence_proxy_async_shared, grid_dim_x, ld_shared_u32,
-    named_barrier_sync, st_shared_u32, sync_threads, thread_idx_x, warp_idx,
+    block_idx_x, cluster_cta_rank, cluster_sync, dynamic_smem, elect_one, fence_proxy_async_shared,
+    grid_dim_x, ld_shared_u32, named_barrier_sync, st_shared_u32, sync_threads, thread_idx_x,
+    warp_idx,
 };
 use baton::epi_load::EpiLoadPipeline;
 use baton::pipeline::{PendingRelease, PipelineBarriers};
@@ -169,7 +171,7 @@ fn mma_k_block<M: TileMma<ACC>, const ACC: usize>(
 }
 
 macro_rules! gemm_entry {
-    ($(#[$doc:meta])* $name:ident, $bn:literal, $acc:literal, $stages:literal, $mma:ty) => {
+    ($(#[$doc:meta])* $name:ident, $bn:literal, $bnh:literal, $acc:literal, $stages:literal, $cluster:literal, $mma:ty) => {
         $(#[$doc])*
         ///
         /// Launch: grid = min(tiles, SMs) CTAs of 384 threads, with
@@ -194,27 +196,43 @@ macro_rules! gemm_entry {
             beta: f32,
         ) {
             // SAFETY: forwarded to the kernel's contract.
-            unsafe { gemm::<$mma, $bn, $acc, $stages>(tma_a, tma_b, tma_c, tma_d, m, n, k, alpha, beta) }
+            unsafe { gemm::<$mma, $bn, $bnh, $acc, $stages, $cluster>(tma_a, tma_b, tma_c, tma_d, m, n, k, alpha, beta) }
         }
     };
 }
 
 gemm_entry!(
     /// BF16 GEMM, 128×256×64 tiles, 4 stages (m64n256k16).
-    baton_gemm_bf16_128x256, 256, 128, 4, N256
+    baton_gemm_bf16_128x256, 256, 256, 128, 4, 1, N256
+);
+gemm_entry!(
+    /// BF16 GEMM, 128×256×64 tiles, 4 stages, clusters of 2 CTAs along M
+    /// sharing the B tile by TMA multicast (each CTA loads half).
+    baton_gemm_bf16_128x256_c2, 256, 128, 128, 4, 2, N256
 );
 gemm_entry!(
     /// BF16 GEMM, 128×128×64 tiles, 6 stages (m64n128k16).
-    baton_gemm_bf16_128x128, 128, 64, 6, N128
+    baton_gemm_bf16_128x128, 128, 128, 64, 6, 1, N128
+);
+gemm_entry!(
+    /// BF16 GEMM, 128×128×64 tiles, 6 stages, 2-CTA clusters with B multicast.
+    baton_gemm_bf16_128x128_c2, 128, 64, 64, 6, 2, N128
 );
 gemm_entry!(
     /// BF16 GEMM, 128×64×64 tiles, 8 stages (m64n64k16): for few, skinny tiles.
-    baton_gemm_bf16_128x64, 64, 32, 8, N64
+    baton_gemm_bf16_128x64, 64, 64, 32, 8, 1, N64
 );
 
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn gemm<M: TileMma<ACC>, const BN: usize, const ACC: usize, const STAGES: usize>(
+unsafe fn gemm<
+    M: TileMma<ACC>,
+    const BN: usize,
+    const BNH: usize,
+    const ACC: usize,
+    const STAGES: usize,
+    const CLUSTER_M: u32,
+>(
     tma_a: *const TensorMap,
     tma_b: *const TensorMap,
     tma_c: *const TensorMap,
@@ -240,17 +258,36 @@ unsafe fn gemm<M: TileMma<ACC>, const BN: usize, const ACC: usize, const STAGES:
     let bn = BN as u32;
     let epi_for = |w: usize| EpiLoadPipeline::new(epi_bars.at(w), c"gemm-epi-load");
     if thread_idx_x() == 0 {
-        input.init(CONSUMER_WARPGROUPS);
+        // Empty barriers: one arrival per consumer warpgroup of every CTA
+        // whose TMA multicast writes into the stage (the whole cluster).
+        input.init(CONSUMER_WARPGROUPS * CLUSTER_M);
         // Producer: one elected thread's arrive_expect_tx; consumer: one
         // arrival per warpgroup, after all its threads read the C sub-tile.
         epi_for(0).init_barriers(1, 1);
         epi_for(1).init_barriers(1, 1);
     }
-    sync_threads();
+    if CLUSTER_M > 1 {
+        // Peers arrive on and multicast into our barriers: they must all be
+        // initialized cluster-wide first.
+        cluster_sync();
+    } else {
+        sync_threads();
+    }
 
+    // Work units: CLUSTER_M vertically adjacent tiles sharing one B tile;
+    // CTA `rank` of a cluster takes tile row `unit_row * CLUSTER_M + rank`
+    // (a row past M is computed on zero-filled A and clipped by the store).
     let tiles_m = m.div_ceil(BM);
     let tiles_n = n.div_ceil(bn);
-    let tiles = tiles_m * tiles_n;
+    let units_m = tiles_m.div_ceil(CLUSTER_M);
+    let units = units_m * tiles_n;
+    let rank = if CLUSTER_M > 1 { cluster_cta_rank() } else { 0 };
+    let first_unit = block_idx_x() / CLUSTER_M;
+    let unit_stride = grid_dim_x() / CLUSTER_M;
+    let tile_of = |u: u32| {
+        let (um, tn) = tile_coords(u, units_m, tiles_n);
+        (um * CLUSTER_M + rank, tn)
+    };
     let k_blocks = k.div_ceil(BK);
     let warpgroup = warp_idx() / 4;
     let residual = beta != 0.0;
@@ -259,9 +296,9 @@ unsafe fn gemm<M: TileMma<ACC>, const BN: usize, const ACC: usize, const STAGES:
         wgmma::setmaxnreg_dec::<40>();
         if warp_idx() == 0 && elect_one() {
             let mut producer = input.producer();
-            let mut t = block_idx_x();
-            while t < tiles {
-                let (tm, tn) = tile_coords(t, tiles_m, tiles_n);
+            let mut t = first_unit;
+            while t < units {
+                let (tm, tn) = tile_of(t);
                 for kb in 0..k_blocks {
                     let stage = producer.acquire();
                     stage.arrive_expect_tx();
@@ -277,16 +314,21 @@ unsafe fn gemm<M: TileMma<ACC>, const BN: usize, const ACC: usize, const STAGES:
                             kc,
                             (tm * BM) as i32,
                         );
-                        load_2d(
-                            tma_b,
-                            smem_field!(tiles, Stage<BN>, b),
-                            bar,
-                            kc,
-                            (tn * bn) as i32,
-                        );
+                        let b_tile = smem_field!(tiles, Stage<BN>, b);
+                        if CLUSTER_M == 1 {
+                            load_2d(tma_b, b_tile, bar, kc, (tn * bn) as i32);
+                        } else {
+                            // This CTA's half of B, into both CTAs' stage.
+                            let half: SharedRef<'_, Tile<u16, BNH, { BK as usize }>> =
+                                SharedRef::from_addr(
+                                    b_tile.addr() + rank * (BNH * BK as usize * 2) as u32,
+                                );
+                            let row = (tn * bn + rank * BNH as u32) as i32;
+                            load_2d_multicast(tma_b, half, bar, kc, row, 0b11);
+                        }
                     }
                 }
-                t += grid_dim_x();
+                t += unit_stride;
             }
             producer.drain();
         } else if warp_idx() == 1 && residual && elect_one() {
@@ -305,16 +347,16 @@ unsafe fn gemm<M: TileMma<ACC>, const BN: usize, const ACC: usize, const STAGES:
                     )
                 };
             };
-            let mut t = block_idx_x();
-            while t < tiles {
-                let (tm, tn) = tile_coords(t, tiles_m, tiles_n);
+            let mut t = first_unit;
+            while t < units {
+                let (tm, tn) = tile_of(t);
                 for j in 0..subtiles {
                     let col = (tn * bn) as i32 + (j as usize * SUB_COLS) as i32;
                     let row = (tm * BM) as i32;
                     load_c(&mut epi0, 0, col, row);
                     load_c(&mut epi1, 1, col, row + SUB_ROWS as i32);
                 }
-                t += grid_dim_x();
+                t += unit_stride;
             }
             epi0.producer_tail();
             epi1.producer_tail();
@@ -333,9 +375,9 @@ unsafe fn gemm<M: TileMma<ACC>, const BN: usize, const ACC: usize, const STAGES:
         // SAFETY: all-zero is a valid [f32; 128].
         let mut acc: [f32; ACC] = unsafe { core::mem::zeroed() };
         let a_offset = (wg * 64 * 128) as u32;
-        let mut t = block_idx_x();
-        while t < tiles {
-            let (tm, tn) = tile_coords(t, tiles_m, tiles_n);
+        let mut t = first_unit;
+        while t < units {
+            let (tm, tn) = tile_of(t);
             // Main loop: K block kb's MMAs stay in flight while kb-1's
             // stage is handed back.
             let stage = consumer.acquire_stage();
@@ -357,11 +399,19 @@ unsafe fn gemm<M: TileMma<ACC>, const BN: usize, const ACC: usize, const STAGES:
                     true,
                 );
                 wgmma::wait_group::<1>();
-                pending.release_if(signaller);
+                if CLUSTER_M > 1 {
+                    pending.release_multicast_if(0b11, signaller);
+                } else {
+                    pending.release_if(signaller);
+                }
                 pending = stage.defer_release();
             }
             wgmma::wait_group::<0>();
-            pending.release_if(signaller);
+            if CLUSTER_M > 1 {
+                pending.release_multicast_if(0b11, signaller);
+            } else {
+                pending.release_if(signaller);
+            }
 
             // Epilogue: 8 sub-tiles of 64 rows × 32 columns.
             let row = warp * 16 + lane / 4;
@@ -418,10 +468,14 @@ unsafe fn gemm<M: TileMma<ACC>, const BN: usize, const ACC: usize, const STAGES:
                 }
               }
             });
-            t += grid_dim_x();
+            t += unit_stride;
         }
         if signaller {
             store_wait_group::<0>();
         }
+    }
+    if CLUSTER_M > 1 {
+        // No CTA leaves while its peer may still touch its shared memory.
+        cluster_sync();
     }
 }

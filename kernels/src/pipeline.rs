@@ -3,13 +3,14 @@
 //! Block shape for every kernel here: 5 warps (160 threads). Warp 0 is the
 //! producer; warps 1..=4 are the consumers (128 threads).
 
+use crate::smem_io::{ld_shared_u32, st_shared_u32};
 use baton::arch::sm90::{
-    block_idx_x, dynamic_smem, elect_one, grid_dim_x, lane_id, sync_threads, sync_warp, thread_idx_x, warp_idx,
+    block_idx_x, dynamic_smem, elect_one, grid_dim_x, lane_id, sync_threads, sync_warp,
+    thread_idx_x, warp_idx,
 };
 use baton::epi_load::EpiLoadPipeline;
 use baton::pipeline::{PipelineBarriers, ProducerConsumerPipeline};
 use baton::smem_field;
-use crate::smem_io::{ld_shared_u32, st_shared_u32};
 
 const STAGES: usize = 4;
 const CONSUMER_THREADS: u32 = 128;
@@ -23,7 +24,9 @@ struct HandoffSmem {
 /// The payload lane `lane` writes for sequence number `seq`.
 #[inline(always)]
 fn payload(seed: u32, seq: u32, lane: u32) -> u32 {
-    (seq ^ seed).wrapping_mul(0x9E37_79B9).wrapping_add(lane.wrapping_mul(0x85EB_CA6B))
+    (seq ^ seed)
+        .wrapping_mul(0x9E37_79B9)
+        .wrapping_add(lane.wrapping_mul(0x85EB_CA6B))
 }
 
 /// Sequence-numbered handoffs through a 4-stage ring, linear API on the
@@ -45,7 +48,10 @@ pub unsafe extern "ptx-kernel" fn baton_pipeline_handoff(out: *mut u32, items: u
         for seq in 0..items {
             let stage = pipe.acquire_producer();
             // The producer owns the stage between acquire and release.
-            st_shared_u32(slots.at(stage.index() as usize).at(lane as usize), payload(seed, seq, lane));
+            st_shared_u32(
+                slots.at(stage.index() as usize).at(lane as usize),
+                payload(seed, seq, lane),
+            );
             stage.release();
         }
         pipe.producer_tail();
@@ -140,7 +146,12 @@ fn accum(t: u32, r: u32, c: u32) -> f32 {
 /// compute `D = accum + beta·C` row by row. `c` and `d` are `tiles × 128 × 32`
 /// f32, row-major; each block handles tiles `block, block + grid, …`.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn baton_epi_load_roundtrip(d: *mut f32, c: *const f32, tiles: u32, beta: f32) {
+pub unsafe extern "ptx-kernel" fn baton_epi_load_roundtrip(
+    d: *mut f32,
+    c: *const f32,
+    tiles: u32,
+    beta: f32,
+) {
     // SAFETY: the host launches with size_of::<EpiSmem>() dynamic smem.
     let smem = unsafe { dynamic_smem::<EpiSmem>() };
     let stage_tiles = smem_field!(smem, EpiSmem, tiles);
@@ -160,7 +171,10 @@ pub unsafe extern "ptx-kernel" fn baton_epi_load_roundtrip(d: *mut f32, c: *cons
             let mut i = lane;
             while i < TILE_ROWS * TILE_COLS {
                 // SAFETY: i < 128 × 32, in tile t; the stage is ours until we arrive.
-                st_shared_u32(tile.at(i as usize), unsafe { *src.add(i as usize) }.to_bits());
+                st_shared_u32(
+                    tile.at(i as usize),
+                    unsafe { *src.add(i as usize) }.to_bits(),
+                );
                 i += 32;
             }
             sync_warp();

@@ -39,7 +39,9 @@ pub unsafe extern "ptx-kernel" fn baton_bench_handoff_pipeline(out: *mut u32, it
             stage.release();
         }
         // SAFETY: the host allocates grid × 160 words.
-        unsafe { *out.add((baton::arch::sm90::block_idx_x() * 160 + thread_idx_x()) as usize) = acc };
+        unsafe {
+            *out.add((baton::arch::sm90::block_idx_x() * 160 + thread_idx_x()) as usize) = acc
+        };
     }
 }
 
@@ -47,7 +49,9 @@ pub unsafe extern "ptx-kernel" fn baton_bench_handoff_pipeline(out: *mut u32, it
 fn smem_base() -> u32 {
     let r: u32;
     // SAFETY: the build declares `baton_dynamic_smem`.
-    unsafe { asm!("mov.u32 {r}, baton_dynamic_smem;", r = out(reg32) r, options(pure, nomem, nostack)) };
+    unsafe {
+        asm!("mov.u32 {r}, baton_dynamic_smem;", r = out(reg32) r, options(pure, nomem, nostack))
+    };
     r
 }
 
@@ -66,7 +70,9 @@ fn raw_wait(addr: u32, parity: u32) {
 #[inline(always)]
 fn raw_arrive(addr: u32) {
     // SAFETY: addr is an initialized mbarrier.
-    unsafe { asm!("mbarrier.arrive.shared::cta.b64 _, [{a}];", a = in(reg32) addr, options(nostack)) };
+    unsafe {
+        asm!("mbarrier.arrive.shared::cta.b64 _, [{a}];", a = in(reg32) addr, options(nostack))
+    };
 }
 
 /// Hand-written version: shared addresses, stage and phase kept by hand,
@@ -122,6 +128,8 @@ pub unsafe extern "ptx-kernel" fn baton_bench_handoff_handwritten(out: *mut u32,
             }
         }
         // SAFETY: as above.
-        unsafe { *out.add((baton::arch::sm90::block_idx_x() * 160 + thread_idx_x()) as usize) = acc };
+        unsafe {
+            *out.add((baton::arch::sm90::block_idx_x() * 160 + thread_idx_x()) as usize) = acc
+        };
     }
 }

@@ -146,7 +146,7 @@ pub fn gemm(
         println!(
             "{:<22} {:<9} {:>6} {:>10.3} {:>10.3} {:>9.1} {:>9.1} {:>7.3}",
             format!("{}x{}x{}", r.mnk.0, r.mnk.1, r.mnk.2),
-            format!("{}x{}", r.config.tile().0, r.config.tile().1),
+            r.config.name(),
             r.beta,
             r.ours_ms,
             r.cublas_ms,

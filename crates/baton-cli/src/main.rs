@@ -90,7 +90,7 @@ enum BenchWhat {
         /// Where to write the PNG chart.
         #[arg(long, default_value = "gemm-bench.png")]
         chart: std::path::PathBuf,
-        /// Force a tile configuration (128x256, 128x128, 128x64) instead of
+        /// Force a tile configuration (128x256c2, 128x256, 128x128c2, 128x128, 128x64) instead of
         /// the heuristic.
         #[arg(long, value_parser = parse_config)]
         config: Option<GemmConfig>,

@@ -17,10 +17,15 @@ use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 /// (a producer warpgroup and two consumer warpgroups).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GemmConfig {
-    /// 128×256 tiles, 4 stages, `wgmma.m64n256k16`: the large-shape workhorse.
+    /// 128×256 tiles, 4 stages, `wgmma.m64n256k16`.
     T128x256,
+    /// 128×256 tiles in 2-CTA clusters along M that share each B tile by TMA
+    /// multicast (half the B traffic): the large-shape workhorse.
+    T128x256C2,
     /// 128×128 tiles, 6 stages, `wgmma.m64n128k16`.
     T128x128,
+    /// 128×128 tiles in 2-CTA clusters with B multicast.
+    T128x128C2,
     /// 128×64 tiles, 8 stages, `wgmma.m64n64k16`: few, skinny tiles (small M).
     T128x64,
 }
@@ -37,7 +42,9 @@ impl GemmConfig {
     pub const fn kernel(self) -> &'static str {
         match self {
             GemmConfig::T128x256 => "baton_gemm_bf16_128x256",
+            GemmConfig::T128x256C2 => "baton_gemm_bf16_128x256_c2",
             GemmConfig::T128x128 => "baton_gemm_bf16_128x128",
+            GemmConfig::T128x128C2 => "baton_gemm_bf16_128x128_c2",
             GemmConfig::T128x64 => "baton_gemm_bf16_128x64",
         }
     }
@@ -45,8 +52,8 @@ impl GemmConfig {
     /// Tile (M, N, K).
     pub const fn tile(self) -> (u32, u32, u32) {
         match self {
-            GemmConfig::T128x256 => (128, 256, 64),
-            GemmConfig::T128x128 => (128, 128, 64),
+            GemmConfig::T128x256 | GemmConfig::T128x256C2 => (128, 256, 64),
+            GemmConfig::T128x128 | GemmConfig::T128x128C2 => (128, 128, 64),
             GemmConfig::T128x64 => (128, 64, 64),
         }
     }
@@ -54,10 +61,24 @@ impl GemmConfig {
     /// Input stages (as many as the 227 KiB shared-memory budget allows).
     pub const fn stages(self) -> u32 {
         match self {
-            GemmConfig::T128x256 => 4,
-            GemmConfig::T128x128 => 6,
+            GemmConfig::T128x256 | GemmConfig::T128x256C2 => 4,
+            GemmConfig::T128x128 | GemmConfig::T128x128C2 => 6,
             GemmConfig::T128x64 => 8,
         }
+    }
+
+    /// CTAs per cluster along M (sharing B tiles by multicast).
+    pub const fn cluster_m(self) -> u32 {
+        match self {
+            GemmConfig::T128x256C2 | GemmConfig::T128x128C2 => 2,
+            _ => 1,
+        }
+    }
+
+    /// Short name: `128x256`, `128x256c2`, …
+    pub fn name(self) -> String {
+        let (bm, bn, _) = self.tile();
+        format!("{bm}x{bn}{}", if self.cluster_m() > 1 { "c2" } else { "" })
     }
 
     /// Dynamic shared memory of the kernel's layout: barriers (padded to
@@ -84,11 +105,16 @@ impl GemmConfig {
     pub fn choose(m: usize, n: usize, sms: u32) -> GemmConfig {
         let cost = |c: GemmConfig| {
             let (bm, bn, _) = c.tile();
-            let tiles = m.div_ceil(bm as usize) * n.div_ceil(bn as usize);
-            let waves = tiles.div_ceil(sms.max(1) as usize) as f64;
+            let cm = c.cluster_m() as usize;
+            // Work units are clusters of `cm` tiles; a cluster slot is `cm` SMs.
+            let units = m.div_ceil(bm as usize).div_ceil(cm) * n.div_ceil(bn as usize);
+            let slots = (sms as usize / cm).max(1);
+            let waves = units.div_ceil(slots) as f64;
             let per_tile = bn as f64
                 / match c {
+                    GemmConfig::T128x256C2 => 1.04,
                     GemmConfig::T128x256 => 1.0,
+                    GemmConfig::T128x128C2 => 0.96,
                     GemmConfig::T128x128 => 0.93,
                     GemmConfig::T128x64 => 0.85,
                 };
@@ -347,7 +373,14 @@ impl<'a> GemmPlan<'a> {
         let sw64 = CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B;
         let maps = [
             encode_bf16_2d(a_ptr, m64, k64, config.tile().0, config.tile().2, sw128)?,
-            encode_bf16_2d(b_ptr, n64, k64, config.tile().1, config.tile().2, sw128)?,
+            encode_bf16_2d(
+                b_ptr,
+                n64,
+                k64,
+                config.tile().1 / config.cluster_m(),
+                config.tile().2,
+                sw128,
+            )?,
             encode_bf16_2d(c_ptr.unwrap_or(d_ptr), m64, n64, 64, 32, sw64)?,
             encode_bf16_2d(d_ptr, m64, n64, 64, 32, sw64)?,
         ];
@@ -383,8 +416,9 @@ impl<'a> GemmPlan<'a> {
     /// CTAs launched: one per SM, or fewer when there are fewer tiles.
     pub fn grid(&self) -> u32 {
         let (bm, bn, _) = self.config.tile();
-        let tiles = self.m.div_ceil(bm) * self.n.div_ceil(bn);
-        tiles.min(self.sm_count)
+        let cm = self.config.cluster_m();
+        let units = self.m.div_ceil(bm).div_ceil(cm) * self.n.div_ceil(bn);
+        units.min(self.sm_count / cm) * cm
     }
 
     /// Enqueues `D = alpha·A·Bᵀ + beta·C` on the GPU's stream. `beta ≠ 0`
@@ -395,7 +429,10 @@ impl<'a> GemmPlan<'a> {
         }
         let stream = gpu.stream();
         let (maps_ptr, _s0) = self.maps.device_ptr(stream);
-        let cfg = LaunchConfig::linear(self.grid(), THREADS, self.config.smem_bytes());
+        let mut cfg = LaunchConfig::linear(self.grid(), THREADS, self.config.smem_bytes());
+        if self.config.cluster_m() > 1 {
+            cfg.cluster = Some((self.config.cluster_m(), 1, 1));
+        }
         let mut args = gpu.args();
         args.u64(maps_ptr)
             .u64(maps_ptr + 128)

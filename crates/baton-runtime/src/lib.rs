@@ -122,6 +122,16 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
+        name: "baton_gemm_bf16_128x256_c2",
+        about: "bf16 GEMM, 128x256x64 tiles, 2-CTA clusters sharing B by TMA multicast",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_bf16_128x128_c2",
+        about: "bf16 GEMM, 128x128x64 tiles, 2-CTA clusters sharing B by TMA multicast",
+        hot: true,
+    },
+    KernelInfo {
         name: "baton_gemm_bf16_128x128",
         about: "bf16 GEMM, 128x128x64 tiles, 6 stages",
         hot: true,

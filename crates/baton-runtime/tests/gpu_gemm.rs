@@ -64,6 +64,8 @@ fn gemm_matches_cublas_at_2048() {
     for (config, beta) in [
         (None, 0.0f32),
         (None, 0.5),
+        (Some(GemmConfig::T128x256C2), 0.5),
+        (Some(GemmConfig::T128x128C2), 0.0),
         (Some(GemmConfig::T128x128), 0.5),
         (Some(GemmConfig::T128x64), 1.0),
     ] {

@@ -61,7 +61,10 @@ impl<'a, T> SharedRef<'a, T> {
     /// that stays allocated to this block for `'a`.
     #[inline(always)]
     pub const unsafe fn from_addr(addr: u32) -> Self {
-        Self { addr, _life: PhantomData }
+        Self {
+            addr,
+            _life: PhantomData,
+        }
     }
 
     /// The 32-bit shared-window address.
@@ -82,7 +85,10 @@ impl<'a, T> SharedRef<'a, T> {
     /// Wraps a reference into memory shared by the simulated block.
     #[inline(always)]
     pub const fn from_ref(r: &'a T) -> Self {
-        Self { ptr: r, _life: PhantomData }
+        Self {
+            ptr: r,
+            _life: PhantomData,
+        }
     }
 
     /// The referenced value.

@@ -14,7 +14,8 @@
 //! ```
 
 use super::pipeline::{
-    ConsumerGuard, ConsumerStage, PipelineBarriers, ProducerConsumerPipeline, ProducerGuard, ProducerStage,
+    ConsumerGuard, ConsumerStage, PipelineBarriers, ProducerConsumerPipeline, ProducerGuard,
+    ProducerStage,
 };
 use crate::arch::current::{BarrierRef, MbarrierCell};
 use crate::smem::SharedRef;
@@ -61,13 +62,16 @@ impl<'a, const STAGES: usize> EpiLoadPipeline<'a, STAGES> {
     /// A pipeline over `barriers`, named `name` in hang reports.
     #[inline(always)]
     pub fn new(barriers: SharedRef<'a, PipelineBarriers<STAGES>>, name: &'static CStr) -> Self {
-        Self { pipeline: ProducerConsumerPipeline::new(barriers, name) }
+        Self {
+            pipeline: ProducerConsumerPipeline::new(barriers, name),
+        }
     }
 
     /// Initializes the barriers with explicit counts (one thread; then sync).
     #[inline(always)]
     pub fn init_barriers(&self, producer_arrive_count: u32, consumer_arrive_count: u32) {
-        self.pipeline.init_barriers(producer_arrive_count, consumer_arrive_count);
+        self.pipeline
+            .init_barriers(producer_arrive_count, consumer_arrive_count);
     }
 
     /// Initializes with the defaults: [`EPI_LOAD_PRODUCER_ARRIVALS`] (1) and
@@ -199,7 +203,11 @@ impl<'a> LoadOrderBarrier<'a> {
     /// A handle at phase 0 over `cell`.
     #[inline(always)]
     pub fn new(cell: SharedRef<'a, MbarrierCell>, name: &'static CStr) -> Self {
-        Self { barrier: BarrierRef::new(cell), phase: 0, name }
+        Self {
+            barrier: BarrierRef::new(cell),
+            phase: 0,
+            name,
+        }
     }
 
     /// Initializes with `arrive_count` arrivals per tile (one thread; then
@@ -221,12 +229,13 @@ impl<'a> LoadOrderBarrier<'a> {
     #[inline(always)]
     pub fn wait(&self) {
         let (phase, name) = (self.phase, self.name);
-        self.barrier.wait_parity(phase, move || super::diag::WaitSite {
-            pipeline: name,
-            role: super::diag::Role::Consumer,
-            stage: 0,
-            phase,
-        });
+        self.barrier
+            .wait_parity(phase, move || super::diag::WaitSite {
+                pipeline: name,
+                role: super::diag::Role::Consumer,
+                stage: 0,
+                phase,
+            });
     }
 
     /// Non-blocking [`wait`](Self::wait).

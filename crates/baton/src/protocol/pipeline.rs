@@ -662,6 +662,20 @@ impl<'a> PendingRelease<'a> {
     pub fn release_cluster(self, cta_rank: u32) {
         ManuallyDrop::new(self).bar.arrive_cluster(cta_rank);
     }
+
+    /// If `signaller`, arrives once on the `empty` barrier of every CTA in
+    /// `cta_mask` (predicated, no branch) — releasing a stage that TMA
+    /// multicasts from those CTAs filled. With a constant mask the loop
+    /// unrolls to one predicated remote arrive per CTA.
+    #[inline(always)]
+    pub fn release_multicast_if(self, cta_mask: u16, signaller: bool) {
+        let bar = ManuallyDrop::new(self).bar;
+        let mut mask = cta_mask;
+        while mask != 0 {
+            bar.arrive_cluster_if(mask.trailing_zeros(), signaller);
+            mask &= mask - 1;
+        }
+    }
 }
 
 impl Drop for PendingRelease<'_> {

@@ -31,7 +31,10 @@ pub struct PipelineState<const STAGES: usize> {
 }
 
 impl<const STAGES: usize> PipelineState<STAGES> {
-    const VALID: () = assert!(STAGES >= 1 && STAGES <= 1024, "a pipeline needs 1..=1024 stages");
+    const VALID: () = assert!(
+        STAGES >= 1 && STAGES <= 1024,
+        "a pipeline needs 1..=1024 stages"
+    );
 
     /// The producer's initial state: stage 0, phase 1.
     #[inline(always)]
@@ -52,7 +55,10 @@ impl<const STAGES: usize> PipelineState<STAGES> {
     #[inline(always)]
     pub const fn at(index: u32, phase: u32) -> Self {
         let () = Self::VALID;
-        assert!((index as usize) < STAGES && phase <= 1, "stage index must be < STAGES and phase 0 or 1");
+        assert!(
+            (index as usize) < STAGES && phase <= 1,
+            "stage index must be < STAGES and phase 0 or 1"
+        );
         Self { index, phase }
     }
 

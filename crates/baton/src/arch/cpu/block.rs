@@ -15,8 +15,15 @@ pub struct BlockBarrier {
 impl BlockBarrier {
     /// A barrier for `participants` threads.
     pub fn new(participants: u32) -> Self {
-        assert!(participants > 0, "a block barrier needs at least one participant");
-        Self { participants, arrived: AtomicU32::new(0), generation: AtomicU32::new(0) }
+        assert!(
+            participants > 0,
+            "a block barrier needs at least one participant"
+        );
+        Self {
+            participants,
+            arrived: AtomicU32::new(0),
+            generation: AtomicU32::new(0),
+        }
     }
 
     /// Waits until all participants arrived (acquire-release: orders the
@@ -106,7 +113,9 @@ impl<S: Sync> CpuBlock<S> {
                     let (barrier, body, smem) = (&barrier, &body, self.smem());
                     std::thread::Builder::new()
                         .name(format!("warp{index}"))
-                        .spawn_scoped(scope, move || with_lanes(WARP_SIZE, || body(Warp::new(index, barrier), smem)))
+                        .spawn_scoped(scope, move || {
+                            with_lanes(WARP_SIZE, || body(Warp::new(index, barrier), smem))
+                        })
                         .expect("spawn warp thread")
                 })
                 .collect();

@@ -43,7 +43,10 @@ impl Default for MbarrierCell {
 impl MbarrierCell {
     /// An uninitialized barrier (call [`BarrierRef::init`] before use).
     pub fn new() -> Self {
-        Self { state: AtomicU64::new(0), expected: AtomicU32::new(0) }
+        Self {
+            state: AtomicU64::new(0),
+            expected: AtomicU32::new(0),
+        }
     }
 }
 
@@ -52,7 +55,11 @@ fn pack(phase: u64, pending: u32, tx: i64) -> u64 {
 }
 
 fn unpack(s: u64) -> (u64, u32, i64) {
-    (s & PHASE_BIT, (s & PENDING_MASK) as u32, ((s >> TX_SHIFT) & TX_MASK) as i64 - TX_BIAS)
+    (
+        s & PHASE_BIT,
+        (s & PENDING_MASK) as u32,
+        ((s >> TX_SHIFT) & TX_MASK) as i64 - TX_BIAS,
+    )
 }
 
 /// How long a CPU wait may spin before it reports a hang, in milliseconds
@@ -62,7 +69,10 @@ fn wait_bound() -> std::time::Duration {
     use std::sync::OnceLock;
     static BOUND: OnceLock<std::time::Duration> = OnceLock::new();
     *BOUND.get_or_init(|| {
-        let ms = std::env::var("BATON_CPU_WAIT_TIMEOUT_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
+        let ms = std::env::var("BATON_CPU_WAIT_TIMEOUT_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(10_000);
         std::time::Duration::from_millis(ms)
     })
 }
@@ -98,9 +108,14 @@ impl<'a> BarrierRef<'a> {
     /// # Panics
     /// If `count` is 0 or above 2^20 - 1 (the PTX limit).
     pub unsafe fn init(self, count: u32) {
-        assert!((1..=MAX_COUNT).contains(&count), "mbarrier arrive count must be in 1..=2^20-1, got {count}");
+        assert!(
+            (1..=MAX_COUNT).contains(&count),
+            "mbarrier arrive count must be in 1..=2^20-1, got {count}"
+        );
         self.cell().expected.store(count, Ordering::Relaxed);
-        self.cell().state.store(pack(0, count, 0), Ordering::Release);
+        self.cell()
+            .state
+            .store(pack(0, count, 0), Ordering::Release);
     }
 
     fn update(self, arrivals: u32, tx_delta: i64) {
@@ -115,9 +130,19 @@ impl<'a> BarrierRef<'a> {
                 "baton: {arrivals} arrival(s) on an mbarrier with only {pending} pending (init count {expected}): arrive count mismatch"
             );
             let (pending, tx) = (pending - arrivals, tx + tx_delta);
-            assert!(tx.unsigned_abs() <= MAX_COUNT as u64, "baton: mbarrier transaction count out of range ({tx})");
-            let next = if pending == 0 && tx == 0 { pack(phase ^ PHASE_BIT, expected, 0) } else { pack(phase, pending, tx) };
-            match cell.state.compare_exchange_weak(cur, next, Ordering::AcqRel, Ordering::Relaxed) {
+            assert!(
+                tx.unsigned_abs() <= MAX_COUNT as u64,
+                "baton: mbarrier transaction count out of range ({tx})"
+            );
+            let next = if pending == 0 && tx == 0 {
+                pack(phase ^ PHASE_BIT, expected, 0)
+            } else {
+                pack(phase, pending, tx)
+            };
+            match cell
+                .state
+                .compare_exchange_weak(cur, next, Ordering::AcqRel, Ordering::Relaxed)
+            {
                 Ok(_) => return,
                 Err(actual) => cur = actual,
             }
@@ -175,6 +200,14 @@ impl<'a> BarrierRef<'a> {
         self.update(1, 0);
     }
 
+    /// [`arrive_cluster`](Self::arrive_cluster) if `pred`.
+    #[inline]
+    pub fn arrive_cluster_if(self, cta_rank: u32, pred: bool) {
+        if pred {
+            self.arrive_cluster(cta_rank);
+        }
+    }
+
     /// Has the phase with parity `parity` completed?
     #[inline]
     pub fn try_wait_parity(self, parity: u32) -> bool {
@@ -207,7 +240,12 @@ impl<'a> BarrierRef<'a> {
 
     /// [`wait_parity`](Self::wait_parity) with an explicit bound.
     #[cfg(not(loom))]
-    pub fn wait_parity_within(self, parity: u32, bound: std::time::Duration, site: impl FnOnce() -> WaitSite) {
+    pub fn wait_parity_within(
+        self,
+        parity: u32,
+        bound: std::time::Duration,
+        site: impl FnOnce() -> WaitSite,
+    ) {
         {
             if self.try_wait_parity(parity) {
                 return;
@@ -221,7 +259,7 @@ impl<'a> BarrierRef<'a> {
                 } else {
                     yield_now();
                 }
-                if spins % 256 == 0 && start.elapsed() > bound {
+                if spins.is_multiple_of(256) && start.elapsed() > bound {
                     panic!("baton: wait timed out after {bound:?}: {}", site());
                 }
             }
@@ -306,10 +344,18 @@ mod tests {
         let cell = MbarrierCell::new();
         let b = bar(&cell);
         unsafe { b.init(1) };
-        let site = || WaitSite { pipeline: c"unit", role: crate::protocol::diag::Role::Consumer, stage: 3, phase: 0 };
+        let site = || WaitSite {
+            pipeline: c"unit",
+            role: crate::protocol::diag::Role::Consumer,
+            stage: 3,
+            phase: 0,
+        };
         let bound = std::time::Duration::from_millis(100);
         let err = std::panic::catch_unwind(|| b.wait_parity_within(0, bound, site)).unwrap_err();
         let msg = err.downcast_ref::<String>().unwrap();
-        assert!(msg.contains("pipeline unit: consumer waiting on full[3] for phase parity 0"), "{msg}");
+        assert!(
+            msg.contains("pipeline unit: consumer waiting on full[3] for phase parity 0"),
+            "{msg}"
+        );
     }
 }

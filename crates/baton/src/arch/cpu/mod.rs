@@ -18,7 +18,9 @@ pub mod tma;
 
 pub use block::{BlockBarrier, CpuBlock, Warp};
 pub use lanes::{WARP_SIZE, active_lanes, with_lanes};
-pub use mbarrier::{BarrierRef, MAX_COUNT, MbarrierCell, fence_barrier_init, fence_proxy_async_shared};
+pub use mbarrier::{
+    BarrierRef, MAX_COUNT, MbarrierCell, fence_barrier_init, fence_proxy_async_shared,
+};
 
 /// Runs `f` as the warp's single elected lane (the CPU form of
 /// `if elect_one() { … }`): barrier arrivals inside count once, not 32 times.

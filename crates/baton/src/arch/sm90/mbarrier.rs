@@ -47,14 +47,18 @@ impl<'a> BarrierRef<'a> {
     #[inline(always)]
     pub unsafe fn init(self, count: u32) {
         // SAFETY: see the contract above.
-        unsafe { asm!("mbarrier.init.shared::cta.b64 [{a}], {c};", a = in(reg32) self.addr(), c = in(reg32) count, options(nostack)) };
+        unsafe {
+            asm!("mbarrier.init.shared::cta.b64 [{a}], {c};", a = in(reg32) self.addr(), c = in(reg32) count, options(nostack))
+        };
     }
 
     /// One arrival by this thread (release semantics at CTA scope).
     #[inline(always)]
     pub fn arrive(self) {
         // SAFETY: the barrier is initialized (pipeline contract).
-        unsafe { asm!("mbarrier.arrive.shared::cta.b64 _, [{a}];", a = in(reg32) self.addr(), options(nostack)) };
+        unsafe {
+            asm!("mbarrier.arrive.shared::cta.b64 _, [{a}];", a = in(reg32) self.addr(), options(nostack))
+        };
     }
 
     /// One arrival by this thread if `pred` (a predicated `mbarrier.arrive`,
@@ -75,7 +79,9 @@ impl<'a> BarrierRef<'a> {
     #[inline(always)]
     pub fn arrive_count(self, count: u32) {
         // SAFETY: as `arrive`.
-        unsafe { asm!("mbarrier.arrive.shared::cta.b64 _, [{a}], {c};", a = in(reg32) self.addr(), c = in(reg32) count, options(nostack)) };
+        unsafe {
+            asm!("mbarrier.arrive.shared::cta.b64 _, [{a}], {c};", a = in(reg32) self.addr(), c = in(reg32) count, options(nostack))
+        };
     }
 
     /// One arrival plus `bytes` of expected transactions (the TMA pattern:
@@ -109,6 +115,19 @@ impl<'a> BarrierRef<'a> {
             asm!(
                 "{{ .reg .b32 ra; mapa.shared::cluster.u32 ra, {a}, {r}; mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra]; }}",
                 a = in(reg32) self.addr(), r = in(reg32) cta_rank, options(nostack)
+            )
+        };
+    }
+
+    /// [`arrive_cluster`](Self::arrive_cluster) if `pred`, predicated (no
+    /// branch), for signalling from a converged warpgroup between `wgmma`s.
+    #[inline(always)]
+    pub fn arrive_cluster_if(self, cta_rank: u32, pred: bool) {
+        // SAFETY: as `arrive_cluster`.
+        unsafe {
+            asm!(
+                "{{ .reg .b32 ra; .reg .pred p; setp.ne.b32 p, {c}, 0; mapa.shared::cluster.u32 ra, {a}, {r}; @p mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra]; }}",
+                a = in(reg32) self.addr(), r = in(reg32) cta_rank, c = in(reg32) pred as u32, options(nostack)
             )
         };
     }

@@ -13,7 +13,9 @@ pub mod tma;
 pub mod wgmma;
 
 pub use debug::{report_hang, trap};
-pub use mbarrier::{BarrierRef, MbarrierCell, WAIT_BOUND_NS, fence_barrier_init, fence_proxy_async_shared};
+pub use mbarrier::{
+    BarrierRef, MbarrierCell, WAIT_BOUND_NS, fence_barrier_init, fence_proxy_async_shared,
+};
 pub use thread::*;
 
 use crate::smem::SharedRef;
@@ -30,7 +32,9 @@ pub const DYNAMIC_SMEM_SYMBOL: &str = "baton_dynamic_smem";
 pub fn dynamic_smem_size() -> u32 {
     let r: u32;
     // SAFETY: reads a special register.
-    unsafe { asm!("mov.u32 {r}, %dynamic_smem_size;", r = out(reg32) r, options(pure, nomem, nostack)) };
+    unsafe {
+        asm!("mov.u32 {r}, %dynamic_smem_size;", r = out(reg32) r, options(pure, nomem, nostack))
+    };
     r
 }
 
@@ -48,7 +52,12 @@ pub fn dynamic_smem_size() -> u32 {
 /// its warps' accesses race-free (that is what the pipelines are for).
 #[inline(always)]
 pub unsafe fn dynamic_smem<T>() -> SharedRef<'static, T> {
-    const { assert!(core::mem::align_of::<T>() <= 1024, "dynamic shared memory is 1024-byte aligned") };
+    const {
+        assert!(
+            core::mem::align_of::<T>() <= 1024,
+            "dynamic shared memory is 1024-byte aligned"
+        )
+    };
     if (dynamic_smem_size() as usize) < core::mem::size_of::<T>() {
         trap();
     }

@@ -19,10 +19,11 @@
 //!
 //! | folder | what lives there |
 //! |---|---|
-//! | `protocol/` | arch-independent pipeline logic: [`pipeline`], [`epi_load`] |
-//! | `arch/sm90` | Hopper backend: mbarrier, fences, thread ids, shared memory |
-//! | `arch/cpu`  | host backend: atomics-based mbarrier, warps as threads |
+//! | `protocol/` | arch-independent pipeline logic: [`pipeline`], [`epi_load`], [`tile_pipeline`] (TMA-fed tile stages, MMA → epilogue accumulator stages) |
+//! | `arch/sm90` | Hopper backend: mbarrier, fences, thread ids, shared memory, TMA (`tma`) |
+//! | `arch/cpu`  | host backend: atomics-based mbarrier, warps as threads, byte-exact simulated TMA (`tma`) |
 //! | `smem`      | typed shared-memory references ([`smem::SharedRef`]) |
+//! | `tensor_map` | arch-independent TMA descriptor and its validation ([`tensor_map::TensorMapDesc`]) |
 //!
 //! ```
 //! use baton::pipeline::{PipelineBarriers, ProducerConsumerPipeline};

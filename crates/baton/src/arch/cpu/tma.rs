@@ -11,6 +11,12 @@
 //! the tensor. Copies are synchronous, so the bulk-group commit/wait
 //! functions are no-ops.
 //!
+//! Checked against the hardware (H100, driver 580, 2026-11-23): boxes
+//! loaded by `cp.async.bulk.tensor` with no swizzle and with the 32-, 64-
+//! and 128-byte swizzles, in bounds and hanging off every edge (negative
+//! coordinates included), were dumped from shared memory and compared with
+//! this simulation: byte-identical, zero fill included.
+//!
 //! The barrier update is an acquire-release RMW (loom's atomics under
 //! `--cfg loom`) and the tile bytes go through the tile's `UnsafeCell`
 //! (loom's under loom), so the model checker sees the copy as writes

@@ -6,6 +6,10 @@
 //! span). Block: 256 threads — warp 0 of warpgroup 0 is the TMA producer
 //! (one elected thread), warpgroup 1 (threads 128..256) the consumers.
 //!
+//! Run on an H100 (2026-11-23) from a scratch host program (the committed
+//! host test is still to come): both kernels copy 256×256, 300×200, 65×72
+//! and 1000×520 matrices bit-exactly, release and debug PTX.
+//!
 //! Host contract (tensor maps in global memory, encoded with
 //! `cuTensorMapEncodeTiled` from a validated `baton::tensor_map::TensorMapDesc`):
 //!

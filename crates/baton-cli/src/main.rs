@@ -106,9 +106,10 @@ enum BenchWhat {
 fn parse_config(s: &str) -> Result<GemmConfig, String> {
     GemmConfig::ALL
         .into_iter()
-        .find(|c| format!("{}x{}", c.tile().0, c.tile().1) == s)
+        .find(|c| c.name() == s)
         .ok_or_else(|| {
-            format!("unknown tile configuration '{s}'; allowed: 128x256, 128x128, 128x64")
+            let names: Vec<String> = GemmConfig::ALL.iter().map(|c| c.name()).collect();
+            format!("unknown tile configuration '{s}'; allowed: {}", names.join(", "))
         })
 }
 

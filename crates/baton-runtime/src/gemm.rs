@@ -32,8 +32,10 @@ pub enum GemmConfig {
 
 impl GemmConfig {
     /// Every configuration.
-    pub const ALL: [GemmConfig; 3] = [
+    pub const ALL: [GemmConfig; 5] = [
+        GemmConfig::T128x256C2,
         GemmConfig::T128x256,
+        GemmConfig::T128x128C2,
         GemmConfig::T128x128,
         GemmConfig::T128x64,
     ];

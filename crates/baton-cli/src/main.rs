@@ -109,7 +109,10 @@ fn parse_config(s: &str) -> Result<GemmConfig, String> {
         .find(|c| c.name() == s)
         .ok_or_else(|| {
             let names: Vec<String> = GemmConfig::ALL.iter().map(|c| c.name()).collect();
-            format!("unknown tile configuration '{s}'; allowed: {}", names.join(", "))
+            format!(
+                "unknown tile configuration '{s}'; allowed: {}",
+                names.join(", ")
+            )
         })
 }
 

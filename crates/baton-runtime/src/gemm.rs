@@ -105,12 +105,23 @@ impl GemmConfig {
     /// assert_eq!(GemmConfig::choose(128, 8192, 132), GemmConfig::T128x64);
     /// ```
     pub fn choose(m: usize, n: usize, sms: u32) -> GemmConfig {
+        Self::choose_with_slots(m, n, |c| sms / c.cluster_m())
+    }
+
+    /// [`choose`](Self::choose) with the number of work units (CTAs, or
+    /// clusters) each configuration can keep resident at once, as the driver
+    /// reports it (`Kernel::max_active_clusters`).
+    pub fn choose_with_slots(
+        m: usize,
+        n: usize,
+        slots_of: impl Fn(GemmConfig) -> u32,
+    ) -> GemmConfig {
         let cost = |c: GemmConfig| {
             let (bm, bn, _) = c.tile();
             let cm = c.cluster_m() as usize;
-            // Work units are clusters of `cm` tiles; a cluster slot is `cm` SMs.
+            // Work units are clusters of `cm` vertically adjacent tiles.
             let units = m.div_ceil(bm as usize).div_ceil(cm) * n.div_ceil(bn as usize);
-            let slots = (sms as usize / cm).max(1);
+            let slots = (slots_of(c) as usize).max(1);
             let waves = units.div_ceil(slots) as f64;
             let per_tile = bn as f64
                 / match c {
@@ -120,6 +131,7 @@ impl GemmConfig {
                     GemmConfig::T128x128 => 0.93,
                     GemmConfig::T128x64 => 0.85,
                 };
+            // (A cluster whose second tile lies past M counts as a full unit.)
             waves * per_tile
         };
         GemmConfig::ALL
@@ -309,7 +321,9 @@ pub struct GemmPlan<'a> {
     n: u32,
     k: u32,
     has_c: bool,
-    sm_count: u32,
+    /// Work units (clusters) that can run at once: SMs, or for clusters the
+    /// driver's count of co-resident clusters.
+    slots: u32,
     _operands: std::marker::PhantomData<(&'a CudaSlice<u16>, &'a mut CudaSlice<u16>)>,
 }
 
@@ -330,7 +344,16 @@ impl<'a> GemmPlan<'a> {
         n: usize,
         k: usize,
     ) -> Result<Self> {
-        let config = GemmConfig::choose(m, n, gpu.sm_count());
+        let slots = |c: GemmConfig| {
+            if c.cluster_m() == 1 {
+                return gpu.sm_count();
+            }
+            kernels
+                .get(c.kernel())
+                .and_then(|k| k.max_active_clusters((c.cluster_m(), 1, 1), THREADS, c.smem_bytes()))
+                .unwrap_or(0)
+        };
+        let config = GemmConfig::choose_with_slots(m, n, slots);
         Self::with_config(gpu, kernels, config, a, b, c, d, m, n, k)
     }
 
@@ -397,15 +420,23 @@ impl<'a> GemmPlan<'a> {
                 )
             };
         }
+        let kernel = kernels.get(config.kernel())?;
+        let slots = if config.cluster_m() > 1 {
+            kernel
+                .max_active_clusters((config.cluster_m(), 1, 1), THREADS, config.smem_bytes())?
+                .max(1)
+        } else {
+            gpu.sm_count()
+        };
         Ok(Self {
             config,
-            kernel: kernels.get(config.kernel())?,
+            kernel,
             maps: stream.clone_htod(&bytes)?,
             m: m as u32,
             n: n as u32,
             k: k as u32,
             has_c: c.is_some(),
-            sm_count: gpu.sm_count(),
+            slots,
             _operands: std::marker::PhantomData,
         })
     }
@@ -420,7 +451,7 @@ impl<'a> GemmPlan<'a> {
         let (bm, bn, _) = self.config.tile();
         let cm = self.config.cluster_m();
         let units = self.m.div_ceil(bm).div_ceil(cm) * self.n.div_ceil(bn);
-        units.min(self.sm_count / cm) * cm
+        units.min(self.slots) * cm
     }
 
     /// Enqueues `D = alpha·A·Bᵀ + beta·C` on the GPU's stream. `beta ≠ 0`

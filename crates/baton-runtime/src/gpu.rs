@@ -461,6 +461,62 @@ impl Kernel {
         .map_err(launch_err)
     }
 
+    /// How many clusters of `cluster` CTAs (with `dynamic_smem_bytes` and
+    /// `threads` per CTA) can be resident on the GPU at once
+    /// (`cuOccupancyMaxActiveClusters`). A persistent kernel must not launch
+    /// more: clusters beyond this wait for whole clusters to finish, which
+    /// doubles the run time. Not every GPC holds an even number of free SMs,
+    /// so this can be below `SMs / cluster`.
+    pub fn max_active_clusters(
+        &self,
+        cluster: (u32, u32, u32),
+        threads: u32,
+        dynamic_smem_bytes: u32,
+    ) -> Result<u32> {
+        let launch_err = |source| Error::Launch {
+            kernel: self.name.clone(),
+            source,
+        };
+        self.module.ctx.bind_to_thread()?;
+        if self.dyn_smem_set.load(Ordering::Relaxed) < dynamic_smem_bytes {
+            // SAFETY: valid function handle.
+            check(unsafe {
+                sys::cuFuncSetAttribute(
+                    self.func,
+                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    dynamic_smem_bytes as i32,
+                )
+            })
+            .map_err(launch_err)?;
+            self.dyn_smem_set
+                .fetch_max(dynamic_smem_bytes, Ordering::Relaxed);
+        }
+        // SAFETY: an all-zero launch attribute is a valid bit pattern.
+        let mut a: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        a.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        a.value.clusterDim.x = cluster.0;
+        a.value.clusterDim.y = cluster.1;
+        a.value.clusterDim.z = cluster.2;
+        let size = cluster.0 * cluster.1 * cluster.2;
+        let config = sys::CUlaunchConfig {
+            gridDimX: size,
+            gridDimY: 1,
+            gridDimZ: 1,
+            blockDimX: threads,
+            blockDimY: 1,
+            blockDimZ: 1,
+            sharedMemBytes: dynamic_smem_bytes,
+            hStream: std::ptr::null_mut(),
+            attrs: &mut a,
+            numAttrs: 1,
+        };
+        let mut n: std::ffi::c_int = 0;
+        // SAFETY: valid function and config; `n` is an out-pointer.
+        check(unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, self.func, &config) })
+            .map_err(launch_err)?;
+        Ok(n.max(0) as u32)
+    }
+
     /// [`Kernel::launch`], then waits for the stream; a fault while the
     /// kernel ran becomes [`Error::Launch`] naming this kernel.
     ///

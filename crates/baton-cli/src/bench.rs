@@ -139,14 +139,14 @@ pub fn gemm(
     }
     println!();
     println!(
-        "{:<22} {:<9} {:>6} {:>10} {:>10} {:>9} {:>9} {:>7}",
+        "{:<22} {:<13} {:>6} {:>10} {:>10} {:>9} {:>9} {:>7}",
         "M x N x K", "tile", "beta", "ours ms", "cuBLAS ms", "ours TF/s", "cuBLAS TF", "ratio"
     );
     for r in &rows {
         println!(
-            "{:<22} {:<9} {:>6} {:>10.3} {:>10.3} {:>9.1} {:>9.1} {:>7.3}",
+            "{:<22} {:<13} {:>6} {:>10.3} {:>10.3} {:>9.1} {:>9.1} {:>7.3}",
             format!("{}x{}x{}", r.mnk.0, r.mnk.1, r.mnk.2),
-            r.config.name(),
+            format!("{}/{}", r.config.name(), r.grid),
             r.beta,
             r.ours_ms,
             r.cublas_ms,

@@ -101,7 +101,7 @@ impl GemmConfig {
     ///
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
-    /// assert_eq!(GemmConfig::choose(8192, 8192, 132), GemmConfig::T128x256);
+    /// assert_eq!(GemmConfig::choose(8192, 8192, 132), GemmConfig::T128x256C2);
     /// assert_eq!(GemmConfig::choose(128, 8192, 132), GemmConfig::T128x64);
     /// ```
     pub fn choose(m: usize, n: usize, sms: u32) -> GemmConfig {

@@ -193,6 +193,8 @@ pub fn check_vs_cublas(
 pub struct BenchRow {
     /// The configuration the heuristic chose.
     pub config: GemmConfig,
+    /// CTAs launched.
+    pub grid: u32,
     /// (M, N, K).
     pub mnk: (usize, usize, usize),
     /// beta used.
@@ -293,6 +295,7 @@ pub fn bench_shape(
     }
     Ok(BenchRow {
         config: plans[0].config(),
+        grid: plans[0].grid(),
         mnk: (m, n, k),
         beta,
         ours_ms: median(ours),

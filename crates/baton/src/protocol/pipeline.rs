@@ -666,13 +666,15 @@ impl<'a> PendingRelease<'a> {
     /// If `signaller`, arrives once on the `empty` barrier of every CTA in
     /// `cta_mask` (predicated, no branch) — releasing a stage that TMA
     /// multicasts from those CTAs filled. With a constant mask the loop
-    /// unrolls to one predicated remote arrive per CTA.
+    /// unrolls to one predicated remote arrive per CTA. The arrive has
+    /// CTA-scope release: releasing a stage publishes no data (see
+    /// `BarrierRef::arrive_remote_if`).
     #[inline(always)]
     pub fn release_multicast_if(self, cta_mask: u16, signaller: bool) {
         let bar = ManuallyDrop::new(self).bar;
         let mut mask = cta_mask;
         while mask != 0 {
-            bar.arrive_cluster_if(mask.trailing_zeros(), signaller);
+            bar.arrive_remote_if(mask.trailing_zeros(), signaller);
             mask &= mask - 1;
         }
     }

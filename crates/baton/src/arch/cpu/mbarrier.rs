@@ -200,9 +200,10 @@ impl<'a> BarrierRef<'a> {
         self.update(1, 0);
     }
 
-    /// [`arrive_cluster`](Self::arrive_cluster) if `pred`.
+    /// Remote arrival without cluster-scope release, if `pred` (see the
+    /// sm90 backend: only for signals that publish no data).
     #[inline]
-    pub fn arrive_cluster_if(self, cta_rank: u32, pred: bool) {
+    pub fn arrive_remote_if(self, cta_rank: u32, pred: bool) {
         if pred {
             self.arrive_cluster(cta_rank);
         }

@@ -73,7 +73,7 @@ pub fn gemm(
     ];
     let mut ok = true;
     for (m, n, k, beta) in checks {
-        match gemm_check::check_vs_f64(&gpu, &kernels, None, m, n, k, 1.0, beta) {
+        match gemm_check::check_vs_f64(&gpu, &kernels, None, (m, n, k), 1.0, beta) {
             Ok(c) => {
                 let pass = c.passes(1e-2);
                 ok &= pass;
@@ -89,7 +89,7 @@ pub fn gemm(
             }
         }
     }
-    match gemm_check::check_vs_cublas(&gpu, &kernels, None, 2048, 2048, 2048, 1.0, 0.5) {
+    match gemm_check::check_vs_cublas(&gpu, &kernels, None, (2048, 2048, 2048), 1.0, 0.5) {
         Ok(c) => {
             let pass = c.passes(1e-2);
             ok &= pass;

@@ -95,9 +95,10 @@ impl GemmConfig {
 
     /// Picks a configuration for an M×N problem on `sms` SMs: the one with
     /// the least estimated time, counting whole waves of tiles (a partial
-    /// wave costs a full one) weighted by each tile's relative cost (smaller
-    /// tiles reuse operands less: 128×128 ≈ 7% and 128×64 ≈ 15% slower per
-    /// FLOP than 128×256, from the v2 measurements' per-tile efficiency).
+    /// wave costs a full one) weighted by each configuration's measured
+    /// per-FLOP speed relative to 128×256 (H100, 8192³, BENCHMARKS.md):
+    /// 128×256 in 2-CTA clusters 1.02, 128×128 0.93, 128×128 in clusters
+    /// 0.85, 128×64 0.85.
     ///
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
@@ -125,9 +126,9 @@ impl GemmConfig {
             let waves = units.div_ceil(slots) as f64;
             let per_tile = bn as f64
                 / match c {
-                    GemmConfig::T128x256C2 => 1.04,
+                    GemmConfig::T128x256C2 => 1.02,
                     GemmConfig::T128x256 => 1.0,
-                    GemmConfig::T128x128C2 => 0.96,
+                    GemmConfig::T128x128C2 => 0.85,
                     GemmConfig::T128x128 => 0.93,
                     GemmConfig::T128x64 => 0.85,
                 };

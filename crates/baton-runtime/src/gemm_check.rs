@@ -113,9 +113,7 @@ pub fn check_vs_f64(
     gpu: &Gpu,
     kernels: &Kernels,
     config: Option<GemmConfig>,
-    m: usize,
-    n: usize,
-    k: usize,
+    (m, n, k): (usize, usize, usize),
     alpha: f32,
     beta: f32,
 ) -> Result<Comparison> {
@@ -151,9 +149,7 @@ pub fn check_vs_cublas(
     gpu: &Gpu,
     kernels: &Kernels,
     config: Option<GemmConfig>,
-    m: usize,
-    n: usize,
-    k: usize,
+    (m, n, k): (usize, usize, usize),
     alpha: f32,
     beta: f32,
 ) -> Result<Comparison> {

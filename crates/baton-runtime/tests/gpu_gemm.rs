@@ -37,7 +37,7 @@ fn gemm_matches_f64_reference_on_ragged_shapes() {
         for &(m, n, k) in &shapes {
             for beta in [0.0f32, 0.5, 1.0] {
                 let cmp =
-                    gemm_check::check_vs_f64(&gpu, &kernels, Some(config), m, n, k, 1.0, beta)
+                    gemm_check::check_vs_f64(&gpu, &kernels, Some(config), (m, n, k), 1.0, beta)
                         .unwrap_or_else(|e| panic!("{config:?} {m}x{n}x{k}: {e}"));
                 println!(
                     "{config:?} {m}x{n}x{k} beta {beta}: rel {:.2e} max abs {:.2e}",
@@ -49,8 +49,9 @@ fn gemm_matches_f64_reference_on_ragged_shapes() {
                 );
             }
         }
-        let cmp = gemm_check::check_vs_f64(&gpu, &kernels, Some(config), 200, 200, 64, -1.5, 0.25)
-            .unwrap();
+        let cmp =
+            gemm_check::check_vs_f64(&gpu, &kernels, Some(config), (200, 200, 64), -1.5, 0.25)
+                .unwrap();
         assert!(cmp.passes(1e-2), "{config:?} alpha -1.5: {cmp:?}");
     }
 }
@@ -69,8 +70,9 @@ fn gemm_matches_cublas_at_2048() {
         (Some(GemmConfig::T128x128), 0.5),
         (Some(GemmConfig::T128x64), 1.0),
     ] {
-        let cmp = gemm_check::check_vs_cublas(&gpu, &kernels, config, 2048, 2048, 2048, 1.0, beta)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let cmp =
+            gemm_check::check_vs_cublas(&gpu, &kernels, config, (2048, 2048, 2048), 1.0, beta)
+                .unwrap_or_else(|e| panic!("{e}"));
         println!("2048^3 beta {beta} vs cuBLAS: rel {:.2e}", cmp.rel_error);
         assert!(cmp.passes(1e-2), "{cmp:?}");
     }

@@ -191,6 +191,66 @@ pub fn kernel_loops(text: &str, name: &str, dialect: Dialect) -> Option<Vec<Loop
     Some(loops)
 }
 
+/// `nvdisasm` (from `$NVDISASM`, or the project-local wheel under
+/// `.tools/cuda-nvdisasm` that `tools/install-device-toolchain.sh` installs).
+pub fn find_nvdisasm() -> Option<std::path::PathBuf> {
+    if let Some(p) = std::env::var_os("NVDISASM").map(std::path::PathBuf::from) {
+        return p.exists().then_some(p);
+    }
+    let local = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../.tools/cuda-nvdisasm/nvidia/cu13/bin/nvdisasm");
+    local.exists().then_some(local)
+}
+
+/// The SASS of `ptx` for `arch` (e.g. `sm_90a`): assembled with ptxas and
+/// disassembled with `nvdisasm -c`. `Err` says which tool is missing or what
+/// it printed.
+pub fn sass_of(ptx: &str, arch: &str) -> Result<String, String> {
+    let ptxas =
+        crate::ptxas::find_ptxas().ok_or("ptxas not found ($PTXAS, .tools/cuda-nvcc, PATH)")?;
+    let nvdisasm = find_nvdisasm().ok_or("nvdisasm not found ($NVDISASM, .tools/cuda-nvdisasm)")?;
+    let dir = std::env::temp_dir().join(format!(
+        "baton-sass-{}-{:?}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0)
+    ));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let (ptx_path, cubin) = (dir.join("k.ptx"), dir.join("k.cubin"));
+    let result = (|| {
+        std::fs::write(&ptx_path, ptx).map_err(|e| e.to_string())?;
+        let out = std::process::Command::new(&ptxas)
+            .arg(format!("-arch={arch}"))
+            .arg(&ptx_path)
+            .arg("-o")
+            .arg(&cubin)
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            return Err(format!(
+                "ptxas failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        let out = std::process::Command::new(&nvdisasm)
+            .arg("-c")
+            .arg(&cubin)
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            return Err(format!(
+                "nvdisasm failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

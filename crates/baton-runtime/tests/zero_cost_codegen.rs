@@ -9,10 +9,8 @@
 //! Without the device toolchain (PTX not built, ptxas or nvdisasm missing)
 //! this test skips with a reason, except under `CI=true`, where it fails.
 
-use baton_runtime::codegen::{Dialect, kernel_loops};
-use baton_runtime::{Variant, ptx, ptxas};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use baton_runtime::codegen::{Dialect, kernel_loops, sass_of};
+use baton_runtime::{Variant, ptx};
 
 const OURS: &str = "baton_bench_handoff_pipeline";
 const HAND: &str = "baton_bench_handoff_handwritten";
@@ -67,46 +65,14 @@ fn pipeline_loops_match_handwritten_in_ptx() {
     }
 }
 
-fn find_nvdisasm() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("NVDISASM").map(PathBuf::from) {
-        return p.exists().then_some(p);
-    }
-    let local = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../.tools/cuda-nvdisasm/nvidia/cu13/bin/nvdisasm");
-    local.exists().then_some(local)
-}
-
 #[test]
 fn pipeline_loops_match_handwritten_in_sass() {
     let text = match ptx::get(Variant::Release) {
         Ok(t) => t,
         Err(e) => return unavailable(&format!("no PTX embedded: {e}")),
     };
-    let (Some(ptxas_bin), Some(nvdisasm)) = (ptxas::find_ptxas(), find_nvdisasm()) else {
-        return unavailable("ptxas or nvdisasm not found");
-    };
-    let dir = std::env::temp_dir().join(format!("baton-sass-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (ptx_path, cubin) = (dir.join("k.ptx"), dir.join("k.cubin"));
-    std::fs::write(&ptx_path, text).unwrap();
-    let st = Command::new(&ptxas_bin)
-        .arg("-arch=sm_90a")
-        .arg(&ptx_path)
-        .arg("-o")
-        .arg(&cubin)
-        .status()
-        .unwrap();
-    assert!(st.success(), "ptxas failed");
-    let out = Command::new(&nvdisasm)
-        .arg("-c")
-        .arg(&cubin)
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(
-        out.status.success(),
-        "nvdisasm failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    compare(&String::from_utf8_lossy(&out.stdout), Dialect::Sass);
+    match sass_of(text, "sm_90a") {
+        Ok(sass) => compare(&sass, Dialect::Sass),
+        Err(e) => unavailable(&e),
+    }
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job. On a machine with a usable Hopper GPU (and PTX in the build):
-# verify on the GPU — for now the smoke kernel (`baton smoke`, both PTX
-# variants). Without one: the pipeline demo on the CPU backend (`baton demo`).
+# the smoke kernel, then the flagship BF16 GEMM — verified against an f64
+# reference and cuBLAS, then benchmarked against cuBLAS side by side
+# (`baton bench gemm`: table, geometric mean, gemm-bench.png). Without one:
+# the pipeline demo on the CPU backend (`baton demo`).
 #
 # Usage: tools/run.sh
 set -euo pipefail
@@ -21,7 +23,7 @@ set +e
 rc=$?
 set -e
 case "$rc" in
-    0) exec "$BATON" smoke ;;
+    0) "$BATON" smoke && exec "$BATON" bench gemm ;;
     77) echo "(no usable GPU here: running the CPU demo instead)"; exec "$BATON" demo ;;
     *) echo "run.sh: 'baton probe' failed (exit $rc)" >&2; exit "$rc" ;;
 esac

@@ -9,3 +9,5 @@ pub mod bench;
 pub mod chart;
 pub mod commands;
 pub mod demo;
+pub mod hang;
+pub mod tile_copy_bench;

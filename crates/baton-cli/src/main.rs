@@ -67,6 +67,12 @@ enum Cmd {
         #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=31))]
         consumers: u32,
     },
+    /// Launch a deliberately hung pipeline (debug PTX) and show its report.
+    HangCheck {
+        /// CUDA device ordinal.
+        #[arg(long, default_value_t = 0)]
+        ordinal: usize,
+    },
     /// Benchmarks: ours and the reference side by side in one process.
     Bench {
         #[command(subcommand)]
@@ -94,6 +100,24 @@ enum BenchWhat {
         /// the heuristic.
         #[arg(long, value_parser = parse_config)]
         config: Option<GemmConfig>,
+    },
+    /// TMA tile copy (plain and 2-CTA multicast) vs a device-to-device memcpy (GB/s).
+    TileCopy {
+        /// CUDA device ordinal.
+        #[arg(long, default_value_t = 0)]
+        ordinal: usize,
+        /// Matrix rows (bf16).
+        #[arg(long, default_value_t = baton_cli::tile_copy_bench::DEFAULT_SHAPE.0)]
+        rows: usize,
+        /// Matrix columns (bf16; a multiple of 8).
+        #[arg(long, default_value_t = baton_cli::tile_copy_bench::DEFAULT_SHAPE.1)]
+        cols: usize,
+        /// Untimed runs of each configuration first.
+        #[arg(long, default_value_t = 5)]
+        warmup: usize,
+        /// Timed runs of each configuration (median reported).
+        #[arg(long, default_value_t = 25)]
+        reps: usize,
     },
     /// Pipeline API vs hand-written mbarrier handoffs (throughput, loop sizes).
     ZeroCost {
@@ -146,6 +170,7 @@ fn main() {
         }
         Cmd::Probe { ordinal } => commands::probe(ordinal),
         Cmd::Demo { items, consumers } => commands::run_cpu_demo(items, consumers),
+        Cmd::HangCheck { ordinal } => baton_cli::hang::hang_check(ordinal),
         Cmd::Bench { what } => match what {
             BenchWhat::Gemm {
                 ordinal,
@@ -162,6 +187,13 @@ fn main() {
                 bench::gemm(ordinal, config, &shapes, reps, Some(&chart))
             }
             BenchWhat::ZeroCost { ordinal } => bench::zero_cost(ordinal),
+            BenchWhat::TileCopy {
+                ordinal,
+                rows,
+                cols,
+                warmup,
+                reps,
+            } => baton_cli::tile_copy_bench::tile_copy(ordinal, rows, cols, warmup, reps.max(1)),
         },
     };
     std::process::exit(outcome.code());

@@ -118,10 +118,26 @@ pub enum Error {
     /// Any other failed driver call.
     #[error("CUDA driver call failed: {}", describe(.0))]
     Cuda(#[from] DriverError),
-    /// A GEMM call refused before launch (shape, alignment, lengths,
-    /// overlap), or a cuBLAS/tensor-map failure around it.
+    /// A GEMM problem refused before launch: what is wrong with the shape,
+    /// alignment or buffer lengths, and what is allowed.
+    #[error("GEMM: {0}")]
+    GemmShape(#[from] crate::gemm::GemmShapeError),
+    /// A GEMM call that could not run for another reason (operands
+    /// overlapping, a tensor map or cuBLAS refusing).
     #[error("GEMM: {0}")]
     Gemm(String),
+    /// A TMA tensor-map description that `cuTensorMapEncodeTiled` would
+    /// refuse, caught by `TensorMapDesc::validate` before the driver call.
+    #[error("invalid TMA tensor map: {0}")]
+    TensorMap(#[from] baton::tensor_map::TensorMapError),
+    /// The driver refused to encode a tensor map that passed validation.
+    #[error("cuTensorMapEncodeTiled refused {desc}: {}", describe(source))]
+    TensorMapEncode {
+        /// The description, in words.
+        desc: String,
+        /// The driver's error code.
+        source: DriverError,
+    },
     /// A GPU result disagreed with its reference.
     #[error("verification failed: {what}")]
     Verification {

@@ -28,6 +28,8 @@ pub mod pipeline_gpu;
 pub mod ptx;
 pub mod ptxas;
 pub mod smoke;
+pub mod tensor_map;
+pub mod tile_copy;
 
 pub use cudarc;
 pub use error::{Error, Result};
@@ -135,6 +137,11 @@ pub const KERNELS: &[KernelInfo] = &[
         name: "baton_gemm_bf16_128x128",
         about: "bf16 GEMM, 128x128x64 tiles, 6 stages",
         hot: true,
+    },
+    KernelInfo {
+        name: "baton_pipeline_hang",
+        about: "hang report test: a consumer waits on a stage nobody fills (debug PTX: bounded, prints, traps)",
+        hot: false,
     },
     KernelInfo {
         name: "baton_tile_copy_bf16",

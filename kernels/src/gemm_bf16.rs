@@ -69,19 +69,26 @@ struct GemmSmem<const BN: usize, const STAGES: usize> {
     epi_bars: [PipelineBarriers<2>; 2],
 }
 
+/// Shared-memory budget of one CTA (the sm_90 opt-in maximum).
+const SMEM_LIMIT: usize = 227 * 1024;
+/// Shared memory besides the input stages: the input barriers (padded to
+/// the 1024-byte tile alignment), 8 epilogue sub-tiles, the epilogue
+/// barriers (padded).
+const SMEM_FIXED: usize = 1024 + 8 * 4096 + 1024;
+
+/// Input stages of the `128 × bn` configuration: as many as the budget
+/// holds after the fixed part, at most 8. (The host mirrors this in
+/// `GemmConfig::stages`; a test checks both against the PTX.)
+const fn stages_for(bn: usize) -> usize {
+    let stage = (BM as usize + bn) * BK as usize * 2;
+    let n = (SMEM_LIMIT - SMEM_FIXED) / stage;
+    if n > 8 { 8 } else { n }
+}
+
 const _: () = {
-    assert!(
-        core::mem::size_of::<GemmSmem<256, 4>>() <= 227 * 1024,
-        "128x256 config exceeds 227 KiB of shared memory"
-    );
-    assert!(
-        core::mem::size_of::<GemmSmem<128, 6>>() <= 227 * 1024,
-        "128x128 config exceeds 227 KiB of shared memory"
-    );
-    assert!(
-        core::mem::size_of::<GemmSmem<64, 8>>() <= 227 * 1024,
-        "128x64 config exceeds 227 KiB of shared memory"
-    );
+    assert!(core::mem::size_of::<GemmSmem<256, { stages_for(256) }>>() <= SMEM_LIMIT);
+    assert!(core::mem::size_of::<GemmSmem<128, { stages_for(128) }>>() <= SMEM_LIMIT);
+    assert!(core::mem::size_of::<GemmSmem<64, { stages_for(64) }>>() <= SMEM_LIMIT);
 };
 
 /// One `wgmma` shape: a warpgroup's 64 × N block, `ACC = N / 2` fp32
@@ -171,7 +178,7 @@ fn mma_k_block<M: TileMma<ACC>, const ACC: usize>(
 }
 
 macro_rules! gemm_entry {
-    ($(#[$doc:meta])* $name:ident, $bn:literal, $bnh:literal, $acc:literal, $stages:literal, $cluster:literal, $mma:ty) => {
+    ($(#[$doc:meta])* $name:ident, $bn:literal, $bnh:literal, $acc:literal, $cluster:literal, $mma:ty) => {
         $(#[$doc])*
         ///
         /// Launch: grid = min(tiles, SMs) CTAs of 384 threads, with
@@ -196,31 +203,31 @@ macro_rules! gemm_entry {
             beta: f32,
         ) {
             // SAFETY: forwarded to the kernel's contract.
-            unsafe { gemm::<$mma, $bn, $bnh, $acc, $stages, $cluster>(tma_a, tma_b, tma_c, tma_d, m, n, k, alpha, beta) }
+            unsafe { gemm::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster>(tma_a, tma_b, tma_c, tma_d, m, n, k, alpha, beta) }
         }
     };
 }
 
 gemm_entry!(
     /// BF16 GEMM, 128×256×64 tiles, 4 stages (m64n256k16).
-    baton_gemm_bf16_128x256, 256, 256, 128, 4, 1, N256
+    baton_gemm_bf16_128x256, 256, 256, 128, 1, N256
 );
 gemm_entry!(
     /// BF16 GEMM, 128×256×64 tiles, 4 stages, clusters of 2 CTAs along M
     /// sharing the B tile by TMA multicast (each CTA loads half).
-    baton_gemm_bf16_128x256_c2, 256, 128, 128, 4, 2, N256
+    baton_gemm_bf16_128x256_c2, 256, 128, 128, 2, N256
 );
 gemm_entry!(
     /// BF16 GEMM, 128×128×64 tiles, 6 stages (m64n128k16).
-    baton_gemm_bf16_128x128, 128, 128, 64, 6, 1, N128
+    baton_gemm_bf16_128x128, 128, 128, 64, 1, N128
 );
 gemm_entry!(
     /// BF16 GEMM, 128×128×64 tiles, 6 stages, 2-CTA clusters with B multicast.
-    baton_gemm_bf16_128x128_c2, 128, 64, 64, 6, 2, N128
+    baton_gemm_bf16_128x128_c2, 128, 64, 64, 2, N128
 );
 gemm_entry!(
     /// BF16 GEMM, 128×64×64 tiles, 8 stages (m64n64k16): for few, skinny tiles.
-    baton_gemm_bf16_128x64, 64, 64, 32, 8, 1, N64
+    baton_gemm_bf16_128x64, 64, 64, 32, 1, N64
 );
 
 #[inline(always)]

@@ -201,3 +201,25 @@ pub unsafe extern "ptx-kernel" fn baton_epi_load_roundtrip(
         }
     }
 }
+
+/// A deliberate hang, for the hang report: one warp waits, as the consumer,
+/// on `full[0]` of a pipeline nobody produces into. The debug PTX bounds the
+/// wait, prints `baton: wait timed out: pipeline hang-test, consumer waiting
+/// on full[0] for phase parity 0 (block …, thread …)` and traps; the release
+/// PTX would spin forever, so only the debug variant is ever launched
+/// (`baton hang-check`).
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn baton_pipeline_hang(out: *mut u32) {
+    // SAFETY: launched with PipelineBarriers::<1>::GPU_BYTES of dynamic smem.
+    let bars = unsafe { dynamic_smem::<PipelineBarriers<1>>() };
+    let mut pipe = ProducerConsumerPipeline::new(bars, c"hang-test");
+    if thread_idx_x() == 0 {
+        pipe.init_barriers(1, 32);
+    }
+    sync_threads();
+    let stage = pipe.acquire_consumer();
+    // SAFETY: never reached in a passing run (the wait above never ends);
+    // the host passes one word.
+    unsafe { *out = stage.index() + 1 };
+    stage.release();
+}

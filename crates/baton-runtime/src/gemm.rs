@@ -60,13 +60,15 @@ impl GemmConfig {
         }
     }
 
-    /// Input stages (as many as the 227 KiB shared-memory budget allows).
+    /// Input stages: as many as the 227 KiB shared-memory budget holds after
+    /// the barriers and the epilogue's 8 sub-tiles, at most 8 — the same
+    /// derivation as the kernel's `stages_for` (`tests/kernel_layouts.rs`
+    /// checks the resulting sizes against the PTX).
     pub const fn stages(self) -> u32 {
-        match self {
-            GemmConfig::T128x256 | GemmConfig::T128x256C2 => 4,
-            GemmConfig::T128x128 | GemmConfig::T128x128C2 => 6,
-            GemmConfig::T128x64 => 8,
-        }
+        let (bm, bn, bk) = self.tile();
+        let stage = (bm + bn) * bk * 2;
+        let n = (227 * 1024 - (1024 + 8 * 4096 + 1024)) / stage;
+        if n > 8 { 8 } else { n }
     }
 
     /// CTAs per cluster along M (sharing B tiles by multicast).
@@ -178,6 +180,8 @@ pub enum GemmShapeError {
     /// beta ≠ 0 but no C was given.
     MissingC,
 }
+
+impl std::error::Error for GemmShapeError {}
 
 impl std::fmt::Display for GemmShapeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -372,8 +376,7 @@ impl<'a> GemmPlan<'a> {
         n: usize,
         k: usize,
     ) -> Result<Self> {
-        validate(m, n, k, a.len(), b.len(), c.map(|c| c.len()), d.len(), 0.0)
-            .map_err(|e| Error::Gemm(e.to_string()))?;
+        validate(m, n, k, a.len(), b.len(), c.map(|c| c.len()), d.len(), 0.0)?;
         let stream = gpu.stream();
         let ptr_of = |s: &CudaSlice<u16>| {
             let (p, _sync) = s.device_ptr(stream);
@@ -459,7 +462,7 @@ impl<'a> GemmPlan<'a> {
     /// needs a plan made with C.
     pub fn run(&self, gpu: &Gpu, alpha: f32, beta: f32) -> Result<()> {
         if beta != 0.0 && !self.has_c {
-            return Err(Error::Gemm(GemmShapeError::MissingC.to_string()));
+            return Err(GemmShapeError::MissingC.into());
         }
         let stream = gpu.stream();
         let (maps_ptr, _s0) = self.maps.device_ptr(stream);

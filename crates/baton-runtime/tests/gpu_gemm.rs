@@ -3,7 +3,7 @@
 //! poisoned outputs, NaN never passes. Without a CUDA GPU each test prints
 //! `SKIPPED: no CUDA GPU (<reason>)` and returns.
 
-use baton_runtime::gemm::{GemmConfig, GemmPlan};
+use baton_runtime::gemm::{GemmConfig, GemmPlan, GemmShapeError};
 use baton_runtime::{Error, Gpu, Variant, gemm_check};
 
 fn gpu_or_skip() -> Option<Gpu> {
@@ -89,7 +89,16 @@ fn bad_shapes_are_refused_before_launch() {
     let b = s.alloc_zeros::<u16>(64 * 30).unwrap();
     let mut d = s.alloc_zeros::<u16>(64 * 64).unwrap();
     match GemmPlan::new(&gpu, &kernels, &a, &b, None, &mut d, 64, 64, 30) {
-        Err(Error::Gemm(msg)) => assert!(msg.contains("multiple of 8"), "{msg}"),
+        Err(Error::GemmShape(e)) => {
+            assert_eq!(
+                e,
+                GemmShapeError::RowNotAligned {
+                    dim: "K",
+                    value: 30
+                }
+            );
+            assert!(e.to_string().contains("multiple of 8"), "{e}");
+        }
         Err(e) => panic!("wrong error: {e}"),
         Ok(_) => panic!("K = 30 accepted"),
     }

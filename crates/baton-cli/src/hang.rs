@@ -1,0 +1,52 @@
+//! `baton hang-check`: shows what a hung pipeline looks like on the GPU.
+//!
+//! Launches the debug-PTX kernel `baton_pipeline_hang`, whose consumer
+//! waits on a stage nobody fills. The debug build bounds the wait (4 s),
+//! prints where it hung with device `printf`, and traps; the launch then
+//! fails on the host. Exit 0 when it failed that way, 1 otherwise, 77
+//! without a GPU. The context is unusable afterwards, so this runs as its
+//! own process (the test `tests/gpu_hang.rs` checks the printed report).
+
+use crate::commands::{Outcome, open_gpu};
+use baton_runtime::{LaunchConfig, Variant};
+
+/// Runs the hang and reports how it ended.
+pub fn hang_check(ordinal: usize) -> Outcome {
+    let gpu = match open_gpu(ordinal) {
+        Ok(g) => g,
+        Err((o, why)) => {
+            println!("SKIPPED: {why}");
+            return o;
+        }
+    };
+    let kernels = match gpu.load_kernels(Variant::Debug) {
+        Ok(k) => k,
+        Err(e) => {
+            println!("FAIL: {e}");
+            return Outcome::Fail;
+        }
+    };
+    let run = || -> baton_runtime::Result<()> {
+        let k = kernels.get("baton_pipeline_hang")?;
+        let mut out = gpu.stream().alloc_zeros::<u32>(1)?;
+        let mut args = gpu.args();
+        args.slice_mut(&mut out);
+        // SAFETY: (out: one u32); 16 bytes of smem hold PipelineBarriers<1>.
+        unsafe { k.launch_sync(&LaunchConfig::linear(1, 32, 16), &mut args) }
+    };
+    let started = std::time::Instant::now();
+    let result = run();
+    let secs = started.elapsed().as_secs_f64();
+    match result {
+        Err(e) => {
+            println!("hang-check: the launch failed after {secs:.1} s, as it must: {e}");
+            Outcome::Pass
+        }
+        Ok(()) => {
+            println!(
+                "hang-check: FAIL: the kernel completed, but its consumer had nothing to consume"
+            );
+            Outcome::Fail
+        }
+    }
+}

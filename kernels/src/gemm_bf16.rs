@@ -27,7 +27,10 @@ use baton::arch::sm90::tma::{
 };
 use baton::arch::sm90::wgmma::{
     self, SmemLayout, descriptor_advance, descriptor_k_major,
-    ops::{mma_m64n64k16_f32_bf16, mma_m64n128k16_f32_bf16, mma_m64n256k16_f32_bf16},
+    ops::{
+        mma_m64n64k16_f32_bf16, mma_m64n128k16_f32_bf16, mma_m64n224k16_f32_bf16,
+        mma_m64n256k16_f32_bf16,
+    },
 };
 use baton::arch::sm90::{
     block_idx_x, cluster_cta_rank, cluster_sync, dynamic_smem, elect_one, fence_proxy_async_shared,
@@ -87,6 +90,7 @@ const fn stages_for(bn: usize) -> usize {
 
 const _: () = {
     assert!(core::mem::size_of::<GemmSmem<256, { stages_for(256) }>>() <= SMEM_LIMIT);
+    assert!(core::mem::size_of::<GemmSmem<224, { stages_for(224) }>>() <= SMEM_LIMIT);
     assert!(core::mem::size_of::<GemmSmem<128, { stages_for(128) }>>() <= SMEM_LIMIT);
     assert!(core::mem::size_of::<GemmSmem<64, { stages_for(64) }>>() <= SMEM_LIMIT);
 };
@@ -100,6 +104,7 @@ trait TileMma<const ACC: usize> {
 }
 
 struct N256;
+struct N224;
 struct N128;
 struct N64;
 
@@ -108,6 +113,13 @@ impl TileMma<128> for N256 {
     unsafe fn mma(acc: &mut [f32; 128], a: u64, b: u64, accumulate: bool) {
         // SAFETY: forwarded.
         unsafe { mma_m64n256k16_f32_bf16(acc, a, b, accumulate) }
+    }
+}
+impl TileMma<112> for N224 {
+    #[inline(always)]
+    unsafe fn mma(acc: &mut [f32; 112], a: u64, b: u64, accumulate: bool) {
+        // SAFETY: forwarded.
+        unsafe { mma_m64n224k16_f32_bf16(acc, a, b, accumulate) }
     }
 }
 impl TileMma<64> for N128 {
@@ -216,6 +228,11 @@ gemm_entry!(
     /// BF16 GEMM, 128×256×64 tiles, 4 stages, clusters of 2 CTAs along M
     /// sharing the B tile by TMA multicast (each CTA loads half).
     baton_gemm_bf16_128x256_c2, 256, 128, 128, 2, N256
+);
+gemm_entry!(
+    /// BF16 GEMM, 128×224×64 tiles, 2-CTA clusters with B multicast: N
+    /// multiples of 224 (7168 = 32 × 224) tile without a ragged column.
+    baton_gemm_bf16_128x224_c2, 224, 112, 112, 2, N224
 );
 gemm_entry!(
     /// BF16 GEMM, 128×128×64 tiles, 6 stages (m64n128k16).
@@ -382,6 +399,7 @@ unsafe fn gemm<
         // SAFETY: all-zero is a valid [f32; 128].
         let mut acc: [f32; ACC] = unsafe { core::mem::zeroed() };
         let a_offset = (wg * 64 * 128) as u32;
+        let mut d_next = 0u32;
         let mut t = first_unit;
         while t < units {
             let (tm, tn) = tile_of(t);
@@ -420,13 +438,16 @@ unsafe fn gemm<
                 pending.release_if(signaller);
             }
 
-            // Epilogue: 8 sub-tiles of 64 rows × 32 columns.
+            // Epilogue: BN / 32 sub-tiles of 64 rows × 32 columns, through
+            // two staging buffers used alternately across tiles (`d_next`
+            // counts sub-tiles, so an odd count per tile keeps alternating).
             let row = warp * 16 + lane / 4;
             let d_buf = d_tiles.at(wg);
             crate::unroll!(J in [0, 1, 2, 3, 4, 5, 6, 7] {
               if J < subtiles {
-                let buf = d_buf.at((J % 2) as usize);
-                // Buffer J%2 is free once the store issued from it two
+                // SAFETY: the index is 0 or 1.
+                let buf = unsafe { d_buf.at_unchecked(((d_next + J) & 1) as usize) };
+                // This buffer is free once the store issued from it two
                 // sub-tiles ago has finished reading it.
                 if signaller {
                     store_wait_group_read::<1>();
@@ -475,6 +496,7 @@ unsafe fn gemm<
                 }
               }
             });
+            d_next += subtiles;
             t += unit_stride;
         }
         if signaller {

@@ -22,6 +22,9 @@ pub enum GemmConfig {
     /// 128×256 tiles in 2-CTA clusters along M that share each B tile by TMA
     /// multicast (half the B traffic): the large-shape workhorse.
     T128x256C2,
+    /// 128×224 tiles in 2-CTA clusters with B multicast: N a multiple of
+    /// 224 (e.g. 7168) tiles without ragged columns.
+    T128x224C2,
     /// 128×128 tiles, 6 stages, `wgmma.m64n128k16`.
     T128x128,
     /// 128×128 tiles in 2-CTA clusters with B multicast.
@@ -32,9 +35,10 @@ pub enum GemmConfig {
 
 impl GemmConfig {
     /// Every configuration.
-    pub const ALL: [GemmConfig; 5] = [
+    pub const ALL: [GemmConfig; 6] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
+        GemmConfig::T128x224C2,
         GemmConfig::T128x128C2,
         GemmConfig::T128x128,
         GemmConfig::T128x64,
@@ -45,6 +49,7 @@ impl GemmConfig {
         match self {
             GemmConfig::T128x256 => "baton_gemm_bf16_128x256",
             GemmConfig::T128x256C2 => "baton_gemm_bf16_128x256_c2",
+            GemmConfig::T128x224C2 => "baton_gemm_bf16_128x224_c2",
             GemmConfig::T128x128 => "baton_gemm_bf16_128x128",
             GemmConfig::T128x128C2 => "baton_gemm_bf16_128x128_c2",
             GemmConfig::T128x64 => "baton_gemm_bf16_128x64",
@@ -55,6 +60,7 @@ impl GemmConfig {
     pub const fn tile(self) -> (u32, u32, u32) {
         match self {
             GemmConfig::T128x256 | GemmConfig::T128x256C2 => (128, 256, 64),
+            GemmConfig::T128x224C2 => (128, 224, 64),
             GemmConfig::T128x128 | GemmConfig::T128x128C2 => (128, 128, 64),
             GemmConfig::T128x64 => (128, 64, 64),
         }
@@ -74,7 +80,7 @@ impl GemmConfig {
     /// CTAs per cluster along M (sharing B tiles by multicast).
     pub const fn cluster_m(self) -> u32 {
         match self {
-            GemmConfig::T128x256C2 | GemmConfig::T128x128C2 => 2,
+            GemmConfig::T128x256C2 | GemmConfig::T128x224C2 | GemmConfig::T128x128C2 => 2,
             _ => 1,
         }
     }
@@ -129,6 +135,7 @@ impl GemmConfig {
             let per_tile = bn as f64
                 / match c {
                     GemmConfig::T128x256C2 => 1.02,
+                    GemmConfig::T128x224C2 => 1.0,
                     GemmConfig::T128x256 => 1.0,
                     GemmConfig::T128x128C2 => 0.85,
                     GemmConfig::T128x128 => 0.93,

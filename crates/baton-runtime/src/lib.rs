@@ -129,6 +129,11 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
+        name: "baton_gemm_bf16_128x224_c2",
+        about: "bf16 GEMM, 128x224x64 tiles, 2-CTA clusters (N multiple of 224)",
+        hot: true,
+    },
+    KernelInfo {
         name: "baton_gemm_bf16_128x128_c2",
         about: "bf16 GEMM, 128x128x64 tiles, 2-CTA clusters sharing B by TMA multicast",
         hot: true,

@@ -24,6 +24,8 @@ TIMEOUT="${SUITE_TEST_TIMEOUT:-120}"
     exit 2
 }
 BUNDLE="$(cd "$BUNDLE" && pwd)"
+# Tests that run the CLI find it here (their build-time path is not on this machine).
+export BATON_BIN="$BUNDLE/bin/baton"
 LOG="${OUT:+$OUT/gpu-suite.log}"
 LOG="${LOG:-$(mktemp /tmp/gpu-suite.XXXXXX.log)}"
 SUMMARY="${OUT:+$OUT/gpu-suite-summary.txt}"

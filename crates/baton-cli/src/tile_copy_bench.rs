@@ -86,11 +86,12 @@ pub fn measure(
     for (mode, out) in [(Mode::Plain, out_plain), (Mode::Multicast, out_mc)] {
         let plan = TileCopyPlan::new(gpu, &kernels, mode, &src, out, rows, cols)?;
         let resident = plan.resident_ctas();
-        // Grids: 1, 2, … CTAs per SM up to what is resident, and the
-        // default (resident CTAs, as the driver counts them).
+        // Grids: half the SMs, then 1, 2, … CTAs per SM up to what is
+        // resident (as the driver counts it), and the default.
         let mut grids: Vec<u32> = (1..=resident.div_ceil(sms))
             .map(|k| (k * sms).min(resident))
             .collect();
+        grids.push(sms / 2 / mode.cluster() * mode.cluster());
         grids.push(plan.grid());
         grids.sort_unstable();
         grids.dedup();

@@ -445,12 +445,23 @@ unsafe fn gemm<
             let d_buf = d_tiles.at(wg);
             crate::unroll!(J in [0, 1, 2, 3, 4, 5, 6, 7] {
               if J < subtiles {
-                // SAFETY: the index is 0 or 1.
-                let buf = unsafe { d_buf.at_unchecked(((d_next + J) & 1) as usize) };
-                // This buffer is free once the store issued from it two
-                // sub-tiles ago has finished reading it.
+                // With beta = 0 the C stages are idle, so D rotates through
+                // four staging buffers (its own two and the C pair) and a
+                // store may lag three sub-tiles behind; with beta ≠ 0, two.
+                let slot = if residual { (d_next + J) & 1 } else { (d_next + J) & 3 };
+                // SAFETY: slot < 4; slots 2 and 3 name the C stages, used
+                // only when no C is loaded.
+                let buf = unsafe {
+                    if slot < 2 { d_buf.at_unchecked(slot as usize) } else { c_tiles.at(wg).at_unchecked(slot as usize - 2) }
+                };
+                // The buffer is free once the store issued from it one
+                // rotation ago has finished reading it.
                 if signaller {
-                    store_wait_group_read::<1>();
+                    if residual {
+                        store_wait_group_read::<1>();
+                    } else {
+                        store_wait_group_read::<3>();
+                    }
                 }
                 named_barrier_sync(1 + wg as u32, 128);
                 // C sub-tile J (direct API: an Option of a guard would keep

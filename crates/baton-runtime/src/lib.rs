@@ -22,6 +22,7 @@ pub mod codegen;
 pub mod error;
 pub mod gemm;
 pub mod gemm_check;
+pub mod gemm_fp8;
 mod gpu;
 mod launch;
 pub mod pipeline_gpu;
@@ -161,6 +162,11 @@ pub const KERNELS: &[KernelInfo] = &[
     KernelInfo {
         name: "baton_gemm_bf16_128x64",
         about: "bf16 GEMM, 128x64x64 tiles, 8 stages (skinny problems)",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_fp8_blockwise_128x128",
+        about: "blockwise-scaled FP8 GEMM (e4m3, 1x128 A / 128x128 B scales, per-K promotion), 128x128x128 tiles, 6 stages",
         hot: true,
     },
 ];

@@ -1,0 +1,725 @@
+//! Host side of the Hopper blockwise-scaled FP8 GEMM
+//! (`kernels/src/gemm_fp8.rs`): validation, tensor maps, launch, a safe
+//! one-shot call, e4m3 conversion, and the f64 reference check.
+//!
+//! `D = (A ⊙ Sa) · (B ⊙ Sb)ᵀ` with A M×K and B N×K FP8 e4m3 (bytes, both
+//! K-major), A scales f32 `[K/128, M]` (M contiguous: one per row and 128
+//! of K), B scales f32 `[⌈N/128⌉, K/128]` (one per 128×128 block), D M×N
+//! bf16 (as `u16` bits) row-major; fp32 accumulation, promoted per 128 of K.
+
+use crate::error::{Error, Result};
+use crate::gemm_check::Comparison;
+use crate::smoke::XorShift;
+use crate::{Gpu, Kernel, Kernels, LaunchConfig};
+use cudarc::driver::sys::{
+    self, CUtensorMap, CUtensorMapDataType, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
+    CUtensorMapL2promotion, CUtensorMapSwizzle,
+};
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+
+/// The kernel's name in the PTX.
+pub const KERNEL: &str = "baton_gemm_fp8_blockwise_128x128";
+/// CTA tile (M, N, K).
+pub const TILE: (u32, u32, u32) = (128, 128, 128);
+/// Input stages.
+pub const STAGES: u32 = 6;
+/// Threads per CTA: producer warpgroup + 2 MMA/promotion warpgroups.
+pub const THREADS: u32 = 384;
+/// K elements per scale block (A: 1×128, B: 128×128).
+pub const SCALE_BLOCK: usize = 128;
+
+/// Dynamic shared memory of the kernel's layout: barriers (padded to 1024),
+/// 6 stages of A (16 KiB) + B (16 KiB) + A scales (512 bytes padded to
+/// 1024), and 4 D staging sub-tiles of 4 KiB. Checked against the PTX by a
+/// unit test.
+pub const fn smem_bytes() -> u32 {
+    1024 + STAGES * (128 * 128 + 128 * 128 + 1024) + 4 * 4096
+}
+
+/// Why an FP8 GEMM call was refused before launch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fp8ShapeError {
+    /// M, N or K is zero.
+    EmptyDimension {
+        /// (M, N, K) as given.
+        mnk: (usize, usize, usize),
+    },
+    /// K is not a multiple of the 128-wide scale block.
+    KNotMultipleOf128 {
+        /// K as given.
+        k: usize,
+    },
+    /// A row of D (N bf16) is not a multiple of 16 bytes, which TMA needs.
+    RowNotAligned {
+        /// N as given.
+        n: usize,
+    },
+    /// A buffer does not hold the elements the shape needs.
+    WrongLength {
+        /// Which operand (`A`, `B`, `A scales`, `B scales`, `D`).
+        operand: &'static str,
+        /// Elements needed.
+        expected: usize,
+        /// Elements given.
+        got: usize,
+    },
+    /// A dimension, or the A-scale count, exceeds what the kernel indexes.
+    TooLarge {
+        /// (M, N, K) as given.
+        mnk: (usize, usize, usize),
+    },
+}
+
+impl std::fmt::Display for Fp8ShapeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::EmptyDimension { mnk } => write!(
+                f,
+                "FP8 GEMM shape {mnk:?} (M, N, K) has a zero dimension; each must be at least 1"
+            ),
+            Self::KNotMultipleOf128 { k } => write!(
+                f,
+                "K = {k}: blockwise FP8 scales cover 128 elements of K, so K must be a multiple of 128"
+            ),
+            Self::RowNotAligned { n } => write!(
+                f,
+                "N = {n} makes a bf16 row of D {} bytes long; TMA needs rows that are a multiple of 16 bytes, so N must be a multiple of 8",
+                2 * n
+            ),
+            Self::WrongLength {
+                operand,
+                expected,
+                got,
+            } => write!(
+                f,
+                "{operand} holds {got} elements but the shape needs exactly {expected}"
+            ),
+            Self::TooLarge { mnk } => write!(
+                f,
+                "FP8 GEMM shape {mnk:?} too large: M, N, K and M·K/128 must be below 2^31"
+            ),
+        }
+    }
+}
+
+/// Elements of the A scales (`K/128 · M`) and B scales (`⌈N/128⌉ · K/128`).
+pub fn scale_lens(m: usize, n: usize, k: usize) -> (usize, usize) {
+    let kb = k / SCALE_BLOCK;
+    (kb * m, n.div_ceil(SCALE_BLOCK) * kb)
+}
+
+/// Checks an FP8 GEMM problem (lengths in elements: bytes for A and B,
+/// floats for the scales, bf16 for D).
+///
+/// ```
+/// use baton_runtime::gemm_fp8::{validate, Fp8ShapeError};
+/// assert!(validate(1, 8, 128, 128, 8 * 128, 1, 1, 8).is_ok());
+/// assert_eq!(
+///     validate(1, 8, 64, 64, 8 * 64, 0, 0, 8),
+///     Err(Fp8ShapeError::KNotMultipleOf128 { k: 64 })
+/// );
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn validate(
+    m: usize,
+    n: usize,
+    k: usize,
+    a_len: usize,
+    b_len: usize,
+    a_scales_len: usize,
+    b_scales_len: usize,
+    d_len: usize,
+) -> std::result::Result<(), Fp8ShapeError> {
+    if m == 0 || n == 0 || k == 0 {
+        return Err(Fp8ShapeError::EmptyDimension { mnk: (m, n, k) });
+    }
+    if m >= 1 << 31 || n >= 1 << 31 || k >= 1 << 31 || (k / SCALE_BLOCK) * m >= 1 << 31 {
+        return Err(Fp8ShapeError::TooLarge { mnk: (m, n, k) });
+    }
+    if !k.is_multiple_of(SCALE_BLOCK) {
+        return Err(Fp8ShapeError::KNotMultipleOf128 { k });
+    }
+    if !n.is_multiple_of(8) {
+        return Err(Fp8ShapeError::RowNotAligned { n });
+    }
+    let check = |operand, expected: usize, got: usize| {
+        if expected == got {
+            Ok(())
+        } else {
+            Err(Fp8ShapeError::WrongLength {
+                operand,
+                expected,
+                got,
+            })
+        }
+    };
+    let (sa, sb) = scale_lens(m, n, k);
+    check("A", m * k, a_len)?;
+    check("B", n * k, b_len)?;
+    check("A scales", sa, a_scales_len)?;
+    check("B scales", sb, b_scales_len)?;
+    check("D", m * n, d_len)?;
+    Ok(())
+}
+
+/// Encodes a tensor map of rank `dims.len()` (innermost first) over
+/// `elem_bytes`-byte elements, zero fill out of bounds.
+fn encode(
+    ptr: u64,
+    dtype: CUtensorMapDataType,
+    elem_bytes: u64,
+    dims: &[u64],
+    boxes: &[u32],
+    swizzle: CUtensorMapSwizzle,
+) -> Result<CUtensorMap> {
+    // SAFETY: CUtensorMap is plain bytes; all-zero is a valid value to overwrite.
+    let mut map: CUtensorMap = unsafe { std::mem::zeroed() };
+    let rank = dims.len();
+    // Byte strides of dimensions 1.. (packed row-major).
+    let mut strides = [0u64; 4];
+    let mut s = elem_bytes;
+    for i in 1..rank {
+        s *= dims[i - 1];
+        strides[i - 1] = s;
+    }
+    let elem_strides = [1u32; 5];
+    // SAFETY: dims/boxes/elem_strides have `rank` entries, strides rank - 1;
+    // `map` is a valid out-pointer.
+    let r = unsafe {
+        sys::cuTensorMapEncodeTiled(
+            &mut map,
+            dtype,
+            rank as u32,
+            ptr as *mut std::ffi::c_void,
+            dims.as_ptr(),
+            strides.as_ptr(),
+            boxes.as_ptr(),
+            elem_strides.as_ptr(),
+            CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+            swizzle,
+            CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        )
+    };
+    if r != sys::CUresult::CUDA_SUCCESS {
+        return Err(Error::Gemm(format!(
+            "cuTensorMapEncodeTiled refused a {dtype:?} tensor of dims {dims:?} at {ptr:#x} with box {boxes:?}: {r:?}"
+        )));
+    }
+    Ok(map)
+}
+
+fn ranges_overlap(a: u64, a_bytes: u64, b: u64, b_bytes: u64) -> bool {
+    a < b + b_bytes && b < a + a_bytes
+}
+
+/// An FP8 GEMM bound to its operands: shape validated, tensor maps encoded
+/// and uploaded once, so [`run`](Self::run) only launches the kernel.
+pub struct Fp8GemmPlan<'a> {
+    kernel: Kernel,
+    maps: CudaSlice<u8>,
+    b_scales: u64,
+    a_scales: u64,
+    /// Zero-padded copy of the A scales when M is not a multiple of 4.
+    sa_pad: Option<CudaSlice<f32>>,
+    m: u32,
+    n: u32,
+    k: u32,
+    sms: u32,
+    _operands: std::marker::PhantomData<(&'a CudaSlice<u8>, &'a mut CudaSlice<u16>)>,
+}
+
+impl<'a> Fp8GemmPlan<'a> {
+    /// Validates the problem (typed error before anything runs: zero
+    /// dimensions, K not a multiple of 128, N not a multiple of 8, wrong
+    /// lengths, D overlapping an input) and prepares the tensor maps.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        gpu: &Gpu,
+        kernels: &Kernels,
+        a: &'a CudaSlice<u8>,
+        b: &'a CudaSlice<u8>,
+        a_scales: &'a CudaSlice<f32>,
+        b_scales: &'a CudaSlice<f32>,
+        d: &'a mut CudaSlice<u16>,
+        (m, n, k): (usize, usize, usize),
+    ) -> Result<Self> {
+        validate(
+            m,
+            n,
+            k,
+            a.len(),
+            b.len(),
+            a_scales.len(),
+            b_scales.len(),
+            d.len(),
+        )
+        .map_err(|e| Error::Gemm(e.to_string()))?;
+        let stream = gpu.stream();
+        let (a_ptr, _s0) = a.device_ptr(stream);
+        let (b_ptr, _s1) = b.device_ptr(stream);
+        let (sa_ptr, _s2) = a_scales.device_ptr(stream);
+        let (sb_ptr, _s3) = b_scales.device_ptr(stream);
+        let d_ptr = {
+            let (p, _sync) = d.device_ptr_mut(stream);
+            p
+        };
+        let d_bytes = 2 * (m * n) as u64;
+        let (sa_len, sb_len) = scale_lens(m, n, k);
+        if ranges_overlap(d_ptr, d_bytes, a_ptr, (m * k) as u64)
+            || ranges_overlap(d_ptr, d_bytes, b_ptr, (n * k) as u64)
+            || ranges_overlap(d_ptr, d_bytes, sa_ptr, 4 * sa_len as u64)
+            || ranges_overlap(d_ptr, d_bytes, sb_ptr, 4 * sb_len as u64)
+        {
+            return Err(Error::Gemm(
+                "D overlaps an input; the kernel reads A, B and the scales while it writes D"
+                    .into(),
+            ));
+        }
+        // TMA needs 16-byte row strides: with M not a multiple of 4 the
+        // kernel reads a zero-padded copy of the A scales ([K/128, M4]),
+        // refreshed before every launch (one 2-D device copy).
+        let m4 = m.next_multiple_of(4);
+        let mut sa_pad = if m4 == m {
+            None
+        } else {
+            Some(stream.alloc_zeros::<f32>((k / SCALE_BLOCK) * m4)?)
+        };
+        let sa_map_ptr = match sa_pad.as_mut() {
+            Some(pad) => {
+                let (p, _sync) = pad.device_ptr_mut(stream);
+                p
+            }
+            None => sa_ptr,
+        };
+        let (bm, bn, bk) = TILE;
+        let u8t = CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT8;
+        let sw128 = CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B;
+        let maps = [
+            encode(a_ptr, u8t, 1, &[k as u64, m as u64], &[bk, bm], sw128)?,
+            encode(b_ptr, u8t, 1, &[k as u64, n as u64], &[bk, bn], sw128)?,
+            encode(
+                sa_map_ptr,
+                CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+                4,
+                &[m4 as u64, (k / SCALE_BLOCK) as u64],
+                &[bm, 1],
+                CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+            )?,
+            encode(
+                d_ptr,
+                CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+                2,
+                &[n as u64, m as u64],
+                &[32, 64],
+                CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
+            )?,
+        ];
+        let mut bytes = vec![0u8; 4 * 128];
+        for (i, map) in maps.iter().enumerate() {
+            // SAFETY: CUtensorMap is 128 plain bytes.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    map as *const CUtensorMap as *const u8,
+                    bytes.as_mut_ptr().add(128 * i),
+                    128,
+                )
+            };
+        }
+        Ok(Self {
+            kernel: kernels.get(KERNEL)?,
+            maps: stream.clone_htod(&bytes)?,
+            b_scales: sb_ptr,
+            a_scales: sa_ptr,
+            sa_pad,
+            m: m as u32,
+            n: n as u32,
+            k: k as u32,
+            sms: gpu.sm_count(),
+            _operands: std::marker::PhantomData,
+        })
+    }
+
+    /// CTAs launched: one per SM, or fewer when there are fewer tiles.
+    pub fn grid(&self) -> u32 {
+        let (bm, bn, _) = TILE;
+        (self.m.div_ceil(bm) * self.n.div_ceil(bn)).min(self.sms)
+    }
+
+    /// Enqueues the GEMM on the GPU's stream.
+    pub fn run(&self, gpu: &Gpu) -> Result<()> {
+        let stream = gpu.stream();
+        if let Some(pad) = &self.sa_pad {
+            let (dst, _sync) = pad.device_ptr(stream);
+            let m = self.m as usize;
+            let copy = sys::CUDA_MEMCPY2D {
+                srcXInBytes: 0,
+                srcY: 0,
+                srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+                srcHost: std::ptr::null(),
+                srcDevice: self.a_scales,
+                srcArray: std::ptr::null_mut(),
+                srcPitch: 4 * m,
+                dstXInBytes: 0,
+                dstY: 0,
+                dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+                dstHost: std::ptr::null_mut(),
+                dstDevice: dst,
+                dstArray: std::ptr::null_mut(),
+                dstPitch: 4 * m.next_multiple_of(4),
+                WidthInBytes: 4 * m,
+                Height: self.k as usize / SCALE_BLOCK,
+            };
+            // SAFETY: both ranges are live device buffers of the validated
+            // sizes ([K/128, M] and [K/128, M4] floats), ordered on our stream.
+            let r = unsafe { sys::cuMemcpy2DAsync_v2(&copy, stream.cu_stream()) };
+            if r != sys::CUresult::CUDA_SUCCESS {
+                return Err(Error::Gemm(format!(
+                    "padding the A scales (cuMemcpy2DAsync) failed: {r:?}"
+                )));
+            }
+        }
+        let (maps_ptr, _s0) = self.maps.device_ptr(stream);
+        let cfg = LaunchConfig::linear(self.grid(), THREADS, smem_bytes());
+        let mut args = gpu.args();
+        args.u64(maps_ptr)
+            .u64(maps_ptr + 128)
+            .u64(maps_ptr + 256)
+            .u64(maps_ptr + 384)
+            .u64(self.b_scales)
+            .u32(self.m)
+            .u32(self.n)
+            .u32(self.k);
+        // SAFETY: the argument list matches baton_gemm_fp8_blockwise_128x128;
+        // the maps and the B-scale pointer name operands borrowed for the
+        // plan's lifetime, validated in `new`.
+        unsafe { self.kernel.launch(&cfg, &mut args) }
+    }
+}
+
+/// One-shot safe blockwise FP8 GEMM on the GPU's stream (validates, encodes
+/// the tensor maps, launches). For repeated calls keep an [`Fp8GemmPlan`].
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_fp8_blockwise(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    a: &CudaSlice<u8>,
+    b: &CudaSlice<u8>,
+    a_scales: &CudaSlice<f32>,
+    b_scales: &CudaSlice<f32>,
+    d: &mut CudaSlice<u16>,
+    mnk: (usize, usize, usize),
+) -> Result<()> {
+    Fp8GemmPlan::new(gpu, kernels, a, b, a_scales, b_scales, d, mnk)?.run(gpu)
+}
+
+/// Largest finite e4m3 magnitude.
+pub const E4M3_MAX: f32 = 448.0;
+
+/// f32 → FP8 e4m3 (OCP "E4M3FN": no infinities, NaN = `S.1111.111`), round
+/// to nearest even, finite values beyond ±448 saturate (as `cvt.satfinite`);
+/// NaN → `0x7F`.
+pub fn f32_to_e4m3(x: f32) -> u8 {
+    if x.is_nan() {
+        return 0x7F;
+    }
+    let sign = if x.is_sign_negative() { 0x80 } else { 0 };
+    let a = x.abs();
+    if a > E4M3_MAX {
+        return sign | 0x7E;
+    }
+    let bits = a.to_bits();
+    let exp = ((bits >> 23) as i32) - 127;
+    let code = if exp < -6 {
+        // Subnormal: units of 2^-9 (exact scaling), ties to even; 8 units
+        // is the smallest normal, code 0x08.
+        (a * 512.0).round_ties_even() as u32
+    } else {
+        let mant = bits & 0x7F_FFFF;
+        let (r, rem) = (mant >> 20, mant & 0xF_FFFF);
+        let up = rem > 0x8_0000 || (rem == 0x8_0000 && r & 1 == 1);
+        // A carry out of the mantissa steps the exponent (correct rounding).
+        ((((exp + 7) as u32) << 3) | r) + up as u32
+    };
+    sign | code.min(0x7E) as u8
+}
+
+/// FP8 e4m3 → f32 (exact).
+pub fn e4m3_to_f32(c: u8) -> f32 {
+    let sign = if c & 0x80 != 0 { -1.0 } else { 1.0 };
+    let (e, m) = ((c >> 3) & 0xF, c & 7);
+    if e == 0xF && m == 7 {
+        return f32::NAN;
+    }
+    let mag = if e == 0 {
+        m as f32 / 8.0 * 2f32.powi(-6)
+    } else {
+        (1.0 + m as f32 / 8.0) * 2f32.powi(e as i32 - 7)
+    };
+    sign * mag
+}
+
+/// `n` random e4m3 values: uniform reals in [-`range`, `range`) rounded to
+/// e4m3 (never NaN).
+pub fn random_e4m3(n: usize, range: f32, rng: &mut XorShift) -> Vec<u8> {
+    (0..n)
+        .map(|_| {
+            let u = (rng.next_u32() >> 8) as f32 / (1u32 << 23) as f32 - 1.0;
+            f32_to_e4m3(u * range)
+        })
+        .collect()
+}
+
+/// `n` random positive scales, `2^e · (1 + f)` with `e` in [-4, 3] and `f`
+/// in [0, 1): spread over three decades, never all equal.
+pub fn random_scales(n: usize, rng: &mut XorShift) -> Vec<f32> {
+    (0..n)
+        .map(|_| {
+            let r = rng.next_u32();
+            let e = (r % 8) as i32 - 4;
+            let f = (r >> 8) as f32 / (1u32 << 24) as f32;
+            2f32.powi(e) * (1.0 + f)
+        })
+        .collect()
+}
+
+/// f64 reference of the dequantized product:
+/// `D[i][j] = Σ_k A[i][k]·Sa[k/128][i] · B[j][k]·Sb[j/128][k/128]`.
+#[allow(clippy::too_many_arguments)]
+pub fn reference_f64(
+    a: &[u8],
+    b: &[u8],
+    a_scales: &[f32],
+    b_scales: &[f32],
+    m: usize,
+    n: usize,
+    k: usize,
+) -> Vec<f64> {
+    let kb = k / SCALE_BLOCK;
+    let af: Vec<f64> = (0..m * k)
+        .map(|idx| {
+            let (i, kk) = (idx / k, idx % k);
+            e4m3_to_f32(a[idx]) as f64 * a_scales[(kk / SCALE_BLOCK) * m + i] as f64
+        })
+        .collect();
+    let bf: Vec<f64> = (0..n * k)
+        .map(|idx| {
+            let (j, kk) = (idx / k, idx % k);
+            e4m3_to_f32(b[idx]) as f64 * b_scales[(j / SCALE_BLOCK) * kb + kk / SCALE_BLOCK] as f64
+        })
+        .collect();
+    let mut out = vec![0f64; m * n];
+    for i in 0..m {
+        let ar = &af[i * k..(i + 1) * k];
+        for j in 0..n {
+            let br = &bf[j * k..(j + 1) * k];
+            out[i * n + j] = ar.iter().zip(br).map(|(x, y)| x * y).sum();
+        }
+    }
+    out
+}
+
+/// Output poison: a bf16 quiet NaN.
+pub const POISON_BF16: u16 = 0x7FC1;
+
+/// Runs ours on fresh random inputs and scales (poisoned D) and compares
+/// with the f64 reference of the dequantized inputs.
+pub fn check_vs_f64(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    (m, n, k): (usize, usize, usize),
+) -> Result<Comparison> {
+    let mut rng = XorShift::new(XorShift::seed_from_time());
+    let a = random_e4m3(m * k, 448.0, &mut rng);
+    let b = random_e4m3(n * k, 448.0, &mut rng);
+    let (sa_len, sb_len) = scale_lens(m, n, k);
+    // Scales sized so that products stay well inside bf16/f32 range.
+    let sa: Vec<f32> = random_scales(sa_len, &mut rng)
+        .into_iter()
+        .map(|s| s / 448.0)
+        .collect();
+    let sb: Vec<f32> = random_scales(sb_len, &mut rng)
+        .into_iter()
+        .map(|s| s / 448.0)
+        .collect();
+    let stream = gpu.stream();
+    let (a_d, b_d) = (stream.clone_htod(&a)?, stream.clone_htod(&b)?);
+    let (sa_d, sb_d) = (stream.clone_htod(&sa)?, stream.clone_htod(&sb)?);
+    let mut d_d = stream.clone_htod(&vec![POISON_BF16; m * n])?;
+    gemm_fp8_blockwise(gpu, kernels, &a_d, &b_d, &sa_d, &sb_d, &mut d_d, (m, n, k))?;
+    gpu.synchronize()?;
+    let d = stream.clone_dtoh(&d_d)?;
+    Ok(Comparison::new(
+        &d,
+        &reference_f64(&a, &b, &sa, &sb, m, n, k),
+    ))
+}
+
+/// Median time (ms) of `reps` event-timed launches of ours at `(m, n, k)` on
+/// random inputs (after 3 warm-up launches), and the grid it used.
+pub fn time_ours(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    (m, n, k): (usize, usize, usize),
+    reps: usize,
+) -> Result<f64> {
+    let mut rng = XorShift::new(XorShift::seed_from_time());
+    let (sa_len, sb_len) = scale_lens(m, n, k);
+    let stream = gpu.stream();
+    let a = stream.clone_htod(&random_e4m3(m * k, 448.0, &mut rng))?;
+    let b = stream.clone_htod(&random_e4m3(n * k, 448.0, &mut rng))?;
+    let sa = stream.clone_htod(&random_scales(sa_len, &mut rng))?;
+    let sb = stream.clone_htod(&random_scales(sb_len, &mut rng))?;
+    let mut d = stream.clone_htod(&vec![POISON_BF16; m * n])?;
+    let plan = Fp8GemmPlan::new(gpu, kernels, &a, &b, &sa, &sb, &mut d, (m, n, k))?;
+    let ctx = gpu.context();
+    let timing = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
+    let mut times = Vec::new();
+    for rep in 0..reps + 3 {
+        let e0 = ctx.new_event(timing)?;
+        let e1 = ctx.new_event(timing)?;
+        e0.record(stream)?;
+        plan.run(gpu)?;
+        e1.record(stream)?;
+        e1.synchronize()?;
+        if rep >= 3 {
+            times.push(e0.elapsed_ms(&e1)? as f64);
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(times[times.len() / 2])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn e4m3_roundtrips_every_code() {
+        for c in 0u8..=255 {
+            if c & 0x7F == 0x7F {
+                assert!(e4m3_to_f32(c).is_nan());
+                continue;
+            }
+            let x = e4m3_to_f32(c);
+            let back = f32_to_e4m3(x);
+            // ±0 both map back to their own sign.
+            assert_eq!(back, c, "code {c:#04x} = {x}");
+        }
+    }
+
+    #[test]
+    fn e4m3_known_values_and_rounding() {
+        assert_eq!(f32_to_e4m3(1.0), 0x38);
+        assert_eq!(e4m3_to_f32(0x38), 1.0);
+        assert_eq!(f32_to_e4m3(448.0), 0x7E);
+        assert_eq!(e4m3_to_f32(0x7E), 448.0);
+        assert_eq!(f32_to_e4m3(1.0e6), 0x7E, "saturates");
+        assert_eq!(f32_to_e4m3(-1.0e6), 0xFE);
+        assert_eq!(f32_to_e4m3(f32::INFINITY), 0x7E);
+        assert_eq!(f32_to_e4m3(f32::NAN), 0x7F);
+        assert_eq!(e4m3_to_f32(0x01), 2f32.powi(-9), "smallest subnormal");
+        assert_eq!(e4m3_to_f32(0x08), 2f32.powi(-6), "smallest normal");
+        // 1.0625 is halfway between 1.0 (m=0) and 1.125 (m=1): ties to even.
+        assert_eq!(f32_to_e4m3(1.0625), 0x38);
+        // 1.1875 is halfway between 1.125 (m=1) and 1.25 (m=2): to m=2.
+        assert_eq!(f32_to_e4m3(1.1875), 0x3A);
+        // Just above the halfway point rounds up.
+        assert_eq!(f32_to_e4m3(1.07), 0x39);
+        // Mantissa carry steps the exponent: 1.9375 (between 1.875 and 2) → 2.
+        assert_eq!(f32_to_e4m3(1.9375), 0x40);
+        // Subnormal rounding: 1.5 · 2^-9 ties to even (2 units); 2^-10 → 0.
+        assert_eq!(f32_to_e4m3(1.5 * 2f32.powi(-9)), 0x02);
+        assert_eq!(f32_to_e4m3(2f32.powi(-10)), 0x00);
+        // Largest subnormal rounds up into the smallest normal.
+        assert_eq!(f32_to_e4m3(7.6 * 2f32.powi(-9)), 0x08);
+        assert_eq!(f32_to_e4m3(-0.0), 0x80);
+    }
+
+    #[test]
+    fn e4m3_rounding_is_nearest() {
+        // Against a brute-force nearest search over every finite code.
+        let codes: Vec<(u8, f32)> = (0u8..0x7F).map(|c| (c, e4m3_to_f32(c))).collect();
+        let mut rng = XorShift::new(7);
+        for _ in 0..20_000 {
+            let x = (rng.next_u32() as f32 / u32::MAX as f32)
+                * 460.0
+                * 2f32.powi(-((rng.next_u32() % 12) as i32));
+            let got = e4m3_to_f32(f32_to_e4m3(x));
+            let best = codes
+                .iter()
+                .map(|&(_, v)| (v - x.min(E4M3_MAX)).abs())
+                .fold(f32::INFINITY, f32::min);
+            assert_eq!((got - x.min(E4M3_MAX)).abs(), best, "x = {x}");
+        }
+    }
+
+    #[test]
+    fn validation_names_the_problem() {
+        assert_eq!(
+            validate(0, 8, 128, 0, 1024, 0, 1, 0),
+            Err(Fp8ShapeError::EmptyDimension { mnk: (0, 8, 128) })
+        );
+        assert_eq!(
+            validate(4, 8, 200, 800, 1600, 4, 1, 32),
+            Err(Fp8ShapeError::KNotMultipleOf128 { k: 200 })
+        );
+        assert_eq!(
+            validate(4, 12, 128, 512, 1536, 4, 1, 48),
+            Err(Fp8ShapeError::RowNotAligned { n: 12 })
+        );
+        assert_eq!(
+            validate(4, 8, 256, 1024, 2048, 4, 2, 32),
+            Err(Fp8ShapeError::WrongLength {
+                operand: "A scales",
+                expected: 8,
+                got: 4
+            })
+        );
+        assert_eq!(
+            validate(4, 136, 256, 1024, 136 * 256, 8, 2, 4 * 136),
+            Err(Fp8ShapeError::WrongLength {
+                operand: "B scales",
+                expected: 4,
+                got: 2
+            })
+        );
+        assert!(validate(3, 136, 256, 768, 136 * 256, 6, 4, 3 * 136).is_ok());
+        let msg = Fp8ShapeError::KNotMultipleOf128 { k: 200 }.to_string();
+        assert!(msg.contains("multiple of 128"), "{msg}");
+    }
+
+    #[test]
+    fn reference_dequantizes_with_the_right_blocks() {
+        // M = 2, N = 130 (two n-blocks), K = 256 (two k-blocks); all ones.
+        let (m, n, k) = (2, 130, 256);
+        let a = vec![0x38u8; m * k];
+        let b = vec![0x38u8; n * k];
+        let sa = vec![1.0, 2.0, 3.0, 4.0]; // [kb][i]
+        let sb = vec![1.0, 10.0, 100.0, 1000.0]; // [nb][kb]
+        let d = reference_f64(&a, &b, &sa, &sb, m, n, k);
+        // row 0, col 0: 128·1·1 + 128·3·10
+        assert_eq!(d[0], 128.0 + 128.0 * 30.0);
+        // row 1, col 129: 128·2·100 + 128·4·1000
+        assert_eq!(d[n + 129], 128.0 * 200.0 + 128.0 * 4000.0);
+    }
+
+    #[test]
+    fn host_smem_matches_the_kernel_layout() {
+        use crate::codegen::{Dialect, kernel_body};
+        let Ok(text) = crate::ptx::get(crate::Variant::Release) else {
+            println!("SKIPPED: no PTX embedded");
+            return;
+        };
+        let body = kernel_body(text, KERNEL, Dialect::Ptx).expect("FP8 kernel in the PTX");
+        let at = body.find("%dynamic_smem_size").expect("size check");
+        let need: u32 = body[at..]
+            .lines()
+            .find(|l| l.contains("setp.lt.u32"))
+            .and_then(|l| l.trim().trim_end_matches(';').rsplit(',').next())
+            .and_then(|v| v.trim().parse().ok())
+            .expect("a constant size");
+        assert_eq!(smem_bytes(), need);
+        assert!(smem_bytes() <= 227 * 1024);
+    }
+}

@@ -1,0 +1,93 @@
+//! The blockwise-scaled FP8 GEMM on a real GPU: against an f64 CPU reference
+//! of the dequantized inputs at small and ragged shapes; fresh random e4m3
+//! data and random (unequal) scales, poisoned outputs, NaN never passes.
+//! Without a CUDA GPU each test prints `SKIPPED: no CUDA GPU (<reason>)`.
+
+use baton_runtime::gemm_fp8::{self, Fp8GemmPlan};
+use baton_runtime::{Error, Gpu, Variant};
+
+fn gpu_or_skip() -> Option<Gpu> {
+    match Gpu::new(0) {
+        Ok(g) => Some(g),
+        Err(e) if e.is_no_gpu() => {
+            println!("SKIPPED: no CUDA GPU ({e})");
+            None
+        }
+        Err(e) => panic!("a GPU is present but unusable: {e}"),
+    }
+}
+
+#[test]
+fn fp8_gemm_matches_f64_reference_on_ragged_shapes() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let shapes = [
+        (1, 8, 128),
+        (128, 128, 128),
+        (128, 256, 512),
+        (129, 264, 256),
+        (77, 200, 384),
+        (300, 520, 640),
+        (1, 1024, 1024),
+        (513, 8, 128),
+        (256, 384, 2048),
+        (3, 136, 256),
+    ];
+    for &(m, n, k) in &shapes {
+        let cmp = gemm_fp8::check_vs_f64(&gpu, &kernels, (m, n, k))
+            .unwrap_or_else(|e| panic!("{m}x{n}x{k}: {e}"));
+        println!(
+            "fp8 {m}x{n}x{k}: rel {:.2e} max abs {:.2e} non-finite {}",
+            cmp.rel_error, cmp.max_abs_error, cmp.non_finite
+        );
+        assert!(cmp.passes(2e-2), "{m}x{n}x{k}: {cmp:?}");
+    }
+}
+
+#[test]
+fn fp8_bad_shapes_are_refused_before_launch() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let s = gpu.stream();
+    let a = s.alloc_zeros::<u8>(64 * 200).unwrap();
+    let b = s.alloc_zeros::<u8>(64 * 200).unwrap();
+    let sa = s.alloc_zeros::<f32>(64).unwrap();
+    let sb = s.alloc_zeros::<f32>(1).unwrap();
+    let mut d = s.alloc_zeros::<u16>(64 * 64).unwrap();
+    match Fp8GemmPlan::new(&gpu, &kernels, &a, &b, &sa, &sb, &mut d, (64, 64, 200)) {
+        Err(Error::Gemm(msg)) => assert!(msg.contains("multiple of 128"), "{msg}"),
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("K = 200 accepted"),
+    }
+}
+
+/// The shape set, timed (ours only; `--ignored`, prints TFLOP/s).
+#[test]
+#[ignore = "benchmark: run with --ignored on a GPU"]
+fn fp8_gemm_timing() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let shapes = [
+        (4096, 4096, 4096),
+        (8192, 8192, 8192),
+        (128, 24576, 1536),
+        (128, 7168, 16384),
+        (4096, 24576, 1536),
+        (4096, 32768, 512),
+        (4096, 7168, 16384),
+        (4096, 4096, 7168),
+        (4096, 7168, 2048),
+    ];
+    println!("| M×N×K | ours ms | ours TFLOP/s |");
+    for (m, n, k) in shapes {
+        let ms = gemm_fp8::time_ours(&gpu, &kernels, (m, n, k), 20).unwrap();
+        let tflops = 2.0 * (m * n * k) as f64 / (ms * 1e-3) / 1e12;
+        println!("| {m}x{n}x{k} | {ms:.3} | {tflops:.1} |");
+    }
+}

@@ -1,0 +1,384 @@
+//! Hopper blockwise-scaled FP8 GEMM (DeepSeek-V3 style):
+//! `D = (A ⊙ Sa) · (B ⊙ Sb)ᵀ`, persistent and warp-specialized.
+//!
+//! * A: M×K e4m3 row-major (K-major); B: N×K e4m3 (K-major); D: M×N bf16
+//!   row-major; fp32 accumulation.
+//! * Scales (f32): `Sa` is `[K/128, M]` (M contiguous, one scale per row of A
+//!   and 128-wide K block); `Sb` is `[⌈N/128⌉, K/128]` (one scale per 128×128
+//!   block of B).
+//! * CTA tile 128×128×128 (128 fp8 = 128 bytes of K per row: exactly one
+//!   128-byte swizzle atom), 6 stages of
+//!   `InputTilePipeline<BlockwiseFP8TilePayload<128, 128, 128>>`, 384 threads:
+//!   - warpgroup 0 (registers released to 40): warp 0's elected lane is the
+//!     producer. Per stage it TMA-loads A (128×128 bytes), B (128×128 bytes)
+//!     and the stage's 128 A scales (`a_scales: Tile<f32, 1, 128>`) onto one
+//!     `full` barrier whose expect-tx count is the payload's `TMA_BYTES`.
+//!     The A scales come through a rank-2 map over `[K/128, M4]` (box
+//!     {128, 1} at (m0, kb)), where `M4` is the row pitch in floats: M when
+//!     M is a multiple of 4, otherwise the host passes a zero-padded copy
+//!     (TMA needs 16-byte row strides; it also faults on a rank-1 box that
+//!     starts at an address that is not 16-byte aligned). Rows of a ragged
+//!     last tile read padding or TMA's zero fill; they multiply A rows that
+//!     TMA zero-filled and land in D rows the store clips.
+//!   - warpgroups 1 and 2 (232 registers): MMA + promotion, 64×128 each.
+//!     Per stage: read this thread's two A-row scales from the stage, issue
+//!     4 × `wgmma.m64n128k32.f32.e4m3.e4m3` into a fresh **partial**
+//!     accumulator (scale-d = 0 on the first), `wait_group<0>`, release the
+//!     stage (one arrival per warpgroup), then promote:
+//!     `main += partial × a_scale[row] × b_scale[n-block, k-block]` in fp32
+//!     (64 partial + 64 main registers per thread). The B scale is a scalar
+//!     per (tile, K block), read from global memory one K block ahead so its
+//!     latency hides behind the MMAs. Promotion every 128 of K is what keeps
+//!     the error of the tensor core's limited-precision FP8 accumulation
+//!     bounded. While one warpgroup promotes, the other's MMAs keep the
+//!     tensor core busy: both consume the same stage, so left alone they
+//!     would issue, wait and promote in lockstep (tensor core idle during
+//!     every promotion); warpgroup 2 therefore starts its first K block only
+//!     after warpgroup 1's first MMAs retired (a named barrier, once per
+//!     CTA), which puts the two half an iteration apart for the rest of the
+//!     kernel.
+//! * Epilogue per consumer warpgroup: bf16 in 4 sub-tiles of 64×32 through
+//!   64-byte-swizzled shared memory and TMA stores (double-buffered, drained
+//!   while the next tile's main loop runs), as in `gemm_bf16.rs`.
+//! * Persistent grid: CTA `b` takes tiles `b, b + grid, …` in grouped order.
+//!
+//! # Per-K output pipeline: Hopper vs Blackwell
+//!
+//! baton's `OutputKPipeline` (`MmaKStage` → `EpilogueKStage`) models the
+//! Blackwell mapping: a single MMA warp issues `tcgen05.mma` into a TMEM
+//! partial accumulator per K block, commits it to a per-K output stage, and
+//! separate promotion/epilogue warpgroups `tcgen05.ld` the partial, scale it
+//! and add it into their own main accumulators, then release the TMEM stage —
+//! MMA and promotion overlap through the ring of per-K stages.
+//!
+//! On Hopper the `wgmma` accumulators live in the issuing warpgroup's
+//! registers and cannot be handed to another warpgroup without a round trip
+//! through shared memory (64 KiB per 128×128 fp32 partial per K block —
+//! more bandwidth than the MMAs' own operands). So here the "per-K stage"
+//! is the partial register array itself: producer and consumer of the
+//! per-K handoff are the same warpgroup, `wgmma.wait_group<0>` is its `full`
+//! wait and the next K block's first `wgmma` (after `wgmma.fence`) is its
+//! `empty` side. No `OutputKPipeline` barriers are needed and there are no
+//! separate epilogue warps; the overlap MMA ↔ promotion comes from the two
+//! consumer warpgroups interleaving on the tensor core instead of from a
+//! stage ring.
+
+use baton::arch::sm90::tma::{
+    TensorMap, load_2d, store_2d, store_commit_group, store_wait_group, store_wait_group_read,
+};
+use baton::arch::sm90::wgmma::{
+    self, SmemLayout, descriptor_advance, descriptor_k_major, ops::mma_m64n128k32_f32_e4m3,
+};
+use baton::arch::sm90::{
+    block_idx_x, dynamic_smem, elect_one, fence_proxy_async_shared, grid_dim_x, ld_shared_u32,
+    named_barrier_sync, st_shared_u32, sync_threads, thread_idx_x, warp_idx,
+};
+use baton::smem::SharedRef;
+use baton::smem_field;
+use baton::tile_pipeline::{
+    BlockwiseFP8Stage, BlockwiseFP8TilePayload, InputConsumer, InputTilePipeline, InputTileStorage,
+    Tile,
+};
+use core::arch::asm;
+
+/// CTA tile rows (M).
+pub const BM: u32 = 128;
+/// CTA tile columns (N).
+pub const BN: u32 = 128;
+/// K per stage (fp8 elements = bytes), also the scale block along K.
+pub const BK: u32 = 128;
+/// Input stages.
+pub const STAGES: usize = 6;
+const CONSUMER_WARPGROUPS: u32 = 2;
+/// Tiles along M grouped together for L2 reuse.
+const GROUP_M: u32 = 8;
+const SUB_ROWS: usize = 64;
+const SUB_COLS: usize = 32;
+
+type Payload = BlockwiseFP8TilePayload<{ BM as usize }, { BN as usize }, { BK as usize }>;
+type Stage = BlockwiseFP8Stage<{ BM as usize }, { BN as usize }, { BK as usize }>;
+type SubTile = Tile<u16, SUB_ROWS, SUB_COLS>;
+
+/// Shared memory of the kernel.
+#[repr(C)]
+pub struct Fp8Smem {
+    input: InputTileStorage<Payload, STAGES>,
+    /// D staging, `[warpgroup][buffer]`.
+    d_tiles: [[SubTile; 2]; 2],
+}
+
+const _: () = assert!(
+    core::mem::size_of::<Fp8Smem>() <= 227 * 1024,
+    "FP8 GEMM exceeds 227 KiB of shared memory"
+);
+
+/// Tile `t` of the grouped rasterization → (tile row, tile column).
+#[inline(always)]
+fn tile_coords(t: u32, tiles_m: u32, tiles_n: u32) -> (u32, u32) {
+    let per_group = GROUP_M * tiles_n;
+    let group = t / per_group;
+    let first_m = group * GROUP_M;
+    let group_rows = if tiles_m - first_m < GROUP_M {
+        tiles_m - first_m
+    } else {
+        GROUP_M
+    };
+    let in_group = t % per_group;
+    (first_m + in_group % group_rows, in_group / group_rows)
+}
+
+#[inline(always)]
+fn pack_bf16x2(lo: f32, hi: f32) -> u32 {
+    let r: u32;
+    // SAFETY: pure conversion.
+    unsafe {
+        asm!("cvt.rn.bf16x2.f32 {r}, {h}, {l};", r = out(reg32) r, h = in(reg32) hi, l = in(reg32) lo, options(pure, nomem, nostack))
+    };
+    r
+}
+
+/// Byte offset of (row, 4-byte column pair `pair`) in a 64×32 bf16 sub-tile
+/// with TMA's 64-byte swizzle.
+#[inline(always)]
+fn swizzled64(row: u32, pair: u32) -> u32 {
+    let byte = pair * 4;
+    row * 64 + ((((byte >> 4) ^ (row >> 1)) & 3) << 4) + (byte & 15)
+}
+
+/// `ld.global.nc.f32`: a read-only global load.
+///
+/// # Safety
+/// `p` is a valid global address of an f32 that nothing writes during the
+/// kernel.
+#[inline(always)]
+unsafe fn ld_global_nc_f32(p: *const f32) -> f32 {
+    let r: f32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("ld.global.nc.f32 {r}, [{p}];", r = out(reg32) r, p = in(reg64) p as u64, options(pure, readonly, nostack))
+    };
+    r
+}
+
+/// `bar.arrive id, threads`: signals named barrier `id` without waiting
+/// (the waiting side uses `bar.sync id, threads`).
+#[inline(always)]
+fn named_barrier_arrive(id: u32, threads: u32) {
+    // SAFETY: a barrier arrival; the counts match the waiting side's.
+    unsafe {
+        asm!("bar.arrive {id}, {n};", id = in(reg32) id, n = in(reg32) threads, options(nostack))
+    };
+}
+
+/// Issues the 4 `wgmma.m64n128k32` of one K block (128) into `acc`,
+/// overwriting it (scale-d = 0 on the first).
+#[inline(always)]
+fn mma_k_block(acc: &mut [f32; 64], a: u32, b: u32) {
+    let da = descriptor_k_major(a, SmemLayout::Swizzle128B);
+    let db = descriptor_k_major(b, SmemLayout::Swizzle128B);
+    wgmma::fence();
+    crate::unroll!(KK in [0, 1, 2, 3] {
+        // SAFETY: the stage is loaded (waited) and stays unreleased until
+        // wait_group retires these MMAs; `acc` is not touched meanwhile.
+        unsafe { mma_m64n128k32_f32_e4m3(acc, descriptor_advance(da, KK * 32), descriptor_advance(db, KK * 32), KK > 0) };
+    });
+    wgmma::commit_group();
+}
+
+/// Blockwise-scaled FP8 GEMM, 128×128×128 tiles, 6 stages
+/// (`wgmma.m64n128k32` e4m3, promotion per K block).
+///
+/// Launch: grid = min(tiles, SMs) CTAs of 384 threads, with
+/// `size_of::<Fp8Smem>()` bytes of dynamic shared memory (the host's table;
+/// checked by a test against the PTX).
+///
+/// # Safety
+/// The tensor maps (in global memory) describe: with 128-byte swizzle, A
+/// (u8, dims {K, M}, box {128, 128}) and B (u8, dims {K, N}, box {128, 128});
+/// the A scales (f32, dims {M4, K/128} with M4 ≥ M a multiple of 4 and
+/// zeros in columns M.., box {128, 1}, no swizzle);
+/// with 64-byte swizzle, D (bf16, dims {N, M}, box {32, 64}). `b_scales`
+/// points at `⌈N/128⌉ · K/128` f32 in global memory; K is a positive
+/// multiple of 128.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn baton_gemm_fp8_blockwise_128x128(
+    tma_a: *const TensorMap,
+    tma_b: *const TensorMap,
+    tma_sa: *const TensorMap,
+    tma_d: *const TensorMap,
+    b_scales: *const f32,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    // SAFETY: launched with size_of::<Fp8Smem>() of dynamic shared memory
+    // (the kernel traps otherwise).
+    let smem: SharedRef<'static, Fp8Smem> = unsafe { dynamic_smem::<Fp8Smem>() };
+    let input = InputTilePipeline::<Payload, STAGES>::new(
+        smem_field!(smem, Fp8Smem, input),
+        c"gemm-fp8-mainloop",
+    );
+    let d_tiles = smem_field!(smem, Fp8Smem, d_tiles);
+    if thread_idx_x() == 0 {
+        // Empty barriers: one arrival per consumer warpgroup.
+        input.init(CONSUMER_WARPGROUPS);
+    }
+    sync_threads();
+
+    let tiles_m = m.div_ceil(BM);
+    let tiles_n = n.div_ceil(BN);
+    let tiles = tiles_m * tiles_n;
+    let stride = grid_dim_x();
+    let k_blocks = k / BK;
+    let warpgroup = warp_idx() / 4;
+
+    if warpgroup == 0 {
+        wgmma::setmaxnreg_dec::<40>();
+        if warp_idx() == 0 && elect_one() {
+            let mut producer = input.producer();
+            let mut t = block_idx_x();
+            while t < tiles {
+                let (tm, tn) = tile_coords(t, tiles_m, tiles_n);
+                for kb in 0..k_blocks {
+                    let stage = producer.acquire();
+                    stage.arrive_expect_tx();
+                    let st = stage.tiles();
+                    let (kc, bar) = ((kb * BK) as i32, stage.barrier());
+                    // SAFETY: maps per the kernel contract; the stage is ours
+                    // and its full barrier expects Payload::TMA_BYTES.
+                    unsafe {
+                        load_2d(tma_a, smem_field!(st, Stage, a), bar, kc, (tm * BM) as i32);
+                        load_2d(tma_b, smem_field!(st, Stage, b), bar, kc, (tn * BN) as i32);
+                        load_2d(
+                            tma_sa,
+                            smem_field!(st, Stage, a_scales),
+                            bar,
+                            (tm * BM) as i32,
+                            kb as i32,
+                        );
+                    }
+                }
+                t += stride;
+            }
+            producer.drain();
+        }
+    } else {
+        wgmma::setmaxnreg_inc::<232>();
+        let wg = (warpgroup - 1) as usize;
+        let tid = thread_idx_x() % 128;
+        let signaller = tid == 0;
+        let (warp, lane) = (tid / 32, tid % 32);
+        // This thread's accumulator rows within the warpgroup: `row`, `row + 8`.
+        let row = warp * 16 + lane / 4;
+        let scale_row = wg as u32 * 64 + row;
+        let mut consumer: InputConsumer<'_, Payload, STAGES> = input.consumer();
+        // `zeroed` lowers to a memset that SROA splits into registers.
+        // SAFETY: all-zero is a valid [f32; 64].
+        let mut partial: [f32; 64] = unsafe { core::mem::zeroed() };
+        // SAFETY: as above.
+        let mut acc: [f32; 64] = unsafe { core::mem::zeroed() };
+        let a_offset = (wg * 64 * BK as usize) as u32;
+        // B scale of (tile column tn, K block kb); n-block = tn (BN = 128).
+        let b_scale = |t: u32, kb: u32| {
+            if t < tiles {
+                let (_, tn) = tile_coords(t, tiles_m, tiles_n);
+                // SAFETY: tn < ⌈N/128⌉, kb < K/128: in bounds per the contract.
+                unsafe { ld_global_nc_f32(b_scales.add((tn * k_blocks + kb) as usize)) }
+            } else {
+                0.0
+            }
+        };
+        let mut t = block_idx_x();
+        let mut b_cur = b_scale(t, 0);
+        // Barrier 3 (256 threads): warpgroup 1 arrives once its first MMAs
+        // retired; warpgroup 2 waits for that before its first K block.
+        let mut stagger = t < tiles;
+        if wg == 1 && stagger {
+            named_barrier_sync(3, 256);
+        }
+        while t < tiles {
+            let (tm, tn) = tile_coords(t, tiles_m, tiles_n);
+            for kb in 0..k_blocks {
+                // Prefetch the next K block's B scale (next tile's first).
+                let b_next = if kb + 1 < k_blocks {
+                    b_scale(t, kb + 1)
+                } else {
+                    b_scale(t + stride, 0)
+                };
+                let stage = consumer.acquire_stage();
+                let st = stage.tiles();
+                let sa = smem_field!(st, Stage, a_scales).addr();
+                // SAFETY: the stage is full (waited); rows < 128.
+                let (sa0, sa1) = unsafe {
+                    (
+                        f32::from_bits(ld_shared_u32(sa + 4 * scale_row)),
+                        f32::from_bits(ld_shared_u32(sa + 4 * (scale_row + 8))),
+                    )
+                };
+                mma_k_block(
+                    &mut partial,
+                    smem_field!(st, Stage, a).addr() + a_offset,
+                    smem_field!(st, Stage, b).addr(),
+                );
+                wgmma::wait_group::<0>();
+                if wg == 0 && stagger {
+                    named_barrier_arrive(3, 256);
+                }
+                stagger = false;
+                // The MMAs that read the stage are retired and the scales
+                // were read before they were issued: hand the stage back.
+                stage.defer_release().release_if(signaller);
+                let (s0, s1) = (sa0 * b_cur, sa1 * b_cur);
+                let first = kb == 0;
+                // Promotion: registers 4Q + 2H (+1) hold row + 8H.
+                crate::unroll!(Q in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+                    crate::unroll!(R in [0, 1, 2, 3] {
+                        let i = (4 * Q + R) as usize;
+                        let s = if R < 2 { s0 } else { s1 };
+                        let base = if first { 0.0 } else { acc[i] };
+                        acc[i] = partial[i] * s + base;
+                    });
+                });
+                b_cur = b_next;
+            }
+
+            // Epilogue: 4 sub-tiles of 64 rows × 32 columns.
+            let d_buf = d_tiles.at(wg);
+            crate::unroll!(J in [0, 1, 2, 3] {
+                let buf = d_buf.at((J % 2) as usize);
+                // Buffer J%2 is free once the store issued from it two
+                // sub-tiles ago has finished reading it.
+                if signaller {
+                    store_wait_group_read::<1>();
+                }
+                named_barrier_sync(1 + wg as u32, 128);
+                crate::unroll!(Q in [0, 1, 2, 3] {
+                    crate::unroll!(H in [0, 1] {
+                        // Registers 16J + 4Q + 2H (+1): row + 8H, columns
+                        // 8Q + 2(lane % 4) (+1) of sub-tile J.
+                        let i = (16 * J + 4 * Q + 2 * H) as usize;
+                        let r = row + 8 * H;
+                        let off = swizzled64(r, 4 * Q + lane % 4);
+                        // SAFETY: buffer J%2 is free (barrier above); in bounds.
+                        unsafe { st_shared_u32(buf.addr() + off, pack_bf16x2(acc[i], acc[i + 1])) };
+                    });
+                });
+                fence_proxy_async_shared();
+                named_barrier_sync(1 + wg as u32, 128);
+                if signaller {
+                    let col = (tn * BN) as i32 + (J as usize * SUB_COLS) as i32;
+                    let r0 = (tm * BM) as i32 + (wg * SUB_ROWS) as i32;
+                    // SAFETY: D map per the contract; the buffer holds the
+                    // finished sub-tile (fenced for the async proxy).
+                    unsafe { store_2d(tma_d, buf, col, r0) };
+                    store_commit_group();
+                }
+            });
+            t += stride;
+        }
+        if signaller {
+            store_wait_group::<0>();
+        }
+    }
+}

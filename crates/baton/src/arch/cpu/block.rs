@@ -1,5 +1,6 @@
 //! A simulated thread block: shared memory plus warps as host threads.
 
+#[cfg(not(loom))]
 use super::lanes::{WARP_SIZE, with_lanes};
 use super::sync::{AtomicU32, Ordering, yield_now};
 use crate::smem::SharedRef;
@@ -36,7 +37,17 @@ impl BlockBarrier {
         } else {
             #[cfg(not(loom))]
             let start = std::time::Instant::now();
+            #[cfg(loom)]
+            let mut polls = 0u32;
             while self.generation.load(Ordering::Acquire) == generation {
+                #[cfg(loom)]
+                {
+                    // see `sync::LOOM_POLLS_BEFORE_SKIP`
+                    polls += 1;
+                    if polls == super::sync::LOOM_POLLS_BEFORE_SKIP {
+                        super::sync::skip_branch();
+                    }
+                }
                 yield_now();
                 #[cfg(not(loom))]
                 if start.elapsed() > std::time::Duration::from_secs(60) {

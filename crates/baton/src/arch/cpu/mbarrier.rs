@@ -233,7 +233,13 @@ impl<'a> BarrierRef<'a> {
         #[cfg(loom)]
         {
             let _ = site;
+            let mut polls = 0u32;
             while !self.try_wait_parity(parity) {
+                polls += 1;
+                if polls == super::sync::LOOM_POLLS_BEFORE_SKIP {
+                    // see `sync::LOOM_POLLS_BEFORE_SKIP`
+                    super::sync::skip_branch();
+                }
                 yield_now();
             }
         }

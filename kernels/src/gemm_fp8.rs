@@ -21,22 +21,21 @@
 //!     last tile read padding or TMA's zero fill; they multiply A rows that
 //!     TMA zero-filled and land in D rows the store clips.
 //!   - warpgroups 1 and 2 (232 registers): MMA + promotion, 64×128 each.
-//!     Per stage: read this thread's two A-row scales from the stage, issue
-//!     4 × `wgmma.m64n128k32.f32.e4m3.e4m3` into a fresh **partial**
-//!     accumulator (scale-d = 0 on the first), `wait_group<0>`, release the
-//!     stage (one arrival per warpgroup), then promote:
-//!     `main += partial × a_scale[row] × b_scale[n-block, k-block]` in fp32
-//!     (64 partial + 64 main registers per thread). The B scale is a scalar
-//!     per (tile, K block), read from global memory one K block ahead so its
-//!     latency hides behind the MMAs. Promotion every 128 of K is what keeps
-//!     the error of the tensor core's limited-precision FP8 accumulation
-//!     bounded. While one warpgroup promotes, the other's MMAs keep the
-//!     tensor core busy: both consume the same stage, so left alone they
-//!     would issue, wait and promote in lockstep (tensor core idle during
-//!     every promotion); warpgroup 2 therefore starts its first K block only
-//!     after warpgroup 1's first MMAs retired (a named barrier, once per
-//!     CTA), which puts the two half an iteration apart for the rest of the
-//!     kernel.
+//!     Per stage: read this thread's two A-row scales from the stage and the
+//!     tile's B scale from global memory, issue 4 ×
+//!     `wgmma.m64n128k32.f32.e4m3.e4m3` into a fresh **partial** accumulator
+//!     (scale-d = 0 on the first); once they retired, release the stage (one
+//!     arrival per warpgroup) and promote with one FMA per register:
+//!     `main += partial × (a_scale[row] × b_scale[n-block, k-block])` in
+//!     fp32. Promotion every 128 of K is what keeps the error of the tensor
+//!     core's limited-precision FP8 accumulation bounded.
+//!     - `_db` (the default): two partials alternate, so K block kb + 1's
+//!       MMAs are in flight (`wait_group<1>`) while kb's partial is promoted
+//!       (64 + 64 partial + 64 main registers per thread);
+//!     - plain: one partial, `wait_group<0>` then promotion (64 + 64); the
+//!       other warpgroup's MMAs cover the promotion.
+//!     The waits tie the retired partial's registers as asm operands, so no
+//!     read of it can be scheduled before the wait.
 //! * Epilogue per consumer warpgroup: bf16 in 4 sub-tiles of 64×32 through
 //!   64-byte-swizzled shared memory and TMA stores (double-buffered, drained
 //!   while the next tile's main loop runs), as in `gemm_bf16.rs`.
@@ -58,10 +57,11 @@
 //! is the partial register array itself: producer and consumer of the
 //! per-K handoff are the same warpgroup, `wgmma.wait_group<0>` is its `full`
 //! wait and the next K block's first `wgmma` (after `wgmma.fence`) is its
-//! `empty` side. No `OutputKPipeline` barriers are needed and there are no
-//! separate epilogue warps; the overlap MMA ↔ promotion comes from the two
-//! consumer warpgroups interleaving on the tensor core instead of from a
-//! stage ring.
+//! `empty` side (with `_db`, a two-stage ring of partials in registers).
+//! No `OutputKPipeline` barriers are needed and there are no separate
+//! epilogue warps; the overlap MMA ↔ promotion comes from the register ring
+//! and from the two consumer warpgroups sharing the tensor core, not from
+//! an mbarrier stage ring.
 
 use baton::arch::sm90::tma::{
     TensorMap, load_2d, store_2d, store_commit_group, store_wait_group, store_wait_group_read,
@@ -160,14 +160,70 @@ unsafe fn ld_global_nc_f32(p: *const f32) -> f32 {
     r
 }
 
-/// `bar.arrive id, threads`: signals named barrier `id` without waiting
-/// (the waiting side uses `bar.sync id, threads`).
+/// `fma.rn.f32`: `a · b + c` with one rounding.
 #[inline(always)]
-fn named_barrier_arrive(id: u32, threads: u32) {
-    // SAFETY: a barrier arrival; the counts match the waiting side's.
+fn fma(a: f32, b: f32, c: f32) -> f32 {
+    let r: f32;
+    // SAFETY: pure arithmetic.
     unsafe {
-        asm!("bar.arrive {id}, {n};", id = in(reg32) id, n = in(reg32) threads, options(nostack))
+        asm!("fma.rn.f32 {r}, {a}, {b}, {c};", r = out(reg32) r, a = in(reg32) a, b = in(reg32) b, c = in(reg32) c, options(pure, nomem, nostack))
     };
+    r
+}
+
+/// Promotion of one K block: `acc += partial × a_scale[row] × b_scale`,
+/// with `scales = (a_scale[row], a_scale[row + 8], b_scale)`; registers
+/// 4Q + 2H (+1) of a `wgmma` accumulator hold row + 8H.
+#[inline(always)]
+fn promote(acc: &mut [f32; 64], partial: &[f32; 64], (sa0, sa1, sb): (f32, f32, f32)) {
+    let (s0, s1) = (sa0 * sb, sa1 * sb);
+    crate::unroll!(Q in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+        crate::unroll!(R in [0, 1, 2, 3] {
+            let i = (4 * Q + R) as usize;
+            acc[i] = fma(partial[i], if R < 2 { s0 } else { s1 }, acc[i]);
+        });
+    });
+}
+
+macro_rules! wait_group_tied {
+    ($n:literal, $acc:ident, [$($i:literal),*]) => {
+        // SAFETY: warpgroup-collective wait; `acc` is tied so that no read
+        // of it is scheduled before the wait.
+        unsafe {
+            asm!(
+                concat!("wgmma.wait_group.sync.aligned ", $n, "; //", $(" {", stringify!($i), "}"),*),
+                $(inout(reg32) $acc[$i]),*,
+                options(nostack)
+            )
+        }
+    };
+}
+
+/// `wgmma.wait_group N` with `acc` (the partial whose MMAs it retires) tied
+/// as an in-out operand: LLVM cannot hoist reads of `acc` above the wait.
+#[inline(always)]
+fn wait_group_acc<const N: u32>(acc: &mut [f32; 64]) {
+    if N == 0 {
+        wait_group_tied!(
+            0,
+            acc,
+            [
+                0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
+                23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+                44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63
+            ]
+        );
+    } else {
+        wait_group_tied!(
+            1,
+            acc,
+            [
+                0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
+                23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+                44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63
+            ]
+        );
+    }
 }
 
 /// Issues the 4 `wgmma.m64n128k32` of one K block (128) into `acc`,
@@ -186,7 +242,8 @@ fn mma_k_block(acc: &mut [f32; 64], a: u32, b: u32) {
 }
 
 /// Blockwise-scaled FP8 GEMM, 128×128×128 tiles, 6 stages
-/// (`wgmma.m64n128k32` e4m3, promotion per K block).
+/// (`wgmma.m64n128k32` e4m3, promotion per K block), one partial
+/// accumulator per warpgroup.
 ///
 /// Launch: grid = min(tiles, SMs) CTAs of 384 threads, with
 /// `size_of::<Fp8Smem>()` bytes of dynamic shared memory (the host's table;
@@ -203,6 +260,44 @@ fn mma_k_block(acc: &mut [f32; 64], a: u32, b: u32) {
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn baton_gemm_fp8_blockwise_128x128(
+    tma_a: *const TensorMap,
+    tma_b: *const TensorMap,
+    tma_sa: *const TensorMap,
+    tma_d: *const TensorMap,
+    b_scales: *const f32,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    // SAFETY: forwarded to the kernel's contract.
+    unsafe { gemm::<false>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k) }
+}
+
+/// [`baton_gemm_fp8_blockwise_128x128`] with two partial accumulators per
+/// warpgroup: K block `kb + 1`'s MMAs run while `kb`'s partial is promoted
+/// (64 + 64 partial + 64 main registers per thread).
+///
+/// # Safety
+/// As [`baton_gemm_fp8_blockwise_128x128`].
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn baton_gemm_fp8_blockwise_128x128_db(
+    tma_a: *const TensorMap,
+    tma_b: *const TensorMap,
+    tma_sa: *const TensorMap,
+    tma_d: *const TensorMap,
+    b_scales: *const f32,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    // SAFETY: forwarded to the kernel's contract.
+    unsafe { gemm::<true>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k) }
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm<const DOUBLE: bool>(
     tma_a: *const TensorMap,
     tma_b: *const TensorMap,
     tma_sa: *const TensorMap,
@@ -275,72 +370,83 @@ pub unsafe extern "ptx-kernel" fn baton_gemm_fp8_blockwise_128x128(
         let mut consumer: InputConsumer<'_, Payload, STAGES> = input.consumer();
         // `zeroed` lowers to a memset that SROA splits into registers.
         // SAFETY: all-zero is a valid [f32; 64].
-        let mut partial: [f32; 64] = unsafe { core::mem::zeroed() };
+        let mut p0: [f32; 64] = unsafe { core::mem::zeroed() };
         // SAFETY: as above.
-        let mut acc: [f32; 64] = unsafe { core::mem::zeroed() };
+        let mut p1: [f32; 64] = unsafe { core::mem::zeroed() };
         let a_offset = (wg * 64 * BK as usize) as u32;
-        // B scale of (tile column tn, K block kb); n-block = tn (BN = 128).
-        let b_scale = |t: u32, kb: u32| {
-            if t < tiles {
-                let (_, tn) = tile_coords(t, tiles_m, tiles_n);
-                // SAFETY: tn < ⌈N/128⌉, kb < K/128: in bounds per the contract.
-                unsafe { ld_global_nc_f32(b_scales.add((tn * k_blocks + kb) as usize)) }
-            } else {
-                0.0
-            }
-        };
         let mut t = block_idx_x();
-        let mut b_cur = b_scale(t, 0);
-        // Barrier 3 (256 threads): warpgroup 1 arrives once its first MMAs
-        // retired; warpgroup 2 waits for that before its first K block.
-        let mut stagger = t < tiles;
-        if wg == 1 && stagger {
-            named_barrier_sync(3, 256);
-        }
         while t < tiles {
             let (tm, tn) = tile_coords(t, tiles_m, tiles_n);
-            for kb in 0..k_blocks {
-                // Prefetch the next K block's B scale (next tile's first).
-                let b_next = if kb + 1 < k_blocks {
-                    b_scale(t, kb + 1)
-                } else {
-                    b_scale(t + stride, 0)
-                };
-                let stage = consumer.acquire_stage();
-                let st = stage.tiles();
-                let sa = smem_field!(st, Stage, a_scales).addr();
-                // SAFETY: the stage is full (waited); rows < 128.
-                let (sa0, sa1) = unsafe {
-                    (
-                        f32::from_bits(ld_shared_u32(sa + 4 * scale_row)),
-                        f32::from_bits(ld_shared_u32(sa + 4 * (scale_row + 8))),
-                    )
-                };
-                mma_k_block(
-                    &mut partial,
-                    smem_field!(st, Stage, a).addr() + a_offset,
-                    smem_field!(st, Stage, b).addr(),
-                );
-                wgmma::wait_group::<0>();
-                if wg == 0 && stagger {
-                    named_barrier_arrive(3, 256);
+            // This tile's row of B scales (n-block = tn since BN = 128).
+            // SAFETY: tn < ⌈N/128⌉: in bounds per the contract.
+            let bs_row = unsafe { b_scales.add((tn * k_blocks) as usize) };
+            // SAFETY: as above.
+            let mut acc: [f32; 64] = unsafe { core::mem::zeroed() };
+            // Acquires K block `kb`'s stage, reads its scales (A from the
+            // stage, B from global memory: consumed only after the MMAs) and
+            // issues its MMAs into `$p`.
+            macro_rules! issue {
+                ($p:ident, $kb:expr) => {{
+                    let stage = consumer.acquire_stage();
+                    let st = stage.tiles();
+                    let sa = smem_field!(st, Stage, a_scales).addr();
+                    // SAFETY: the stage is full (waited); rows < 128; kb <
+                    // K/128 (contract).
+                    let scales = unsafe {
+                        (
+                            f32::from_bits(ld_shared_u32(sa + 4 * scale_row)),
+                            f32::from_bits(ld_shared_u32(sa + 4 * (scale_row + 8))),
+                            ld_global_nc_f32(bs_row.add($kb as usize)),
+                        )
+                    };
+                    mma_k_block(
+                        &mut $p,
+                        smem_field!(st, Stage, a).addr() + a_offset,
+                        smem_field!(st, Stage, b).addr(),
+                    );
+                    // The stage's scales were read before its MMAs were
+                    // issued; it is handed back once they retired.
+                    (stage.defer_release(), scales)
+                }};
+            }
+            if DOUBLE {
+                // K block kb + 1's MMAs are in flight while kb's partial is
+                // promoted; the partials alternate between p0 and p1.
+                let (mut pending, mut scales) = issue!(p0, 0u32);
+                let mut kb = 1;
+                loop {
+                    if kb >= k_blocks {
+                        wait_group_acc::<0>(&mut p0);
+                        pending.release_if(signaller);
+                        promote(&mut acc, &p0, scales);
+                        break;
+                    }
+                    let (next_pending, next_scales) = issue!(p1, kb);
+                    wait_group_acc::<1>(&mut p0);
+                    pending.release_if(signaller);
+                    promote(&mut acc, &p0, scales);
+                    (pending, scales) = (next_pending, next_scales);
+                    kb += 1;
+                    if kb >= k_blocks {
+                        wait_group_acc::<0>(&mut p1);
+                        pending.release_if(signaller);
+                        promote(&mut acc, &p1, scales);
+                        break;
+                    }
+                    let (next_pending, next_scales) = issue!(p0, kb);
+                    wait_group_acc::<1>(&mut p1);
+                    pending.release_if(signaller);
+                    promote(&mut acc, &p1, scales);
+                    (pending, scales) = (next_pending, next_scales);
+                    kb += 1;
                 }
-                stagger = false;
-                // The MMAs that read the stage are retired and the scales
-                // were read before they were issued: hand the stage back.
-                stage.defer_release().release_if(signaller);
-                let (s0, s1) = (sa0 * b_cur, sa1 * b_cur);
-                let first = kb == 0;
-                // Promotion: registers 4Q + 2H (+1) hold row + 8H.
-                crate::unroll!(Q in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
-                    crate::unroll!(R in [0, 1, 2, 3] {
-                        let i = (4 * Q + R) as usize;
-                        let s = if R < 2 { s0 } else { s1 };
-                        let base = if first { 0.0 } else { acc[i] };
-                        acc[i] = partial[i] * s + base;
-                    });
-                });
-                b_cur = b_next;
+            } else {
+                for kb in 0..k_blocks {
+                    let (pending, scales) = issue!(p0, kb);
+                    wait_group_acc::<0>(&mut p0);
+                    pending.release_if(signaller);
+                    promote(&mut acc, &p0, scales);
+                }
             }
 
             // Epilogue: 4 sub-tiles of 64 rows × 32 columns.

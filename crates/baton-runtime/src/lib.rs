@@ -169,6 +169,11 @@ pub const KERNELS: &[KernelInfo] = &[
         about: "blockwise-scaled FP8 GEMM (e4m3, 1x128 A / 128x128 B scales, per-K promotion), 128x128x128 tiles, 6 stages",
         hot: true,
     },
+    KernelInfo {
+        name: "baton_gemm_fp8_blockwise_128x128_db",
+        about: "blockwise-scaled FP8 GEMM, two partial accumulators (MMAs of K block kb+1 overlap kb's promotion)",
+        hot: true,
+    },
 ];
 
 /// Names of the hot kernels (see [`KernelInfo::hot`]).

@@ -35,14 +35,16 @@ fn fp8_gemm_matches_f64_reference_on_ragged_shapes() {
         (256, 384, 2048),
         (3, 136, 256),
     ];
-    for &(m, n, k) in &shapes {
-        let cmp = gemm_fp8::check_vs_f64(&gpu, &kernels, (m, n, k))
-            .unwrap_or_else(|e| panic!("{m}x{n}x{k}: {e}"));
-        println!(
-            "fp8 {m}x{n}x{k}: rel {:.2e} max abs {:.2e} non-finite {}",
-            cmp.rel_error, cmp.max_abs_error, cmp.non_finite
-        );
-        assert!(cmp.passes(2e-2), "{m}x{n}x{k}: {cmp:?}");
+    for kernel in gemm_fp8::VARIANTS {
+        for &(m, n, k) in &shapes {
+            let cmp = gemm_fp8::check_vs_f64(&gpu, &kernels, kernel, (m, n, k))
+                .unwrap_or_else(|e| panic!("{kernel} {m}x{n}x{k}: {e}"));
+            println!(
+                "{kernel} {m}x{n}x{k}: rel {:.2e} max abs {:.2e} non-finite {}",
+                cmp.rel_error, cmp.max_abs_error, cmp.non_finite
+            );
+            assert!(cmp.passes(2e-2), "{kernel} {m}x{n}x{k}: {cmp:?}");
+        }
     }
 }
 
@@ -84,10 +86,12 @@ fn fp8_gemm_timing() {
         (4096, 4096, 7168),
         (4096, 7168, 2048),
     ];
-    println!("| M×N×K | ours ms | ours TFLOP/s |");
-    for (m, n, k) in shapes {
-        let ms = gemm_fp8::time_ours(&gpu, &kernels, (m, n, k), 20).unwrap();
-        let tflops = 2.0 * (m * n * k) as f64 / (ms * 1e-3) / 1e12;
-        println!("| {m}x{n}x{k} | {ms:.3} | {tflops:.1} |");
+    println!("| kernel | M×N×K | ours ms | ours TFLOP/s |");
+    for kernel in gemm_fp8::VARIANTS {
+        for (m, n, k) in shapes {
+            let ms = gemm_fp8::time_ours(&gpu, &kernels, kernel, (m, n, k), 20).unwrap();
+            let tflops = 2.0 * (m * n * k) as f64 / (ms * 1e-3) / 1e12;
+            println!("| {kernel} | {m}x{n}x{k} | {ms:.3} | {tflops:.1} |");
+        }
     }
 }

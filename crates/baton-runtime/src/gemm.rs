@@ -5,11 +5,9 @@
 //! C and D M×N row-major; bf16 storage (as `u16` bits), fp32 accumulation.
 
 use crate::error::{Error, Result};
+use crate::tensor_map::{self, DeviceTensorMaps, EncodedTensorMap};
 use crate::{Gpu, Kernel, Kernels, LaunchConfig};
-use cudarc::driver::sys::{
-    self, CUtensorMap, CUtensorMapDataType, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
-    CUtensorMapL2promotion, CUtensorMapSwizzle,
-};
+use baton::tensor_map::{ElemType, L2Promotion, Swizzle, TensorMapDesc};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 /// A tile configuration of the BF16 GEMM kernel family
@@ -276,46 +274,29 @@ pub fn validate(
     Ok(())
 }
 
-/// Encodes a 2-D bf16 tensor map: `rows × cols` row-major at `ptr`, boxes of
-/// `box_rows × box_cols`, the given swizzle, zero fill out of bounds.
-fn encode_bf16_2d(
+/// The tensor map of a row-major bf16 `rows × cols` matrix at `ptr`, moved
+/// in `box_rows × box_cols` boxes with `swizzle` (validated, then encoded by
+/// the driver; L2 promotion 256 B as for the GEMM's streaming operands).
+fn bf16_map(
     ptr: u64,
     rows: u64,
     cols: u64,
     box_rows: u32,
     box_cols: u32,
-    swizzle: CUtensorMapSwizzle,
-) -> Result<CUtensorMap> {
-    // SAFETY: CUtensorMap is plain bytes; all-zero is a valid value to overwrite.
-    let mut map: CUtensorMap = unsafe { std::mem::zeroed() };
-    let dims = [cols, rows];
-    let strides = [cols * 2];
-    let boxes = [box_cols, box_rows];
-    let elem_strides = [1u32, 1];
-    // SAFETY: all arrays have rank (2) entries (strides: rank - 1); `map` is
-    // a valid out-pointer.
-    let r = unsafe {
-        sys::cuTensorMapEncodeTiled(
-            &mut map,
-            CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-            2,
-            ptr as *mut std::ffi::c_void,
-            dims.as_ptr(),
-            strides.as_ptr(),
-            boxes.as_ptr(),
-            elem_strides.as_ptr(),
-            CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
-            swizzle,
-            CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-            CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
-        )
-    };
-    if r != sys::CUresult::CUDA_SUCCESS {
-        return Err(Error::Gemm(format!(
-            "cuTensorMapEncodeTiled refused a {rows}×{cols} bf16 tensor at {ptr:#x} with box {box_rows}×{box_cols}: {r:?}"
-        )));
-    }
-    Ok(map)
+    swizzle: Swizzle,
+) -> Result<EncodedTensorMap> {
+    let mut desc = TensorMapDesc::matrix_2d(
+        ElemType::BF16,
+        ptr,
+        rows,
+        cols,
+        cols * 2,
+        box_rows,
+        box_cols,
+        swizzle,
+    );
+    desc.l2_promotion = L2Promotion::B256;
+    tensor_map::encode(&desc)
 }
 
 fn ranges_overlap(a: u64, a_bytes: u64, b: u64, b_bytes: u64) -> bool {
@@ -328,7 +309,7 @@ fn ranges_overlap(a: u64, a_bytes: u64, b: u64, b_bytes: u64) -> bool {
 pub struct GemmPlan<'a> {
     config: GemmConfig,
     kernel: Kernel,
-    maps: CudaSlice<u8>,
+    maps: DeviceTensorMaps,
     m: u32,
     n: u32,
     k: u32,
@@ -405,32 +386,14 @@ impl<'a> GemmPlan<'a> {
             ));
         }
         let (m64, n64, k64) = (m as u64, n as u64, k as u64);
-        let sw128 = CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B;
-        let sw64 = CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B;
+        let (bm, bn, bk) = config.tile();
         let maps = [
-            encode_bf16_2d(a_ptr, m64, k64, config.tile().0, config.tile().2, sw128)?,
-            encode_bf16_2d(
-                b_ptr,
-                n64,
-                k64,
-                config.tile().1 / config.cluster_m(),
-                config.tile().2,
-                sw128,
-            )?,
-            encode_bf16_2d(c_ptr.unwrap_or(d_ptr), m64, n64, 64, 32, sw64)?,
-            encode_bf16_2d(d_ptr, m64, n64, 64, 32, sw64)?,
+            bf16_map(a_ptr, m64, k64, bm, bk, Swizzle::B128)?,
+            bf16_map(b_ptr, n64, k64, bn / config.cluster_m(), bk, Swizzle::B128)?,
+            bf16_map(c_ptr.unwrap_or(d_ptr), m64, n64, 64, 32, Swizzle::B64)?,
+            bf16_map(d_ptr, m64, n64, 64, 32, Swizzle::B64)?,
         ];
-        let mut bytes = vec![0u8; 4 * 128];
-        for (i, map) in maps.iter().enumerate() {
-            // SAFETY: CUtensorMap is 128 plain bytes.
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    map as *const CUtensorMap as *const u8,
-                    bytes.as_mut_ptr().add(128 * i),
-                    128,
-                )
-            };
-        }
+        let maps = tensor_map::upload(gpu, &maps)?;
         let kernel = kernels.get(config.kernel())?;
         let slots = if config.cluster_m() > 1 {
             kernel
@@ -442,7 +405,7 @@ impl<'a> GemmPlan<'a> {
         Ok(Self {
             config,
             kernel,
-            maps: stream.clone_htod(&bytes)?,
+            maps,
             m: m as u32,
             n: n as u32,
             k: k as u32,
@@ -471,17 +434,16 @@ impl<'a> GemmPlan<'a> {
         if beta != 0.0 && !self.has_c {
             return Err(GemmShapeError::MissingC.into());
         }
-        let stream = gpu.stream();
-        let (maps_ptr, _s0) = self.maps.device_ptr(stream);
+        let maps = &self.maps;
         let mut cfg = LaunchConfig::linear(self.grid(), THREADS, self.config.smem_bytes());
         if self.config.cluster_m() > 1 {
             cfg.cluster = Some((self.config.cluster_m(), 1, 1));
         }
         let mut args = gpu.args();
-        args.u64(maps_ptr)
-            .u64(maps_ptr + 128)
-            .u64(maps_ptr + 256)
-            .u64(maps_ptr + 384)
+        args.u64(maps.ptr(0))
+            .u64(maps.ptr(1))
+            .u64(maps.ptr(2))
+            .u64(maps.ptr(3))
             .u32(self.m)
             .u32(self.n)
             .u32(self.k)

@@ -27,4 +27,7 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test --workspace (ptxas hot-kernel checks in baton-runtime/tests/ptxas.rs)"
 cargo test --workspace
 
+step "loom model checks (tools/test-loom.sh: pipeline and tile pipeline protocols, incl. broken-protocol controls)"
+bash tools/test-loom.sh
+
 step "OK"

@@ -178,6 +178,15 @@ impl<'a, const STAGES: usize> EpiLoadPipeline<'a, STAGES> {
 /// after its prologue loads, the epilogue-load warp [`wait`](Self::wait)s;
 /// both [`step`](Self::step) (flip the phase) per tile.
 ///
+/// Contract: the main-loop warp may run **at most one tile ahead**: it must
+/// not arrive for tile `t + 1` before the epilogue-load warp has waited for
+/// tile `t`. A single barrier has only a phase bit, so two arrivals ahead
+/// bring the parity back to where the waiter expects it and the wait hangs
+/// or skips a tile (the loom test `load_order_barrier_two_tiles_ahead_is_caught`
+/// shows it). Kernels whose main loop can run further ahead should arrive
+/// only for the first tile, as CUTLASS does, or use a
+/// [`ProducerConsumerPipeline`] with more stages.
+///
 /// ```
 /// use baton::epi_load::LoadOrderBarrier;
 /// use baton::arch::cpu::MbarrierCell;

@@ -9,5 +9,6 @@ pub mod bench;
 pub mod chart;
 pub mod commands;
 pub mod demo;
+pub mod fp8_bench;
 pub mod hang;
 pub mod tile_copy_bench;

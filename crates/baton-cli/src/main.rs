@@ -101,6 +101,18 @@ enum BenchWhat {
         #[arg(long, value_parser = parse_config)]
         config: Option<GemmConfig>,
     },
+    /// Verify the blockwise FP8 GEMM, then time it against cuBLASLt blockwise and tensorwise FP8.
+    GemmFp8 {
+        /// CUDA device ordinal.
+        #[arg(long, default_value_t = 0)]
+        ordinal: usize,
+        /// Timed runs per shape (median reported).
+        #[arg(long, default_value_t = 21)]
+        reps: usize,
+        /// Only these shapes, as MxNxK (repeatable); default: issue #7's set.
+        #[arg(long, value_parser = parse_shape)]
+        shape: Vec<(usize, usize, usize)>,
+    },
     /// TMA tile copy (plain and 2-CTA multicast) vs a device-to-device memcpy (GB/s).
     TileCopy {
         /// CUDA device ordinal.
@@ -185,6 +197,18 @@ fn main() {
                     shape
                 };
                 bench::gemm(ordinal, config, &shapes, reps, Some(&chart))
+            }
+            BenchWhat::GemmFp8 {
+                ordinal,
+                reps,
+                shape,
+            } => {
+                let shapes = if shape.is_empty() {
+                    baton_cli::fp8_bench::FP8_SHAPES.to_vec()
+                } else {
+                    shape
+                };
+                baton_cli::fp8_bench::gemm_fp8(ordinal, &shapes, reps.max(1))
             }
             BenchWhat::ZeroCost { ordinal } => bench::zero_cost(ordinal),
             BenchWhat::TileCopy {

@@ -23,6 +23,7 @@ pub mod error;
 pub mod gemm;
 pub mod gemm_check;
 pub mod gemm_fp8;
+pub mod gemm_fp8_ref;
 mod gpu;
 mod launch;
 pub mod pipeline_gpu;

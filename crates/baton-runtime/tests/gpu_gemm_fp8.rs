@@ -95,3 +95,17 @@ fn fp8_gemm_timing() {
         }
     }
 }
+
+#[test]
+fn fp8_gemm_matches_cublaslt_blockwise_at_2048() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    for mnk in [(2048, 2048, 2048), (256, 7168, 1536)] {
+        let cmp = baton_runtime::gemm_fp8_ref::check_vs_cublaslt(&gpu, &kernels, mnk)
+            .unwrap_or_else(|e| panic!("{mnk:?}: {e}"));
+        println!("{mnk:?} vs cuBLASLt blockwise: rel {:.2e}", cmp.rel_error);
+        assert!(cmp.passes(2e-2), "{mnk:?}: {cmp:?}");
+    }
+}

@@ -1,0 +1,142 @@
+//! `baton bench gemm-fp8`: the blockwise-scaled FP8 GEMM verified (f64
+//! reference at small and ragged shapes, cuBLASLt blockwise at 2048³), then
+//! timed against cuBLASLt blockwise FP8 and cuBLASLt tensorwise FP8 in one
+//! process.
+
+use crate::bench::geomean;
+use crate::commands::{Outcome, open_gpu};
+use baton_runtime::Variant;
+use baton_runtime::gemm_fp8::KERNEL;
+use baton_runtime::gemm_fp8::check_vs_f64;
+use baton_runtime::gemm_fp8_ref::{Fp8BenchRow, bench_shape, check_vs_cublaslt};
+use std::io::Write as _;
+
+/// Issue #7's shape set (M, N, K).
+pub const FP8_SHAPES: [(usize, usize, usize); 9] = [
+    (4096, 4096, 4096),
+    (8192, 8192, 8192),
+    (128, 24576, 1536),
+    (128, 7168, 16384),
+    (4096, 24576, 1536),
+    (4096, 32768, 512),
+    (4096, 7168, 16384),
+    (4096, 4096, 7168),
+    (4096, 7168, 2048),
+];
+
+/// Verifies, then benchmarks `shapes` with `reps` timed runs each; prints a
+/// table, the ratios and their geometric means.
+pub fn gemm_fp8(ordinal: usize, shapes: &[(usize, usize, usize)], reps: usize) -> Outcome {
+    let gpu = match open_gpu(ordinal) {
+        Ok(g) => g,
+        Err((o, why)) => {
+            println!("SKIPPED: {why}");
+            return o;
+        }
+    };
+    let kernels = match gpu.load_kernels(Variant::Release) {
+        Ok(k) => k,
+        Err(e) => {
+            println!("FAIL: {e}");
+            return Outcome::Fail;
+        }
+    };
+    println!(
+        "GPU: {} ({} SMs); kernel {KERNEL}",
+        gpu.name(),
+        gpu.sm_count()
+    );
+    let mut ok = true;
+    for mnk in [
+        (129, 264, 256),
+        (77, 200, 384),
+        (1, 1024, 1024),
+        (300, 520, 640),
+    ] {
+        match check_vs_f64(&gpu, &kernels, KERNEL, mnk) {
+            Ok(c) => {
+                let pass = c.passes(2e-2);
+                ok &= pass;
+                println!(
+                    "verify {}x{}x{} vs f64: rel err {:.2e} {}",
+                    mnk.0,
+                    mnk.1,
+                    mnk.2,
+                    c.rel_error,
+                    if pass { "PASS" } else { "FAIL" }
+                );
+            }
+            Err(e) => {
+                ok = false;
+                println!("verify {mnk:?}: FAIL {e}");
+            }
+        }
+    }
+    match check_vs_cublaslt(&gpu, &kernels, (2048, 2048, 2048)) {
+        Ok(c) => {
+            let pass = c.passes(2e-2);
+            ok &= pass;
+            println!(
+                "verify 2048^3 vs cuBLASLt blockwise: rel diff {:.2e} {}",
+                c.rel_error,
+                if pass { "PASS" } else { "FAIL" }
+            );
+        }
+        Err(e) => {
+            ok = false;
+            println!("verify 2048^3 vs cuBLASLt: FAIL {e}");
+        }
+    }
+    if !ok {
+        println!("FP8 GEMM verification failed; not benchmarking.");
+        return Outcome::Fail;
+    }
+    let total = shapes.len() * reps;
+    let mut done = 0;
+    let mut rows: Vec<Fp8BenchRow> = Vec::new();
+    for &mnk in shapes {
+        let r = bench_shape(&gpu, &kernels, mnk, reps, || {
+            done += 1;
+            eprint!("\r{done}/{total} {}x{}x{}          ", mnk.0, mnk.1, mnk.2);
+            let _ = std::io::stderr().flush();
+        });
+        match r {
+            Ok(r) => rows.push(r),
+            Err(e) => {
+                println!("\nbench {mnk:?}: FAIL {e}");
+                return Outcome::Fail;
+            }
+        }
+    }
+    eprintln!();
+    println!(
+        "| M×N×K | grid | ours ms | cuBLASLt blockwise ms | cuBLASLt tensorwise ms | ours TFLOP/s | blockwise TFLOP/s | tensorwise TFLOP/s | ours/blockwise | ours/tensorwise |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for r in &rows {
+        println!(
+            "| {}×{}×{} | {} | {:.3} | {:.3} | {:.3} | {:.1} | {:.1} | {:.1} | {:.3} | {:.3} |",
+            r.mnk.0,
+            r.mnk.1,
+            r.mnk.2,
+            r.grid,
+            r.ours_ms,
+            r.blockwise_ms,
+            r.tensorwise_ms,
+            r.tflops(r.ours_ms),
+            r.tflops(r.blockwise_ms),
+            r.tflops(r.tensorwise_ms),
+            r.blockwise_ms / r.ours_ms,
+            r.tensorwise_ms / r.ours_ms,
+        );
+    }
+    let vs_block: Vec<f64> = rows.iter().map(|r| r.blockwise_ms / r.ours_ms).collect();
+    let vs_tensor: Vec<f64> = rows.iter().map(|r| r.tensorwise_ms / r.ours_ms).collect();
+    println!(
+        "geometric mean ours/cuBLASLt blockwise: {:.3} (min {:.3}); ours/cuBLASLt tensorwise: {:.3}",
+        geomean(&vs_block),
+        vs_block.iter().cloned().fold(f64::INFINITY, f64::min),
+        geomean(&vs_tensor)
+    );
+    Outcome::Pass
+}

@@ -157,12 +157,15 @@ impl<'a> BarrierRef<'a> {
         self.update(active_lanes(), 0);
     }
 
-    /// One arrival (per active lane) if `pred`: the GPU form is a predicated
-    /// arrive without a branch.
+    /// One arrival if `pred` — the signal of the single lane whose predicate
+    /// holds (the GPU form is a predicated arrive without a branch).
     #[inline]
     pub fn arrive_if(self, pred: bool) {
         if pred {
-            self.arrive();
+            // A predicated signal stands for the one lane whose predicate
+            // holds (`thread_in_warpgroup == 0`): one arrival, whatever
+            // the lanes the calling thread stands for.
+            self.update(1, 0);
         }
     }
 
@@ -197,15 +200,20 @@ impl<'a> BarrierRef<'a> {
     #[inline]
     pub fn arrive_cluster(self, cta_rank: u32) {
         assert_eq!(cta_rank, 0, "baton cpu backend: clusters have one CTA");
-        self.update(1, 0);
+        // One arrival per active lane, as on the GPU where every executing
+        // thread arrives (a signalling lane runs inside `elect_one`).
+        self.update(active_lanes(), 0);
     }
 
     /// Remote arrival without cluster-scope release, if `pred` (see the
     /// sm90 backend: only for signals that publish no data).
     #[inline]
     pub fn arrive_remote_if(self, cta_rank: u32, pred: bool) {
+        assert_eq!(cta_rank, 0, "baton cpu backend: clusters have one CTA");
         if pred {
-            self.arrive_cluster(cta_rank);
+            // A predicated signal stands for the one lane whose predicate
+            // holds (`thread_in_warpgroup == 0`): one arrival.
+            self.update(1, 0);
         }
     }
 

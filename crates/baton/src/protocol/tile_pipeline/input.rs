@@ -797,10 +797,14 @@ impl<'a, P: TilePayload, const STAGES: usize> ConsumerTilesMulticast<'_, 'a, P, 
 }
 
 #[inline(always)]
+/// One arrival by the signalling lane on `bar` in every CTA of `mask`.
+/// CTA-scope release (`arrive_remote_if`): handing back a stage publishes no
+/// data, and a cluster-scope release would wait for the thread's in-flight
+/// work (see `BarrierRef::arrive_remote_if`).
 fn release_to_mask(bar: BarrierRef<'_>, mut mask: u16) {
     while mask != 0 {
         let rank = mask.trailing_zeros();
-        bar.arrive_cluster(rank);
+        bar.arrive_remote_if(rank, true);
         mask &= mask - 1;
     }
 }

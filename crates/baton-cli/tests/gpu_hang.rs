@@ -8,10 +8,14 @@ use std::process::Command;
 
 #[test]
 fn hung_wait_prints_pipeline_role_stage_and_phase_then_traps() {
-    let out = Command::new(env!("CARGO_BIN_EXE_baton"))
+    // The GPU suite runs this test from a bundle on another machine, where
+    // the build-time path of the binary does not exist: it sets BATON_BIN.
+    let bin =
+        std::env::var("BATON_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_baton").to_string());
+    let out = Command::new(&bin)
         .arg("hang-check")
         .output()
-        .expect("run baton hang-check");
+        .unwrap_or_else(|e| panic!("run {bin} hang-check: {e}"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     match out.status.code() {
         Some(77) => {

@@ -67,7 +67,8 @@ use baton::arch::sm90::tma::{
     TensorMap, load_2d, store_2d, store_commit_group, store_wait_group, store_wait_group_read,
 };
 use baton::arch::sm90::wgmma::{
-    self, SmemLayout, descriptor_advance, descriptor_k_major, ops::mma_m64n128k32_f32_e4m3,
+    self, SmemLayout, descriptor_advance, descriptor_k_major,
+    ops::{mma_m64n64k32_f32_e4m3, mma_m64n128k32_f32_e4m3},
 };
 use baton::arch::sm90::{
     block_idx_x, dynamic_smem, elect_one, fence_proxy_async_shared, grid_dim_x, ld_shared_u32,
@@ -84,33 +85,36 @@ use core::arch::asm;
 /// CTA tile rows (M).
 pub const BM: u32 = 128;
 /// CTA tile columns (N).
-pub const BN: u32 = 128;
 /// K per stage (fp8 elements = bytes), also the scale block along K.
 pub const BK: u32 = 128;
-/// Input stages.
-pub const STAGES: usize = 6;
 const CONSUMER_WARPGROUPS: u32 = 2;
 /// Tiles along M grouped together for L2 reuse.
 const GROUP_M: u32 = 8;
 const SUB_ROWS: usize = 64;
 const SUB_COLS: usize = 32;
 
-type Payload = BlockwiseFP8TilePayload<{ BM as usize }, { BN as usize }, { BK as usize }>;
-type Stage = BlockwiseFP8Stage<{ BM as usize }, { BN as usize }, { BK as usize }>;
+type Payload<const BN: usize> = BlockwiseFP8TilePayload<{ BM as usize }, BN, { BK as usize }>;
+type Stage<const BN: usize> = BlockwiseFP8Stage<{ BM as usize }, BN, { BK as usize }>;
 type SubTile = Tile<u16, SUB_ROWS, SUB_COLS>;
 
 /// Shared memory of the kernel.
 #[repr(C)]
-pub struct Fp8Smem {
-    input: InputTileStorage<Payload, STAGES>,
+pub struct Fp8Smem<const BN: usize, const STAGES: usize> {
+    input: InputTileStorage<Payload<BN>, STAGES>,
     /// D staging, `[warpgroup][buffer]`.
     d_tiles: [[SubTile; 2]; 2],
 }
 
-const _: () = assert!(
-    core::mem::size_of::<Fp8Smem>() <= 227 * 1024,
-    "FP8 GEMM exceeds 227 KiB of shared memory"
-);
+const _: () = {
+    assert!(
+        core::mem::size_of::<Fp8Smem<128, 6>>() <= 227 * 1024,
+        "128x128 FP8 GEMM exceeds 227 KiB of shared memory"
+    );
+    assert!(
+        core::mem::size_of::<Fp8Smem<64, 8>>() <= 227 * 1024,
+        "128x64 FP8 GEMM exceeds 227 KiB of shared memory"
+    );
+};
 
 /// Tile `t` of the grouped rasterization → (tile row, tile column).
 #[inline(always)]
@@ -175,13 +179,19 @@ fn fma(a: f32, b: f32, c: f32) -> f32 {
 /// with `scales = (a_scale[row], a_scale[row + 8], b_scale)`; registers
 /// 4Q + 2H (+1) of a `wgmma` accumulator hold row + 8H.
 #[inline(always)]
-fn promote(acc: &mut [f32; 64], partial: &[f32; 64], (sa0, sa1, sb): (f32, f32, f32)) {
+fn promote<const ACC: usize>(
+    acc: &mut [f32; ACC],
+    partial: &[f32; ACC],
+    (sa0, sa1, sb): (f32, f32, f32),
+) {
     let (s0, s1) = (sa0 * sb, sa1 * sb);
     crate::unroll!(Q in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
-        crate::unroll!(R in [0, 1, 2, 3] {
-            let i = (4 * Q + R) as usize;
-            acc[i] = fma(partial[i], if R < 2 { s0 } else { s1 }, acc[i]);
-        });
+        if (Q as usize) < ACC / 4 {
+            crate::unroll!(R in [0, 1, 2, 3] {
+                let i = (4 * Q + R) as usize;
+                acc[i] = fma(partial[i], if R < 2 { s0 } else { s1 }, acc[i]);
+            });
+        }
     });
 }
 
@@ -199,44 +209,96 @@ macro_rules! wait_group_tied {
     };
 }
 
-/// `wgmma.wait_group N` with `acc` (the partial whose MMAs it retires) tied
-/// as an in-out operand: LLVM cannot hoist reads of `acc` above the wait.
-#[inline(always)]
-fn wait_group_acc<const N: u32>(acc: &mut [f32; 64]) {
-    if N == 0 {
-        wait_group_tied!(
-            0,
-            acc,
-            [
-                0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
-                23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
-                44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63
-            ]
-        );
-    } else {
-        wait_group_tied!(
-            1,
-            acc,
-            [
-                0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
-                23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
-                44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63
-            ]
-        );
+/// One FP8 `wgmma` shape: a warpgroup's 64 × N block, `ACC = N / 2` fp32
+/// accumulators per thread, K = 32.
+trait Fp8Mma<const ACC: usize> {
+    /// # Safety
+    /// As [`mma_m64n128k32_f32_e4m3`].
+    unsafe fn mma(acc: &mut [f32; ACC], a: u64, b: u64, accumulate: bool);
+    /// `wgmma.wait_group N` (N = 0 or 1) with `acc` (the partial whose MMAs
+    /// it retires) tied as an in-out operand: LLVM cannot hoist reads of
+    /// `acc` above the wait.
+    fn wait<const N: u32>(acc: &mut [f32; ACC]);
+}
+
+struct N128;
+struct N64;
+
+impl Fp8Mma<64> for N128 {
+    #[inline(always)]
+    unsafe fn mma(acc: &mut [f32; 64], a: u64, b: u64, accumulate: bool) {
+        // SAFETY: forwarded.
+        unsafe { mma_m64n128k32_f32_e4m3(acc, a, b, accumulate) }
+    }
+    #[inline(always)]
+    fn wait<const N: u32>(acc: &mut [f32; 64]) {
+        if N == 0 {
+            wait_group_tied!(
+                0,
+                acc,
+                [
+                    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                    22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,
+                    42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61,
+                    62, 63
+                ]
+            );
+        } else {
+            wait_group_tied!(
+                1,
+                acc,
+                [
+                    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                    22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,
+                    42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61,
+                    62, 63
+                ]
+            );
+        }
     }
 }
 
-/// Issues the 4 `wgmma.m64n128k32` of one K block (128) into `acc`,
+impl Fp8Mma<32> for N64 {
+    #[inline(always)]
+    unsafe fn mma(acc: &mut [f32; 32], a: u64, b: u64, accumulate: bool) {
+        // SAFETY: forwarded.
+        unsafe { mma_m64n64k32_f32_e4m3(acc, a, b, accumulate) }
+    }
+    #[inline(always)]
+    fn wait<const N: u32>(acc: &mut [f32; 32]) {
+        if N == 0 {
+            wait_group_tied!(
+                0,
+                acc,
+                [
+                    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                    22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+                ]
+            );
+        } else {
+            wait_group_tied!(
+                1,
+                acc,
+                [
+                    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                    22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+                ]
+            );
+        }
+    }
+}
+
+/// Issues the 4 `wgmma.m64nNk32` of one K block (128) into `acc`,
 /// overwriting it (scale-d = 0 on the first).
 #[inline(always)]
-fn mma_k_block(acc: &mut [f32; 64], a: u32, b: u32) {
+fn mma_k_block<M: Fp8Mma<ACC>, const ACC: usize>(acc: &mut [f32; ACC], a: u32, b: u32) {
     let da = descriptor_k_major(a, SmemLayout::Swizzle128B);
     let db = descriptor_k_major(b, SmemLayout::Swizzle128B);
     wgmma::fence();
     crate::unroll!(KK in [0, 1, 2, 3] {
         // SAFETY: the stage is loaded (waited) and stays unreleased until
         // wait_group retires these MMAs; `acc` is not touched meanwhile.
-        unsafe { mma_m64n128k32_f32_e4m3(acc, descriptor_advance(da, KK * 32), descriptor_advance(db, KK * 32), KK > 0) };
+        unsafe { M::mma(acc, descriptor_advance(da, KK * 32), descriptor_advance(db, KK * 32), KK > 0) };
     });
     wgmma::commit_group();
 }
@@ -246,7 +308,7 @@ fn mma_k_block(acc: &mut [f32; 64], a: u32, b: u32) {
 /// accumulator per warpgroup.
 ///
 /// Launch: grid = min(tiles, SMs) CTAs of 384 threads, with
-/// `size_of::<Fp8Smem>()` bytes of dynamic shared memory (the host's table;
+/// `size_of::<Fp8Smem<BN, STAGES>>()` bytes of dynamic shared memory (the host's table;
 /// checked by a test against the PTX).
 ///
 /// # Safety
@@ -270,7 +332,7 @@ pub unsafe extern "ptx-kernel" fn baton_gemm_fp8_blockwise_128x128(
     k: u32,
 ) {
     // SAFETY: forwarded to the kernel's contract.
-    unsafe { gemm::<false>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k) }
+    unsafe { gemm::<N128, 128, 64, 6, false>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k) }
 }
 
 /// [`baton_gemm_fp8_blockwise_128x128`] with two partial accumulators per
@@ -292,12 +354,18 @@ pub unsafe extern "ptx-kernel" fn baton_gemm_fp8_blockwise_128x128_db(
     k: u32,
 ) {
     // SAFETY: forwarded to the kernel's contract.
-    unsafe { gemm::<true>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k) }
+    unsafe { gemm::<N128, 128, 64, 6, true>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k) }
 }
 
-#[inline(always)]
+/// 128×64×128 tiles, 8 stages, two partial accumulators
+/// (`wgmma.m64n64k32`): twice the CTAs of the 128×128 kernels, for small M.
+///
+/// # Safety
+/// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 64} and
+/// `size_of::<Fp8Smem<64, 8>>()` bytes of dynamic shared memory.
+#[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn gemm<const DOUBLE: bool>(
+pub unsafe extern "ptx-kernel" fn baton_gemm_fp8_blockwise_128x64_db(
     tma_a: *const TensorMap,
     tma_b: *const TensorMap,
     tma_sa: *const TensorMap,
@@ -307,14 +375,37 @@ unsafe fn gemm<const DOUBLE: bool>(
     n: u32,
     k: u32,
 ) {
-    // SAFETY: launched with size_of::<Fp8Smem>() of dynamic shared memory
+    // SAFETY: forwarded to the kernel's contract.
+    unsafe { gemm::<N64, 64, 32, 8, true>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k) }
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm<
+    M: Fp8Mma<ACC>,
+    const BN: usize,
+    const ACC: usize,
+    const STAGES: usize,
+    const DOUBLE: bool,
+>(
+    tma_a: *const TensorMap,
+    tma_b: *const TensorMap,
+    tma_sa: *const TensorMap,
+    tma_d: *const TensorMap,
+    b_scales: *const f32,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    // SAFETY: launched with size_of::<Fp8Smem<BN, STAGES>>() of dynamic shared memory
     // (the kernel traps otherwise).
-    let smem: SharedRef<'static, Fp8Smem> = unsafe { dynamic_smem::<Fp8Smem>() };
-    let input = InputTilePipeline::<Payload, STAGES>::new(
-        smem_field!(smem, Fp8Smem, input),
+    let smem: SharedRef<'static, Fp8Smem<BN, STAGES>> =
+        unsafe { dynamic_smem::<Fp8Smem<BN, STAGES>>() };
+    let input = InputTilePipeline::<Payload<BN>, STAGES>::new(
+        smem_field!(smem, Fp8Smem<BN, STAGES>, input),
         c"gemm-fp8-mainloop",
     );
-    let d_tiles = smem_field!(smem, Fp8Smem, d_tiles);
+    let d_tiles = smem_field!(smem, Fp8Smem<BN, STAGES>, d_tiles);
     if thread_idx_x() == 0 {
         // Empty barriers: one arrival per consumer warpgroup.
         input.init(CONSUMER_WARPGROUPS);
@@ -322,7 +413,8 @@ unsafe fn gemm<const DOUBLE: bool>(
     sync_threads();
 
     let tiles_m = m.div_ceil(BM);
-    let tiles_n = n.div_ceil(BN);
+    let bn = BN as u32;
+    let tiles_n = n.div_ceil(bn);
     let tiles = tiles_m * tiles_n;
     let stride = grid_dim_x();
     let k_blocks = k / BK;
@@ -343,11 +435,23 @@ unsafe fn gemm<const DOUBLE: bool>(
                     // SAFETY: maps per the kernel contract; the stage is ours
                     // and its full barrier expects Payload::TMA_BYTES.
                     unsafe {
-                        load_2d(tma_a, smem_field!(st, Stage, a), bar, kc, (tm * BM) as i32);
-                        load_2d(tma_b, smem_field!(st, Stage, b), bar, kc, (tn * BN) as i32);
+                        load_2d(
+                            tma_a,
+                            smem_field!(st, Stage<BN>, a),
+                            bar,
+                            kc,
+                            (tm * BM) as i32,
+                        );
+                        load_2d(
+                            tma_b,
+                            smem_field!(st, Stage<BN>, b),
+                            bar,
+                            kc,
+                            (tn * bn) as i32,
+                        );
                         load_2d(
                             tma_sa,
-                            smem_field!(st, Stage, a_scales),
+                            smem_field!(st, Stage<BN>, a_scales),
                             bar,
                             (tm * BM) as i32,
                             kb as i32,
@@ -367,21 +471,21 @@ unsafe fn gemm<const DOUBLE: bool>(
         // This thread's accumulator rows within the warpgroup: `row`, `row + 8`.
         let row = warp * 16 + lane / 4;
         let scale_row = wg as u32 * 64 + row;
-        let mut consumer: InputConsumer<'_, Payload, STAGES> = input.consumer();
+        let mut consumer: InputConsumer<'_, Payload<BN>, STAGES> = input.consumer();
         // `zeroed` lowers to a memset that SROA splits into registers.
-        // SAFETY: all-zero is a valid [f32; 64].
-        let mut p0: [f32; 64] = unsafe { core::mem::zeroed() };
+        // SAFETY: all-zero is a valid [f32; ACC].
+        let mut p0: [f32; ACC] = unsafe { core::mem::zeroed() };
         // SAFETY: as above.
-        let mut p1: [f32; 64] = unsafe { core::mem::zeroed() };
+        let mut p1: [f32; ACC] = unsafe { core::mem::zeroed() };
         let a_offset = (wg * 64 * BK as usize) as u32;
         let mut t = block_idx_x();
         while t < tiles {
             let (tm, tn) = tile_coords(t, tiles_m, tiles_n);
-            // This tile's row of B scales (n-block = tn since BN = 128).
+            // This tile's row of B scales (BN divides 128: one n-block).
             // SAFETY: tn < ⌈N/128⌉: in bounds per the contract.
-            let bs_row = unsafe { b_scales.add((tn * k_blocks) as usize) };
+            let bs_row = unsafe { b_scales.add((tn * bn / 128 * k_blocks) as usize) };
             // SAFETY: as above.
-            let mut acc: [f32; 64] = unsafe { core::mem::zeroed() };
+            let mut acc: [f32; ACC] = unsafe { core::mem::zeroed() };
             // Acquires K block `kb`'s stage, reads its scales (A from the
             // stage, B from global memory: consumed only after the MMAs) and
             // issues its MMAs into `$p`.
@@ -389,7 +493,7 @@ unsafe fn gemm<const DOUBLE: bool>(
                 ($p:ident, $kb:expr) => {{
                     let stage = consumer.acquire_stage();
                     let st = stage.tiles();
-                    let sa = smem_field!(st, Stage, a_scales).addr();
+                    let sa = smem_field!(st, Stage<BN>, a_scales).addr();
                     // SAFETY: the stage is full (waited); rows < 128; kb <
                     // K/128 (contract).
                     let scales = unsafe {
@@ -399,10 +503,10 @@ unsafe fn gemm<const DOUBLE: bool>(
                             ld_global_nc_f32(bs_row.add($kb as usize)),
                         )
                     };
-                    mma_k_block(
+                    mma_k_block::<M, ACC>(
                         &mut $p,
-                        smem_field!(st, Stage, a).addr() + a_offset,
-                        smem_field!(st, Stage, b).addr(),
+                        smem_field!(st, Stage<BN>, a).addr() + a_offset,
+                        smem_field!(st, Stage<BN>, b).addr(),
                     );
                     // The stage's scales were read before its MMAs were
                     // issued; it is handed back once they retired.
@@ -416,25 +520,25 @@ unsafe fn gemm<const DOUBLE: bool>(
                 let mut kb = 1;
                 loop {
                     if kb >= k_blocks {
-                        wait_group_acc::<0>(&mut p0);
+                        M::wait::<0>(&mut p0);
                         pending.release_if(signaller);
                         promote(&mut acc, &p0, scales);
                         break;
                     }
                     let (next_pending, next_scales) = issue!(p1, kb);
-                    wait_group_acc::<1>(&mut p0);
+                    M::wait::<1>(&mut p0);
                     pending.release_if(signaller);
                     promote(&mut acc, &p0, scales);
                     (pending, scales) = (next_pending, next_scales);
                     kb += 1;
                     if kb >= k_blocks {
-                        wait_group_acc::<0>(&mut p1);
+                        M::wait::<0>(&mut p1);
                         pending.release_if(signaller);
                         promote(&mut acc, &p1, scales);
                         break;
                     }
                     let (next_pending, next_scales) = issue!(p0, kb);
-                    wait_group_acc::<1>(&mut p1);
+                    M::wait::<1>(&mut p1);
                     pending.release_if(signaller);
                     promote(&mut acc, &p1, scales);
                     (pending, scales) = (next_pending, next_scales);
@@ -443,15 +547,16 @@ unsafe fn gemm<const DOUBLE: bool>(
             } else {
                 for kb in 0..k_blocks {
                     let (pending, scales) = issue!(p0, kb);
-                    wait_group_acc::<0>(&mut p0);
+                    M::wait::<0>(&mut p0);
                     pending.release_if(signaller);
                     promote(&mut acc, &p0, scales);
                 }
             }
 
-            // Epilogue: 4 sub-tiles of 64 rows × 32 columns.
+            // Epilogue: BN / 32 sub-tiles of 64 rows × 32 columns.
             let d_buf = d_tiles.at(wg);
             crate::unroll!(J in [0, 1, 2, 3] {
+              if (J as usize) < BN / SUB_COLS {
                 let buf = d_buf.at((J % 2) as usize);
                 // Buffer J%2 is free once the store issued from it two
                 // sub-tiles ago has finished reading it.
@@ -473,13 +578,14 @@ unsafe fn gemm<const DOUBLE: bool>(
                 fence_proxy_async_shared();
                 named_barrier_sync(1 + wg as u32, 128);
                 if signaller {
-                    let col = (tn * BN) as i32 + (J as usize * SUB_COLS) as i32;
+                    let col = (tn * bn) as i32 + (J as usize * SUB_COLS) as i32;
                     let r0 = (tm * BM) as i32 + (wg * SUB_ROWS) as i32;
                     // SAFETY: D map per the contract; the buffer holds the
                     // finished sub-tile (fenced for the async proxy).
                     unsafe { store_2d(tma_d, buf, col, r0) };
                     store_commit_group();
                 }
+              }
             });
             t += stride;
         }

@@ -6,8 +6,7 @@
 use crate::bench::geomean;
 use crate::commands::{Outcome, open_gpu};
 use baton_runtime::Variant;
-use baton_runtime::gemm_fp8::KERNEL;
-use baton_runtime::gemm_fp8::check_vs_f64;
+use baton_runtime::gemm_fp8::{VARIANTS, check_vs_f64};
 use baton_runtime::gemm_fp8_ref::{Fp8BenchRow, bench_shape, check_vs_cublaslt};
 use std::io::Write as _;
 
@@ -41,24 +40,24 @@ pub fn gemm_fp8(ordinal: usize, shapes: &[(usize, usize, usize)], reps: usize) -
             return Outcome::Fail;
         }
     };
-    println!(
-        "GPU: {} ({} SMs); kernel {KERNEL}",
-        gpu.name(),
-        gpu.sm_count()
-    );
+    println!("GPU: {} ({} SMs)", gpu.name(), gpu.sm_count());
     let mut ok = true;
-    for mnk in [
+    let checks = [
         (129, 264, 256),
         (77, 200, 384),
         (1, 1024, 1024),
         (300, 520, 640),
-    ] {
-        match check_vs_f64(&gpu, &kernels, KERNEL, mnk) {
+    ];
+    for (kernel, mnk) in VARIANTS
+        .iter()
+        .flat_map(|k| checks.iter().map(move |s| (*k, *s)))
+    {
+        match check_vs_f64(&gpu, &kernels, kernel, mnk) {
             Ok(c) => {
                 let pass = c.passes(2e-2);
                 ok &= pass;
                 println!(
-                    "verify {}x{}x{} vs f64: rel err {:.2e} {}",
+                    "verify {kernel} {}x{}x{} vs f64: rel err {:.2e} {}",
                     mnk.0,
                     mnk.1,
                     mnk.2,
@@ -110,15 +109,16 @@ pub fn gemm_fp8(ordinal: usize, shapes: &[(usize, usize, usize)], reps: usize) -
     }
     eprintln!();
     println!(
-        "| M×N×K | grid | ours ms | cuBLASLt blockwise ms | cuBLASLt tensorwise ms | ours TFLOP/s | blockwise TFLOP/s | tensorwise TFLOP/s | ours/blockwise | ours/tensorwise |"
+        "| M×N×K | ours: kernel / grid | ours ms | cuBLASLt blockwise ms | cuBLASLt tensorwise ms | ours TFLOP/s | blockwise TFLOP/s | tensorwise TFLOP/s | ours/blockwise | ours/tensorwise |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for r in &rows {
         println!(
-            "| {}×{}×{} | {} | {:.3} | {:.3} | {:.3} | {:.1} | {:.1} | {:.1} | {:.3} | {:.3} |",
+            "| {}×{}×{} | {} / {} | {:.3} | {:.3} | {:.3} | {:.1} | {:.1} | {:.1} | {:.3} | {:.3} |",
             r.mnk.0,
             r.mnk.1,
             r.mnk.2,
+            r.kernel.trim_start_matches("baton_gemm_fp8_blockwise_"),
             r.grid,
             r.ours_ms,
             r.blockwise_ms,

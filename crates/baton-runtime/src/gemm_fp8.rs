@@ -17,29 +17,58 @@ use cudarc::driver::sys::{
 };
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
-/// The kernel's name in the PTX (the default variant: two partial
-/// accumulators, K block kb + 1's MMAs run while kb's partial is promoted;
-/// H100: 1181 TFLOP/s at 8192³ vs 1170 for one partial).
+/// The default kernel for large problems: 128×128×128 tiles, 6 stages,
+/// two partial accumulators (K block kb + 1's MMAs run while kb's partial is
+/// promoted; H100: 1181 TFLOP/s at 8192³ vs 1170 with one partial).
 pub const KERNEL: &str = "baton_gemm_fp8_blockwise_128x128_db";
-/// Every variant (same arguments, same shared-memory layout): two partials
-/// (the default) and one.
-pub const VARIANTS: [&str; 2] = [KERNEL, "baton_gemm_fp8_blockwise_128x128"];
-/// CTA tile (M, N, K).
-pub const TILE: (u32, u32, u32) = (128, 128, 128);
-/// Input stages.
-pub const STAGES: u32 = 6;
+/// 128×64×128 tiles, 8 stages, two partials: twice the CTAs, for small M.
+pub const KERNEL_128X64: &str = "baton_gemm_fp8_blockwise_128x64_db";
+/// Every kernel (same arguments): the default, the 128×64 one, and the
+/// 128×128 one with a single partial accumulator.
+pub const VARIANTS: [&str; 3] = [KERNEL, KERNEL_128X64, "baton_gemm_fp8_blockwise_128x128"];
+
+/// (BN, input stages) of a kernel of [`VARIANTS`]; `None` for other names.
+pub fn tile_of(kernel: &str) -> Option<(u32, u32)> {
+    match kernel {
+        KERNEL | "baton_gemm_fp8_blockwise_128x128" => Some((128, 6)),
+        KERNEL_128X64 => Some((64, 8)),
+        _ => None,
+    }
+}
+
+/// Dynamic shared memory of a kernel of `(bn, stages)`: barriers (padded to
+/// 1024), the stages (A 128×128 bytes + B bn×128 bytes + A scales, 512
+/// bytes padded to 1024), and 4 D staging sub-tiles of 4 KiB. Checked
+/// against the PTX by a unit test.
+pub const fn smem_bytes((bn, stages): (u32, u32)) -> u32 {
+    1024 + stages * (128 * 128 + bn * 128 + 1024) + 4 * 4096
+}
+
+/// Picks the kernel for an M×N problem on `sms` SMs: least estimated time,
+/// counting whole waves of tiles (a partial wave costs a full one), with a
+/// 128×64 tile assumed 0.8× as fast per FLOP as a 128×128 one.
+///
+/// ```
+/// use baton_runtime::gemm_fp8::{choose, KERNEL, KERNEL_128X64};
+/// assert_eq!(choose(8192, 8192, 132), KERNEL);
+/// assert_eq!(choose(128, 7168, 132), KERNEL_128X64);
+/// ```
+pub fn choose(m: usize, n: usize, sms: u32) -> &'static str {
+    let cost = |bn: usize, speed: f64| {
+        let tiles = m.div_ceil(128) * n.div_ceil(bn);
+        tiles.div_ceil(sms.max(1) as usize) as f64 * bn as f64 / speed
+    };
+    if cost(64, 0.8) < cost(128, 1.0) {
+        KERNEL_128X64
+    } else {
+        KERNEL
+    }
+}
+
 /// Threads per CTA: producer warpgroup + 2 MMA/promotion warpgroups.
 pub const THREADS: u32 = 384;
 /// K elements per scale block (A: 1×128, B: 128×128).
 pub const SCALE_BLOCK: usize = 128;
-
-/// Dynamic shared memory of the kernel's layout: barriers (padded to 1024),
-/// 6 stages of A (16 KiB) + B (16 KiB) + A scales (512 bytes padded to
-/// 1024), and 4 D staging sub-tiles of 4 KiB. Checked against the PTX by a
-/// unit test.
-pub const fn smem_bytes() -> u32 {
-    1024 + STAGES * (128 * 128 + 128 * 128 + 1024) + 4 * 4096
-}
 
 /// Why an FP8 GEMM call was refused before launch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -223,6 +252,8 @@ fn ranges_overlap(a: u64, a_bytes: u64, b: u64, b_bytes: u64) -> bool {
 pub struct Fp8GemmPlan<'a> {
     kernel: Kernel,
     maps: CudaSlice<u8>,
+    name: &'static str,
+    tile: (u32, u32),
     b_scales: u64,
     a_scales: u64,
     /// Zero-padded copy of the A scales when M is not a multiple of 4.
@@ -249,7 +280,8 @@ impl<'a> Fp8GemmPlan<'a> {
         d: &'a mut CudaSlice<u16>,
         mnk: (usize, usize, usize),
     ) -> Result<Self> {
-        Self::with_kernel(gpu, kernels, KERNEL, a, b, a_scales, b_scales, d, mnk)
+        let kernel = choose(mnk.0, mnk.1, gpu.sm_count());
+        Self::with_kernel(gpu, kernels, kernel, a, b, a_scales, b_scales, d, mnk)
     }
 
     /// [`new`](Self::new) with an explicit kernel variant (one of [`VARIANTS`]).
@@ -265,11 +297,11 @@ impl<'a> Fp8GemmPlan<'a> {
         d: &'a mut CudaSlice<u16>,
         (m, n, k): (usize, usize, usize),
     ) -> Result<Self> {
-        if !VARIANTS.contains(&kernel) {
+        let Some((bn, stages)) = tile_of(kernel) else {
             return Err(Error::Gemm(format!(
                 "{kernel} is not an FP8 GEMM kernel (variants: {VARIANTS:?})"
             )));
-        }
+        };
         validate(
             m,
             n,
@@ -318,7 +350,7 @@ impl<'a> Fp8GemmPlan<'a> {
             }
             None => sa_ptr,
         };
-        let (bm, bn, bk) = TILE;
+        let (bm, bk) = (128, 128);
         let u8t = CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT8;
         let sw128 = CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B;
         let maps = [
@@ -354,6 +386,11 @@ impl<'a> Fp8GemmPlan<'a> {
         }
         Ok(Self {
             kernel: kernels.get(kernel)?,
+            name: VARIANTS
+                .into_iter()
+                .find(|v| *v == kernel)
+                .unwrap_or(KERNEL),
+            tile: (bn, stages),
             maps: stream.clone_htod(&bytes)?,
             b_scales: sb_ptr,
             a_scales: sa_ptr,
@@ -368,8 +405,12 @@ impl<'a> Fp8GemmPlan<'a> {
 
     /// CTAs launched: one per SM, or fewer when there are fewer tiles.
     pub fn grid(&self) -> u32 {
-        let (bm, bn, _) = TILE;
-        (self.m.div_ceil(bm) * self.n.div_ceil(bn)).min(self.sms)
+        (self.m.div_ceil(128) * self.n.div_ceil(self.tile.0)).min(self.sms)
+    }
+
+    /// The kernel this plan launches.
+    pub fn kernel_name(&self) -> &'static str {
+        self.name
     }
 
     /// Enqueues the GEMM on the GPU's stream.
@@ -406,7 +447,7 @@ impl<'a> Fp8GemmPlan<'a> {
             }
         }
         let (maps_ptr, _s0) = self.maps.device_ptr(stream);
-        let cfg = LaunchConfig::linear(self.grid(), THREADS, smem_bytes());
+        let cfg = LaunchConfig::linear(self.grid(), THREADS, smem_bytes(self.tile));
         let mut args = gpu.args();
         args.u64(maps_ptr)
             .u64(maps_ptr + 128)
@@ -750,15 +791,18 @@ mod tests {
             println!("SKIPPED: no PTX embedded");
             return;
         };
-        let body = kernel_body(text, KERNEL, Dialect::Ptx).expect("FP8 kernel in the PTX");
-        let at = body.find("%dynamic_smem_size").expect("size check");
-        let need: u32 = body[at..]
-            .lines()
-            .find(|l| l.contains("setp.lt.u32"))
-            .and_then(|l| l.trim().trim_end_matches(';').rsplit(',').next())
-            .and_then(|v| v.trim().parse().ok())
-            .expect("a constant size");
-        assert_eq!(smem_bytes(), need);
-        assert!(smem_bytes() <= 227 * 1024);
+        for kernel in VARIANTS {
+            let body = kernel_body(text, kernel, Dialect::Ptx).expect("FP8 kernel in the PTX");
+            let at = body.find("%dynamic_smem_size").expect("size check");
+            let need: u32 = body[at..]
+                .lines()
+                .find(|l| l.contains("setp.lt.u32"))
+                .and_then(|l| l.trim().trim_end_matches(';').rsplit(',').next())
+                .and_then(|v| v.trim().parse().ok())
+                .expect("a constant size");
+            let host = smem_bytes(tile_of(kernel).unwrap());
+            assert_eq!(host, need, "{kernel}");
+            assert!(host <= 227 * 1024, "{kernel}");
+        }
     }
 }

@@ -348,6 +348,8 @@ pub struct Fp8BenchRow {
     pub mnk: (usize, usize, usize),
     /// CTAs ours launched.
     pub grid: u32,
+    /// The kernel ours launched (chosen by `gemm_fp8::choose`).
+    pub kernel: &'static str,
     /// Ours, ms.
     pub ours_ms: f64,
     /// cuBLASLt blockwise, ms.
@@ -441,6 +443,7 @@ pub fn bench_shape(
     Ok(Fp8BenchRow {
         mnk: (m, n, k),
         grid: ours.grid(),
+        kernel: ours.kernel_name(),
         ours_ms: median(t_ours),
         blockwise_ms: median(t_block),
         tensorwise_ms: median(t_tensor),

@@ -175,6 +175,11 @@ pub const KERNELS: &[KernelInfo] = &[
         about: "blockwise-scaled FP8 GEMM, two partial accumulators (MMAs of K block kb+1 overlap kb's promotion)",
         hot: true,
     },
+    KernelInfo {
+        name: "baton_gemm_fp8_blockwise_128x64_db",
+        about: "blockwise-scaled FP8 GEMM, 128x64x128 tiles, 8 stages, two partials (small M)",
+        hot: true,
+    },
 ];
 
 /// Names of the hot kernels (see [`KernelInfo::hot`]).

@@ -51,8 +51,6 @@ pub const BM: u32 = 128;
 /// K per stage.
 pub const BK: u32 = 64;
 const CONSUMER_WARPGROUPS: u32 = 2;
-/// Tiles along M grouped together for L2 reuse.
-const GROUP_M: u32 = 8;
 /// Epilogue sub-tile: 64 rows × 32 columns (64-byte rows).
 const SUB_ROWS: usize = 64;
 const SUB_COLS: usize = 32;
@@ -137,16 +135,18 @@ impl TileMma<32> for N64 {
     }
 }
 
-/// Tile `t` of the grouped rasterization → (tile row, tile column).
+/// Tile `t` of the grouped rasterization → (tile row, tile column): runs of
+/// `group_m` tile rows (≥ 1) are walked column by column, so the CTAs in
+/// flight share A rows and B columns in L2.
 #[inline(always)]
-fn tile_coords(t: u32, tiles_m: u32, tiles_n: u32) -> (u32, u32) {
-    let per_group = GROUP_M * tiles_n;
+fn tile_coords(t: u32, tiles_m: u32, tiles_n: u32, group_m: u32) -> (u32, u32) {
+    let per_group = group_m * tiles_n;
     let group = t / per_group;
-    let first_m = group * GROUP_M;
-    let group_rows = if tiles_m - first_m < GROUP_M {
+    let first_m = group * group_m;
+    let group_rows = if tiles_m - first_m < group_m {
         tiles_m - first_m
     } else {
-        GROUP_M
+        group_m
     };
     let in_group = t % per_group;
     (first_m + in_group % group_rows, in_group / group_rows)
@@ -202,6 +202,7 @@ macro_rules! gemm_entry {
         /// swizzle, A (dims {K, M}, box {64, 128}) and B (dims {K, N},
         /// box {64, BN}); with 64-byte swizzle, C and D (dims {N, M},
         /// box {32, 64}); all bf16. `tma_c` is only read when `beta != 0`.
+        /// `group_m ≥ 1`: cluster-unit rows per rasterization group.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(
             tma_a: *const TensorMap,
@@ -211,11 +212,12 @@ macro_rules! gemm_entry {
             m: u32,
             n: u32,
             k: u32,
+            group_m: u32,
             alpha: f32,
             beta: f32,
         ) {
             // SAFETY: forwarded to the kernel's contract.
-            unsafe { gemm::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster>(tma_a, tma_b, tma_c, tma_d, m, n, k, alpha, beta) }
+            unsafe { gemm::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta) }
         }
     };
 }
@@ -264,6 +266,7 @@ unsafe fn gemm<
     m: u32,
     n: u32,
     k: u32,
+    group_m: u32,
     alpha: f32,
     beta: f32,
 ) {
@@ -309,7 +312,7 @@ unsafe fn gemm<
     let first_unit = block_idx_x() / CLUSTER_M;
     let unit_stride = grid_dim_x() / CLUSTER_M;
     let tile_of = |u: u32| {
-        let (um, tn) = tile_coords(u, units_m, tiles_n);
+        let (um, tn) = tile_coords(u, units_m, tiles_n, group_m);
         (um * CLUSTER_M + rank, tn)
     };
     let k_blocks = k.div_ceil(BK);

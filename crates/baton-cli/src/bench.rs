@@ -44,6 +44,7 @@ pub fn geomean(xs: &[f64]) -> f64 {
 pub fn gemm(
     ordinal: usize,
     config: Option<GemmConfig>,
+    group_m: Option<u32>,
     shapes: &[(usize, usize, usize)],
     reps: usize,
     chart: Option<&std::path::Path>,
@@ -125,10 +126,20 @@ pub fn gemm(
     let mut rows: Vec<BenchRow> = Vec::new();
     for &(shape, beta) in &jobs {
         let what = format!("{}x{}x{} beta={beta}", shape.0, shape.1, shape.2);
-        let row = gemm_check::bench_shape(&gpu, &kernels, &blas, shape, config, beta, reps, || {
-            done += 1;
-            progress(done, total, &what);
-        });
+        let row = gemm_check::bench_shape(
+            &gpu,
+            &kernels,
+            &blas,
+            shape,
+            config,
+            group_m,
+            beta,
+            reps,
+            || {
+                done += 1;
+                progress(done, total, &what);
+            },
+        );
         match row {
             Ok(r) => rows.push(r),
             Err(e) => {

@@ -100,6 +100,9 @@ enum BenchWhat {
         /// the heuristic.
         #[arg(long, value_parser = parse_config)]
         config: Option<GemmConfig>,
+        /// Rasterization group (rows of work units walked together; tuning).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+        group_m: Option<u32>,
     },
     /// Verify the blockwise FP8 GEMM, then time it against cuBLASLt blockwise and tensorwise FP8.
     GemmFp8 {
@@ -190,13 +193,14 @@ fn main() {
                 shape,
                 chart,
                 config,
+                group_m,
             } => {
                 let shapes: Vec<(usize, usize, usize)> = if shape.is_empty() {
                     bench::GEMM_SHAPES.to_vec()
                 } else {
                     shape
                 };
-                bench::gemm(ordinal, config, &shapes, reps, Some(&chart))
+                bench::gemm(ordinal, config, group_m, &shapes, reps, Some(&chart))
             }
             BenchWhat::GemmFp8 {
                 ordinal,

@@ -149,6 +149,9 @@ impl GemmConfig {
     }
 }
 
+/// Default rasterization group (rows of work units walked together).
+pub const DEFAULT_GROUP_M: u32 = 8;
+
 /// Threads per CTA: producer warpgroup + 2 consumer warpgroups.
 pub const THREADS: u32 = 384;
 
@@ -314,6 +317,7 @@ pub struct GemmPlan<'a> {
     n: u32,
     k: u32,
     has_c: bool,
+    group_m: u32,
     /// Work units (clusters) that can run at once: SMs, or for clusters the
     /// driver's count of co-resident clusters.
     slots: u32,
@@ -410,9 +414,18 @@ impl<'a> GemmPlan<'a> {
             n: n as u32,
             k: k as u32,
             has_c: c.is_some(),
+            group_m: DEFAULT_GROUP_M,
             slots,
             _operands: std::marker::PhantomData,
         })
+    }
+
+    /// Rasterization: how many rows of work units (cluster tiles) the
+    /// persistent schedule walks together, column by column, for L2 reuse
+    /// (default [`DEFAULT_GROUP_M`]). Panics if 0.
+    pub fn set_group_m(&mut self, group_m: u32) {
+        assert!(group_m >= 1, "group_m must be at least 1");
+        self.group_m = group_m;
     }
 
     /// The tile configuration this plan launches.
@@ -447,6 +460,7 @@ impl<'a> GemmPlan<'a> {
             .u32(self.m)
             .u32(self.n)
             .u32(self.k)
+            .u32(self.group_m)
             .f32(alpha)
             .f32(beta);
         // SAFETY: the argument list matches baton_gemm_bf16_128x256; the

@@ -235,6 +235,7 @@ pub fn bench_shape(
     blas: &cudarc::cublas::CudaBlas,
     (m, n, k): (usize, usize, usize),
     config: Option<GemmConfig>,
+    group_m: Option<u32>,
     beta: f32,
     reps: usize,
     mut progress: impl FnMut(),
@@ -255,11 +256,14 @@ pub fn bench_shape(
         d_ours.push(stream.clone_htod(&vec![POISON_BF16; m * n])?);
         d_ref.push(stream.clone_htod(&vec![POISON_BF16; m * n])?);
     }
-    let plans: Vec<GemmPlan<'_>> = inputs
+    let mut plans: Vec<GemmPlan<'_>> = inputs
         .iter()
         .zip(d_ours.iter_mut())
         .map(|((a, b, c), d)| plan(gpu, kernels, config, a, b, Some(c), d, (m, n, k)))
         .collect::<Result<_>>()?;
+    if let Some(g) = group_m {
+        plans.iter_mut().for_each(|p| p.set_group_m(g));
+    }
     let ctx = gpu.context();
     let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());

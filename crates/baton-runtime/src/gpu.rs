@@ -54,6 +54,26 @@ impl std::fmt::Debug for Gpu {
 }
 
 impl Gpu {
+    /// GPU 0 for a test, or `None` after printing `SKIPPED: no CUDA GPU
+    /// (<reason>)` when this machine has none (CI). Panics when a GPU is
+    /// present but unusable: that is a failure, not a skip.
+    ///
+    /// ```
+    /// if let Some(gpu) = baton_runtime::Gpu::for_test() {
+    ///     println!("testing on {}", gpu.name());
+    /// }
+    /// ```
+    pub fn for_test() -> Option<Gpu> {
+        match Gpu::new(0) {
+            Ok(g) => Some(g),
+            Err(e) if e.is_no_gpu() => {
+                println!("SKIPPED: no CUDA GPU ({e})");
+                None
+            }
+            Err(e) => panic!("a GPU is present but unusable: {e}"),
+        }
+    }
+
     /// Opens device `ordinal`.
     ///
     /// Errors: [`Error::NoDriver`] (no `libcuda`, or the driver failed to

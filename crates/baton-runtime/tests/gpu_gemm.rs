@@ -6,20 +6,9 @@
 use baton_runtime::gemm::{GemmConfig, GemmPlan, GemmShapeError};
 use baton_runtime::{Error, Gpu, Variant, gemm_check};
 
-fn gpu_or_skip() -> Option<Gpu> {
-    match Gpu::new(0) {
-        Ok(g) => Some(g),
-        Err(e) if e.is_no_gpu() => {
-            println!("SKIPPED: no CUDA GPU ({e})");
-            None
-        }
-        Err(e) => panic!("a GPU is present but unusable: {e}"),
-    }
-}
-
 #[test]
 fn gemm_matches_f64_reference_on_ragged_shapes() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::for_test() else { return };
     let kernels = gpu
         .load_kernels(Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
@@ -58,7 +47,7 @@ fn gemm_matches_f64_reference_on_ragged_shapes() {
 
 #[test]
 fn gemm_matches_cublas_at_2048() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::for_test() else { return };
     let kernels = gpu
         .load_kernels(Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
@@ -80,7 +69,7 @@ fn gemm_matches_cublas_at_2048() {
 
 #[test]
 fn bad_shapes_are_refused_before_launch() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::for_test() else { return };
     let kernels = gpu
         .load_kernels(Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));

@@ -6,20 +6,9 @@
 
 use baton_runtime::{Gpu, Variant, pipeline_gpu};
 
-fn gpu_or_skip() -> Option<Gpu> {
-    match Gpu::new(0) {
-        Ok(g) => Some(g),
-        Err(e) if e.is_no_gpu() => {
-            println!("SKIPPED: no CUDA GPU ({e})");
-            None
-        }
-        Err(e) => panic!("a GPU is present but unusable: {e}"),
-    }
-}
-
 #[test]
 fn a_million_payloads_pass_through_the_ring_intact() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::for_test() else { return };
     for variant in Variant::ALL {
         let kernels = gpu.load_kernels(variant).unwrap_or_else(|e| panic!("{e}"));
         for kernel in ["baton_pipeline_handoff", "baton_pipeline_explicit"] {
@@ -38,7 +27,7 @@ fn a_million_payloads_pass_through_the_ring_intact() {
 
 #[test]
 fn epilogue_load_pipeline_round_trip() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::for_test() else { return };
     for variant in Variant::ALL {
         let kernels = gpu.load_kernels(variant).unwrap_or_else(|e| panic!("{e}"));
         for beta in [0.5f32, 1.0, -2.0] {
@@ -55,7 +44,7 @@ fn epilogue_load_pipeline_round_trip() {
 
 #[test]
 fn pipeline_and_handwritten_handoffs_agree() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::for_test() else { return };
     let kernels = gpu
         .load_kernels(Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));

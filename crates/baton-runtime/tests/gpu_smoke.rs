@@ -4,20 +4,9 @@
 
 use baton_runtime::{Error, Gpu, LaunchConfig, Variant, smoke};
 
-fn gpu_or_skip() -> Option<Gpu> {
-    match Gpu::new(0) {
-        Ok(g) => Some(g),
-        Err(e) if e.is_no_gpu() => {
-            println!("SKIPPED: no CUDA GPU ({e})");
-            None
-        }
-        Err(e) => panic!("a GPU is present but unusable: {e}"),
-    }
-}
-
 #[test]
 fn smoke_kernel_hands_data_through_an_mbarrier() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::for_test() else { return };
     println!(
         "GPU: {} (sm_{}{}, {} SMs)",
         gpu.name(),
@@ -42,7 +31,7 @@ fn smoke_kernel_hands_data_through_an_mbarrier() {
 
 #[test]
 fn oversized_shared_memory_is_refused_before_launch() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::for_test() else { return };
     let kernels = gpu
         .load_kernels(Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
@@ -68,7 +57,7 @@ fn oversized_shared_memory_is_refused_before_launch() {
 
 #[test]
 fn unknown_kernel_lists_the_module() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::for_test() else { return };
     let kernels = gpu
         .load_kernels(Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
@@ -85,7 +74,7 @@ fn unknown_kernel_lists_the_module() {
 
 #[test]
 fn bad_ptx_is_rejected_with_the_jit_log() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::for_test() else { return };
     let bad = ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry broken() { this_is_not_ptx; }\n";
     match gpu.load_ptx(bad, "broken") {
         Err(Error::PtxRejected { log, .. }) => {
@@ -98,7 +87,7 @@ fn bad_ptx_is_rejected_with_the_jit_log() {
 
 #[test]
 fn cluster_launch_and_remote_mbarrier_arrivals() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::for_test() else { return };
     for variant in Variant::ALL {
         let kernels = gpu.load_kernels(variant).unwrap_or_else(|e| panic!("{e}"));
         // 16 needs the non-portable cluster attribute, which launch sets.

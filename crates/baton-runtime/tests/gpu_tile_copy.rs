@@ -9,19 +9,8 @@ use baton_runtime::smoke::XorShift;
 use baton_runtime::tile_copy::{self, Mode};
 use baton_runtime::{Error, Gpu, Variant};
 
-fn gpu_or_skip() -> Option<Gpu> {
-    match Gpu::new(0) {
-        Ok(g) => Some(g),
-        Err(e) if e.is_no_gpu() => {
-            println!("SKIPPED: no CUDA GPU ({e})");
-            None
-        }
-        Err(e) => panic!("a GPU is present but unusable: {e}"),
-    }
-}
-
 fn copy_all(variant: Variant, shapes: &[(usize, usize)]) {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::for_test() else { return };
     let kernels = gpu.load_kernels(variant).unwrap_or_else(|e| panic!("{e}"));
     let mut failed = Vec::new();
     for &(rows, cols) in shapes {
@@ -70,7 +59,7 @@ fn tile_copy_is_bit_exact_debug() {
 
 #[test]
 fn unaligned_rows_are_a_tensor_map_error() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::for_test() else { return };
     let kernels = gpu
         .load_kernels(Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));

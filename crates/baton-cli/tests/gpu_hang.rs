@@ -19,7 +19,7 @@ fn hung_wait_prints_pipeline_role_stage_and_phase_then_traps() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     match out.status.code() {
         Some(77) => {
-            println!("SKIPPED: no usable GPU ({})", stdout.trim());
+            baton_runtime::report_skip(&format!("no usable GPU ({})", stdout.trim()));
         }
         Some(0) => {
             println!("{stdout}");

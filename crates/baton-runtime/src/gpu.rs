@@ -55,7 +55,7 @@ impl std::fmt::Debug for Gpu {
 
 impl Gpu {
     /// GPU 0 for a test, or `None` after printing `SKIPPED: no CUDA GPU
-    /// (<reason>)` when this machine has none (CI). Panics when a GPU is
+    /// (<reason>)` when this machine has none (CI) — see [`report_skip`]. Panics when a GPU is
     /// present but unusable: that is a failure, not a skip.
     ///
     /// ```
@@ -67,7 +67,7 @@ impl Gpu {
         match Gpu::new(0) {
             Ok(g) => Some(g),
             Err(e) if e.is_no_gpu() => {
-                println!("SKIPPED: no CUDA GPU ({e})");
+                report_skip(&format!("no CUDA GPU ({e})"));
                 None
             }
             Err(e) => panic!("a GPU is present but unusable: {e}"),
@@ -550,4 +550,12 @@ impl Kernel {
             source,
         })
     }
+}
+
+/// Prints `SKIPPED: <reason>` for a test that cannot run here, straight to
+/// the process's stderr: the test harness captures `println!` of passing
+/// tests, and a skip must show in the CI log, never pass silently.
+pub fn report_skip(reason: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr().lock(), "SKIPPED: {reason}");
 }

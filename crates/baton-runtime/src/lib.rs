@@ -35,7 +35,7 @@ pub mod tile_copy;
 
 pub use cudarc;
 pub use error::{Error, Result};
-pub use gpu::{Gpu, Kernel, KernelAttrs, Kernels, REQUIRED_ARCH};
+pub use gpu::{Gpu, Kernel, KernelAttrs, Kernels, REQUIRED_ARCH, report_skip};
 pub use launch::{KernelArgs, LaunchConfig, LaunchLimits, PORTABLE_CLUSTER_SIZE};
 
 /// Which build of the kernels to load.

@@ -14,7 +14,7 @@ fn unavailable(reason: &str) {
     if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
         panic!("CI=true but {reason}; CI must run tools/install-device-toolchain.sh first");
     }
-    println!("SKIPPED: {reason}");
+    baton_runtime::report_skip(reason);
 }
 
 #[test]

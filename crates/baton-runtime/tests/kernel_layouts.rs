@@ -36,7 +36,7 @@ fn gemm_host_smem_matches_the_kernel_layouts() {
             if std::env::var("CI").as_deref() == Ok("true") {
                 panic!("CI=true but no PTX embedded: {e}");
             }
-            println!("SKIPPED: no PTX embedded ({e})");
+            baton_runtime::report_skip(&format!("no PTX embedded ({e})"));
             return;
         }
     };

@@ -19,7 +19,9 @@ fn unavailable(reason: &str) {
             "CI=true but {reason}; CI must run tools/install-device-toolchain.sh before the tests"
         );
     }
-    println!("SKIPPED: {reason} (run tools/install-device-toolchain.sh, then rebuild)");
+    baton_runtime::report_skip(&format!(
+        "{reason} (run tools/install-device-toolchain.sh, then rebuild)"
+    ));
 }
 
 fn reports(variant: Variant) -> Option<Vec<ptxas::PtxasReport>> {

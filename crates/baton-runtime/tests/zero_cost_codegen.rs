@@ -20,7 +20,9 @@ fn unavailable(reason: &str) {
     if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
         panic!("CI=true but {reason}; CI must run tools/install-device-toolchain.sh first");
     }
-    println!("SKIPPED: {reason} (run tools/install-device-toolchain.sh, then rebuild)");
+    baton_runtime::report_skip(&format!(
+        "{reason} (run tools/install-device-toolchain.sh, then rebuild)"
+    ));
 }
 
 fn compare(text: &str, dialect: Dialect) {

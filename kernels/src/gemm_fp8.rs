@@ -6,11 +6,13 @@
 //! * Scales (f32): `Sa` is `[K/128, M]` (M contiguous, one scale per row of A
 //!   and 128-wide K block); `Sb` is `[⌈N/128⌉, K/128]` (one scale per 128×128
 //!   block of B).
-//! * CTA tile 128×128×128 (128 fp8 = 128 bytes of K per row: exactly one
-//!   128-byte swizzle atom), 6 stages of
-//!   `InputTilePipeline<BlockwiseFP8TilePayload<128, 128, 128>>`, 384 threads:
+//! * CTA tile 128×BN×128 (128 fp8 = 128 bytes of K per row: exactly one
+//!   128-byte swizzle atom): BN = 128 with 6 stages, or BN = 64 with 8
+//!   stages (twice the CTAs, for small M; BN divides 128, so a tile has one
+//!   B scale per K block), of
+//!   `InputTilePipeline<BlockwiseFP8TilePayload<128, BN, 128>>`, 384 threads:
 //!   - warpgroup 0 (registers released to 40): warp 0's elected lane is the
-//!     producer. Per stage it TMA-loads A (128×128 bytes), B (128×128 bytes)
+//!     producer. Per stage it TMA-loads A (128×128 bytes), B (BN×128 bytes)
 //!     and the stage's 128 A scales (`a_scales: Tile<f32, 1, 128>`) onto one
 //!     `full` barrier whose expect-tx count is the payload's `TMA_BYTES`.
 //!     The A scales come through a rank-2 map over `[K/128, M4]` (box
@@ -20,7 +22,7 @@
 //!     starts at an address that is not 16-byte aligned). Rows of a ragged
 //!     last tile read padding or TMA's zero fill; they multiply A rows that
 //!     TMA zero-filled and land in D rows the store clips.
-//!   - warpgroups 1 and 2 (232 registers): MMA + promotion, 64×128 each.
+//!   - warpgroups 1 and 2 (232 registers): MMA + promotion, 64×BN each.
 //!     Per stage: read this thread's two A-row scales from the stage and the
 //!     tile's B scale from global memory, issue 4 ×
 //!     `wgmma.m64n128k32.f32.e4m3.e4m3` into a fresh **partial** accumulator
@@ -31,8 +33,8 @@
 //!     core's limited-precision FP8 accumulation bounded.
 //!     - `_db` (the default): two partials alternate, so K block kb + 1's
 //!       MMAs are in flight (`wait_group<1>`) while kb's partial is promoted
-//!       (64 + 64 partial + 64 main registers per thread);
-//!     - plain: one partial, `wait_group<0>` then promotion (64 + 64); the
+//!       (3 × BN/2 accumulator registers per thread);
+//!     - plain (128×128 only): one partial, `wait_group<0>` then promotion; the
 //!       other warpgroup's MMAs cover the promotion.
 //!     The waits tie the retired partial's registers as asm operands, so no
 //!     read of it can be scheduled before the wait.

@@ -1,7 +1,7 @@
 //! `baton gemm` / `baton bench gemm` and `baton bench zero-cost`: ours and
 //! the reference side by side in one process.
 
-use crate::commands::{Outcome, open_gpu};
+use crate::commands::{Outcome, open_gpu_kernels};
 use baton_runtime::codegen::{Dialect, kernel_loops};
 use baton_runtime::gemm::GemmConfig;
 use baton_runtime::gemm_check::{self, BenchRow};
@@ -49,19 +49,9 @@ pub fn gemm(
     reps: usize,
     chart: Option<&std::path::Path>,
 ) -> Outcome {
-    let gpu = match open_gpu(ordinal) {
-        Ok(g) => g,
-        Err((o, why)) => {
-            println!("SKIPPED: {why}");
-            return o;
-        }
-    };
-    let kernels = match gpu.load_kernels(Variant::Release) {
-        Ok(k) => k,
-        Err(e) => {
-            println!("FAIL: {e}");
-            return Outcome::Fail;
-        }
+    let (gpu, kernels) = match open_gpu_kernels(ordinal, Variant::Release) {
+        Ok(x) => x,
+        Err(o) => return o,
     };
     println!("GPU: {} ({} SMs)", gpu.name(), gpu.sm_count());
     // 1. Correctness first.
@@ -223,19 +213,9 @@ pub fn zero_cost(ordinal: usize) -> Outcome {
         println!("PTX loop sizes (instructions/iteration), pipeline API: {ours:?}");
         println!("PTX loop sizes (instructions/iteration), hand-written: {hand:?}");
     }
-    let gpu = match open_gpu(ordinal) {
-        Ok(g) => g,
-        Err((o, why)) => {
-            println!("SKIPPED: {why}");
-            return o;
-        }
-    };
-    let kernels = match gpu.load_kernels(Variant::Release) {
-        Ok(k) => k,
-        Err(e) => {
-            println!("FAIL: {e}");
-            return Outcome::Fail;
-        }
+    let (gpu, kernels) = match open_gpu_kernels(ordinal, Variant::Release) {
+        Ok(x) => x,
+        Err(o) => return o,
     };
     match pipeline_gpu::run_zero_cost(&gpu, &kernels, gpu.sm_count(), 1 << 16, 21) {
         Ok([ours, hand]) => {

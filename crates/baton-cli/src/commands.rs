@@ -39,6 +39,36 @@ pub(crate) fn open_gpu(ordinal: usize) -> Result<Gpu, (Outcome, String)> {
     }
 }
 
+/// Opens GPU `ordinal` and loads `variant` of the kernels, or prints why
+/// not (`SKIPPED: …` without a usable GPU, `FAIL: …` otherwise) and returns
+/// the outcome to exit with.
+pub(crate) fn open_gpu_kernels(
+    ordinal: usize,
+    variant: Variant,
+) -> Result<(Gpu, baton_runtime::Kernels), Outcome> {
+    let gpu = match open_gpu(ordinal) {
+        Ok(g) => g,
+        Err((o, why)) => {
+            println!(
+                "{}: {why}",
+                if o == Outcome::Skip {
+                    "SKIPPED"
+                } else {
+                    "FAIL"
+                }
+            );
+            return Err(o);
+        }
+    };
+    match gpu.load_kernels(variant) {
+        Ok(k) => Ok((gpu, k)),
+        Err(e) => {
+            println!("FAIL: {e}");
+            Err(Outcome::Fail)
+        }
+    }
+}
+
 /// The build-time ptxas report of `variant` as a table (kernel, hot,
 /// registers, spills, stack, smem), or a line saying why there is none.
 pub fn ptxas_table(variant: Variant) -> String {

@@ -7,24 +7,14 @@
 //! without a GPU. The context is unusable afterwards, so this runs as its
 //! own process (the test `tests/gpu_hang.rs` checks the printed report).
 
-use crate::commands::{Outcome, open_gpu};
+use crate::commands::{Outcome, open_gpu_kernels};
 use baton_runtime::{LaunchConfig, Variant};
 
 /// Runs the hang and reports how it ended.
 pub fn hang_check(ordinal: usize) -> Outcome {
-    let gpu = match open_gpu(ordinal) {
-        Ok(g) => g,
-        Err((o, why)) => {
-            println!("SKIPPED: {why}");
-            return o;
-        }
-    };
-    let kernels = match gpu.load_kernels(Variant::Debug) {
-        Ok(k) => k,
-        Err(e) => {
-            println!("FAIL: {e}");
-            return Outcome::Fail;
-        }
+    let (gpu, kernels) = match open_gpu_kernels(ordinal, Variant::Debug) {
+        Ok(x) => x,
+        Err(o) => return o,
     };
     let run = || -> baton_runtime::Result<()> {
         let k = kernels.get("baton_pipeline_hang")?;

@@ -10,7 +10,7 @@
 //! One source, two machines:
 //!
 //! * on `nvptx64-nvidia-cuda` the barrier operations are PTX `mbarrier`
-//!   instructions ([`arch::sm90`]);
+//!   instructions (`arch::sm90`, compiled only for nvptx64);
 //! * on the host they are atomics ([`arch::cpu`]) and a thread stands for a
 //!   warp, so `cargo test` runs the real protocol code and a model checker
 //!   (loom, `--cfg loom`) explores its interleavings.

@@ -1,7 +1,7 @@
 //! Architecture backends.
 //!
 //! Exactly one backend is *current* for a compilation target and is re-exported
-//! as [`current`]: [`sm90`] on `nvptx64`, [`cpu`] everywhere else. The protocol
+//! as [`current`]: `sm90` on `nvptx64`, [`cpu`] everywhere else. The protocol
 //! code (`crate::protocol`) only calls the operations every backend provides:
 //!
 //! | operation | sm90 (PTX) | cpu |

@@ -6,20 +6,9 @@
 use baton_runtime::gemm_fp8::{self, Fp8GemmPlan};
 use baton_runtime::{Error, Gpu, Variant};
 
-fn gpu_or_skip() -> Option<Gpu> {
-    match Gpu::new(0) {
-        Ok(g) => Some(g),
-        Err(e) if e.is_no_gpu() => {
-            println!("SKIPPED: no CUDA GPU ({e})");
-            None
-        }
-        Err(e) => panic!("a GPU is present but unusable: {e}"),
-    }
-}
-
 #[test]
 fn fp8_gemm_matches_f64_reference_on_ragged_shapes() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::for_test() else { return };
     let kernels = gpu
         .load_kernels(Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
@@ -50,7 +39,7 @@ fn fp8_gemm_matches_f64_reference_on_ragged_shapes() {
 
 #[test]
 fn fp8_bad_shapes_are_refused_before_launch() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::for_test() else { return };
     let kernels = gpu
         .load_kernels(Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
@@ -71,7 +60,7 @@ fn fp8_bad_shapes_are_refused_before_launch() {
 #[test]
 #[ignore = "benchmark: run with --ignored on a GPU"]
 fn fp8_gemm_timing() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::for_test() else { return };
     let kernels = gpu
         .load_kernels(Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
@@ -98,7 +87,7 @@ fn fp8_gemm_timing() {
 
 #[test]
 fn fp8_gemm_matches_cublaslt_blockwise_at_2048() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::for_test() else { return };
     let kernels = gpu
         .load_kernels(Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));

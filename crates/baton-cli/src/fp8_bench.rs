@@ -4,7 +4,7 @@
 //! process.
 
 use crate::bench::geomean;
-use crate::commands::{Outcome, open_gpu};
+use crate::commands::{Outcome, open_gpu_kernels};
 use baton_runtime::Variant;
 use baton_runtime::gemm_fp8::{VARIANTS, check_vs_f64};
 use baton_runtime::gemm_fp8_ref::{Fp8BenchRow, bench_shape, check_vs_cublaslt};
@@ -26,19 +26,9 @@ pub const FP8_SHAPES: [(usize, usize, usize); 9] = [
 /// Verifies, then benchmarks `shapes` with `reps` timed runs each; prints a
 /// table, the ratios and their geometric means.
 pub fn gemm_fp8(ordinal: usize, shapes: &[(usize, usize, usize)], reps: usize) -> Outcome {
-    let gpu = match open_gpu(ordinal) {
-        Ok(g) => g,
-        Err((o, why)) => {
-            println!("SKIPPED: {why}");
-            return o;
-        }
-    };
-    let kernels = match gpu.load_kernels(Variant::Release) {
-        Ok(k) => k,
-        Err(e) => {
-            println!("FAIL: {e}");
-            return Outcome::Fail;
-        }
+    let (gpu, kernels) = match open_gpu_kernels(ordinal, Variant::Release) {
+        Ok(x) => x,
+        Err(o) => return o,
     };
     println!("GPU: {} ({} SMs)", gpu.name(), gpu.sm_count());
     let mut ok = true;

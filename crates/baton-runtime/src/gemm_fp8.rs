@@ -10,11 +10,10 @@
 use crate::error::{Error, Result};
 use crate::gemm_check::Comparison;
 use crate::smoke::XorShift;
+use crate::tensor_map::{self, DeviceTensorMaps, EncodedTensorMap};
 use crate::{Gpu, Kernel, Kernels, LaunchConfig};
-use cudarc::driver::sys::{
-    self, CUtensorMap, CUtensorMapDataType, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
-    CUtensorMapL2promotion, CUtensorMapSwizzle,
-};
+use baton::tensor_map::{ElemType, L2Promotion, Swizzle, TensorMapDesc};
+use cudarc::driver::sys;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 /// The default kernel for large problems: 128×128×128 tiles, 6 stages,
@@ -196,51 +195,31 @@ pub fn validate(
     Ok(())
 }
 
-/// Encodes a tensor map of rank `dims.len()` (innermost first) over
-/// `elem_bytes`-byte elements, zero fill out of bounds.
-fn encode(
+/// The validated, encoded tensor map of a row-major `rows × cols` matrix
+/// of `dtype` at `ptr`, moved in `box_rows × box_cols` boxes (zero fill out
+/// of bounds, L2 promotion 256 B).
+#[allow(clippy::too_many_arguments)]
+fn matrix_map(
     ptr: u64,
-    dtype: CUtensorMapDataType,
-    elem_bytes: u64,
-    dims: &[u64],
-    boxes: &[u32],
-    swizzle: CUtensorMapSwizzle,
-) -> Result<CUtensorMap> {
-    // SAFETY: CUtensorMap is plain bytes; all-zero is a valid value to overwrite.
-    let mut map: CUtensorMap = unsafe { std::mem::zeroed() };
-    let rank = dims.len();
-    // Byte strides of dimensions 1.. (packed row-major).
-    let mut strides = [0u64; 4];
-    let mut s = elem_bytes;
-    for i in 1..rank {
-        s *= dims[i - 1];
-        strides[i - 1] = s;
-    }
-    let elem_strides = [1u32; 5];
-    // SAFETY: dims/boxes/elem_strides have `rank` entries, strides rank - 1;
-    // `map` is a valid out-pointer.
-    let r = unsafe {
-        sys::cuTensorMapEncodeTiled(
-            &mut map,
-            dtype,
-            rank as u32,
-            ptr as *mut std::ffi::c_void,
-            dims.as_ptr(),
-            strides.as_ptr(),
-            boxes.as_ptr(),
-            elem_strides.as_ptr(),
-            CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
-            swizzle,
-            CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-            CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
-        )
-    };
-    if r != sys::CUresult::CUDA_SUCCESS {
-        return Err(Error::Gemm(format!(
-            "cuTensorMapEncodeTiled refused a {dtype:?} tensor of dims {dims:?} at {ptr:#x} with box {boxes:?}: {r:?}"
-        )));
-    }
-    Ok(map)
+    dtype: ElemType,
+    rows: u64,
+    cols: u64,
+    box_rows: u32,
+    box_cols: u32,
+    swizzle: Swizzle,
+) -> Result<EncodedTensorMap> {
+    let mut desc = TensorMapDesc::matrix_2d(
+        dtype,
+        ptr,
+        rows,
+        cols,
+        cols * dtype.bytes() as u64,
+        box_rows,
+        box_cols,
+        swizzle,
+    );
+    desc.l2_promotion = L2Promotion::B256;
+    tensor_map::encode(&desc)
 }
 
 fn ranges_overlap(a: u64, a_bytes: u64, b: u64, b_bytes: u64) -> bool {
@@ -251,7 +230,7 @@ fn ranges_overlap(a: u64, a_bytes: u64, b: u64, b_bytes: u64) -> bool {
 /// and uploaded once, so [`run`](Self::run) only launches the kernel.
 pub struct Fp8GemmPlan<'a> {
     kernel: Kernel,
-    maps: CudaSlice<u8>,
+    maps: DeviceTensorMaps,
     name: &'static str,
     tile: (u32, u32),
     b_scales: u64,
@@ -351,39 +330,45 @@ impl<'a> Fp8GemmPlan<'a> {
             None => sa_ptr,
         };
         let (bm, bk) = (128, 128);
-        let u8t = CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT8;
-        let sw128 = CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B;
         let maps = [
-            encode(a_ptr, u8t, 1, &[k as u64, m as u64], &[bk, bm], sw128)?,
-            encode(b_ptr, u8t, 1, &[k as u64, n as u64], &[bk, bn], sw128)?,
-            encode(
-                sa_map_ptr,
-                CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
-                4,
-                &[m4 as u64, (k / SCALE_BLOCK) as u64],
-                &[bm, 1],
-                CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+            matrix_map(
+                a_ptr,
+                ElemType::U8,
+                m as u64,
+                k as u64,
+                bm,
+                bk,
+                Swizzle::B128,
             )?,
-            encode(
+            matrix_map(
+                b_ptr,
+                ElemType::U8,
+                n as u64,
+                k as u64,
+                bn,
+                bk,
+                Swizzle::B128,
+            )?,
+            matrix_map(
+                sa_map_ptr,
+                ElemType::F32,
+                (k / SCALE_BLOCK) as u64,
+                m4 as u64,
+                1,
+                bm,
+                Swizzle::None,
+            )?,
+            matrix_map(
                 d_ptr,
-                CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-                2,
-                &[n as u64, m as u64],
-                &[32, 64],
-                CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
+                ElemType::BF16,
+                m as u64,
+                n as u64,
+                64,
+                32,
+                Swizzle::B64,
             )?,
         ];
-        let mut bytes = vec![0u8; 4 * 128];
-        for (i, map) in maps.iter().enumerate() {
-            // SAFETY: CUtensorMap is 128 plain bytes.
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    map as *const CUtensorMap as *const u8,
-                    bytes.as_mut_ptr().add(128 * i),
-                    128,
-                )
-            };
-        }
+        let maps = tensor_map::upload(gpu, &maps)?;
         Ok(Self {
             kernel: kernels.get(kernel)?,
             name: VARIANTS
@@ -391,7 +376,7 @@ impl<'a> Fp8GemmPlan<'a> {
                 .find(|v| *v == kernel)
                 .unwrap_or(KERNEL),
             tile: (bn, stages),
-            maps: stream.clone_htod(&bytes)?,
+            maps,
             b_scales: sb_ptr,
             a_scales: sa_ptr,
             sa_pad,
@@ -446,13 +431,13 @@ impl<'a> Fp8GemmPlan<'a> {
                 )));
             }
         }
-        let (maps_ptr, _s0) = self.maps.device_ptr(stream);
+        let maps = &self.maps;
         let cfg = LaunchConfig::linear(self.grid(), THREADS, smem_bytes(self.tile));
         let mut args = gpu.args();
-        args.u64(maps_ptr)
-            .u64(maps_ptr + 128)
-            .u64(maps_ptr + 256)
-            .u64(maps_ptr + 384)
+        args.u64(maps.ptr(0))
+            .u64(maps.ptr(1))
+            .u64(maps.ptr(2))
+            .u64(maps.ptr(3))
             .u64(self.b_scales)
             .u32(self.m)
             .u32(self.n)

@@ -21,6 +21,7 @@
 //! * Persistent grid: CTA `b` takes tiles `b, b + grid, …` in grouped
 //!   (L2-friendly) order.
 
+use crate::gemm_common::{pack_bf16x2, swizzled64, tile_coords};
 use baton::arch::sm90::tma::{
     TensorMap, load_2d, load_2d_multicast, store_2d, store_commit_group, store_wait_group,
     store_wait_group_read,
@@ -44,7 +45,6 @@ use baton::smem_field;
 use baton::tile_pipeline::{
     InputConsumer, InputTilePipeline, InputTileStorage, StandardStage, StandardTilePayload, Tile,
 };
-use core::arch::asm;
 
 /// CTA tile rows (M).
 pub const BM: u32 = 128;
@@ -133,41 +133,6 @@ impl TileMma<32> for N64 {
         // SAFETY: forwarded.
         unsafe { mma_m64n64k16_f32_bf16(acc, a, b, accumulate) }
     }
-}
-
-/// Tile `t` of the grouped rasterization → (tile row, tile column): runs of
-/// `group_m` tile rows (≥ 1) are walked column by column, so the CTAs in
-/// flight share A rows and B columns in L2.
-#[inline(always)]
-fn tile_coords(t: u32, tiles_m: u32, tiles_n: u32, group_m: u32) -> (u32, u32) {
-    let per_group = group_m * tiles_n;
-    let group = t / per_group;
-    let first_m = group * group_m;
-    let group_rows = if tiles_m - first_m < group_m {
-        tiles_m - first_m
-    } else {
-        group_m
-    };
-    let in_group = t % per_group;
-    (first_m + in_group % group_rows, in_group / group_rows)
-}
-
-#[inline(always)]
-fn pack_bf16x2(lo: f32, hi: f32) -> u32 {
-    let r: u32;
-    // SAFETY: pure conversion.
-    unsafe {
-        asm!("cvt.rn.bf16x2.f32 {r}, {h}, {l};", r = out(reg32) r, h = in(reg32) hi, l = in(reg32) lo, options(pure, nomem, nostack))
-    };
-    r
-}
-
-/// Byte offset of (row, 4-byte column pair `pair`) in a 64×32 bf16 sub-tile
-/// with TMA's 64-byte swizzle (16-byte chunk index XOR bits 1..2 of the row).
-#[inline(always)]
-fn swizzled64(row: u32, pair: u32) -> u32 {
-    let byte = pair * 4;
-    row * 64 + ((((byte >> 4) ^ (row >> 1)) & 3) << 4) + (byte & 15)
 }
 
 /// Issues the 4 `wgmma`s of one K block (64) for this warpgroup's 64 rows.

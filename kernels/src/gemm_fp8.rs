@@ -65,6 +65,7 @@
 //! and from the two consumer warpgroups sharing the tensor core, not from
 //! an mbarrier stage ring.
 
+use crate::gemm_common::{pack_bf16x2, swizzled64, tile_coords};
 use baton::arch::sm90::tma::{
     TensorMap, load_2d, store_2d, store_commit_group, store_wait_group, store_wait_group_read,
 };
@@ -117,39 +118,6 @@ const _: () = {
         "128x64 FP8 GEMM exceeds 227 KiB of shared memory"
     );
 };
-
-/// Tile `t` of the grouped rasterization → (tile row, tile column).
-#[inline(always)]
-fn tile_coords(t: u32, tiles_m: u32, tiles_n: u32) -> (u32, u32) {
-    let per_group = GROUP_M * tiles_n;
-    let group = t / per_group;
-    let first_m = group * GROUP_M;
-    let group_rows = if tiles_m - first_m < GROUP_M {
-        tiles_m - first_m
-    } else {
-        GROUP_M
-    };
-    let in_group = t % per_group;
-    (first_m + in_group % group_rows, in_group / group_rows)
-}
-
-#[inline(always)]
-fn pack_bf16x2(lo: f32, hi: f32) -> u32 {
-    let r: u32;
-    // SAFETY: pure conversion.
-    unsafe {
-        asm!("cvt.rn.bf16x2.f32 {r}, {h}, {l};", r = out(reg32) r, h = in(reg32) hi, l = in(reg32) lo, options(pure, nomem, nostack))
-    };
-    r
-}
-
-/// Byte offset of (row, 4-byte column pair `pair`) in a 64×32 bf16 sub-tile
-/// with TMA's 64-byte swizzle.
-#[inline(always)]
-fn swizzled64(row: u32, pair: u32) -> u32 {
-    let byte = pair * 4;
-    row * 64 + ((((byte >> 4) ^ (row >> 1)) & 3) << 4) + (byte & 15)
-}
 
 /// `ld.global.nc.f32`: a read-only global load.
 ///
@@ -428,7 +396,7 @@ unsafe fn gemm<
             let mut producer = input.producer();
             let mut t = block_idx_x();
             while t < tiles {
-                let (tm, tn) = tile_coords(t, tiles_m, tiles_n);
+                let (tm, tn) = tile_coords(t, tiles_m, tiles_n, GROUP_M);
                 for kb in 0..k_blocks {
                     let stage = producer.acquire();
                     stage.arrive_expect_tx();
@@ -482,7 +450,7 @@ unsafe fn gemm<
         let a_offset = (wg * 64 * BK as usize) as u32;
         let mut t = block_idx_x();
         while t < tiles {
-            let (tm, tn) = tile_coords(t, tiles_m, tiles_n);
+            let (tm, tn) = tile_coords(t, tiles_m, tiles_n, GROUP_M);
             // This tile's row of B scales (BN divides 128: one n-block).
             // SAFETY: tn < ⌈N/128⌉: in bounds per the contract.
             let bs_row = unsafe { b_scales.add((tn * bn / 128 * k_blocks) as usize) };

@@ -24,6 +24,7 @@ compile_error!(
 #[macro_use]
 mod unroll;
 pub mod gemm_bf16;
+mod gemm_common;
 pub mod gemm_fp8;
 pub mod pipeline;
 pub mod smem_io;

@@ -3,23 +3,29 @@
 //!
 //! * A: M×K row-major bf16; B: N×K row-major bf16 (K-major, "TN"); C, D: M×N
 //!   row-major bf16; fp32 accumulation.
-//! * CTA tile 128×256×64, 384 threads:
+//! * CTA tile 128 × BN × 64 (BN = 256, 224, 128 or 64; one kernel entry per
+//!   configuration, input stages derived from the shared-memory budget),
+//!   384 threads:
 //!   - warpgroup 0 (registers released to 40): warp 0's elected lane is the
-//!     main-loop producer (`InputTilePipeline<StandardTilePayload>`, 4 stages,
-//!     TMA, 128-byte swizzle); warp 1's elected lane is the epilogue-load
+//!     main-loop producer (`InputTilePipeline<StandardTilePayload>`, TMA,
+//!     128-byte swizzle); warp 1's elected lane is the epilogue-load
 //!     producer (`EpiLoadPipeline`, C sub-tiles by TMA, only when beta ≠ 0);
-//!   - warpgroups 1 and 2 (232 registers): consumers, 64×256 each with
-//!     `wgmma.m64n256k16`; stage `k` is released (one arrival per
-//!     warpgroup) after `wgmma.wait_group<1>` retired the MMAs that read it
+//!   - warpgroups 1 and 2 (232 registers): consumers, 64 × BN each with
+//!     `wgmma.m64nBNk16`; stage `k` is released (one arrival per warpgroup
+//!     and CTA) after `wgmma.wait_group<1>` retired the MMAs that read it
 //!     (`defer_release`).
-//! * Epilogue per consumer warpgroup, in 8 sub-tiles of 64×32: read C from
-//!   its `EpiLoadPipeline` stage (beta ≠ 0), write `alpha·acc + beta·C` as
-//!   bf16 into a 64-byte-swizzled shared buffer (bank-conflict free),
-//!   `fence.proxy.async`, and one thread TMA-stores it (double-buffered with
-//!   `cp.async.bulk.wait_group.read`). TMA clips ragged edges; the stores
-//!   drain while the warpgroup starts the next tile's main loop.
-//! * Persistent grid: CTA `b` takes tiles `b, b + grid, …` in grouped
-//!   (L2-friendly) order.
+//! * `_c2` configurations: clusters of 2 CTAs along M; each CTA loads half of
+//!   the shared B tile and multicasts it to both, so the empty barriers
+//!   count both CTAs' consumer warpgroups.
+//! * Epilogue per consumer warpgroup, in BN / 32 sub-tiles of 64×32: read C
+//!   from its `EpiLoadPipeline` stage (beta ≠ 0), write `alpha·acc + beta·C`
+//!   as bf16 into a 64-byte-swizzled shared buffer (bank-conflict free),
+//!   `fence.proxy.async`, and one thread TMA-stores it (buffers rotate, two
+//!   with beta ≠ 0, four otherwise, with `cp.async.bulk.wait_group.read`).
+//!   TMA clips ragged edges; the stores drain while the warpgroup starts the
+//!   next tile's main loop.
+//! * Persistent grid: CTA `b` takes work units `b, b + grid, …` (a unit is a
+//!   cluster's tiles) in grouped, L2-friendly order (`group_m`).
 
 use crate::gemm_common::{pack_bf16x2, swizzled64, tile_coords};
 use baton::arch::sm90::tma::{

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Builds baton's device kernels (kernels/) into PTX for sm_90a:
-#   <out>/baton_sm90a.ptx        release: unbounded mbarrier waits
-#   <out>/baton_sm90a_debug.ptx  debug assertions on (bounded waits that
-#                                report the hung site and trap), opt-level 3
+# Builds baton's device kernels (kernels/) into PTX:
+#   <out>/baton_sm90a.ptx        sm_90a, release: unbounded mbarrier waits
+#   <out>/baton_sm90a_debug.ptx  sm_90a, debug assertions on (bounded waits
+#                                that report the hung site and trap), opt-level 3
+#   <out>/baton_sm100a.ptx       sm_100a (Blackwell), release, with the kernels
+#                                behind the kernels crate's `sm100` feature
 # and declares the dynamic shared memory symbol at module scope.
 #
 # Usage: tools/build-ptx.sh [--check] [--out-dir DIR]
-#   --check    also runs `ptxas -arch=sm_90a -v` on each PTX file and writes
+#   --check    also runs `ptxas -arch=<its sm> -v` on each PTX file and writes
 #              <out>/<name>.ptxas.txt (fails if ptxas rejects a file)
 #   --out-dir  where to write (default: target/ptx in the repository)
 #
@@ -51,8 +53,8 @@ OUT_DIR="$(cd "$OUT_DIR" && pwd)"
 # inside a function body (see baton::arch::sm90::DYNAMIC_SMEM_SYMBOL).
 SMEM_DECL='.extern .shared .align 1024 .b8 baton_dynamic_smem[];'
 
-build_variant() { # profile output-name
-    local profile="$1" name="$2" dir
+build_variant() { # profile output-name sm [cargo feature]
+    local profile="$1" name="$2" sm="$3" features="${4:-}" dir
     # A clean environment for the nested cargo: when called from a build
     # script, the outer cargo's variables (target dir, rustflags, wrappers,
     # jobserver) must not leak into the nvptx build.
@@ -64,8 +66,8 @@ build_variant() { # profile output-name
             -u RUSTDOCFLAGS -u CARGO_BUILD_RUSTFLAGS -u CARGO \
             RUSTC="$RUSTC_DEVICE" RUSTC_BOOTSTRAP=1 \
             "$CARGO_DEVICE" rustc --quiet --profile "$profile" -Zbuild-std=core \
-            --target nvptx64-nvidia-cuda -- \
-            --emit=asm -C target-cpu=sm_90a -C linker=/bin/true
+            --target nvptx64-nvidia-cuda ${features:+--features "$features"} -- \
+            --emit=asm -C target-cpu="$sm" -C linker=/bin/true
     )
     dir="$profile"
     [[ "$profile" == dev ]] && dir=debug
@@ -89,7 +91,7 @@ build_variant() { # profile output-name
     mv "$dst.tmp" "$dst"
     echo "build-ptx: wrote $dst ($(grep -c '^\.visible \.entry' "$dst") kernels)"
     if [[ $CHECK == 1 ]]; then
-        if ! "$PTXAS" -arch=sm_90a -v "$dst" -o "$OUT_DIR/$name.cubin" > "$OUT_DIR/$name.ptxas.txt" 2>&1; then
+        if ! "$PTXAS" -arch="$sm" -v "$dst" -o "$OUT_DIR/$name.cubin" > "$OUT_DIR/$name.ptxas.txt" 2>&1; then
             cat "$OUT_DIR/$name.ptxas.txt" >&2
             echo "build-ptx: ptxas rejected $dst (log above, also in $OUT_DIR/$name.ptxas.txt)" >&2
             exit 1
@@ -98,5 +100,6 @@ build_variant() { # profile output-name
     fi
 }
 
-build_variant release baton_sm90a
-build_variant ptx-debug baton_sm90a_debug
+build_variant release baton_sm90a sm_90a
+build_variant ptx-debug baton_sm90a_debug sm_90a
+build_variant sm100 baton_sm100a sm_100a sm100

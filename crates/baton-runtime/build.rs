@@ -3,7 +3,10 @@
 //!
 //! * `BATON_PTX_DIR=<dir>`: embed `<dir>/baton_sm90a.ptx` and
 //!   `<dir>/baton_sm90a_debug.ptx` (and their `.ptxas.txt` reports if
-//!   present) instead of building.
+//!   present) instead of building; `<dir>/baton_sm100a.ptx` too if present.
+//!
+//! The sm_100a PTX (`baton_sm100a.ptx`, Blackwell kernels) is embedded when
+//! there is one, for the ptxas test; the runtime does not load it.
 //! * `BATON_SKIP_PTX=1`: embed nothing.
 //! * Device toolchain missing (`tools/build-ptx.sh` exits 3): embed nothing
 //!   and warn; loading then fails with `Error::PtxNotBuilt`.
@@ -15,6 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const VARIANTS: [&str; 2] = ["baton_sm90a", "baton_sm90a_debug"];
+/// Built by `tools/build-ptx.sh` next to the variants; optional.
+const SM100A: &str = "baton_sm100a";
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -45,7 +50,7 @@ fn main() {
     }
 
     // Remove stale outputs so that nothing from an earlier build is embedded.
-    for v in VARIANTS {
+    for v in VARIANTS.iter().chain(&[SM100A]) {
         let _ = fs::remove_file(out.join(format!("{v}.ptx")));
         let _ = fs::remove_file(out.join(format!("{v}.ptxas.txt")));
     }
@@ -70,6 +75,11 @@ fn main() {
                 fs::copy(&rep, out.join(format!("{v}.ptxas.txt"))).expect("copy ptxas report");
             }
         }
+        let sm100 = dir.join(format!("{SM100A}.ptx"));
+        println!("cargo:rerun-if-changed={}", sm100.display());
+        if sm100.exists() {
+            fs::copy(&sm100, out.join(format!("{SM100A}.ptx"))).expect("copy sm_100a PTX");
+        }
         format!("prebuilt from BATON_PTX_DIR={}", dir.display())
     } else {
         build_ptx(&root, &out)
@@ -87,6 +97,7 @@ fn main() {
             &format!("{konst}_PTXAS"),
         ));
     }
+    generated.push_str(&embed(&out, &format!("{SM100A}.ptx"), "SM100A_PTX"));
     fs::write(out.join("baton_ptx.rs"), generated).expect("write baton_ptx.rs");
 }
 

@@ -1,5 +1,8 @@
 //! baton's device kernels, built for `nvptx64-nvidia-cuda` / `sm_90a` into
 //! one PTX module by `tools/build-ptx.sh` and loaded by `baton-runtime`.
+//! With the `sm100` feature (and `-C target-cpu=sm_100a`) the same script
+//! builds `baton_sm100a.ptx`: the Blackwell kernels (`sm100_smoke`) plus the
+//! kernels that use no `wgmma`.
 //!
 //! Kernels are `extern "ptx-kernel"` functions with unmangled names; the host
 //! looks them up by those names (`baton_runtime::kernels`). Every kernel here
@@ -21,12 +24,22 @@ compile_error!(
      (after tools/install-device-toolchain.sh)"
 );
 
+// The `wgmma` kernels are Hopper-only (sm_100a has no `wgmma`), so the
+// sm_100a build (feature `sm100`) leaves them out; the other kernels use only
+// instructions both targets have and are in both builds.
+#[cfg(not(feature = "sm100"))]
 #[macro_use]
 mod unroll;
+#[cfg(not(feature = "sm100"))]
 pub mod gemm_bf16;
+#[cfg(not(feature = "sm100"))]
 mod gemm_common;
+#[cfg(not(feature = "sm100"))]
 pub mod gemm_fp8;
 pub mod pipeline;
+/// sm_100a only: built into `baton_sm100a.ptx` with `--features sm100`.
+#[cfg(feature = "sm100")]
+pub mod sm100_smoke;
 pub mod smem_io;
 pub mod smoke;
 pub mod tile_copy;

@@ -1,7 +1,9 @@
 //! Architecture backends.
 //!
 //! Exactly one backend is *current* for a compilation target and is re-exported
-//! as [`current`]: `sm90` on `nvptx64`, [`cpu`] everywhere else. The protocol
+//! as [`current`]: `sm90` on `nvptx64`, [`cpu`] everywhere else.
+//! `sm100` (nvptx64 only) adds Blackwell's tensor memory and `tcgen05` MMA
+//! on top of `sm90`; only kernels built for sm_100a may call it. The protocol
 //! code (`crate::protocol`) only calls the operations every backend provides:
 //!
 //! | operation | sm90 (PTX) | cpu |
@@ -15,6 +17,8 @@
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod cpu;
+#[cfg(target_arch = "nvptx64")]
+pub mod sm100;
 #[cfg(target_arch = "nvptx64")]
 pub mod sm90;
 

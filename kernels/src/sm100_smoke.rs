@@ -1,0 +1,274 @@
+//! The sm_100a smoke kernels: one `tcgen05.mma` (BF16 → f32, M = 128, N = 32,
+//! K = 16) from shared memory into tensor memory, read back by `tcgen05.ld`
+//! ([`baton_sm100_smoke`]), and the multicast `tcgen05.commit` to a CTA pair
+//! ([`baton_sm100_commit_pair`]). Together they exercise every wrapper of
+//! `baton::arch::sm100` in the order a real kernel uses them. Built only into `baton_sm100a.ptx`
+//! (cargo feature `sm100`, `tools/build-ptx.sh`), **assembled by ptxas but
+//! never run**: no Blackwell GPU has been available.
+//!
+//! [`baton_sm100_smoke`] launch: grid (1,1,1), block (128,1,1), at least
+//! [`SM100_SMOKE_SMEM_BYTES`] of dynamic shared memory. `a`: 128 × 16 bf16
+//! row-major (`A[m][k]`), `b`: 32 × 16 bf16 row-major (`B[n][k]`, i.e. Bᵀ),
+//! both as raw bits; `out`: 128 rows of 64 f32 bit patterns:
+//! `out[m][n] = out[m][32 + n] = Σ_k A[m][k]·B[n][k]` for `n < 32` (the
+//! second copy read back with the narrower `tcgen05.ld` widths).
+//!
+//! 1. All threads stage A and B into shared memory in the no-swizzle
+//!    K-major core-matrix layout (8 rows × 16 bytes per core matrix; leading
+//!    byte offset 128 between the two core matrices of a row group, stride
+//!    byte offset 256 between row groups), then
+//!    `fence.proxy.async.shared::cta` so the tensor core sees the stores.
+//! 2. Warp 0 allocates 32 TMEM columns (address into shared memory) and
+//!    relinquishes the permit; thread 0 initializes the MMA barrier (count 1).
+//!    `tcgen05.fence::before_thread_sync`, block barrier,
+//!    `tcgen05.fence::after_thread_sync`; everyone reads the TMEM address.
+//! 3. One lane of warp 0 issues the MMA and commits it to the barrier.
+//! 4. Every warp waits on the barrier, fences, loads its 32 rows × 32
+//!    columns (`32x32b.x32`, then again as x16 + x8 + x4 + x2 + x1 + x1) and
+//!    stores them.
+//! 5. Fence, block barrier, and warp 0 frees the columns.
+
+use crate::smem_io::{ld_shared_u32, st_shared_u32};
+use baton::arch::sm90::{self as arch, BarrierRef, MbarrierCell};
+use baton::arch::sm100::mma::{
+    AccType, F16Type, InstrDescriptor, Major, SmemDescriptor, SmemLayout, commit, commit_multicast,
+    mma_f16_ss,
+};
+use baton::arch::sm100::tmem::{self, TmemAddr};
+use baton::arch::sm100::{fence_after_thread_sync, fence_before_thread_sync};
+use baton::protocol::diag::{Role, WaitSite};
+use baton::smem_field;
+
+/// Rows of A and of the accumulator (M).
+pub const SM100_SMOKE_M: usize = 128;
+/// Columns of the accumulator (N, rows of B).
+pub const SM100_SMOKE_N: usize = 32;
+/// Reduction length (K): one `kind::f16` MMA.
+pub const SM100_SMOKE_K: usize = 16;
+
+/// TMEM columns allocated (the minimum allocation; N = 32 f32 columns).
+const TMEM_COLS: u32 = 32;
+/// Core-matrix offsets of the no-swizzle K-major layout.
+const LEADING_BYTES: u32 = 128;
+const STRIDE_BYTES: u32 = 256;
+
+/// Shared-memory layout of the sm100 smoke kernel.
+#[repr(C)]
+pub struct Sm100SmokeLayout {
+    /// A, 128 × 16 bf16 in core matrices (4096 bytes).
+    pub a: [u32; SM100_SMOKE_M * SM100_SMOKE_K / 2],
+    /// B, 32 × 16 bf16 in core matrices (1024 bytes).
+    pub b: [u32; SM100_SMOKE_N * SM100_SMOKE_K / 2],
+    /// Completed by the MMA's `tcgen05.commit`.
+    pub bar: MbarrierCell,
+    /// The TMEM address `tcgen05.alloc` writes.
+    pub tmem_addr: u32,
+}
+
+/// Dynamic shared memory the sm100 smoke kernel needs.
+pub const SM100_SMOKE_SMEM_BYTES: usize = core::mem::size_of::<Sm100SmokeLayout>();
+
+/// Word index (of 4 bytes) in the core-matrix layout of the bf16 pair at
+/// row `r`, columns `2 * kp, 2 * kp + 1` (K = 16: two core matrices per
+/// 8-row group).
+#[inline(always)]
+fn core_matrix_word(r: usize, kp: usize) -> usize {
+    let byte = (r / 8) * STRIDE_BYTES as usize
+        + (kp / 4) * LEADING_BYTES as usize
+        + (r % 8) * 16
+        + (kp % 4) * 4;
+    byte / 4
+}
+
+/// See the module documentation.
+///
+/// # Safety
+/// `a` holds 128 × 16 and `b` 32 × 16 readable bf16 values, `out` 128 × 64
+/// writable words, in device memory; launched as the module documentation
+/// says, on an sm_100a GPU.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn baton_sm100_smoke(out: *mut u32, a: *const u32, b: *const u32) {
+    if arch::block_dim_x() != SM100_SMOKE_M as u32 {
+        arch::trap();
+    }
+    // SAFETY: this kernel is the only user of the block's dynamic shared
+    // memory; block barriers and the MMA barrier order its accesses.
+    let smem = unsafe { arch::dynamic_smem::<Sm100SmokeLayout>() };
+    let sa = smem_field!(smem, Sm100SmokeLayout, a);
+    let sb = smem_field!(smem, Sm100SmokeLayout, b);
+    let bar = BarrierRef::new(smem_field!(smem, Sm100SmokeLayout, bar));
+    let tmem_slot = smem_field!(smem, Sm100SmokeLayout, tmem_addr);
+    let tid = arch::thread_idx_x() as usize;
+    let warp = arch::warp_idx();
+    const WORDS_PER_ROW: usize = SM100_SMOKE_K / 2;
+
+    // 1. Stage A (8 words per thread) and B (2 words per thread).
+    for i in 0..WORDS_PER_ROW {
+        let w = tid * WORDS_PER_ROW + i;
+        // SAFETY: w < 128 * 8, a holds 128 rows of 8 words.
+        let v = unsafe { a.add(w).read_volatile() };
+        st_shared_u32(
+            sa.at(core_matrix_word(w / WORDS_PER_ROW, w % WORDS_PER_ROW)),
+            v,
+        );
+    }
+    for i in 0..2 {
+        let w = tid * 2 + i;
+        // SAFETY: w < 256 = 32 rows of 8 words of b.
+        let v = unsafe { b.add(w).read_volatile() };
+        st_shared_u32(
+            sb.at(core_matrix_word(w / WORDS_PER_ROW, w % WORDS_PER_ROW)),
+            v,
+        );
+    }
+    arch::fence_proxy_async_shared();
+
+    // 2. TMEM allocation and the barrier.
+    if warp == 0 {
+        // SAFETY: the whole of warp 0, converged; it deallocates below.
+        unsafe {
+            tmem::alloc::<TMEM_COLS>(tmem_slot);
+            tmem::relinquish_alloc_permit();
+        }
+    }
+    if tid == 0 {
+        // SAFETY: one thread, before the block barrier below.
+        unsafe { bar.init(1) };
+        arch::fence_barrier_init();
+    }
+    fence_before_thread_sync();
+    arch::sync_threads();
+    fence_after_thread_sync();
+    let d = TmemAddr(ld_shared_u32(tmem_slot));
+
+    // 3. One MMA, committed to the barrier.
+    if warp == 0 && arch::elect_one() {
+        const IDESC: InstrDescriptor = InstrDescriptor::f16(
+            F16Type::Bf16,
+            AccType::F32,
+            SM100_SMOKE_M as u32,
+            SM100_SMOKE_N as u32,
+            Major::K,
+            Major::K,
+        );
+        let da = SmemDescriptor::new(
+            sa.addr(),
+            SmemLayout::Interleave,
+            LEADING_BYTES,
+            STRIDE_BYTES,
+        );
+        let db = SmemDescriptor::new(
+            sb.addr(),
+            SmemLayout::Interleave,
+            LEADING_BYTES,
+            STRIDE_BYTES,
+        );
+        // SAFETY: one thread; A and B were stored, fenced to the async proxy
+        // and published by the block barrier; `d` is 32 live columns (N = 32);
+        // the barrier counts this one commit.
+        unsafe {
+            mma_f16_ss(d, da, db, IDESC, false);
+            commit(bar);
+        }
+    }
+
+    // 4. Epilogue: each warp reads its 32 rows.
+    bar.wait_parity(0, || WaitSite {
+        pipeline: c"sm100_smoke",
+        role: Role::Consumer,
+        stage: 0,
+        phase: 0,
+    });
+    fence_after_thread_sync();
+    let q = d.warp_quarter(warp);
+    // SAFETY (all loads): all 32 lanes of each warp, its own lane quarter,
+    // columns inside the 32-column allocation; the MMA completed (commit
+    // barrier) and the fence orders these loads after it.
+    let row = unsafe { tmem::ld_32x32b_x32(q) };
+    let out_row = tid * 2 * SM100_SMOKE_N;
+    for (j, v) in row.iter().enumerate() {
+        // SAFETY: tid < 128 rows of 64 words.
+        unsafe { out.add(out_row + j).write_volatile(*v) };
+    }
+    // The same 32 columns again, through every narrower width.
+    let mut again = [0u32; SM100_SMOKE_N];
+    // SAFETY: as above; columns 16..32 are inside the allocation.
+    unsafe {
+        again[0..16].copy_from_slice(&tmem::ld_32x32b_x16(q));
+        again[16..24].copy_from_slice(&tmem::ld_32x32b_x8(q.offset(0, 16)));
+        again[24..28].copy_from_slice(&tmem::ld_32x32b_x4(q.offset(0, 24)));
+        again[28..30].copy_from_slice(&tmem::ld_32x32b_x2(q.offset(0, 28)));
+        again[30..31].copy_from_slice(&tmem::ld_32x32b_x1(q.offset(0, 30)));
+        again[31..32].copy_from_slice(&tmem::ld_32x32b_x1(q.offset(0, 31)));
+    }
+    for (j, v) in again.iter().enumerate() {
+        // SAFETY: tid < 128 rows of 64 words.
+        unsafe { out.add(out_row + SM100_SMOKE_N + j).write_volatile(*v) };
+    }
+
+    // 5. Free the columns once every warp's loads are done. The kernel issues
+    // no `tcgen05.st`, so `wait_st` returns at once; it is here so that ptxas
+    // checks it too.
+    tmem::wait_st();
+    fence_before_thread_sync();
+    arch::sync_threads();
+    if warp == 0 {
+        fence_after_thread_sync();
+        // SAFETY: warp 0 allocated these columns; every load completed
+        // (`ld_32x32b_x16` waits) and is ordered before this by the fence and
+        // barrier above.
+        unsafe { tmem::dealloc::<TMEM_COLS>(d) };
+    }
+}
+
+/// Shared-memory layout of [`baton_sm100_commit_pair`]: one barrier per CTA.
+#[repr(C)]
+pub struct CommitPairLayout {
+    /// Completed by the multicast commit of CTA 0.
+    pub bar: MbarrierCell,
+}
+
+/// The multicast `tcgen05.commit` of a CTA pair: thread 0 of CTA 0 commits
+/// (with no MMA outstanding, so the arrivals come at once) to the barrier of
+/// both CTAs; each CTA waits for its barrier and writes `1` to
+/// `out[cluster rank]`.
+///
+/// Launch: grid (2,1,1), cluster (2,1,1), block (32,1,1), at least 8 bytes
+/// of dynamic shared memory.
+///
+/// # Safety
+/// `out` holds 2 writable words of device memory.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn baton_sm100_commit_pair(out: *mut u32) {
+    if arch::cluster_size() != 2 || arch::block_dim_x() != 32 {
+        arch::trap();
+    }
+    // SAFETY: the kernel is the only user of its dynamic shared memory.
+    let smem = unsafe { arch::dynamic_smem::<CommitPairLayout>() };
+    let bar = BarrierRef::new(smem_field!(smem, CommitPairLayout, bar));
+    let rank = arch::cluster_cta_rank();
+    let tid = arch::thread_idx_x();
+    if tid == 0 {
+        // SAFETY: one thread initializes, before the cluster barrier.
+        unsafe { bar.init(1) };
+        arch::fence_barrier_init();
+    }
+    arch::cluster_sync();
+    if rank == 0 && tid == 0 {
+        // SAFETY: both CTAs of the cluster initialized their barrier at this
+        // offset before the cluster barrier; each counts one arrival.
+        unsafe { commit_multicast(bar, 0b11) };
+    }
+    bar.wait_parity(0, || WaitSite {
+        pipeline: c"sm100_commit_pair",
+        role: Role::Consumer,
+        stage: 0,
+        phase: 0,
+    });
+    if tid == 0 {
+        // SAFETY: rank < 2, out holds 2 words.
+        unsafe { out.add(rank as usize).write_volatile(1) };
+    }
+    // Keeps each CTA's barrier alive until the peer's arrival has landed.
+    arch::cluster_sync();
+}

@@ -1,7 +1,8 @@
 //! The sm_100a smoke kernels: one `tcgen05.mma` (BF16 → f32, M = 128, N = 32,
 //! K = 16) from shared memory into tensor memory, read back by `tcgen05.ld`
-//! ([`baton_sm100_smoke`]), and the multicast `tcgen05.commit` to a CTA pair
-//! ([`baton_sm100_commit_pair`]). Together they exercise every wrapper of
+//! ([`baton_sm100_smoke`]), the multicast `tcgen05.commit` to a CTA pair
+//! ([`baton_sm100_commit_pair`]), and the CTA-pair (`cta_group::2`) MMA
+//! ([`baton_sm100_pair_mma`]). Together they exercise every wrapper of
 //! `baton::arch::sm100` in the order a real kernel uses them. Built only into `baton_sm100a.ptx`
 //! (cargo feature `sm100`, `tools/build-ptx.sh`), **assembled by ptxas but
 //! never run**: no Blackwell GPU has been available.
@@ -32,7 +33,7 @@ use crate::smem_io::{ld_shared_u32, st_shared_u32};
 use baton::arch::sm90::{self as arch, BarrierRef, MbarrierCell};
 use baton::arch::sm100::mma::{
     AccType, F16Type, InstrDescriptor, Major, SmemDescriptor, SmemLayout, commit, commit_multicast,
-    mma_f16_ss,
+    commit_pair_multicast, mma_f16_ss, mma_f16_ss_pair,
 };
 use baton::arch::sm100::tmem::{self, TmemAddr};
 use baton::arch::sm100::{fence_after_thread_sync, fence_before_thread_sync};
@@ -271,4 +272,153 @@ pub unsafe extern "ptx-kernel" fn baton_sm100_commit_pair(out: *mut u32) {
     }
     // Keeps each CTA's barrier alive until the peer's arrival has landed.
     arch::cluster_sync();
+}
+
+/// Shared-memory layout of [`baton_sm100_pair_mma`], the same in both CTAs.
+#[repr(C)]
+pub struct PairMmaLayout {
+    /// This CTA's 128 rows of A (128 × 16 bf16, core matrices).
+    pub a: [u32; SM100_SMOKE_M * SM100_SMOKE_K / 2],
+    /// This CTA's half of B (16 of the 32 rows, core matrices).
+    pub b: [u32; SM100_SMOKE_N / 2 * SM100_SMOKE_K / 2],
+    /// Completed by the leader's multicast commit.
+    pub bar: MbarrierCell,
+    /// The TMEM address `tcgen05.alloc.cta_group::2` writes (same in both).
+    pub tmem_addr: u32,
+}
+
+/// Dynamic shared memory [`baton_sm100_pair_mma`] needs per CTA.
+pub const PAIR_MMA_SMEM_BYTES: usize = core::mem::size_of::<PairMmaLayout>();
+
+/// The CTA-pair MMA: `D = A·Bᵀ` with M = 256, N = 32, K = 16 over a cluster
+/// of two CTAs (`cta_group::2`). CTA `r` holds rows `128 r ..` of A and rows
+/// `16 r ..` of B; the leader (rank 0) issues one `tcgen05.mma.cta_group::2`
+/// and commits it to both CTAs' barriers; each CTA reads its 128 rows of D
+/// from its own TMEM. Assembled, never run.
+///
+/// Launch: grid (2,1,1), cluster (2,1,1), block (128,1,1), at least
+/// [`PAIR_MMA_SMEM_BYTES`] of dynamic shared memory. `a`: 256 × 16 bf16,
+/// `b`: 32 × 16 bf16 (Bᵀ), row-major bits; `out`: 256 × 32 f32 bits.
+///
+/// # Safety
+/// The buffers are device memory of those sizes; launched as above on an
+/// sm_100a GPU.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn baton_sm100_pair_mma(
+    out: *mut u32,
+    a: *const u32,
+    b: *const u32,
+) {
+    if arch::cluster_size() != 2 || arch::block_dim_x() != SM100_SMOKE_M as u32 {
+        arch::trap();
+    }
+    // SAFETY: the kernel is the only user of its dynamic shared memory; the
+    // cluster barriers and the MMA barrier order the accesses.
+    let smem = unsafe { arch::dynamic_smem::<PairMmaLayout>() };
+    let sa = smem_field!(smem, PairMmaLayout, a);
+    let sb = smem_field!(smem, PairMmaLayout, b);
+    let bar = BarrierRef::new(smem_field!(smem, PairMmaLayout, bar));
+    let tmem_slot = smem_field!(smem, PairMmaLayout, tmem_addr);
+    let rank = arch::cluster_cta_rank() as usize;
+    let tid = arch::thread_idx_x() as usize;
+    let warp = arch::warp_idx();
+    const WORDS_PER_ROW: usize = SM100_SMOKE_K / 2;
+    const B_ROWS: usize = SM100_SMOKE_N / 2;
+
+    // This CTA's rows of A (8 words per thread) and of B (one word per
+    // thread): same offsets in both CTAs, as the pair MMA reads them.
+    for i in 0..WORDS_PER_ROW {
+        let w = tid * WORDS_PER_ROW + i;
+        // SAFETY: a holds 256 rows of 8 words; this CTA reads rows 128 r ...
+        let v = unsafe {
+            a.add(rank * SM100_SMOKE_M * WORDS_PER_ROW + w)
+                .read_volatile()
+        };
+        st_shared_u32(
+            sa.at(core_matrix_word(w / WORDS_PER_ROW, w % WORDS_PER_ROW)),
+            v,
+        );
+    }
+    // SAFETY: tid < 128 = 16 rows of 8 words; b holds 32 rows.
+    let v = unsafe { b.add(rank * B_ROWS * WORDS_PER_ROW + tid).read_volatile() };
+    st_shared_u32(
+        sb.at(core_matrix_word(tid / WORDS_PER_ROW, tid % WORDS_PER_ROW)),
+        v,
+    );
+    arch::fence_proxy_async_shared();
+
+    if warp == 0 {
+        // SAFETY: warp 0 of each CTA of the pair, converged, same offset;
+        // it deallocates below.
+        unsafe {
+            tmem::alloc_pair::<TMEM_COLS>(tmem_slot);
+            tmem::relinquish_alloc_permit_pair();
+        }
+    }
+    if tid == 0 {
+        // SAFETY: one thread, before the cluster barrier below.
+        unsafe { bar.init(1) };
+        arch::fence_barrier_init();
+    }
+    // Publishes both CTAs' operands, barriers and allocation to the leader.
+    fence_before_thread_sync();
+    arch::cluster_sync();
+    fence_after_thread_sync();
+    let d = TmemAddr(ld_shared_u32(tmem_slot));
+
+    if rank == 0 && warp == 0 && arch::elect_one() {
+        const IDESC: InstrDescriptor = InstrDescriptor::f16_pair(
+            F16Type::Bf16,
+            AccType::F32,
+            2 * SM100_SMOKE_M as u32,
+            SM100_SMOKE_N as u32,
+            Major::K,
+            Major::K,
+        );
+        let da = SmemDescriptor::new(
+            sa.addr(),
+            SmemLayout::Interleave,
+            LEADING_BYTES,
+            STRIDE_BYTES,
+        );
+        let db = SmemDescriptor::new(
+            sb.addr(),
+            SmemLayout::Interleave,
+            LEADING_BYTES,
+            STRIDE_BYTES,
+        );
+        // SAFETY: one thread of the leader; both CTAs' operands published by
+        // the cluster barrier; `d` from alloc_pair; each barrier counts the
+        // one multicast arrival.
+        unsafe {
+            mma_f16_ss_pair(d, da, db, IDESC, false);
+            commit_pair_multicast(bar, 0b11);
+        }
+    }
+
+    bar.wait_parity(0, || WaitSite {
+        pipeline: c"sm100_pair_mma",
+        role: Role::Consumer,
+        stage: 0,
+        phase: 0,
+    });
+    fence_after_thread_sync();
+    // SAFETY: each warp, its lane quarter, 32 columns of the allocation; the
+    // pair MMA completed (commit barrier) and the fence orders the load.
+    let row = unsafe { tmem::ld_32x32b_x32(d.warp_quarter(warp)) };
+    let out_row = (rank * SM100_SMOKE_M + tid) * SM100_SMOKE_N;
+    for (j, v) in row.iter().enumerate() {
+        // SAFETY: out holds 256 rows of 32 words.
+        unsafe { out.add(out_row + j).write_volatile(*v) };
+    }
+
+    // Both CTAs' loads are done before the pair frees the columns.
+    fence_before_thread_sync();
+    arch::cluster_sync();
+    if warp == 0 {
+        fence_after_thread_sync();
+        // SAFETY: warp 0 of each CTA allocated these columns with
+        // alloc_pair; every load completed and is ordered before this.
+        unsafe { tmem::dealloc_pair::<TMEM_COLS>(d) };
+    }
 }

@@ -9,7 +9,11 @@
 use baton_runtime::{Variant, ptx, ptxas};
 
 /// The sm_100a kernels (`kernels/src/sm100_smoke.rs`).
-const SM100_KERNELS: [&str; 2] = ["baton_sm100_smoke", "baton_sm100_commit_pair"];
+const SM100_KERNELS: [&str; 3] = [
+    "baton_sm100_smoke",
+    "baton_sm100_commit_pair",
+    "baton_sm100_pair_mma",
+];
 
 fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
@@ -58,10 +62,12 @@ fn sm100_kernels_assemble_without_spills_or_stack() {
         "sm_100a kernels must not spill or use a stack frame:\n{}",
         bad.join("\n")
     );
-    assert!(
-        text.contains("tcgen05.mma.cta_group::1.kind::f16"),
-        "the sm_100a PTX has no tcgen05.mma"
-    );
+    for mma in [
+        "tcgen05.mma.cta_group::1.kind::f16",
+        "tcgen05.mma.cta_group::2.kind::f16",
+    ] {
+        assert!(text.contains(mma), "the sm_100a PTX has no {mma}");
+    }
 }
 
 #[test]

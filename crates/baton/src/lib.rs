@@ -21,7 +21,7 @@
 //! |---|---|
 //! | `protocol/` | arch-independent pipeline logic: [`pipeline`], [`epi_load`], [`tile_pipeline`] (TMA-fed tile stages, MMA → epilogue accumulator stages) |
 //! | `arch/sm90` | Hopper backend: mbarrier, fences, thread ids, shared memory, TMA (`tma`) |
-//! | `arch/sm100` | Blackwell additions (assembled, not yet run): TMEM alloc/dealloc/`tcgen05.ld`, `tcgen05.mma` kind f16, commit to mbarriers, `tcgen05` fences |
+//! | `arch/sm100` | Blackwell additions (assembled, not yet run): TMEM alloc/dealloc/`tcgen05.ld`, `tcgen05.mma` kind f16 (one CTA and CTA pairs), commit to mbarriers, `tcgen05` fences |
 //! | `arch/cpu`  | host backend: atomics-based mbarrier, warps as threads, byte-exact simulated TMA (`tma`) |
 //! | `smem`      | typed shared-memory references ([`smem::SharedRef`]) |
 //! | `tensor_map` | arch-independent TMA descriptor and its validation ([`tensor_map::TensorMapDesc`]) |

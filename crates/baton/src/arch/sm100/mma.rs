@@ -85,6 +85,27 @@ impl InstrDescriptor {
             n >= n_step && n <= 256 && n % n_step == 0,
             "kind::f16: N is a multiple of 8 (16 for M = 128) up to 256"
         );
+        Self::encode_f16(ab, acc, m, n, a, b)
+    }
+
+    /// Descriptor of a CTA-pair (`cta_group::2`) `M × N × 16` MMA
+    /// ([`mma_f16_ss_pair`]): M (128 or 256) spans both CTAs, M / 2 rows of
+    /// A and of D in each; N (a multiple of 16 in `32..=256`) is split
+    /// between the CTAs' B tiles, N / 2 rows each. Same bit layout as
+    /// [`f16`](Self::f16).
+    pub const fn f16_pair(ab: F16Type, acc: AccType, m: u32, n: u32, a: Major, b: Major) -> Self {
+        assert!(
+            m == 128 || m == 256,
+            "cta_group::2 kind::f16: M is 128 or 256"
+        );
+        assert!(
+            n >= 32 && n <= 256 && n % 16 == 0,
+            "cta_group::2 kind::f16: N is a multiple of 16 in 32..=256"
+        );
+        Self::encode_f16(ab, acc, m, n, a, b)
+    }
+
+    const fn encode_f16(ab: F16Type, acc: AccType, m: u32, n: u32, a: Major, b: Major) -> Self {
         let ab = match ab {
             F16Type::F16 => 0u32,
             F16Type::Bf16 => 1,
@@ -197,6 +218,60 @@ pub unsafe fn mma_f16_ss(
             b = in(reg64) b.0,
             i = in(reg32) idesc.0,
             acc = in(reg32) accumulate as u32,
+            options(nostack)
+        )
+    };
+}
+
+/// `tcgen05.mma.cta_group::2.kind::f16 [d], a, b, idesc, p`: the CTA-pair
+/// MMA. Issued by one thread of the pair's *leader* CTA (even cluster rank);
+/// reads A (M / 2 rows) and B (N / 2 rows) from the same shared offsets in
+/// both CTAs and writes D (M / 2 lanes × N columns) at `d` in each CTA's
+/// TMEM. `idesc` comes from [`InstrDescriptor::f16_pair`].
+///
+/// # Safety
+/// As [`mma_f16_ss`], for both CTAs: the peer's operands are written and
+/// visible (its TMA completion, or its stores + proxy fence + a cluster
+/// barrier), `d` is from [`alloc_pair`](super::tmem::alloc_pair); completion
+/// is observed through [`commit_pair_multicast`] by the same thread.
+#[inline(always)]
+pub unsafe fn mma_f16_ss_pair(
+    d: TmemAddr,
+    a: SmemDescriptor,
+    b: SmemDescriptor,
+    idesc: InstrDescriptor,
+    accumulate: bool,
+) {
+    // SAFETY: see the contract above.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.b32 p, {acc}, 0; tcgen05.mma.cta_group::2.kind::f16 [{d}], {a}, {b}, {i}, p; }}",
+            d = in(reg32) d.0,
+            a = in(reg64) a.0,
+            b = in(reg64) b.0,
+            i = in(reg32) idesc.0,
+            acc = in(reg32) accumulate as u32,
+            options(nostack)
+        )
+    };
+}
+
+/// `tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [bar], mask`:
+/// one arrival on the barrier at `bar`'s offset in every CTA of `cta_mask`
+/// once this thread's earlier CTA-pair MMAs ([`mma_f16_ss_pair`]) have
+/// completed — how the leader tells both CTAs of the pair that D is ready,
+/// or that both CTAs' A/B stages may be refilled (mask `0b11 << (2 * pair)`).
+///
+/// # Safety
+/// As [`commit_multicast`], executed by the thread that issued the pair MMAs.
+#[inline(always)]
+pub unsafe fn commit_pair_multicast(bar: BarrierRef<'_>, cta_mask: u16) {
+    // SAFETY: see the contract above.
+    unsafe {
+        asm!(
+            "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [{b}], {m};",
+            b = in(reg32) bar.addr(),
+            m = in(reg16) cta_mask,
             options(nostack)
         )
     };

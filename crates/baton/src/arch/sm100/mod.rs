@@ -25,6 +25,12 @@
 //! 4. [`fence_before_thread_sync`], a block barrier, and the allocating warp
 //!    [`fence_after_thread_sync`]s and [`tmem::dealloc`]s.
 //!
+//! CTA pairs (`cta_group::2`) follow the same steps with
+//! [`tmem::alloc_pair`], [`mma::mma_f16_ss_pair`] issued by the leader CTA,
+//! [`mma::commit_pair_multicast`] to both CTAs' barriers, cluster barriers
+//! in place of block barriers, and [`tmem::dealloc_pair`]. A kernel uses
+//! one `cta_group` throughout.
+//!
 //! Only compiled for `nvptx64-nvidia-cuda`; only kernels built with
 //! `-C target-cpu=sm_100a` (or later `a` targets) may call it — ptxas
 //! rejects `tcgen05` for sm_90a.

@@ -132,6 +132,63 @@ pub unsafe fn dealloc<const COLS: u32>(addr: TmemAddr) {
     };
 }
 
+/// `tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [dst], COLS`:
+/// the CTA-pair form of [`alloc`] — allocates `COLS` columns in the TMEM of
+/// both CTAs of a pair (cluster ranks `2i`, `2i + 1`) and writes the address
+/// to `dst` in each.
+///
+/// # Safety
+/// As [`alloc`], and: one warp with the same warp index in each CTA of the
+/// pair executes it, both with the same `dst` offset; the pair later frees
+/// the columns with [`dealloc_pair`].
+#[inline(always)]
+pub unsafe fn alloc_pair<const COLS: u32>(dst: SharedRef<'_, u32>) {
+    const { check_columns(COLS) };
+    // SAFETY: see the contract above.
+    unsafe {
+        asm!(
+            "tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [{d}], {n};",
+            d = in(reg32) dst.addr(), n = const COLS, options(nostack)
+        )
+    };
+}
+
+/// `tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned`: the
+/// CTA-pair form of [`relinquish_alloc_permit`].
+///
+/// # Safety
+/// As [`relinquish_alloc_permit`], executed by the allocating warp of each
+/// CTA of the pair.
+#[inline(always)]
+pub unsafe fn relinquish_alloc_permit_pair() {
+    // SAFETY: see the contract above.
+    unsafe {
+        asm!(
+            "tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;",
+            options(nostack)
+        )
+    };
+}
+
+/// `tcgen05.dealloc.cta_group::2.sync.aligned.b32 addr, COLS`: the CTA-pair
+/// form of [`dealloc`].
+///
+/// # Safety
+/// As [`dealloc`], for columns from [`alloc_pair::<COLS>`](alloc_pair),
+/// executed by the allocating warp of each CTA of the pair; no MMA of the
+/// pair still writes them.
+#[inline(always)]
+pub unsafe fn dealloc_pair<const COLS: u32>(addr: TmemAddr) {
+    const { check_columns(COLS) };
+    // SAFETY: see the contract above.
+    unsafe {
+        asm!(
+            "tcgen05.dealloc.cta_group::2.sync.aligned.b32 {a}, {n};",
+            a = in(reg32) addr.0, n = const COLS, options(nostack)
+        )
+    };
+}
+
 /// `tcgen05.wait::ld.sync.aligned`: waits until this thread's earlier
 /// `tcgen05.ld`s have completed. The `ld_32x32b_x*` functions already end
 /// with it; a kernel calls it itself before [`dealloc`] or a barrier that

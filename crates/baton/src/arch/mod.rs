@@ -3,7 +3,9 @@
 //! Exactly one backend is *current* for a compilation target and is re-exported
 //! as [`current`]: `sm90` on `nvptx64`, [`cpu`] everywhere else.
 //! `sm100` (nvptx64 only) adds Blackwell's tensor memory and `tcgen05` MMA
-//! on top of `sm90`; only kernels built for sm_100a may call it. The protocol
+//! on top of `sm90`; only kernels built for sm_100a may call it.
+//! [`tcgen05_desc`] holds its descriptor encodings, on every target so that
+//! host tests check them. The protocol
 //! code (`crate::protocol`) only calls the operations every backend provides:
 //!
 //! | operation | sm90 (PTX) | cpu |
@@ -21,6 +23,7 @@ pub mod cpu;
 pub mod sm100;
 #[cfg(target_arch = "nvptx64")]
 pub mod sm90;
+pub mod tcgen05_desc;
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub use cpu as current;

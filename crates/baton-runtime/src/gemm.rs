@@ -5,9 +5,9 @@
 //! C and D M×N row-major; bf16 storage (as `u16` bits), fp32 accumulation.
 
 use crate::error::{Error, Result};
-use crate::tensor_map::{self, DeviceTensorMaps, EncodedTensorMap};
+use crate::tensor_map::{self, DeviceTensorMaps, encode_matrix};
 use crate::{Gpu, Kernel, Kernels, LaunchConfig};
-use baton::tensor_map::{ElemType, L2Promotion, Swizzle, TensorMapDesc};
+use baton::tensor_map::{ElemType, Swizzle};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 /// A tile configuration of the BF16 GEMM kernel family
@@ -277,32 +277,8 @@ pub fn validate(
     Ok(())
 }
 
-/// The tensor map of a row-major bf16 `rows × cols` matrix at `ptr`, moved
-/// in `box_rows × box_cols` boxes with `swizzle` (validated, then encoded by
-/// the driver; L2 promotion 256 B as for the GEMM's streaming operands).
-fn bf16_map(
-    ptr: u64,
-    rows: u64,
-    cols: u64,
-    box_rows: u32,
-    box_cols: u32,
-    swizzle: Swizzle,
-) -> Result<EncodedTensorMap> {
-    let mut desc = TensorMapDesc::matrix_2d(
-        ElemType::BF16,
-        ptr,
-        rows,
-        cols,
-        cols * 2,
-        box_rows,
-        box_cols,
-        swizzle,
-    );
-    desc.l2_promotion = L2Promotion::B256;
-    tensor_map::encode(&desc)
-}
-
-fn ranges_overlap(a: u64, a_bytes: u64, b: u64, b_bytes: u64) -> bool {
+/// Whether the byte ranges `[a, a + a_bytes)` and `[b, b + b_bytes)` meet.
+pub(crate) fn ranges_overlap(a: u64, a_bytes: u64, b: u64, b_bytes: u64) -> bool {
     a < b + b_bytes && b < a + a_bytes
 }
 
@@ -392,10 +368,26 @@ impl<'a> GemmPlan<'a> {
         let (m64, n64, k64) = (m as u64, n as u64, k as u64);
         let (bm, bn, bk) = config.tile();
         let maps = [
-            bf16_map(a_ptr, m64, k64, bm, bk, Swizzle::B128)?,
-            bf16_map(b_ptr, n64, k64, bn / config.cluster_m(), bk, Swizzle::B128)?,
-            bf16_map(c_ptr.unwrap_or(d_ptr), m64, n64, 64, 32, Swizzle::B64)?,
-            bf16_map(d_ptr, m64, n64, 64, 32, Swizzle::B64)?,
+            encode_matrix(a_ptr, ElemType::BF16, m64, k64, bm, bk, Swizzle::B128)?,
+            encode_matrix(
+                b_ptr,
+                ElemType::BF16,
+                n64,
+                k64,
+                bn / config.cluster_m(),
+                bk,
+                Swizzle::B128,
+            )?,
+            encode_matrix(
+                c_ptr.unwrap_or(d_ptr),
+                ElemType::BF16,
+                m64,
+                n64,
+                64,
+                32,
+                Swizzle::B64,
+            )?,
+            encode_matrix(d_ptr, ElemType::BF16, m64, n64, 64, 32, Swizzle::B64)?,
         ];
         let maps = tensor_map::upload(gpu, &maps)?;
         let kernel = kernels.get(config.kernel())?;

@@ -8,11 +8,12 @@
 //! bf16 (as `u16` bits) row-major; fp32 accumulation, promoted per 128 of K.
 
 use crate::error::{Error, Result};
+use crate::gemm::ranges_overlap;
 use crate::gemm_check::Comparison;
 use crate::smoke::XorShift;
-use crate::tensor_map::{self, DeviceTensorMaps, EncodedTensorMap};
+use crate::tensor_map::{self, DeviceTensorMaps, encode_matrix};
 use crate::{Gpu, Kernel, Kernels, LaunchConfig};
-use baton::tensor_map::{ElemType, L2Promotion, Swizzle, TensorMapDesc};
+use baton::tensor_map::{ElemType, Swizzle};
 use cudarc::driver::sys;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
@@ -195,37 +196,6 @@ pub fn validate(
     Ok(())
 }
 
-/// The validated, encoded tensor map of a row-major `rows × cols` matrix
-/// of `dtype` at `ptr`, moved in `box_rows × box_cols` boxes (zero fill out
-/// of bounds, L2 promotion 256 B).
-#[allow(clippy::too_many_arguments)]
-fn matrix_map(
-    ptr: u64,
-    dtype: ElemType,
-    rows: u64,
-    cols: u64,
-    box_rows: u32,
-    box_cols: u32,
-    swizzle: Swizzle,
-) -> Result<EncodedTensorMap> {
-    let mut desc = TensorMapDesc::matrix_2d(
-        dtype,
-        ptr,
-        rows,
-        cols,
-        cols * dtype.bytes() as u64,
-        box_rows,
-        box_cols,
-        swizzle,
-    );
-    desc.l2_promotion = L2Promotion::B256;
-    tensor_map::encode(&desc)
-}
-
-fn ranges_overlap(a: u64, a_bytes: u64, b: u64, b_bytes: u64) -> bool {
-    a < b + b_bytes && b < a + a_bytes
-}
-
 /// An FP8 GEMM bound to its operands: shape validated, tensor maps encoded
 /// and uploaded once, so [`run`](Self::run) only launches the kernel.
 pub struct Fp8GemmPlan<'a> {
@@ -331,7 +301,7 @@ impl<'a> Fp8GemmPlan<'a> {
         };
         let (bm, bk) = (128, 128);
         let maps = [
-            matrix_map(
+            encode_matrix(
                 a_ptr,
                 ElemType::U8,
                 m as u64,
@@ -340,7 +310,7 @@ impl<'a> Fp8GemmPlan<'a> {
                 bk,
                 Swizzle::B128,
             )?,
-            matrix_map(
+            encode_matrix(
                 b_ptr,
                 ElemType::U8,
                 n as u64,
@@ -349,7 +319,7 @@ impl<'a> Fp8GemmPlan<'a> {
                 bk,
                 Swizzle::B128,
             )?,
-            matrix_map(
+            encode_matrix(
                 sa_map_ptr,
                 ElemType::F32,
                 (k / SCALE_BLOCK) as u64,
@@ -358,7 +328,7 @@ impl<'a> Fp8GemmPlan<'a> {
                 bm,
                 Swizzle::None,
             )?,
-            matrix_map(
+            encode_matrix(
                 d_ptr,
                 ElemType::BF16,
                 m as u64,

@@ -121,6 +121,34 @@ fn describe_desc(d: &TensorMapDesc) -> String {
     )
 }
 
+/// Encodes the map of a packed row-major `rows × cols` matrix of `dtype`
+/// at `ptr`, moved in `box_rows × box_cols` boxes with `swizzle`: zero fill
+/// out of bounds and 256-byte L2 promotion, as the GEMMs' streaming operands
+/// want. Validation and errors as [`encode`].
+#[allow(clippy::too_many_arguments)]
+pub fn encode_matrix(
+    ptr: u64,
+    dtype: baton::tensor_map::ElemType,
+    rows: u64,
+    cols: u64,
+    box_rows: u32,
+    box_cols: u32,
+    swizzle: baton::tensor_map::Swizzle,
+) -> Result<EncodedTensorMap> {
+    let mut desc = TensorMapDesc::matrix_2d(
+        dtype,
+        ptr,
+        rows,
+        cols,
+        cols * dtype.bytes() as u64,
+        box_rows,
+        box_cols,
+        swizzle,
+    );
+    desc.l2_promotion = baton::tensor_map::L2Promotion::B256;
+    encode(&desc)
+}
+
 /// Encodes `desc` into a tiled TMA tensor map (rank 2 or 3, element strides
 /// 1, no interleave). Call it with the GPU's context current on the thread
 /// (after [`Gpu::new`], or [`Gpu::context`]`.bind_to_thread()` on another

@@ -24,6 +24,7 @@ pub mod sm100;
 #[cfg(target_arch = "nvptx64")]
 pub mod sm90;
 pub mod tcgen05_desc;
+pub mod tmem_addr;
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub use cpu as current;

@@ -3,7 +3,7 @@
 //! Exit codes (see [`Outcome`]): 0 pass, 1 fail, 77 skipped (no usable GPU
 //! or no PTX in this build) — the convention `tools/gpu-suite.sh` reads.
 
-use baton_runtime::{Error, Gpu, KERNELS, Variant, ptx, ptxas, smoke};
+use baton_runtime::{Error, Gpu, KERNELS, Target, Variant, ptx, ptxas, smoke};
 use std::fmt::Write as _;
 
 /// How a command ended.
@@ -28,15 +28,34 @@ impl Outcome {
     }
 }
 
-/// Opens GPU `ordinal`, or says why not: `Err(Skip reason)` when there is no
-/// usable GPU, `Err(Fail reason)` for other errors.
-pub(crate) fn open_gpu(ordinal: usize) -> Result<Gpu, (Outcome, String)> {
+/// Opens GPU `ordinal` of any supported [`Target`], or says why not:
+/// `Err(Skip reason)` when there is no usable GPU, `Err(Fail reason)` for
+/// other errors.
+pub(crate) fn open_any_gpu(ordinal: usize) -> Result<Gpu, (Outcome, String)> {
     match Gpu::new(ordinal) {
         Ok(g) => Ok(g),
         Err(e @ Error::WrongArch { .. }) => Err((Outcome::Skip, e.to_string())),
         Err(e) if e.is_no_gpu() => Err((Outcome::Skip, e.to_string())),
         Err(e) => Err((Outcome::Fail, e.to_string())),
     }
+}
+
+/// Opens GPU `ordinal` for a command that runs sm_90a (Hopper) kernels;
+/// on another target it is a skip that says so.
+pub(crate) fn open_gpu(ordinal: usize) -> Result<Gpu, (Outcome, String)> {
+    let gpu = open_any_gpu(ordinal)?;
+    if gpu.target() != Target::Sm90a {
+        return Err((
+            Outcome::Skip,
+            format!(
+                "this command runs the {} kernels; GPU {ordinal} is {} ({})",
+                Target::Sm90a,
+                gpu.name(),
+                gpu.target()
+            ),
+        ));
+    }
+    Ok(gpu)
 }
 
 /// Opens GPU `ordinal` and loads `variant` of the kernels, or prints why
@@ -125,14 +144,15 @@ pub fn info(ordinal: usize) -> Outcome {
         print!("{}", ptxas_table(v));
     }
     println!();
-    match open_gpu(ordinal) {
+    match open_any_gpu(ordinal) {
         Ok(gpu) => {
             println!(
-                "GPU {}: {} — compute capability {}.{}, {} SMs, {} KiB shared memory per block (opt-in), driver API {}.{}",
+                "GPU {}: {} — compute capability {}.{} ({}), {} SMs, {} KiB shared memory per block (opt-in), driver API {}.{}",
                 gpu.ordinal(),
                 gpu.name(),
                 gpu.arch().0,
                 gpu.arch().1,
+                gpu.target().name(),
                 gpu.sm_count(),
                 gpu.max_smem_optin() / 1024,
                 gpu.driver_version() / 1000,

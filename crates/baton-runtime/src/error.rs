@@ -32,11 +32,12 @@ pub enum Error {
         /// The driver's explanation.
         detail: String,
     },
-    /// The device is not a Hopper GPU: sm_90a code runs only on compute
-    /// capability 9.0.
+    /// The device is neither a Hopper GPU (sm_90a code runs only on
+    /// compute capability 9.0) nor a Blackwell B200/GB200 (sm_100a: 10.0).
     #[error(
         "GPU {ordinal} ({name}) has compute capability {}.{}; baton's kernels are built for sm_90a \
-         and run only on compute capability {}.{} (H100, H200, GH200)",
+         and run only on compute capability {}.{} (H100, H200, GH200), or for sm_100a on compute \
+         capability 10.0 (B200, GB200)",
         found.0, found.1, required.0, required.1
     )]
     WrongArch {
@@ -56,6 +57,20 @@ pub enum Error {
          baton_sm90a.ptx and baton_sm90a_debug.ptx (made by tools/build-ptx.sh)"
     )]
     PtxNotBuilt {
+        /// Which build was asked for.
+        variant: Variant,
+    },
+    /// This binary has no `variant` build of the kernels for `target` (the
+    /// sm_100a PTX is built in release only, and only when the device
+    /// toolchain was present at build time).
+    #[error(
+        "no {variant} build of the kernels for {target} in this binary: the sm_100a PTX \
+         (baton_sm100a.ptx, tools/build-ptx.sh) exists in release only and is embedded only when \
+         the device toolchain (tools/install-device-toolchain.sh) was present when baton-runtime was built"
+    )]
+    NoBuild {
+        /// The GPU's target.
+        target: crate::Target,
         /// Which build was asked for.
         variant: Variant,
     },

@@ -12,6 +12,80 @@ use std::sync::atomic::{AtomicU32, Ordering};
 /// Compute capability the sm_90a kernels need.
 pub const REQUIRED_ARCH: (u32, u32) = (9, 0);
 
+/// Compute capability the sm_100a kernels need.
+pub const SM100A_ARCH: (u32, u32) = (10, 0);
+
+/// Which kernel build a GPU runs: architecture-specific (`a`) PTX runs only
+/// on the one compute capability it was built for.
+///
+/// ```
+/// use baton_runtime::Target;
+/// assert_eq!(Target::of_compute_capability((9, 0)), Some(Target::Sm90a));
+/// assert_eq!(Target::of_compute_capability((10, 0)), Some(Target::Sm100a));
+/// assert_eq!(Target::of_compute_capability((8, 0)), None); // A100: no build
+/// assert_eq!(Target::of_compute_capability((12, 0)), None); // RTX 50xx: no build
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// Hopper (H100, H200, GH200), compute capability 9.0: `baton_sm90a.ptx`
+    /// (every kernel, release and debug builds).
+    Sm90a,
+    /// Blackwell datacenter (B200, GB200), compute capability 10.0:
+    /// `baton_sm100a.ptx` (the `tcgen05` kernels and those without `wgmma`;
+    /// release build only).
+    Sm100a,
+}
+
+impl Target {
+    /// Every target baton builds kernels for.
+    pub const ALL: [Target; 2] = [Target::Sm90a, Target::Sm100a];
+
+    /// The target whose kernels run on compute capability `cc`, if any.
+    pub const fn of_compute_capability(cc: (u32, u32)) -> Option<Target> {
+        match cc {
+            REQUIRED_ARCH => Some(Target::Sm90a),
+            SM100A_ARCH => Some(Target::Sm100a),
+            _ => None,
+        }
+    }
+
+    /// The compute capability this target's kernels run on.
+    pub const fn compute_capability(self) -> (u32, u32) {
+        match self {
+            Target::Sm90a => REQUIRED_ARCH,
+            Target::Sm100a => SM100A_ARCH,
+        }
+    }
+
+    /// The PTX target name (`sm_90a`, `sm_100a`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Target::Sm90a => "sm_90a",
+            Target::Sm100a => "sm_100a",
+        }
+    }
+
+    /// The GPUs of this target, for messages.
+    pub const fn gpus(self) -> &'static str {
+        match self {
+            Target::Sm90a => "Hopper: H100, H200, GH200",
+            Target::Sm100a => "Blackwell: B200, GB200",
+        }
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (major, minor) = self.compute_capability();
+        write!(
+            f,
+            "{} (compute capability {major}.{minor}, {})",
+            self.name(),
+            self.gpus()
+        )
+    }
+}
+
 fn check(r: CUresult) -> std::result::Result<(), DriverError> {
     if r == CUresult::CUDA_SUCCESS {
         Ok(())
@@ -36,6 +110,7 @@ pub struct Gpu {
     stream: Arc<CudaStream>,
     name: String,
     arch: (u32, u32),
+    target: Target,
     sm_count: u32,
     max_smem_optin: u32,
     max_threads_per_block: u32,
@@ -63,15 +138,47 @@ impl Gpu {
     ///     println!("testing on {}", gpu.name());
     /// }
     /// ```
+    ///
+    /// The GPU must be a Hopper GPU ([`Target::Sm90a`]): every test written
+    /// with `for_test` runs sm_90a kernels. On another supported GPU (a
+    /// Blackwell B200) it prints `SKIPPED: needs sm_90a …` and returns
+    /// `None`; tests of the sm_100a kernels use [`Gpu::for_test_on`].
     pub fn for_test() -> Option<Gpu> {
-        match Gpu::new(0) {
-            Ok(g) => Some(g),
+        Gpu::for_test_on(Target::Sm90a)
+    }
+
+    /// GPU 0 for a test of `target`'s kernels, or `None` after printing why
+    /// not (`SKIPPED: no CUDA GPU …`, or `SKIPPED: needs sm_100a … this GPU
+    /// is …`). Panics when a GPU is present but unusable.
+    ///
+    /// ```
+    /// use baton_runtime::{Gpu, Target};
+    /// if let Some(gpu) = Gpu::for_test_on(Target::Sm100a) {
+    ///     assert_eq!(gpu.target(), Target::Sm100a);
+    /// }
+    /// ```
+    pub fn for_test_on(target: Target) -> Option<Gpu> {
+        let gpu = match Gpu::new(0) {
+            Ok(g) => g,
             Err(e) if e.is_no_gpu() => {
                 report_skip(&format!("no CUDA GPU ({e})"));
-                None
+                return None;
+            }
+            Err(e @ Error::WrongArch { .. }) => {
+                report_skip(&format!("needs {target}: {e}"));
+                return None;
             }
             Err(e) => panic!("a GPU is present but unusable: {e}"),
+        };
+        if gpu.target() != target {
+            report_skip(&format!(
+                "needs {target}; this machine's GPU 0 is {} ({})",
+                gpu.name(),
+                gpu.target()
+            ));
+            return None;
         }
+        Some(gpu)
     }
 
     /// Opens device `ordinal`.
@@ -113,14 +220,14 @@ impl Gpu {
         let (maj, min) = ctx.compute_capability()?;
         let name = ctx.name()?;
         let arch = (maj as u32, min as u32);
-        if arch != REQUIRED_ARCH {
+        let Some(target) = Target::of_compute_capability(arch) else {
             return Err(Error::WrongArch {
                 ordinal,
                 name,
                 found: arch,
                 required: REQUIRED_ARCH,
             });
-        }
+        };
         let attr = |a: CUdevice_attribute| ctx.attribute(a).map(|v| v as u32);
         let sm_count = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
         let max_smem_optin =
@@ -137,6 +244,7 @@ impl Gpu {
             stream,
             name,
             arch,
+            target,
             sm_count,
             max_smem_optin,
             max_threads_per_block,
@@ -152,9 +260,13 @@ impl Gpu {
     pub fn name(&self) -> &str {
         &self.name
     }
-    /// Compute capability (always [`REQUIRED_ARCH`] for an opened `Gpu`).
+    /// Compute capability (9.0 or 10.0 for an opened `Gpu`: see [`Target`]).
     pub fn arch(&self) -> (u32, u32) {
         self.arch
+    }
+    /// Which kernel build this GPU runs.
+    pub fn target(&self) -> Target {
+        self.target
     }
     /// Streaming multiprocessors.
     pub fn sm_count(&self) -> u32 {
@@ -185,10 +297,27 @@ impl Gpu {
         Ok(self.stream.synchronize()?)
     }
 
-    /// Loads the embedded PTX of `variant` (JIT-compiled by the driver).
+    /// Loads the embedded PTX of `variant` for this GPU's [`Target`]
+    /// (JIT-compiled by the driver): `baton_sm90a[_debug].ptx` on Hopper,
+    /// `baton_sm100a.ptx` on Blackwell (release only: [`Error::NoBuild`]
+    /// for the debug variant there).
     pub fn load_kernels(&self, variant: Variant) -> Result<Kernels> {
-        let text = ptx::get(variant)?;
-        self.load_ptx(text, variant.module_name())
+        match self.target {
+            Target::Sm90a => self.load_ptx(ptx::get(variant)?, variant.module_name()),
+            Target::Sm100a => {
+                if variant != Variant::Release {
+                    return Err(Error::NoBuild {
+                        target: self.target,
+                        variant,
+                    });
+                }
+                let text = ptx::sm100a().ok_or(Error::NoBuild {
+                    target: self.target,
+                    variant,
+                })?;
+                self.load_ptx(text, "baton_sm100a")
+            }
+        }
     }
 
     /// Loads a PTX module from text; `module` names it in errors.

@@ -35,7 +35,7 @@ pub mod tile_copy;
 
 pub use cudarc;
 pub use error::{Error, Result};
-pub use gpu::{Gpu, Kernel, KernelAttrs, Kernels, REQUIRED_ARCH, report_skip};
+pub use gpu::{Gpu, Kernel, KernelAttrs, Kernels, REQUIRED_ARCH, SM100A_ARCH, Target, report_skip};
 pub use launch::{KernelArgs, LaunchConfig, LaunchLimits, PORTABLE_CLUSTER_SIZE};
 
 /// Which build of the kernels to load.
@@ -219,6 +219,35 @@ mod tests {
             "{msg}"
         );
         assert!(!e.is_no_gpu());
+        assert!(msg.contains("10.0") && msg.contains("sm_100a"), "{msg}");
+    }
+
+    #[test]
+    fn targets_map_to_one_compute_capability_each() {
+        for t in Target::ALL {
+            assert_eq!(
+                Target::of_compute_capability(t.compute_capability()),
+                Some(t)
+            );
+        }
+        for cc in [(8, 0), (8, 9), (9, 1), (10, 1), (10, 3), (12, 0)] {
+            assert_eq!(Target::of_compute_capability(cc), None, "{cc:?}");
+        }
+        let shown = Target::Sm100a.to_string();
+        assert!(
+            shown.contains("sm_100a") && shown.contains("10.0") && shown.contains("B200"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn no_build_names_target_and_variant() {
+        let msg = Error::NoBuild {
+            target: Target::Sm100a,
+            variant: Variant::Debug,
+        }
+        .to_string();
+        assert!(msg.contains("debug") && msg.contains("sm_100a"), "{msg}");
     }
 
     #[test]

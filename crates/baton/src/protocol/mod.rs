@@ -6,3 +6,4 @@ pub mod epi_load;
 pub mod pipeline;
 pub mod state;
 pub mod tile_pipeline;
+pub mod tile_scheduler;

@@ -152,7 +152,7 @@ fn mma_k_block<M: TileMma<ACC>, const ACC: usize>(
     let da = descriptor_k_major(a, SmemLayout::Swizzle128B);
     let db = descriptor_k_major(b, SmemLayout::Swizzle128B);
     wgmma::fence();
-    crate::unroll!(KK in [0, 1, 2, 3] {
+    baton::unroll!(KK in [0, 1, 2, 3] {
         // SAFETY: the stage is loaded (waited) and stays unreleased until
         // wait_group retires these MMAs; `acc` is not touched meanwhile.
         unsafe { M::mma(acc, descriptor_advance(da, KK * 32), descriptor_advance(db, KK * 32), accumulate || KK > 0) };
@@ -417,7 +417,7 @@ unsafe fn gemm<
             // counts sub-tiles, so an odd count per tile keeps alternating).
             let row = warp * 16 + lane / 4;
             let d_buf = d_tiles.at(wg);
-            crate::unroll!(J in [0, 1, 2, 3, 4, 5, 6, 7] {
+            baton::unroll!(J in [0, 1, 2, 3, 4, 5, 6, 7] {
               if J < subtiles {
                 // With beta = 0 the C stages are idle, so D rotates through
                 // four staging buffers (its own two and the C pair) and a
@@ -446,8 +446,8 @@ unsafe fn gemm<
                 }
                 // SAFETY: pipeline stage indices are < 2.
                 let c_buf = unsafe { c_tiles.at(wg).at_unchecked(c_stage as usize) }.addr();
-                crate::unroll!(Q in [0, 1, 2, 3] {
-                    crate::unroll!(H in [0, 1] {
+                baton::unroll!(Q in [0, 1, 2, 3] {
+                    baton::unroll!(H in [0, 1] {
                         // Registers 16J + 4Q + 2H (+1): row + 8H, columns
                         // 8Q + 2(lane % 4) (+1) of sub-tile J.
                         let i = (16 * J + 4 * Q + 2 * H) as usize;

@@ -155,9 +155,9 @@ fn promote<const ACC: usize>(
     (sa0, sa1, sb): (f32, f32, f32),
 ) {
     let (s0, s1) = (sa0 * sb, sa1 * sb);
-    crate::unroll!(Q in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+    baton::unroll!(Q in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
         if (Q as usize) < ACC / 4 {
-            crate::unroll!(R in [0, 1, 2, 3] {
+            baton::unroll!(R in [0, 1, 2, 3] {
                 let i = (4 * Q + R) as usize;
                 acc[i] = fma(partial[i], if R < 2 { s0 } else { s1 }, acc[i]);
             });
@@ -265,7 +265,7 @@ fn mma_k_block<M: Fp8Mma<ACC>, const ACC: usize>(acc: &mut [f32; ACC], a: u32, b
     let da = descriptor_k_major(a, SmemLayout::Swizzle128B);
     let db = descriptor_k_major(b, SmemLayout::Swizzle128B);
     wgmma::fence();
-    crate::unroll!(KK in [0, 1, 2, 3] {
+    baton::unroll!(KK in [0, 1, 2, 3] {
         // SAFETY: the stage is loaded (waited) and stays unreleased until
         // wait_group retires these MMAs; `acc` is not touched meanwhile.
         unsafe { M::mma(acc, descriptor_advance(da, KK * 32), descriptor_advance(db, KK * 32), KK > 0) };
@@ -525,7 +525,7 @@ unsafe fn gemm<
 
             // Epilogue: BN / 32 sub-tiles of 64 rows × 32 columns.
             let d_buf = d_tiles.at(wg);
-            crate::unroll!(J in [0, 1, 2, 3] {
+            baton::unroll!(J in [0, 1, 2, 3] {
               if (J as usize) < BN / SUB_COLS {
                 let buf = d_buf.at((J % 2) as usize);
                 // Buffer J%2 is free once the store issued from it two
@@ -534,8 +534,8 @@ unsafe fn gemm<
                     store_wait_group_read::<1>();
                 }
                 named_barrier_sync(1 + wg as u32, 128);
-                crate::unroll!(Q in [0, 1, 2, 3] {
-                    crate::unroll!(H in [0, 1] {
+                baton::unroll!(Q in [0, 1, 2, 3] {
+                    baton::unroll!(H in [0, 1] {
                         // Registers 16J + 4Q + 2H (+1): row + 8H, columns
                         // 8Q + 2(lane % 4) (+1) of sub-tile J.
                         let i = (16 * J + 4 * Q + 2 * H) as usize;

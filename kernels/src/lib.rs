@@ -28,9 +28,6 @@ compile_error!(
 // sm_100a build (feature `sm100`) leaves them out; the other kernels use only
 // instructions both targets have and are in both builds.
 #[cfg(not(feature = "sm100"))]
-#[macro_use]
-mod unroll;
-#[cfg(not(feature = "sm100"))]
 pub mod gemm_bf16;
 #[cfg(not(feature = "sm100"))]
 mod gemm_common;
@@ -38,6 +35,8 @@ mod gemm_common;
 pub mod gemm_fp8;
 pub mod pipeline;
 /// sm_100a only: built into `baton_sm100a.ptx` with `--features sm100`.
+#[cfg(feature = "sm100")]
+pub mod sm100_gemm;
 #[cfg(feature = "sm100")]
 pub mod sm100_smoke;
 pub mod smem_io;

@@ -8,8 +8,9 @@
 
 use baton_runtime::{Variant, ptx, ptxas};
 
-/// The sm_100a kernels (`kernels/src/sm100_smoke.rs`).
-const SM100_KERNELS: [&str; 3] = [
+/// The sm_100a kernels (`kernels/src/sm100_smoke.rs`, `kernels/src/sm100_gemm.rs`).
+const SM100_KERNELS: [&str; 4] = [
+    "baton_sm100_gemm_bf16",
     "baton_sm100_smoke",
     "baton_sm100_commit_pair",
     "baton_sm100_pair_mma",

@@ -57,5 +57,6 @@ pub mod arch;
 pub mod protocol;
 pub mod smem;
 pub mod tensor_map;
+mod unroll;
 
 pub use protocol::{epi_load, pipeline, tile_pipeline};

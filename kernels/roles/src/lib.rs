@@ -1,0 +1,29 @@
+//! # baton-kernel-roles
+//!
+//! The warp-role programs of baton's Blackwell (sm_100a) kernels, written
+//! once and compiled twice:
+//!
+//! * for `nvptx64-nvidia-cuda` with `-C target-cpu=sm_100a`, through the
+//!   kernel crate (`kernels/`, feature `sm100`), whose `extern "ptx-kernel"`
+//!   entry points only read the thread's position and call the roles here;
+//! * for the host, where `cargo test` runs the same roles on the CPU
+//!   backend — a host thread per warp, simulated TMA, TMEM and `tcgen05`
+//!   MMA — and checks the result against an f64 reference.
+//!
+//! Everything a role needs from "the thread it runs on" goes through
+//! [`ctx::WarpCtx`]: its warp index, CTA and warp-group barriers, electing
+//! one lane, and per-lane code (one lane per GPU thread; 32 lanes in turn
+//! per CPU warp thread).
+//!
+//! | module | kernel |
+//! |---|---|
+//! | [`gemm_sm100`] | BF16 GEMM `D = alpha·A·Bᵀ + beta·C`: TMA load warp, MMA warp, C-load warp, epilogue warpgroup; accumulators in TMEM |
+#![cfg_attr(target_arch = "nvptx64", no_std)]
+#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
+#![warn(missing_docs)]
+
+pub mod ctx;
+// The CPU side needs the simulated tcgen05 backend (`baton::arch::tcgen05`).
+#[cfg(target_arch = "nvptx64")]
+pub mod gemm_sm100;
+pub mod smem_io;

@@ -1,0 +1,58 @@
+//! sm_100a GEMM entry points: each reads the thread's position and runs the
+//! warp-role program of `baton-kernel-roles` (the same source `cargo test`
+//! runs on the CPU simulation). Built only into `baton_sm100a.ptx`;
+//! **assembled by ptxas, never run** (no Blackwell GPU so far).
+
+use baton::arch::sm90::tma::TensorMap;
+use baton::arch::sm90::{
+    block_dim_x, block_idx_x, dynamic_smem, dynamic_smem_size, grid_dim_x, trap,
+};
+use baton_kernel_roles::ctx::GpuWarp;
+use baton_kernel_roles::gemm_sm100::{self, GemmArgs, GemmSmem};
+
+/// BF16 GEMM `D = alpha·A·Bᵀ + beta·C` on sm_100a, 128×256×64 tiles,
+/// accumulators in TMEM (`baton_kernel_roles::gemm_sm100`).
+///
+/// Launch: grid = min(tiles, SMs) CTAs of `gemm_sm100::THREADS` threads,
+/// `gemm_sm100::SMEM_BYTES` of dynamic shared memory (traps otherwise).
+///
+/// # Safety
+/// The tensor maps (in global memory) are as `GemmArgs` documents; `k ≥ 1`,
+/// `group_m ≥ 1`; an sm_100a GPU.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn baton_sm100_gemm_bf16(
+    tma_a: *const TensorMap,
+    tma_b: *const TensorMap,
+    tma_c: *const TensorMap,
+    tma_d: *const TensorMap,
+    m: u32,
+    n: u32,
+    k: u32,
+    group_m: u32,
+    alpha: f32,
+    beta: f32,
+) {
+    if block_dim_x() != gemm_sm100::THREADS
+        || (dynamic_smem_size() as usize) < gemm_sm100::SMEM_BYTES
+    {
+        trap();
+    }
+    // SAFETY: the launch gave SMEM_BYTES of dynamic shared memory (checked).
+    let smem = unsafe { dynamic_smem::<GemmSmem>() };
+    let args = GemmArgs {
+        tma_a,
+        tma_b,
+        tma_c,
+        tma_d,
+        m,
+        n,
+        k,
+        group_m,
+        alpha,
+        beta,
+    };
+    // SAFETY: every thread of the CTA runs this with the same arguments;
+    // the rest is the kernel's contract.
+    unsafe { gemm_sm100::gemm_bf16(&GpuWarp, smem, &args, block_idx_x(), grid_dim_x()) }
+}

@@ -1,7 +1,7 @@
 //! `baton gemm` / `baton bench gemm` and `baton bench zero-cost`: ours and
 //! the reference side by side in one process.
 
-use crate::commands::{Outcome, open_gpu_kernels};
+use crate::commands::{Outcome, open_any_gpu_kernels, open_gpu_kernels};
 use baton_runtime::codegen::{Dialect, kernel_loops};
 use baton_runtime::gemm::GemmConfig;
 use baton_runtime::gemm_check::{self, BenchRow};
@@ -49,7 +49,9 @@ pub fn gemm(
     reps: usize,
     chart: Option<&std::path::Path>,
 ) -> Outcome {
-    let (gpu, kernels) = match open_gpu_kernels(ordinal, Variant::Release) {
+    // Hopper runs the sm_90a family, Blackwell the sm_100a kernel; the
+    // heuristic (GemmPlan::new) picks by the GPU's target.
+    let (gpu, kernels) = match open_any_gpu_kernels(ordinal, Variant::Release) {
         Ok(x) => x,
         Err(o) => return o,
     };

@@ -65,7 +65,23 @@ pub(crate) fn open_gpu_kernels(
     ordinal: usize,
     variant: Variant,
 ) -> Result<(Gpu, baton_runtime::Kernels), Outcome> {
-    let gpu = match open_gpu(ordinal) {
+    open_kernels_with(open_gpu(ordinal), variant)
+}
+
+/// [`open_gpu_kernels`] on a GPU of any supported [`Target`] (commands
+/// whose kernels exist for both: `bench gemm`).
+pub(crate) fn open_any_gpu_kernels(
+    ordinal: usize,
+    variant: Variant,
+) -> Result<(Gpu, baton_runtime::Kernels), Outcome> {
+    open_kernels_with(open_any_gpu(ordinal), variant)
+}
+
+fn open_kernels_with(
+    opened: Result<Gpu, (Outcome, String)>,
+    variant: Variant,
+) -> Result<(Gpu, baton_runtime::Kernels), Outcome> {
+    let gpu = match opened {
         Ok(g) => g,
         Err((o, why)) => {
             println!(

@@ -143,16 +143,14 @@ enum BenchWhat {
 }
 
 fn parse_config(s: &str) -> Result<GemmConfig, String> {
-    GemmConfig::ALL
-        .into_iter()
-        .find(|c| c.name() == s)
-        .ok_or_else(|| {
-            let names: Vec<String> = GemmConfig::ALL.iter().map(|c| c.name()).collect();
-            format!(
-                "unknown tile configuration '{s}'; allowed: {}",
-                names.join(", ")
-            )
-        })
+    let all = || GemmConfig::ALL.into_iter().chain(GemmConfig::SM100);
+    all().find(|c| c.name() == s).ok_or_else(|| {
+        let names: Vec<String> = all().map(|c| c.name()).collect();
+        format!(
+            "unknown tile configuration '{s}'; allowed: {}",
+            names.join(", ")
+        )
+    })
 }
 
 fn parse_shape(s: &str) -> Result<(usize, usize, usize), String> {

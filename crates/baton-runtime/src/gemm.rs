@@ -6,7 +6,7 @@
 
 use crate::error::{Error, Result};
 use crate::tensor_map::{self, DeviceTensorMaps, encode_matrix};
-use crate::{Gpu, Kernel, Kernels, LaunchConfig};
+use crate::{Gpu, Kernel, Kernels, LaunchConfig, Target};
 use baton::tensor_map::{ElemType, Swizzle};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
@@ -29,6 +29,10 @@ pub enum GemmConfig {
     T128x128C2,
     /// 128×64 tiles, 8 stages, `wgmma.m64n64k16`: few, skinny tiles (small M).
     T128x64,
+    /// Blackwell (sm_100a): 128×256×64 tiles, 4 stages, `tcgen05.mma` into
+    /// two TMEM accumulator stages, 256 threads
+    /// (`kernels/roles/src/gemm_sm100.rs`). **Assembled, never run.**
+    Sm100T128x256,
 }
 
 impl GemmConfig {
@@ -42,10 +46,50 @@ impl GemmConfig {
         GemmConfig::T128x64,
     ];
 
+    /// The Blackwell (sm_100a) configurations.
+    pub const SM100: [GemmConfig; 1] = [GemmConfig::Sm100T128x256];
+
+    /// The configurations for GPUs of `target`.
+    pub const fn for_target(target: Target) -> &'static [GemmConfig] {
+        match target {
+            Target::Sm90a => &Self::ALL,
+            Target::Sm100a => &Self::SM100,
+        }
+    }
+
+    /// The kernel build this configuration is in.
+    pub const fn target(self) -> Target {
+        match self {
+            GemmConfig::Sm100T128x256 => Target::Sm100a,
+            _ => Target::Sm90a,
+        }
+    }
+
+    /// Threads per CTA: 384 on Hopper (a producer warpgroup and two
+    /// consumer warpgroups), 256 on Blackwell (TMA, MMA, C-load and idle
+    /// warps, then the epilogue warpgroup).
+    pub const fn threads(self) -> u32 {
+        match self.target() {
+            Target::Sm90a => THREADS,
+            Target::Sm100a => 256,
+        }
+    }
+
+    /// Rows of the epilogue's C and D boxes (the TMA stores' height): one
+    /// consumer warpgroup's 64 rows on Hopper, the whole 128-row tile
+    /// (one TMEM lane per row) on Blackwell.
+    pub const fn epilogue_rows(self) -> u32 {
+        match self.target() {
+            Target::Sm90a => 64,
+            Target::Sm100a => 128,
+        }
+    }
+
     /// The kernel's name in the PTX.
     pub const fn kernel(self) -> &'static str {
         match self {
             GemmConfig::T128x256 => "baton_gemm_bf16_128x256",
+            GemmConfig::Sm100T128x256 => "baton_sm100_gemm_bf16",
             GemmConfig::T128x256C2 => "baton_gemm_bf16_128x256_c2",
             GemmConfig::T128x224C2 => "baton_gemm_bf16_128x224_c2",
             GemmConfig::T128x128 => "baton_gemm_bf16_128x128",
@@ -57,7 +101,9 @@ impl GemmConfig {
     /// Tile (M, N, K).
     pub const fn tile(self) -> (u32, u32, u32) {
         match self {
-            GemmConfig::T128x256 | GemmConfig::T128x256C2 => (128, 256, 64),
+            GemmConfig::T128x256 | GemmConfig::T128x256C2 | GemmConfig::Sm100T128x256 => {
+                (128, 256, 64)
+            }
             GemmConfig::T128x224C2 => (128, 224, 64),
             GemmConfig::T128x128 | GemmConfig::T128x128C2 => (128, 128, 64),
             GemmConfig::T128x64 => (128, 64, 64),
@@ -69,6 +115,9 @@ impl GemmConfig {
     /// derivation as the kernel's `stages_for` (`tests/kernel_layouts.rs`
     /// checks the resulting sizes against the PTX).
     pub const fn stages(self) -> u32 {
+        if let GemmConfig::Sm100T128x256 = self {
+            return 4;
+        }
         let (bm, bn, bk) = self.tile();
         let stage = (bm + bn) * bk * 2;
         let n = (227 * 1024 - (1024 + 8 * 4096 + 1024)) / stage;
@@ -83,10 +132,18 @@ impl GemmConfig {
         }
     }
 
-    /// Short name: `128x256`, `128x256c2`, …
+    /// Short name: `128x256`, `128x256c2`, … (`sm100-128x256` on Blackwell).
     pub fn name(self) -> String {
         let (bm, bn, _) = self.tile();
-        format!("{bm}x{bn}{}", if self.cluster_m() > 1 { "c2" } else { "" })
+        let arch = if self.target() == Target::Sm100a {
+            "sm100-"
+        } else {
+            ""
+        };
+        format!(
+            "{arch}{bm}x{bn}{}",
+            if self.cluster_m() > 1 { "c2" } else { "" }
+        )
     }
 
     /// Dynamic shared memory of the kernel's layout: barriers (padded to
@@ -94,7 +151,14 @@ impl GemmConfig {
     /// sub-tiles of 4 KiB (C and D, two per consumer warpgroup), and the
     /// epilogue barriers (padded). `tests/kernel_layouts.rs` checks it
     /// against the size each kernel demands in the PTX.
+    ///
+    /// Blackwell: barriers (padded to 1024), 4 stages of 48 KiB, 4 epilogue
+    /// sub-tiles of 8 KiB (128 × 32 bf16), and the accumulator/C barriers
+    /// and TMEM address slot (padded to 2 × 1024).
     pub const fn smem_bytes(self) -> u32 {
+        if let GemmConfig::Sm100T128x256 = self {
+            return 1024 + 4 * (128 * 64 * 2 + 256 * 64 * 2) + 4 * 8192 + 2048;
+        }
         let (_, bn, _) = self.tile();
         1024 + self.stages() * (128 * 64 * 2 + bn * 64 * 2) + 8 * 4096 + 1024
     }
@@ -113,6 +177,21 @@ impl GemmConfig {
     /// ```
     pub fn choose(m: usize, n: usize, sms: u32) -> GemmConfig {
         Self::choose_with_slots(m, n, |c| sms / c.cluster_m())
+    }
+
+    /// The configuration for an M×N problem on a GPU of `target`: the
+    /// Hopper heuristic ([`choose_with_slots`](Self::choose_with_slots)), or
+    /// Blackwell's one configuration.
+    pub fn choose_for(
+        target: Target,
+        m: usize,
+        n: usize,
+        slots_of: impl Fn(GemmConfig) -> u32,
+    ) -> GemmConfig {
+        match target {
+            Target::Sm90a => Self::choose_with_slots(m, n, slots_of),
+            Target::Sm100a => GemmConfig::Sm100T128x256,
+        }
     }
 
     /// [`choose`](Self::choose) with the number of work units (CTAs, or
@@ -138,6 +217,7 @@ impl GemmConfig {
                     GemmConfig::T128x128C2 => 0.85,
                     GemmConfig::T128x128 => 0.93,
                     GemmConfig::T128x64 => 0.85,
+                    GemmConfig::Sm100T128x256 => 1.0,
                 };
             // (A cluster whose second tile lies past M counts as a full unit.)
             waves * per_tile
@@ -323,10 +403,12 @@ impl<'a> GemmPlan<'a> {
             }
             kernels
                 .get(c.kernel())
-                .and_then(|k| k.max_active_clusters((c.cluster_m(), 1, 1), THREADS, c.smem_bytes()))
+                .and_then(|k| {
+                    k.max_active_clusters((c.cluster_m(), 1, 1), c.threads(), c.smem_bytes())
+                })
                 .unwrap_or(0)
         };
-        let config = GemmConfig::choose_with_slots(m, n, slots);
+        let config = GemmConfig::choose_for(gpu.target(), m, n, slots);
         Self::with_config(gpu, kernels, config, a, b, c, d, m, n, k)
     }
 
@@ -345,6 +427,14 @@ impl<'a> GemmPlan<'a> {
         k: usize,
     ) -> Result<Self> {
         validate(m, n, k, a.len(), b.len(), c.map(|c| c.len()), d.len(), 0.0)?;
+        if config.target() != gpu.target() {
+            return Err(Error::Gemm(format!(
+                "configuration {} runs on {}, this GPU is {}",
+                config.name(),
+                config.target(),
+                gpu.target()
+            )));
+        }
         let stream = gpu.stream();
         let ptr_of = |s: &CudaSlice<u16>| {
             let (p, _sync) = s.device_ptr(stream);
@@ -383,17 +473,29 @@ impl<'a> GemmPlan<'a> {
                 ElemType::BF16,
                 m64,
                 n64,
-                64,
+                config.epilogue_rows(),
                 32,
                 Swizzle::B64,
             )?,
-            encode_matrix(d_ptr, ElemType::BF16, m64, n64, 64, 32, Swizzle::B64)?,
+            encode_matrix(
+                d_ptr,
+                ElemType::BF16,
+                m64,
+                n64,
+                config.epilogue_rows(),
+                32,
+                Swizzle::B64,
+            )?,
         ];
         let maps = tensor_map::upload(gpu, &maps)?;
         let kernel = kernels.get(config.kernel())?;
         let slots = if config.cluster_m() > 1 {
             kernel
-                .max_active_clusters((config.cluster_m(), 1, 1), THREADS, config.smem_bytes())?
+                .max_active_clusters(
+                    (config.cluster_m(), 1, 1),
+                    config.threads(),
+                    config.smem_bytes(),
+                )?
                 .max(1)
         } else {
             gpu.sm_count()
@@ -440,7 +542,8 @@ impl<'a> GemmPlan<'a> {
             return Err(GemmShapeError::MissingC.into());
         }
         let maps = &self.maps;
-        let mut cfg = LaunchConfig::linear(self.grid(), THREADS, self.config.smem_bytes());
+        let mut cfg =
+            LaunchConfig::linear(self.grid(), self.config.threads(), self.config.smem_bytes());
         if self.config.cluster_m() > 1 {
             cfg.cluster = Some((self.config.cluster_m(), 1, 1));
         }

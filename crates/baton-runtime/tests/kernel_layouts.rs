@@ -57,3 +57,30 @@ fn gemm_host_smem_matches_the_kernel_layouts() {
         );
     }
 }
+
+#[test]
+fn sm100_gemm_host_smem_matches_the_kernel_layout() {
+    let Some(text) = ptx::sm100a() else {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("CI=true but no sm_100a PTX embedded");
+        }
+        baton_runtime::report_skip("no sm_100a PTX embedded");
+        return;
+    };
+    for config in gemm::GemmConfig::SM100 {
+        let need = required_smem(text, config.kernel());
+        let host = config.smem_bytes();
+        println!(
+            "{}: layout needs {need} bytes; host launches with {host}",
+            config.kernel()
+        );
+        assert_eq!(
+            host, need,
+            "{config:?}: host smem_bytes() {host} != kernel layout {need}"
+        );
+        assert!(
+            host <= 227 * 1024,
+            "{config:?} exceeds the 227 KiB opt-in limit"
+        );
+    }
+}

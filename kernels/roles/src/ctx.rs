@@ -78,6 +78,7 @@ pub use cpu::{CpuWarp, run_cta};
 #[cfg(not(target_arch = "nvptx64"))]
 mod cpu {
     use super::WarpCtx;
+    use crate::tc_sim::{CtaSim, with_cta};
     use baton::arch::cpu::{BlockBarrier, CpuBlock, Warp, elect_one, with_lanes};
     use baton::smem::SharedRef;
 
@@ -113,7 +114,9 @@ mod cpu {
     /// Runs one simulated CTA of `warps` warps (threads) over shared memory
     /// `smem`, `epilogue_warps` of which take part in
     /// [`WarpCtx::sync_epilogue`]; joins them (a panic in a warp is
-    /// re-raised).
+    /// re-raised). The CTA has its own simulated TMEM
+    /// ([`crate::tc_sim`]); it must have freed every column when its warps
+    /// return (panics otherwise).
     ///
     /// ```
     /// use baton_kernel_roles::ctx::{WarpCtx, run_cta};
@@ -134,13 +137,15 @@ mod cpu {
         body: impl Fn(&CpuWarp<'_>, SharedRef<'_, S>) + Sync,
     ) {
         let block = CpuBlock::new(smem);
+        let sim = CtaSim::new(block.smem().addr(), core::mem::size_of::<S>());
         let epilogue = BlockBarrier::new(epilogue_warps.max(1));
         block.run_warps(warps, |warp, smem| {
             let ctx = CpuWarp {
                 warp,
                 epilogue: &epilogue,
             };
-            body(&ctx, smem)
+            with_cta(&sim, || body(&ctx, smem))
         });
+        sim.check_exit();
     }
 }

@@ -54,10 +54,10 @@ use baton::tile_pipeline::{
     InputTilePipeline, InputTileStorage, StandardStage, StandardTilePayload, Tile,
 };
 
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::tc_sim as tc;
 #[cfg(target_arch = "nvptx64")]
 use baton::arch::sm100 as tc;
-#[cfg(not(target_arch = "nvptx64"))]
-use baton::arch::tcgen05 as tc;
 
 /// CTA tile rows (M): one `cta_group::1` MMA's M, one TMEM lane per row.
 pub const BM: u32 = 128;
@@ -205,12 +205,41 @@ fn operand_desc(addr: u32) -> SmemDescriptor {
     SmemDescriptor::new(addr, SmemLayout::Swizzle128B, 16, 1024)
 }
 
-/// The shared-memory address a descriptor names: the GPU's 32-bit shared
-/// window address; on the CPU the simulated MMA reads host memory, so the
-/// low 32 bits of the host address (the simulation resolves them).
+/// The shared-memory address a descriptor names: the GPU's shared-window
+/// address; on the CPU the offset into the simulated CTA's shared memory
+/// (`tc_sim::smem_offset`), which the simulated MMA resolves.
 #[inline(always)]
 fn smem_addr<T>(r: SharedRef<'_, T>) -> u32 {
-    r.addr() as u32
+    #[cfg(target_arch = "nvptx64")]
+    {
+        r.addr()
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        tc::smem_offset(r)
+    }
+}
+
+/// `tcgen05.alloc` of [`TMEM_COLS`] columns, the address into word 0 of
+/// `slot`, then `relinquish_alloc_permit`.
+///
+/// # Safety
+/// The whole allocating warp, converged; it later deallocates.
+#[inline(always)]
+unsafe fn alloc_tmem(slot: SharedRef<'_, Tile<u32, 1, 4>>) {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        tc::tmem::alloc::<TMEM_COLS>(SharedRef::from_addr(slot.addr()));
+        tc::tmem::relinquish_alloc_permit();
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    // SAFETY: the slot is this CTA's, written before the barrier that
+    // publishes it.
+    unsafe {
+        tc::tmem::alloc_at::<TMEM_COLS>(smem_addr(slot));
+        tc::tmem::relinquish_alloc_permit();
+    }
 }
 
 /// The whole kernel, as run by one thread (GPU) or warp (CPU) of CTA `cta`
@@ -259,11 +288,7 @@ pub unsafe fn gemm_bf16<W: WarpCtx>(
     }
     if warp == MMA_WARP {
         // SAFETY: the whole warp, converged; it deallocates at the end.
-        unsafe {
-            let slot: SharedRef<'_, u32> = SharedRef::from_addr(tmem_slot.addr());
-            tc::tmem::alloc::<TMEM_COLS>(slot);
-            tc::tmem::relinquish_alloc_permit();
-        }
+        unsafe { alloc_tmem(tmem_slot) };
     }
     tc::fence_before_thread_sync();
     w.sync_cta();

@@ -23,7 +23,7 @@
 #![warn(missing_docs)]
 
 pub mod ctx;
-// The CPU side needs the simulated tcgen05 backend (`baton::arch::tcgen05`).
-#[cfg(target_arch = "nvptx64")]
 pub mod gemm_sm100;
 pub mod smem_io;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod tc_sim;

@@ -25,6 +25,7 @@
 //! | `arch/cpu`  | host backend: atomics-based mbarrier, warps as threads, byte-exact simulated TMA (`tma`) |
 //! | `smem`      | typed shared-memory references ([`smem::SharedRef`]) |
 //! | `tensor_map` | arch-independent TMA descriptor and its validation ([`tensor_map::TensorMapDesc`]) |
+//! | `numeric`   | narrow number formats (bf16, f16, e4m3, e5m2, e2m1, ue8m0, ue4m3): exact decode, round-to-nearest-even saturating encode ([`numeric::SmallFloat`]) |
 //!
 //! ```
 //! use baton::pipeline::{PipelineBarriers, ProducerConsumerPipeline};
@@ -54,6 +55,7 @@
 #![warn(missing_docs)]
 
 pub mod arch;
+pub mod numeric;
 pub mod protocol;
 pub mod smem;
 pub mod tensor_map;

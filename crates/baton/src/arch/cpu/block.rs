@@ -1,7 +1,5 @@
 //! A simulated thread block: shared memory plus warps as host threads.
 
-#[cfg(not(loom))]
-use super::lanes::{WARP_SIZE, with_lanes};
 use super::sync::{AtomicU32, Ordering, yield_now};
 use crate::smem::SharedRef;
 
@@ -58,16 +56,56 @@ impl BlockBarrier {
     }
 }
 
-/// One simulated warp of a [`CpuBlock`].
+/// One simulated warp of a [`CpuBlock`] or of a CTA of a
+/// [`CpuCluster`](super::CpuCluster).
 pub struct Warp<'b> {
     index: u32,
     barrier: &'b BlockBarrier,
+    cta_rank: u32,
+    cluster: Option<&'b BlockBarrier>,
 }
 
 impl<'b> Warp<'b> {
-    /// A warp handle for custom runners (loom tests build their own threads).
+    /// A warp handle for custom runners (loom tests build their own
+    /// threads): warp `index` of CTA 0 of a cluster of one.
+    ///
+    /// ```
+    /// use baton::arch::cpu::{BlockBarrier, Warp};
+    /// let barrier = BlockBarrier::new(1);
+    /// let warp = Warp::new(3, &barrier);
+    /// assert_eq!((warp.index(), warp.cta_rank()), (3, 0));
+    /// warp.sync_cluster(); // a block barrier in a cluster of one
+    /// ```
     pub fn new(index: u32, barrier: &'b BlockBarrier) -> Self {
-        Self { index, barrier }
+        Self::in_cluster(index, barrier, 0, None)
+    }
+
+    /// Warp `index` of CTA `cta_rank`, with the cluster barrier (`None`: a
+    /// cluster of one, whose cluster barrier is the block barrier).
+    pub(crate) fn in_cluster(
+        index: u32,
+        barrier: &'b BlockBarrier,
+        cta_rank: u32,
+        cluster: Option<&'b BlockBarrier>,
+    ) -> Self {
+        Self {
+            index,
+            barrier,
+            cta_rank,
+            cluster,
+        }
+    }
+
+    /// Rank of this warp's CTA in its cluster (`%cluster_ctarank`).
+    pub fn cta_rank(&self) -> u32 {
+        self.cta_rank
+    }
+
+    /// Barrier over every warp of every CTA of the cluster
+    /// (`barrier.cluster.arrive` + `wait`); the block barrier in a cluster
+    /// of one.
+    pub fn sync_cluster(&self) {
+        self.cluster.unwrap_or(self.barrier).sync()
     }
 
     /// Warp index in the block (what `threadIdx.x / 32` is on the GPU).
@@ -111,34 +149,14 @@ impl<S: Sync> CpuBlock<S> {
 
     /// Runs `warps` warps, each a host thread standing for 32 lanes, and
     /// joins them. A panic in any warp (a timed-out wait, a protocol
-    /// violation) is re-raised here.
+    /// violation) is re-raised here. The block is a cluster of one CTA (see
+    /// [`CpuCluster`](super::CpuCluster)): its warps see CTA rank 0, and it
+    /// must have freed its simulated TMEM when they return.
     #[cfg(not(loom))]
     pub fn run_warps<F>(&self, warps: u32, body: F)
     where
         F: Fn(Warp<'_>, SharedRef<'_, S>) + Sync,
     {
-        let barrier = BlockBarrier::new(warps);
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..warps)
-                .map(|index| {
-                    let (barrier, body, smem) = (&barrier, &body, self.smem());
-                    std::thread::Builder::new()
-                        .name(format!("warp{index}"))
-                        .spawn_scoped(scope, move || {
-                            with_lanes(WARP_SIZE, || body(Warp::new(index, barrier), smem))
-                        })
-                        .expect("spawn warp thread")
-                })
-                .collect();
-            let mut first_panic = None;
-            for h in handles {
-                if let Err(p) = h.join() {
-                    first_panic.get_or_insert(p);
-                }
-            }
-            if let Some(p) = first_panic {
-                std::panic::resume_unwind(p);
-            }
-        });
+        super::cluster::run_ctas(&[&self.smem], warps, &body);
     }
 }

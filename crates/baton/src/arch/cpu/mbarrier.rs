@@ -195,26 +195,38 @@ impl<'a> BarrierRef<'a> {
         self.update(0, -(bytes as i64));
     }
 
-    /// Arrival on the same barrier in CTA `cta_rank` of the cluster. The CPU
-    /// backend simulates clusters of one CTA, so `cta_rank` must be 0.
+    /// Arrival on the barrier at the same shared offset in CTA `cta_rank`
+    /// of the calling thread's simulated cluster (see
+    /// [`CpuCluster`](super::CpuCluster); the CPU form of `mapa` +
+    /// `mbarrier.arrive.release.cluster`): one arrival per active lane.
+    /// Panics when `cta_rank` is not in the cluster (outside a cluster
+    /// runner only rank 0 exists).
     #[inline]
     pub fn arrive_cluster(self, cta_rank: u32) {
-        assert_eq!(cta_rank, 0, "baton cpu backend: clusters have one CTA");
         // One arrival per active lane, as on the GPU where every executing
         // thread arrives (a signalling lane runs inside `elect_one`).
-        self.update(active_lanes(), 0);
+        self.in_cta(cta_rank).update(active_lanes(), 0);
     }
 
-    /// Remote arrival without cluster-scope release, if `pred` (see the
-    /// sm90 backend: only for signals that publish no data).
+    /// Remote arrival without cluster-scope release, if `pred`: one arrival
+    /// on the barrier at this offset in CTA `cta_rank` (see the sm90
+    /// backend: only for signals that publish no data). The rank is checked
+    /// whatever `pred`.
     #[inline]
     pub fn arrive_remote_if(self, cta_rank: u32, pred: bool) {
-        assert_eq!(cta_rank, 0, "baton cpu backend: clusters have one CTA");
+        let peer = self.in_cta(cta_rank);
         if pred {
             // A predicated signal stands for the one lane whose predicate
             // holds (`thread_in_warpgroup == 0`): one arrival.
-            self.update(1, 0);
+            peer.update(1, 0);
         }
+    }
+
+    /// The barrier at this barrier's shared offset in CTA `cta_rank` of the
+    /// calling thread's cluster (`mapa`).
+    #[inline]
+    pub(crate) fn in_cta(self, cta_rank: u32) -> Self {
+        Self(super::cluster::map_shared(self.0, cta_rank))
     }
 
     /// Has the phase with parity `parity` completed?

@@ -5,18 +5,26 @@
 //!   (arrival count, transaction count, phase parity) on one atomic word.
 //! * [`CpuBlock`]: a simulated thread block — its shared memory (any `Sync`
 //!   value) and warps run as scoped threads.
+//! * [`CpuCluster`]: a simulated cluster of CTAs, each with its own shared
+//!   memory and warps; remote barrier arrivals, cluster barrier, TMA
+//!   multicast into every CTA of a mask ([`cluster`](self::cluster_cta_rank)).
 //! * [`elect_one`]: the CPU form of `elect.sync`.
 //!
 //! Under `--cfg loom` the atomics are loom's, so `loom::model` explores every
 //! interleaving of the protocol (see `crates/baton/tests/loom_pipeline.rs`).
 
 mod block;
+mod cluster;
 mod lanes;
 mod mbarrier;
 mod sync;
+pub mod tcgen05;
 pub mod tma;
 
 pub use block::{BlockBarrier, CpuBlock, Warp};
+pub use cluster::{
+    CpuCluster, MAX_CLUSTER_SIZE, cluster_cta_rank, cluster_size, cluster_sync, map_shared,
+};
 pub use lanes::{WARP_SIZE, active_lanes, with_lanes};
 pub use mbarrier::{
     BarrierRef, MAX_COUNT, MbarrierCell, fence_barrier_init, fence_proxy_async_shared,

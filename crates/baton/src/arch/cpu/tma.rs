@@ -247,22 +247,77 @@ pub unsafe fn load_3d<T: Copy, const R: usize, const C: usize>(
     unsafe { load(map, dst, bar, [c0, c1, c2], 3) }
 }
 
-/// Checks a multicast CTA mask against the cluster: the CPU backend's
-/// cluster has one CTA, so the only valid mask is `0b1`. Panics otherwise.
+/// Checks a multicast CTA mask against the calling thread's simulated
+/// cluster ([`CpuCluster`](super::CpuCluster); a cluster of one outside a
+/// runner): panics when the mask is empty or names a CTA rank ≥
+/// [`cluster_size`](super::cluster_size) — the check the sm90 backend traps
+/// on in debug builds.
+///
+/// ```
+/// use baton::arch::cpu::tma::validate_cta_mask;
+/// validate_cta_mask(0b1); // a plain thread is CTA 0 of a cluster of one
+/// assert!(std::panic::catch_unwind(|| validate_cta_mask(0b10)).is_err());
+/// ```
 #[inline]
 pub fn validate_cta_mask(cta_mask: u16) {
+    let n = super::cluster_size();
     assert!(
-        cta_mask == 1,
-        "baton: multicast CTA mask {cta_mask:#06b} names CTAs outside the cluster (the CPU backend simulates clusters of 1 CTA: mask must be 0b1)"
+        cta_mask != 0 && (cta_mask as u32) >> n == 0,
+        "baton: multicast CTA mask {cta_mask:#06b} is empty or names CTAs outside the cluster of {n} CTA(s)"
     );
 }
 
-/// Multicast form of [`load_2d`]: the box lands at the same shared offset in
-/// every CTA of `cta_mask` and completes on each one's barrier. CPU: the
-/// mask must be `0b1` ([`validate_cta_mask`]).
+/// Runs `load_one(dst, bar)` for the tile and barrier at `dst`'s and
+/// `bar`'s offsets in every CTA of `cta_mask`, in rank order.
+fn for_each_cta<'a, T>(
+    dst: SharedRef<'a, T>,
+    bar: BarrierRef<'a>,
+    cta_mask: u16,
+    mut load_one: impl FnMut(SharedRef<'a, T>, BarrierRef<'a>),
+) {
+    validate_cta_mask(cta_mask);
+    for rank in (0..16u32).filter(|r| cta_mask >> r & 1 != 0) {
+        load_one(super::map_shared(dst, rank), bar.in_cta(rank));
+    }
+}
+
+/// Multicast form of [`load_2d`]: the box lands at `dst`'s shared offset
+/// in every CTA of `cta_mask` (bit `i` = CTA rank `i` of the calling
+/// thread's simulated cluster, this CTA included only if its bit is set)
+/// and completes its bytes on the barrier at `bar`'s offset in each —
+/// `cp.async.bulk.tensor.2d…multicast::cluster`. Panics on a mask that
+/// [`validate_cta_mask`] rejects.
+///
+/// ```
+/// use baton::arch::cpu::tma::{self, TensorMap};
+/// use baton::arch::cpu::{BarrierRef, CpuCluster, MbarrierCell, cluster_sync};
+/// use baton::smem::SharedRef;
+/// use baton::tensor_map::{ElemType, Swizzle, TensorMapDesc};
+/// use baton::tile_pipeline::Tile;
+///
+/// let m: Vec<f32> = (0..16).map(|i| i as f32).collect(); // 4 × 4
+/// let desc = TensorMapDesc::matrix_2d(ElemType::F32, m.as_ptr() as u64, 4, 4, 16, 4, 4, Swizzle::None);
+/// let map = unsafe { TensorMap::new(desc) }.unwrap();
+/// let cluster = CpuCluster::new((0..2).map(|_| (Tile::<f32, 4, 4>::new(), MbarrierCell::new())));
+/// cluster.run_warps(1, |warp, smem| {
+///     let (tile, cell) = smem.get();
+///     let bar = BarrierRef::new(SharedRef::from_ref(cell));
+///     unsafe { bar.init(1) };
+///     // Each CTA's elected lane expects the box.
+///     baton::arch::cpu::elect_one(|| bar.arrive_expect_tx(Tile::<f32, 4, 4>::BYTES));
+///     cluster_sync();
+///     if warp.cta_rank() == 0 {
+///         // CTA 0 issues one load for both CTAs.
+///         unsafe { tma::load_2d_multicast(&map, SharedRef::from_ref(tile), bar, 0, 0, 0b11) };
+///     }
+///     bar.wait_parity(0, || unreachable!());
+///     assert_eq!(unsafe { tile.read(Swizzle::None, 3, 2) }, 14.0);
+/// });
+/// ```
 ///
 /// # Safety
-/// As [`load_2d`].
+/// As [`load_2d`], for the tile and barrier in every CTA of the mask (each
+/// CTA's barrier expects the box's bytes).
 pub unsafe fn load_2d_multicast<T: Copy, const R: usize, const C: usize>(
     map: *const TensorMap,
     dst: SharedRef<'_, Tile<T, R, C>>,
@@ -271,15 +326,16 @@ pub unsafe fn load_2d_multicast<T: Copy, const R: usize, const C: usize>(
     c1: i32,
     cta_mask: u16,
 ) {
-    validate_cta_mask(cta_mask);
-    // SAFETY: forwarded.
-    unsafe { load_2d(map, dst, bar, c0, c1) }
+    // SAFETY: forwarded, per CTA.
+    for_each_cta(dst, bar, cta_mask, |d, b| unsafe {
+        load_2d(map, d, b, c0, c1)
+    })
 }
 
-/// Multicast form of [`load_3d`].
+/// Multicast form of [`load_3d`]; see [`load_2d_multicast`].
 ///
 /// # Safety
-/// As [`load_2d`].
+/// As [`load_2d_multicast`].
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn load_3d_multicast<T: Copy, const R: usize, const C: usize>(
     map: *const TensorMap,
@@ -290,9 +346,10 @@ pub unsafe fn load_3d_multicast<T: Copy, const R: usize, const C: usize>(
     c2: i32,
     cta_mask: u16,
 ) {
-    validate_cta_mask(cta_mask);
-    // SAFETY: forwarded.
-    unsafe { load_3d(map, dst, bar, c0, c1, c2) }
+    // SAFETY: forwarded, per CTA.
+    for_each_cta(dst, bar, cta_mask, |d, b| unsafe {
+        load_3d(map, d, b, c0, c1, c2)
+    })
 }
 
 /// TMA store of `src` to the 2-D box at `(c0, c1)`; elements outside the

@@ -302,3 +302,42 @@ pub fn bench_shape(
         cublas_ms: median(theirs),
     })
 }
+
+/// The ragged shapes the GPU tests check every configuration on: M = 1,
+/// tiny and unaligned-to-the-tile M/N/K, exact tiles, long K.
+pub const RAGGED_SHAPES: [(usize, usize, usize); 8] = [
+    (1, 8, 8),
+    (128, 256, 64),
+    (129, 264, 72),
+    (300, 520, 136),
+    (1, 1024, 512),
+    (77, 200, 8),
+    (256, 256, 1024),
+    (513, 8, 40),
+];
+
+/// Checks each of `configs` against the f64 reference on
+/// [`RAGGED_SHAPES`] with beta 0, 0.5 and 1, and once with alpha −1.5,
+/// beta 0.25; panics naming the first configuration, shape and beta that
+/// fails (relative Frobenius error above 1e-2, or any NaN).
+pub fn assert_ragged_shapes_match_f64(gpu: &Gpu, kernels: &Kernels, configs: &[GemmConfig]) {
+    for &config in configs {
+        for &(m, n, k) in &RAGGED_SHAPES {
+            for beta in [0.0f32, 0.5, 1.0] {
+                let cmp = check_vs_f64(gpu, kernels, Some(config), (m, n, k), 1.0, beta)
+                    .unwrap_or_else(|e| panic!("{config:?} {m}x{n}x{k}: {e}"));
+                println!(
+                    "{config:?} {m}x{n}x{k} beta {beta}: rel {:.2e} max abs {:.2e}",
+                    cmp.rel_error, cmp.max_abs_error
+                );
+                assert!(
+                    cmp.passes(1e-2),
+                    "{config:?} {m}x{n}x{k} beta {beta}: {cmp:?}"
+                );
+            }
+        }
+        let cmp = check_vs_f64(gpu, kernels, Some(config), (200, 200, 64), -1.5, 0.25)
+            .unwrap_or_else(|e| panic!("{config:?} alpha -1.5: {e}"));
+        assert!(cmp.passes(1e-2), "{config:?} alpha -1.5: {cmp:?}");
+    }
+}

@@ -12,37 +12,7 @@ fn gemm_matches_f64_reference_on_ragged_shapes() {
     let kernels = gpu
         .load_kernels(Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
-    let shapes = [
-        (1, 8, 8),
-        (128, 256, 64),
-        (129, 264, 72),
-        (300, 520, 136),
-        (1, 1024, 512),
-        (77, 200, 8),
-        (256, 256, 1024),
-        (513, 8, 40),
-    ];
-    for config in GemmConfig::ALL {
-        for &(m, n, k) in &shapes {
-            for beta in [0.0f32, 0.5, 1.0] {
-                let cmp =
-                    gemm_check::check_vs_f64(&gpu, &kernels, Some(config), (m, n, k), 1.0, beta)
-                        .unwrap_or_else(|e| panic!("{config:?} {m}x{n}x{k}: {e}"));
-                println!(
-                    "{config:?} {m}x{n}x{k} beta {beta}: rel {:.2e} max abs {:.2e}",
-                    cmp.rel_error, cmp.max_abs_error
-                );
-                assert!(
-                    cmp.passes(1e-2),
-                    "{config:?} {m}x{n}x{k} beta {beta}: {cmp:?}"
-                );
-            }
-        }
-        let cmp =
-            gemm_check::check_vs_f64(&gpu, &kernels, Some(config), (200, 200, 64), -1.5, 0.25)
-                .unwrap();
-        assert!(cmp.passes(1e-2), "{config:?} alpha -1.5: {cmp:?}");
-    }
+    gemm_check::assert_ragged_shapes_match_f64(&gpu, &kernels, &GemmConfig::ALL);
 }
 
 #[test]

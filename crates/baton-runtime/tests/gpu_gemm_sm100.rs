@@ -18,33 +18,7 @@ fn sm100_gemm_matches_f64_reference_on_ragged_shapes() {
     let kernels = gpu
         .load_kernels(Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
-    let shapes = [
-        (1, 8, 8),
-        (128, 256, 64),
-        (129, 264, 72),
-        (300, 520, 136),
-        (1, 1024, 512),
-        (77, 200, 8),
-        (256, 512, 1024),
-        (513, 8, 40),
-    ];
-    for config in GemmConfig::SM100 {
-        for &(m, n, k) in &shapes {
-            for beta in [0.0f32, 0.5, 1.0] {
-                let cmp =
-                    gemm_check::check_vs_f64(&gpu, &kernels, Some(config), (m, n, k), 1.0, beta)
-                        .unwrap_or_else(|e| panic!("{config:?} {m}x{n}x{k}: {e}"));
-                println!(
-                    "{config:?} {m}x{n}x{k} beta {beta}: rel {:.2e}",
-                    cmp.rel_error
-                );
-                assert!(
-                    cmp.passes(1e-2),
-                    "{config:?} {m}x{n}x{k} beta {beta}: {cmp:?}"
-                );
-            }
-        }
-    }
+    gemm_check::assert_ragged_shapes_match_f64(&gpu, &kernels, &GemmConfig::SM100);
 }
 
 #[test]

@@ -5,5 +5,6 @@ pub mod diag;
 pub mod epi_load;
 pub mod pipeline;
 pub mod state;
+pub mod stream_k;
 pub mod tile_pipeline;
 pub mod tile_scheduler;

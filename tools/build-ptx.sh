@@ -53,8 +53,8 @@ OUT_DIR="$(cd "$OUT_DIR" && pwd)"
 # inside a function body (see baton::arch::sm90::DYNAMIC_SMEM_SYMBOL).
 SMEM_DECL='.extern .shared .align 1024 .b8 baton_dynamic_smem[];'
 
-build_variant() { # profile output-name sm [cargo feature]
-    local profile="$1" name="$2" sm="$3" features="${4:-}" dir
+build_variant() { # profile output-name sm [cargo feature] [target features]
+    local profile="$1" name="$2" sm="$3" features="${4:-}" tfeatures="${5:-}" dir
     # A clean environment for the nested cargo: when called from a build
     # script, the outer cargo's variables (target dir, rustflags, wrappers,
     # jobserver) must not leak into the nvptx build.
@@ -67,7 +67,7 @@ build_variant() { # profile output-name sm [cargo feature]
             RUSTC="$RUSTC_DEVICE" RUSTC_BOOTSTRAP=1 \
             "$CARGO_DEVICE" rustc --quiet --profile "$profile" -Zbuild-std=core \
             --target nvptx64-nvidia-cuda ${features:+--features "$features"} -- \
-            --emit=asm -C target-cpu="$sm" -C linker=/bin/true
+            --emit=asm -C target-cpu="$sm" ${tfeatures:+-C target-feature="$tfeatures"} -C linker=/bin/true
     )
     dir="$profile"
     [[ "$profile" == dev ]] && dir=debug
@@ -102,4 +102,6 @@ build_variant() { # profile output-name sm [cargo feature]
 
 build_variant release baton_sm90a sm_90a
 build_variant ptx-debug baton_sm90a_debug sm_90a
-build_variant sm100 baton_sm100a sm_100a sm100
+# PTX ISA 8.7 (rustc emits 8.6 for sm_100a by default): `kind::mxf4nvf4`
+# (NVFP4 MMA) needs it; drivers of CUDA 12.8 and later load it.
+build_variant sm100 baton_sm100a sm_100a sm100 +ptx87

@@ -17,6 +17,9 @@ bash tools/install-device-toolchain.sh
 step "PTX build + ptxas -v (target/ptx/*.ptxas.txt)"
 bash tools/build-ptx.sh --check
 
+step "generated sources up to date (tools/gen/check.sh)"
+bash tools/gen/check.sh
+
 step "cargo fmt --check"
 cargo fmt --all --check
 (cd kernels && cargo fmt --check)

@@ -422,3 +422,198 @@ pub unsafe extern "ptx-kernel" fn baton_sm100_pair_mma(
         unsafe { tmem::dealloc_pair::<TMEM_COLS>(d) };
     }
 }
+
+/// Shared memory of [`baton_sm100_block_scaled`].
+#[repr(C, align(1024))]
+pub struct Sm100BlockScaledLayout {
+    /// A and B operands (MXFP8: 128 × 32 bytes each; NVFP4 reuses them as
+    /// 128 × 64 e2m1), no-swizzle K-major core matrices.
+    pub a: [u32; 1024],
+    /// B operand.
+    pub b: [u32; 1024],
+    /// Scale factors staged for `tcgen05.cp` (512-byte atoms).
+    pub sf: [u32; 512],
+    /// Completed by the MMAs' commit.
+    pub bar: MbarrierCell,
+    /// The TMEM address `tcgen05.alloc` writes.
+    pub tmem_addr: u32,
+}
+
+/// Dynamic shared memory [`baton_sm100_block_scaled`] needs.
+pub const SM100_BLOCK_SCALED_SMEM_BYTES: usize = core::mem::size_of::<Sm100BlockScaledLayout>();
+
+/// The block-scaled `tcgen05` path with `cta_group::1`, **assembled only**
+/// (its data layout is not a verified contract): 128 threads, 1 CTA. Stages operands from `src` (2048 words) and scale factors
+/// (512 words) into shared memory, stores ones into TMEM with `tcgen05.st`
+/// (every 32x32b width), copies scale factors with every `tcgen05.cp` shape,
+/// issues the MXFP8 and NVFP4 MMAs, commits, and writes the accumulator
+/// (128 × 32 words) to `out`.
+///
+/// # Safety
+/// `src` holds 2560 readable words and `out` 128 × 32 writable words;
+/// 128 threads, [`SM100_BLOCK_SCALED_SMEM_BYTES`] of dynamic shared memory,
+/// an sm_100a GPU.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn baton_sm100_block_scaled(out: *mut u32, src: *const u32) {
+    // SAFETY: forwarded.
+    unsafe { block_scaled::<false>(out, src) }
+}
+
+/// [`baton_sm100_block_scaled`] with `cta_group::2` (a kernel may not mix
+/// the two): a cluster of 2, the leader CTA's thread issues the pair MMAs
+/// and multicasts the commit. Assembled only.
+///
+/// # Safety
+/// As [`baton_sm100_block_scaled`], launched as clusters of 2 CTAs.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn baton_sm100_block_scaled_pair(out: *mut u32, src: *const u32) {
+    // SAFETY: forwarded.
+    unsafe { block_scaled::<true>(out, src) }
+}
+
+#[inline(always)]
+unsafe fn block_scaled<const PAIR: bool>(out: *mut u32, src: *const u32) {
+    use baton::arch::sm100::mma::{
+        BlockScaledDescriptor, BlockScaledType, ScaleType, mma_mxf4nvf4_ss, mma_mxf4nvf4_ss_pair,
+        mma_mxf8f6f4_ss, mma_mxf8f6f4_ss_pair,
+    };
+    // SAFETY: this kernel is the only user of the block's dynamic shared
+    // memory; block/cluster barriers and the MMA barrier order its accesses.
+    let smem = unsafe { arch::dynamic_smem::<Sm100BlockScaledLayout>() };
+    let sa = smem_field!(smem, Sm100BlockScaledLayout, a);
+    let sb = smem_field!(smem, Sm100BlockScaledLayout, b);
+    let ssf = smem_field!(smem, Sm100BlockScaledLayout, sf);
+    let bar = BarrierRef::new(smem_field!(smem, Sm100BlockScaledLayout, bar));
+    let tmem_slot = smem_field!(smem, Sm100BlockScaledLayout, tmem_addr);
+    let tid = arch::thread_idx_x() as usize;
+    let warp = arch::warp_idx();
+    let pair = PAIR;
+    let leader = !pair || arch::cluster_cta_rank() == 0;
+
+    for i in 0..16 {
+        let w = tid * 16 + i;
+        // SAFETY: w < 2048 <= src's words.
+        let v = unsafe { src.add(w).read_volatile() };
+        if w < 1024 {
+            st_shared_u32(sa.at(w), v);
+        } else {
+            st_shared_u32(sb.at(w - 1024), v);
+        }
+    }
+    for i in 0..4 {
+        let w = tid * 4 + i;
+        // SAFETY: 2048 + w < 2560.
+        st_shared_u32(ssf.at(w), unsafe { src.add(2048 + w).read_volatile() });
+    }
+    arch::fence_proxy_async_shared();
+
+    if warp == 0 {
+        // SAFETY: the whole of warp 0 (of each CTA of the pair), converged;
+        // it deallocates below.
+        unsafe {
+            if pair {
+                tmem::alloc_pair::<64>(tmem_slot);
+                tmem::relinquish_alloc_permit_pair();
+            } else {
+                tmem::alloc::<64>(tmem_slot);
+                tmem::relinquish_alloc_permit();
+            }
+        }
+    }
+    if tid == 0 {
+        // SAFETY: one thread, before the barrier below.
+        unsafe { bar.init(1) };
+        arch::fence_barrier_init();
+    }
+    fence_before_thread_sync();
+    arch::cluster_sync();
+    fence_after_thread_sync();
+    let base = TmemAddr(ld_shared_u32(tmem_slot));
+    // Columns 0..32: accumulator; 32..40: SFA; 40..48: SFB; 48..64: st test.
+    let (d, sfa, sfb) = (base, base.offset(0, 32), base.offset(0, 40));
+
+    // Every tcgen05.st width into this warp's quarter of columns 48..64.
+    let q = base.warp_quarter(warp).offset(0, 48);
+    // SAFETY: all 32 lanes, own quarter, inside the 64-column allocation; no
+    // MMA touches columns 48..64; wait_st before the barrier below.
+    unsafe {
+        tmem::st_32x32b_x1(q, [1]);
+        tmem::st_32x32b_x2(q.offset(0, 1), [1; 2]);
+        tmem::st_32x32b_x4(q.offset(0, 3), [1; 4]);
+        tmem::st_32x32b_x8(q.offset(0, 7), [1; 8]);
+        tmem::st_32x32b_x16(q, [2; 16]);
+        tmem::st_32x32b_x32(d.warp_quarter(warp), [0; 32]);
+    }
+    tmem::wait_st();
+    fence_before_thread_sync();
+    arch::cluster_sync();
+    fence_after_thread_sync();
+
+    if leader && warp == 0 && arch::elect_one() {
+        let desc = |addr: u32| SmemDescriptor::new(addr, SmemLayout::Interleave, 128, 256);
+        let sf = SmemDescriptor::new(ssf.addr(), SmemLayout::Interleave, 0, 128);
+        // SAFETY: one thread; operands and scale factors stored, fenced and
+        // published by the cluster barrier; every TMEM address is inside
+        // the 64-column allocation; the barrier counts one commit.
+        unsafe {
+            if pair {
+                tmem::cp_32x128b_warpx4_pair(sfa, sf);
+                tmem::cp_32x128b_warpx4_pair(sfb, sf.advance(512));
+                let i8 = BlockScaledDescriptor::mxf8f6f4_pair(
+                    BlockScaledType::E4m3,
+                    BlockScaledType::E5m2,
+                    256,
+                    32,
+                );
+                mma_mxf8f6f4_ss_pair(d, desc(sa.addr()), desc(sb.addr()), i8, sfa, sfb, false);
+                let i4 = BlockScaledDescriptor::nvf4_pair(ScaleType::Ue4m3, 256, 32);
+                mma_mxf4nvf4_ss_pair(d, desc(sa.addr()), desc(sb.addr()), i4, sfa, sfb, true);
+                commit_pair_multicast(bar, 0b11);
+            } else {
+                tmem::cp_32x128b_warpx4(sfa, sf);
+                tmem::cp_128x128b(sfb, sf.advance(512));
+                tmem::cp_4x256b(sfb.offset(0, 4), sf.advance(1024));
+                let i8 = BlockScaledDescriptor::mxf8f6f4(
+                    BlockScaledType::E4m3,
+                    BlockScaledType::E4m3,
+                    128,
+                    32,
+                )
+                .with_scale_ids(1, 1);
+                mma_mxf8f6f4_ss(d, desc(sa.addr()), desc(sb.addr()), i8, sfa, sfb, false);
+                let i4 = BlockScaledDescriptor::nvf4(ScaleType::Ue4m3, 128, 32);
+                mma_mxf4nvf4_ss(d, desc(sa.addr()), desc(sb.addr()), i4, sfa, sfb, true);
+                commit(bar);
+            }
+        }
+    }
+    bar.wait_parity(0, || WaitSite {
+        pipeline: c"sm100_block_scaled",
+        role: Role::Consumer,
+        stage: 0,
+        phase: 0,
+    });
+    fence_after_thread_sync();
+    // SAFETY: each warp, its lane quarter, 32 allocated columns; the MMAs
+    // completed (commit barrier), ordered by the fence.
+    let row = unsafe { tmem::ld_32x32b_x32(d.warp_quarter(warp)) };
+    let extra = unsafe { tmem::ld_32x32b_x1(q) };
+    for (j, v) in row.iter().enumerate() {
+        // SAFETY: tid < 128 rows of 32 words.
+        unsafe { out.add(tid * 32 + j).write_volatile(*v ^ extra[0]) };
+    }
+    fence_before_thread_sync();
+    arch::cluster_sync();
+    if warp == 0 {
+        fence_after_thread_sync();
+        // SAFETY: warp 0 allocated these 64 columns; every access to them
+        // completed and is ordered before this.
+        unsafe {
+            if pair {
+                tmem::dealloc_pair::<64>(base);
+            } else {
+                tmem::dealloc::<64>(base);
+            }
+        }
+    }
+}

@@ -9,11 +9,13 @@
 use baton_runtime::{Variant, ptx, ptxas};
 
 /// The sm_100a kernels (`kernels/src/sm100_smoke.rs`, `kernels/src/sm100_gemm.rs`).
-const SM100_KERNELS: [&str; 4] = [
+const SM100_KERNELS: [&str; 6] = [
     "baton_sm100_gemm_bf16",
     "baton_sm100_smoke",
     "baton_sm100_commit_pair",
     "baton_sm100_pair_mma",
+    "baton_sm100_block_scaled",
+    "baton_sm100_block_scaled_pair",
 ];
 
 fn in_ci() -> bool {

@@ -175,6 +175,192 @@ impl SmemDescriptor {
     }
 }
 
+/// Operand format of a block-scaled `tcgen05.mma` (A and B; bits `[7, 10)`
+/// and `[10, 13)` of [`BlockScaledDescriptor`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockScaledType {
+    /// FP8 e4m3 (`kind::mxf8f6f4`, code 0).
+    E4m3,
+    /// FP8 e5m2 (`kind::mxf8f6f4`, code 1).
+    E5m2,
+    /// FP4 e2m1 read by `kind::mxf4nvf4` (code 1 in that kind).
+    E2m1,
+}
+
+/// Scale-factor format of a block-scaled MMA (bit 23).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScaleType {
+    /// `ue4m3` (NVFP4's per-16 scale; code 0).
+    Ue4m3,
+    /// `ue8m0` (MX formats' power-of-two scale; code 1).
+    Ue8m0,
+}
+
+/// Which block-scaled MMA an instruction descriptor is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockScaledKind {
+    /// `kind::mxf8f6f4.block_scale.scale_vec::1X`: K = 32 per MMA, one scale
+    /// per 32 K elements (MXFP8).
+    Mxf8f6f4,
+    /// `kind::mxf4nvf4.block_scale.scale_vec::4X`: K = 64 per MMA, one scale
+    /// per 16 K elements (NVFP4).
+    Mxf4nvf4,
+}
+
+impl BlockScaledKind {
+    /// K elements per MMA instruction.
+    pub const fn k(self) -> u32 {
+        match self {
+            BlockScaledKind::Mxf8f6f4 => 32,
+            BlockScaledKind::Mxf4nvf4 => 64,
+        }
+    }
+
+    /// K elements sharing one scale factor.
+    pub const fn scale_block(self) -> u32 {
+        match self {
+            BlockScaledKind::Mxf8f6f4 => 32,
+            BlockScaledKind::Mxf4nvf4 => 16,
+        }
+    }
+}
+
+/// The 32-bit instruction descriptor of a block-scaled `tcgen05.mma`
+/// (`kind::mxf8f6f4` / `kind::mxf4nvf4`). Its layout differs from
+/// [`InstrDescriptor`]'s: no accumulator type (always f32), a scale-factor
+/// format bit, and two scale-factor ids.
+///
+/// Bits: `[4,6)` B scale-factor id, `[7,10)` A format, `[10,13)` B format,
+/// 15 A major, 16 B major (K 0), `[17,23)` N >> 3, 23 scale format (ue4m3 0,
+/// ue8m0 1), `[24,29)` M >> 4, `[29,31)` A scale-factor id, 31 K size (0:
+/// dense K = 32 for mxf8f6f4, 64 for mxf4nvf4).
+///
+/// The scale-factor ids pick the byte of each TMEM scale-factor cell the
+/// MMA reads ([`with_scale_ids`](Self::with_scale_ids)): with one scale per
+/// row per MMA (mxf8f6f4) four consecutive K steps share one 32-bit cell.
+///
+/// ```
+/// use baton::arch::tcgen05_desc::{BlockScaledDescriptor, BlockScaledType, ScaleType};
+/// let d = BlockScaledDescriptor::mxf8f6f4(BlockScaledType::E4m3, BlockScaledType::E4m3, 128, 128);
+/// assert_eq!(d.0, 0x08A0_0000); // M 128, N 128, e4m3 × e4m3, ue8m0
+/// let nv = BlockScaledDescriptor::nvf4(ScaleType::Ue4m3, 128, 8);
+/// assert_eq!(nv.m(), 128);
+/// assert_eq!(nv.with_scale_ids(1, 2).0 >> 29 & 3, 1);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct BlockScaledDescriptor(pub u32);
+
+impl BlockScaledDescriptor {
+    /// MXFP8 (`kind::mxf8f6f4`, ue8m0 scales per 32 K elements), K-major A
+    /// and B, `cta_group::1`: M 64 or 128, N a multiple of 8 in `8..=256`. Panics (at compile time in a `const`) otherwise,
+    /// or when an operand is not an FP8 type.
+    pub const fn mxf8f6f4(a: BlockScaledType, b: BlockScaledType, m: u32, n: u32) -> Self {
+        check_one_cta(m, n);
+        Self::encode(fp8_code(a), fp8_code(b), ScaleType::Ue8m0, m, n)
+    }
+
+    /// The CTA-pair (`cta_group::2`) form of [`mxf8f6f4`](Self::mxf8f6f4): M
+    /// 128 or 256 across the pair, N a multiple of 16 in `32..=256`.
+    pub const fn mxf8f6f4_pair(a: BlockScaledType, b: BlockScaledType, m: u32, n: u32) -> Self {
+        check_pair(m, n);
+        Self::encode(fp8_code(a), fp8_code(b), ScaleType::Ue8m0, m, n)
+    }
+
+    /// NVFP4 (`kind::mxf4nvf4.scale_vec::4X`: e2m1 operands, one `scale`
+    /// per 16 K elements; NVFP4 uses [`ScaleType::Ue4m3`]), K-major,
+    /// `cta_group::1`; shapes as [`mxf8f6f4`](Self::mxf8f6f4).
+    pub const fn nvf4(scale: ScaleType, m: u32, n: u32) -> Self {
+        check_one_cta(m, n);
+        Self::encode(1, 1, scale, m, n)
+    }
+
+    /// The CTA-pair form of [`nvf4`](Self::nvf4).
+    pub const fn nvf4_pair(scale: ScaleType, m: u32, n: u32) -> Self {
+        check_pair(m, n);
+        Self::encode(1, 1, scale, m, n)
+    }
+
+    const fn encode(a: u32, b: u32, scale: ScaleType, m: u32, n: u32) -> Self {
+        let s = match scale {
+            ScaleType::Ue4m3 => 0u32,
+            ScaleType::Ue8m0 => 1,
+        };
+        Self((a << 7) | (b << 10) | ((n >> 3) << 17) | (s << 23) | ((m >> 4) << 24))
+    }
+
+    /// This descriptor with scale-factor ids `a_id` (bits `[29,31)`) and
+    /// `b_id` (bits `[4,6)`), each in `0..4`: the byte of the scale-factor
+    /// cells the MMA starts reading at. Panics when an id is out of range.
+    pub const fn with_scale_ids(self, a_id: u32, b_id: u32) -> Self {
+        assert!(a_id < 4 && b_id < 4, "scale-factor ids are in 0..4");
+        Self((self.0 & !((3 << 29) | (3 << 4))) | (a_id << 29) | (b_id << 4))
+    }
+
+    /// M (rows of A and D).
+    pub const fn m(self) -> u32 {
+        ((self.0 >> 24) & 0x1F) << 4
+    }
+
+    /// N (rows of B, columns of D).
+    pub const fn n(self) -> u32 {
+        ((self.0 >> 17) & 0x3F) << 3
+    }
+
+    /// Scale-factor format.
+    pub const fn scale_type(self) -> ScaleType {
+        if self.0 >> 23 & 1 == 1 {
+            ScaleType::Ue8m0
+        } else {
+            ScaleType::Ue4m3
+        }
+    }
+
+    /// A's and B's scale-factor ids.
+    pub const fn scale_ids(self) -> (u32, u32) {
+        ((self.0 >> 29) & 3, (self.0 >> 4) & 3)
+    }
+
+    /// A's and B's raw format codes (their meaning depends on the kind).
+    pub const fn format_codes(self) -> (u32, u32) {
+        ((self.0 >> 7) & 7, (self.0 >> 10) & 7)
+    }
+}
+
+const fn fp8_code(t: BlockScaledType) -> u32 {
+    match t {
+        BlockScaledType::E4m3 => 0,
+        BlockScaledType::E5m2 => 1,
+        BlockScaledType::E2m1 => {
+            panic!("kind::mxf8f6f4 here takes FP8 operands (use nvf4 for e2m1)")
+        }
+    }
+}
+
+const fn check_one_cta(m: u32, n: u32) {
+    assert!(
+        m == 64 || m == 128,
+        "cta_group::1 block-scaled: M is 64 or 128"
+    );
+    // N = 8 with M = 128 is what a public NVFP4 test runs on sm_100; the
+    // f16 kind needs multiples of 16 there.
+    assert!(
+        n >= 8 && n <= 256 && n.is_multiple_of(8),
+        "block-scaled: N is a multiple of 8 up to 256"
+    );
+}
+
+const fn check_pair(m: u32, n: u32) {
+    assert!(
+        m == 128 || m == 256,
+        "cta_group::2 block-scaled: M is 128 or 256"
+    );
+    assert!(
+        n >= 32 && n <= 256 && n.is_multiple_of(16),
+        "cta_group::2 block-scaled: N is a multiple of 16 in 32..=256"
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,5 +415,58 @@ mod tests {
             SmemDescriptor::new(0, SmemLayout::Swizzle32B, 0, 0).0 >> 61,
             6
         );
+    }
+
+    #[test]
+    fn block_scaled_descriptors_match_independent_encodings() {
+        // NVFP4 (e2m1, ue4m3), M = 128, N = 8, as a public sm_100 test kernel
+        // builds it field by field: (1 << 7) | (1 << 10) | (1 << 17) | (8 << 24).
+        assert_eq!(
+            BlockScaledDescriptor::nvf4(ScaleType::Ue4m3, 128, 8).0,
+            0x0802_0480
+        );
+        // MXFP8 e4m3 × e4m3, ue8m0, M = 128, N = 128 from the field layout
+        // of CUTLASS's `UMMA::InstrDescriptorBlockScaled` (scale format bit
+        // 23, M at [24, 29)).
+        let d =
+            BlockScaledDescriptor::mxf8f6f4(BlockScaledType::E4m3, BlockScaledType::E4m3, 128, 128);
+        assert_eq!(d.0, (1 << 23) | ((128 >> 3) << 17) | ((128 >> 4) << 24));
+    }
+
+    #[test]
+    fn block_scaled_fields_round_trip() {
+        let d = BlockScaledDescriptor::mxf8f6f4_pair(
+            BlockScaledType::E5m2,
+            BlockScaledType::E4m3,
+            256,
+            224,
+        )
+        .with_scale_ids(3, 2);
+        assert_eq!((d.m(), d.n()), (256, 224));
+        assert_eq!(d.scale_ids(), (3, 2));
+        assert_eq!(d.format_codes(), (1, 0));
+        assert_eq!(d.scale_type(), ScaleType::Ue8m0);
+        assert_eq!(d.with_scale_ids(0, 0).scale_ids(), (0, 0));
+        assert_eq!(
+            BlockScaledDescriptor::nvf4_pair(ScaleType::Ue8m0, 128, 32).scale_type(),
+            ScaleType::Ue8m0
+        );
+        assert_eq!(
+            BlockScaledKind::Mxf4nvf4.k() / BlockScaledKind::Mxf4nvf4.scale_block(),
+            4
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "scale-factor ids are in 0..4")]
+    fn scale_id_out_of_range_panics() {
+        let _ = BlockScaledDescriptor::nvf4(ScaleType::Ue4m3, 128, 16).with_scale_ids(4, 0);
+    }
+
+    #[test]
+    #[should_panic(expected = "FP8 operands")]
+    fn mxf8f6f4_rejects_e2m1() {
+        let _ =
+            BlockScaledDescriptor::mxf8f6f4(BlockScaledType::E2m1, BlockScaledType::E4m3, 128, 128);
     }
 }

@@ -20,7 +20,8 @@ use core::arch::asm;
 use super::tmem::TmemAddr;
 
 pub use crate::arch::tcgen05_desc::{
-    AccType, F16Type, InstrDescriptor, Major, SmemDescriptor, SmemLayout,
+    AccType, BlockScaledDescriptor, BlockScaledKind, BlockScaledType, F16Type, InstrDescriptor,
+    Major, ScaleType, SmemDescriptor, SmemLayout,
 };
 
 /// `tcgen05.mma.cta_group::1.kind::f16 [d], a, b, idesc, p`: `D = A·B + D`
@@ -162,3 +163,79 @@ pub unsafe fn commit_multicast(bar: BarrierRef<'_>, cta_mask: u16) {
         )
     };
 }
+
+macro_rules! block_scaled_mma {
+    ($(#[$doc:meta])* $name:ident, $ptx:literal) => {
+        $(#[$doc])*
+        ///
+        /// `D = (A·SFA)·(B·SFB) + D` (`accumulate`) or without `+ D`, f32
+        /// accumulators in TMEM at `d`; A and B in shared memory (K-major
+        /// descriptors), their scale factors in TMEM at `sfa` / `sfb` (copied
+        /// there by [`tmem::cp_32x128b_warpx4`](super::tmem::cp_32x128b_warpx4)
+        /// or another `tcgen05.cp`, or stored by `tcgen05.st`). Completion is
+        /// observed only through [`commit`] (or its multicast forms) by the
+        /// same thread.
+        ///
+        /// # Safety
+        /// As [`mma_f16_ss`]; in addition the scale-factor columns at `sfa` and
+        /// `sfb` are live, written (a `tcgen05.cp` issued earlier by this
+        /// thread, or `tcgen05.st` + `wait_st` + fence + barrier), and not
+        /// overwritten until this MMA's commit completes.
+        #[inline(always)]
+        pub unsafe fn $name(
+            d: TmemAddr,
+            a: SmemDescriptor,
+            b: SmemDescriptor,
+            idesc: BlockScaledDescriptor,
+            sfa: TmemAddr,
+            sfb: TmemAddr,
+            accumulate: bool,
+        ) {
+            // SAFETY: see the contract above.
+            unsafe {
+                asm!(
+                    concat!("{{ .reg .pred p; setp.ne.b32 p, {acc}, 0; ", $ptx, " [{d}], {a}, {b}, {i}, [{sa}], [{sb}], p; }}"),
+                    d = in(reg32) d.0,
+                    a = in(reg64) a.0,
+                    b = in(reg64) b.0,
+                    i = in(reg32) idesc.0,
+                    sa = in(reg32) sfa.0,
+                    sb = in(reg32) sfb.0,
+                    acc = in(reg32) accumulate as u32,
+                    options(nostack)
+                )
+            };
+        }
+    };
+}
+
+block_scaled_mma!(
+    /// `tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X`:
+    /// the MXFP8 MMA, `M × N × 32` (e4m3/e5m2 operands, one ue8m0 scale per
+    /// row per 32 K elements). `idesc` from
+    /// [`BlockScaledDescriptor::mxf8f6f4`]; its scale-factor ids pick the
+    /// byte of each scale cell. (PTX 8.8 spells the same `.block32`; ptxas
+    /// 13.0 requires 8.8 for the form without a suffix.)
+    mma_mxf8f6f4_ss, "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X"
+);
+block_scaled_mma!(
+    /// The CTA-pair form of [`mma_mxf8f6f4_ss`] (`cta_group::2`), issued by
+    /// one thread of the leader CTA; idesc from
+    /// [`BlockScaledDescriptor::mxf8f6f4_pair`]; each CTA's TMEM holds the
+    /// scale factors of its own rows.
+    mma_mxf8f6f4_ss_pair, "tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale.scale_vec::1X"
+);
+block_scaled_mma!(
+    /// `tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X`:
+    /// the NVFP4 MMA, `M × N × 64` (e2m1 operands packed two per byte, four
+    /// scales per row per MMA: one per 16 K elements, the four bytes of one
+    /// TMEM cell). `idesc` from [`BlockScaledDescriptor::nvf4`]. Needs PTX
+    /// ISA 8.7 (the sm_100a build passes `+ptx87`); PTX 8.8 spells it
+    /// `.block16`.
+    mma_mxf4nvf4_ss, "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X"
+);
+block_scaled_mma!(
+    /// The CTA-pair form of [`mma_mxf4nvf4_ss`]; idesc from
+    /// [`BlockScaledDescriptor::nvf4_pair`].
+    mma_mxf4nvf4_ss_pair, "tcgen05.mma.cta_group::2.kind::mxf4nvf4.block_scale.scale_vec::4X"
+);

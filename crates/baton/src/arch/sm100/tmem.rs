@@ -1,5 +1,6 @@
-//! Tensor memory (TMEM): allocation, deallocation, and the epilogue's
-//! `tcgen05.ld`.
+//! Tensor memory (TMEM): allocation, deallocation, the epilogue's
+//! `tcgen05.ld`, `tcgen05.st`, and `tcgen05.cp` of scale factors from shared
+//! memory.
 //!
 //! TMEM is 128 lanes × 512 columns of 32-bit cells per SM. An address is
 //! `lane << 16 | column` ([`TmemAddr`]). Warp `w` of a warpgroup may only
@@ -11,6 +12,13 @@
 
 use crate::smem::SharedRef;
 use core::arch::asm;
+
+pub use crate::arch::tcgen05_desc::SmemDescriptor;
+
+#[rustfmt::skip]
+#[path = "tmem_ops.rs"]
+mod ops;
+pub use ops::*;
 
 pub use crate::arch::tmem_addr::{TMEM_COLUMNS, TMEM_LANES, TmemAddr};
 
@@ -165,251 +173,53 @@ pub fn wait_st() {
     unsafe { asm!("tcgen05.wait::st.sync.aligned;", options(nostack)) };
 }
 
-/// `tcgen05.ld.sync.aligned.32x32b.x1.b32` then `tcgen05.wait::ld`: thread
-/// `t` of the warp gets the 1 consecutive column starting at `addr`'s column
-/// in lane `addr.lane() + t` — for an M = 128 accumulator, 1 element of
-/// row `addr.lane() + t`.
-///
-/// Load and wait are one `asm` block, so the values are complete when this
-/// returns (separate blocks would let the compiler move uses of the
-/// registers above the wait).
-///
-/// # Safety
-/// Executed by all 32 threads of the warp, converged, with the same `addr`;
-/// `addr.lane()` is the first lane of this warp's lane quarter
-/// ([`TmemAddr::warp_quarter`]); the 1 columns lie in a live allocation and
-/// the MMAs writing them are complete and ordered before this call (their
-/// commit barrier waited on, then
-/// [`fence_after_thread_sync`](super::fence_after_thread_sync)).
-#[inline(always)]
-pub unsafe fn ld_32x32b_x1(addr: TmemAddr) -> [u32; 1] {
-    let mut r = [0u32; 1];
-    // SAFETY: see the contract above.
-    unsafe {
-        asm!(
-            "tcgen05.ld.sync.aligned.32x32b.x1.b32 {{{r0}}}, [{a}];",
-            "tcgen05.wait::ld.sync.aligned;",
-            a = in(reg32) addr.0,
-            r0 = out(reg32) r[0],
-            options(nostack)
-        )
+macro_rules! tmem_cp {
+    ($(#[$doc:meta])* $name:ident, $ptx:literal) => {
+        $(#[$doc])*
+        ///
+        /// Issued by **one thread** (like an MMA) and asynchronous: its
+        /// completion is tracked by the same thread's next
+        /// [`commit`](super::mma::commit), and an MMA this thread issues after
+        /// it sees the copied cells (`tcgen05.cp` and `tcgen05.mma` of one
+        /// thread execute in order).
+        ///
+        /// # Safety
+        /// One thread; `src` describes shared memory fully written and visible
+        /// to the async proxy (TMA completion observed, or stores +
+        /// `fence.proxy.async.shared::cta` + a barrier) that stays unmodified
+        /// until the commit completes; `dst` lies in a live allocation that no
+        /// MMA reads concurrently except MMAs issued later by this thread.
+        #[inline(always)]
+        pub unsafe fn $name(dst: TmemAddr, src: SmemDescriptor) {
+            // SAFETY: see the contract above.
+            unsafe { asm!(concat!($ptx, " [{d}], {s};"), d = in(reg32) dst.0, s = in(reg64) src.0, options(nostack)) };
+        }
     };
-    r
 }
 
-/// `tcgen05.ld.sync.aligned.32x32b.x2.b32` then `tcgen05.wait::ld`: thread
-/// `t` of the warp gets the 2 consecutive columns starting at `addr`'s column
-/// in lane `addr.lane() + t` — for an M = 128 accumulator, 2 elements of
-/// row `addr.lane() + t`.
-///
-/// Load and wait are one `asm` block, so the values are complete when this
-/// returns (separate blocks would let the compiler move uses of the
-/// registers above the wait).
-///
-/// # Safety
-/// Executed by all 32 threads of the warp, converged, with the same `addr`;
-/// `addr.lane()` is the first lane of this warp's lane quarter
-/// ([`TmemAddr::warp_quarter`]); the 2 columns lie in a live allocation and
-/// the MMAs writing them are complete and ordered before this call (their
-/// commit barrier waited on, then
-/// [`fence_after_thread_sync`](super::fence_after_thread_sync)).
-#[inline(always)]
-pub unsafe fn ld_32x32b_x2(addr: TmemAddr) -> [u32; 2] {
-    let mut r = [0u32; 2];
-    // SAFETY: see the contract above.
-    unsafe {
-        asm!(
-            "tcgen05.ld.sync.aligned.32x32b.x2.b32 {{{r0}, {r1}}}, [{a}];",
-            "tcgen05.wait::ld.sync.aligned;",
-            a = in(reg32) addr.0,
-            r0 = out(reg32) r[0],
-            r1 = out(reg32) r[1],
-            options(nostack)
-        )
-    };
-    r
-}
-
-/// `tcgen05.ld.sync.aligned.32x32b.x4.b32` then `tcgen05.wait::ld`: thread
-/// `t` of the warp gets the 4 consecutive columns starting at `addr`'s column
-/// in lane `addr.lane() + t` — for an M = 128 accumulator, 4 elements of
-/// row `addr.lane() + t`.
-///
-/// Load and wait are one `asm` block, so the values are complete when this
-/// returns (separate blocks would let the compiler move uses of the
-/// registers above the wait).
-///
-/// # Safety
-/// Executed by all 32 threads of the warp, converged, with the same `addr`;
-/// `addr.lane()` is the first lane of this warp's lane quarter
-/// ([`TmemAddr::warp_quarter`]); the 4 columns lie in a live allocation and
-/// the MMAs writing them are complete and ordered before this call (their
-/// commit barrier waited on, then
-/// [`fence_after_thread_sync`](super::fence_after_thread_sync)).
-#[inline(always)]
-pub unsafe fn ld_32x32b_x4(addr: TmemAddr) -> [u32; 4] {
-    let mut r = [0u32; 4];
-    // SAFETY: see the contract above.
-    unsafe {
-        asm!(
-            "tcgen05.ld.sync.aligned.32x32b.x4.b32 {{{r0}, {r1}, {r2}, {r3}}}, [{a}];",
-            "tcgen05.wait::ld.sync.aligned;",
-            a = in(reg32) addr.0,
-            r0 = out(reg32) r[0],
-            r1 = out(reg32) r[1],
-            r2 = out(reg32) r[2],
-            r3 = out(reg32) r[3],
-            options(nostack)
-        )
-    };
-    r
-}
-
-/// `tcgen05.ld.sync.aligned.32x32b.x8.b32` then `tcgen05.wait::ld`: thread
-/// `t` of the warp gets the 8 consecutive columns starting at `addr`'s column
-/// in lane `addr.lane() + t` — for an M = 128 accumulator, 8 elements of
-/// row `addr.lane() + t`.
-///
-/// Load and wait are one `asm` block, so the values are complete when this
-/// returns (separate blocks would let the compiler move uses of the
-/// registers above the wait).
-///
-/// # Safety
-/// Executed by all 32 threads of the warp, converged, with the same `addr`;
-/// `addr.lane()` is the first lane of this warp's lane quarter
-/// ([`TmemAddr::warp_quarter`]); the 8 columns lie in a live allocation and
-/// the MMAs writing them are complete and ordered before this call (their
-/// commit barrier waited on, then
-/// [`fence_after_thread_sync`](super::fence_after_thread_sync)).
-#[inline(always)]
-pub unsafe fn ld_32x32b_x8(addr: TmemAddr) -> [u32; 8] {
-    let mut r = [0u32; 8];
-    // SAFETY: see the contract above.
-    unsafe {
-        asm!(
-            "tcgen05.ld.sync.aligned.32x32b.x8.b32 {{{r0}, {r1}, {r2}, {r3}, {r4}, {r5}, {r6}, {r7}}}, [{a}];",
-            "tcgen05.wait::ld.sync.aligned;",
-            a = in(reg32) addr.0,
-            r0 = out(reg32) r[0],
-            r1 = out(reg32) r[1],
-            r2 = out(reg32) r[2],
-            r3 = out(reg32) r[3],
-            r4 = out(reg32) r[4],
-            r5 = out(reg32) r[5],
-            r6 = out(reg32) r[6],
-            r7 = out(reg32) r[7],
-            options(nostack)
-        )
-    };
-    r
-}
-
-/// `tcgen05.ld.sync.aligned.32x32b.x16.b32` then `tcgen05.wait::ld`: thread
-/// `t` of the warp gets the 16 consecutive columns starting at `addr`'s column
-/// in lane `addr.lane() + t` — for an M = 128 accumulator, 16 elements of
-/// row `addr.lane() + t`.
-///
-/// Load and wait are one `asm` block, so the values are complete when this
-/// returns (separate blocks would let the compiler move uses of the
-/// registers above the wait).
-///
-/// # Safety
-/// Executed by all 32 threads of the warp, converged, with the same `addr`;
-/// `addr.lane()` is the first lane of this warp's lane quarter
-/// ([`TmemAddr::warp_quarter`]); the 16 columns lie in a live allocation and
-/// the MMAs writing them are complete and ordered before this call (their
-/// commit barrier waited on, then
-/// [`fence_after_thread_sync`](super::fence_after_thread_sync)).
-#[inline(always)]
-pub unsafe fn ld_32x32b_x16(addr: TmemAddr) -> [u32; 16] {
-    let mut r = [0u32; 16];
-    // SAFETY: see the contract above.
-    unsafe {
-        asm!(
-            "tcgen05.ld.sync.aligned.32x32b.x16.b32 {{{r0}, {r1}, {r2}, {r3}, {r4}, {r5}, {r6}, {r7}, {r8}, {r9}, {r10}, {r11}, {r12}, {r13}, {r14}, {r15}}}, [{a}];",
-            "tcgen05.wait::ld.sync.aligned;",
-            a = in(reg32) addr.0,
-            r0 = out(reg32) r[0],
-            r1 = out(reg32) r[1],
-            r2 = out(reg32) r[2],
-            r3 = out(reg32) r[3],
-            r4 = out(reg32) r[4],
-            r5 = out(reg32) r[5],
-            r6 = out(reg32) r[6],
-            r7 = out(reg32) r[7],
-            r8 = out(reg32) r[8],
-            r9 = out(reg32) r[9],
-            r10 = out(reg32) r[10],
-            r11 = out(reg32) r[11],
-            r12 = out(reg32) r[12],
-            r13 = out(reg32) r[13],
-            r14 = out(reg32) r[14],
-            r15 = out(reg32) r[15],
-            options(nostack)
-        )
-    };
-    r
-}
-
-/// `tcgen05.ld.sync.aligned.32x32b.x32.b32` then `tcgen05.wait::ld`: thread
-/// `t` of the warp gets the 32 consecutive columns starting at `addr`'s column
-/// in lane `addr.lane() + t` — for an M = 128 accumulator, 32 elements of
-/// row `addr.lane() + t`.
-///
-/// Load and wait are one `asm` block, so the values are complete when this
-/// returns (separate blocks would let the compiler move uses of the
-/// registers above the wait).
-///
-/// # Safety
-/// Executed by all 32 threads of the warp, converged, with the same `addr`;
-/// `addr.lane()` is the first lane of this warp's lane quarter
-/// ([`TmemAddr::warp_quarter`]); the 32 columns lie in a live allocation and
-/// the MMAs writing them are complete and ordered before this call (their
-/// commit barrier waited on, then
-/// [`fence_after_thread_sync`](super::fence_after_thread_sync)).
-#[inline(always)]
-pub unsafe fn ld_32x32b_x32(addr: TmemAddr) -> [u32; 32] {
-    let mut r = [0u32; 32];
-    // SAFETY: see the contract above.
-    unsafe {
-        asm!(
-            "tcgen05.ld.sync.aligned.32x32b.x32.b32 {{{r0}, {r1}, {r2}, {r3}, {r4}, {r5}, {r6}, {r7}, {r8}, {r9}, {r10}, {r11}, {r12}, {r13}, {r14}, {r15}, {r16}, {r17}, {r18}, {r19}, {r20}, {r21}, {r22}, {r23}, {r24}, {r25}, {r26}, {r27}, {r28}, {r29}, {r30}, {r31}}}, [{a}];",
-            "tcgen05.wait::ld.sync.aligned;",
-            a = in(reg32) addr.0,
-            r0 = out(reg32) r[0],
-            r1 = out(reg32) r[1],
-            r2 = out(reg32) r[2],
-            r3 = out(reg32) r[3],
-            r4 = out(reg32) r[4],
-            r5 = out(reg32) r[5],
-            r6 = out(reg32) r[6],
-            r7 = out(reg32) r[7],
-            r8 = out(reg32) r[8],
-            r9 = out(reg32) r[9],
-            r10 = out(reg32) r[10],
-            r11 = out(reg32) r[11],
-            r12 = out(reg32) r[12],
-            r13 = out(reg32) r[13],
-            r14 = out(reg32) r[14],
-            r15 = out(reg32) r[15],
-            r16 = out(reg32) r[16],
-            r17 = out(reg32) r[17],
-            r18 = out(reg32) r[18],
-            r19 = out(reg32) r[19],
-            r20 = out(reg32) r[20],
-            r21 = out(reg32) r[21],
-            r22 = out(reg32) r[22],
-            r23 = out(reg32) r[23],
-            r24 = out(reg32) r[24],
-            r25 = out(reg32) r[25],
-            r26 = out(reg32) r[26],
-            r27 = out(reg32) r[27],
-            r28 = out(reg32) r[28],
-            r29 = out(reg32) r[29],
-            r30 = out(reg32) r[30],
-            r31 = out(reg32) r[31],
-            options(nostack)
-        )
-    };
-    r
-}
+tmem_cp!(
+    /// `tcgen05.cp.cta_group::1.32x128b.warpx4 [dst], src`: copies 32 rows of
+    /// 16 bytes (a 512-byte block of scale factors) from shared memory to
+    /// lanes `dst.lane() .. + 32`, 4 columns from `dst.column()`, **and the
+    /// same cells of the other three lane quarters** (each warp of a
+    /// warpgroup sees the scale factors in its own quarter) — CUTLASS's
+    /// copy of one scale-factor atom.
+    cp_32x128b_warpx4, "tcgen05.cp.cta_group::1.32x128b.warpx4"
+);
+tmem_cp!(
+    /// `tcgen05.cp.cta_group::1.128x128b [dst], src`: copies 128 rows of 16
+    /// bytes to lanes `0..128`, 4 columns from `dst.column()`.
+    cp_128x128b, "tcgen05.cp.cta_group::1.128x128b"
+);
+tmem_cp!(
+    /// `tcgen05.cp.cta_group::1.4x256b [dst], src`: copies 4 rows of 32 bytes
+    /// to lanes `dst.lane() .. + 4`, 8 columns from `dst.column()`.
+    cp_4x256b, "tcgen05.cp.cta_group::1.4x256b"
+);
+tmem_cp!(
+    /// `tcgen05.cp.cta_group::2.32x128b.warpx4 [dst], src`: the CTA-pair form
+    /// of [`cp_32x128b_warpx4`], issued by the leader CTA's MMA thread; each
+    /// CTA's shared memory at `src` goes to its own TMEM (for a pair MMA's
+    /// scale factors).
+    cp_32x128b_warpx4_pair, "tcgen05.cp.cta_group::2.32x128b.warpx4"
+);

@@ -16,6 +16,22 @@
 //! | `try_wait_parity` | `mbarrier.try_wait.parity` | load + compare |
 //! | `wait_parity` | try_wait loop (bounded in debug builds) | spin + yield, bounded |
 //! | `fence_barrier_init` | `fence.mbarrier_init.release.cluster` | no-op |
+//! | `arrive_cluster` / `arrive_remote_if` | `mapa` + remote `mbarrier.arrive` | arrival on the peer CTA's barrier ([`cpu::CpuCluster`]) |
+//! | `cluster_cta_rank` / `cluster_size` / `cluster_sync` | `%cluster_ctarank`, `%cluster_nctarank`, `barrier.cluster` | thread-local CTA context, cluster-wide barrier |
+//! | `tma::load_*_multicast` | `cp.async.bulk.tensor…multicast::cluster` | byte-exact copy into every CTA of the mask |
+//!
+//! [`tcgen05`] (Blackwell; kernels for sm_100a only) names `sm100` on
+//! nvptx64 and [`cpu::tcgen05`] on the host, with the same items:
+//!
+//! | item | sm100 (PTX) | cpu |
+//! |---|---|---|
+//! | `smem_addr` | `.shared` address | offset in the CTA's window |
+//! | `fence_before_thread_sync` / `fence_after_thread_sync` | `tcgen05.fence` | no-op |
+//! | `tmem::alloc`/`dealloc`/`relinquish_alloc_permit` (+ `_pair`) | `tcgen05.alloc`… | per-CTA allocator, panics on misuse and leaks |
+//! | `tmem::ld_32x32b_xN` / `st_32x32b_xN`, `wait_ld` / `wait_st` | `tcgen05.ld`/`st` (generated, `tools/gen/tmem.py`) | row `addr.lane()` of the CTA's TMEM |
+//! | `tmem::cp_32x128b_warpx4` / `cp_128x128b` / `cp_4x256b` (+ pair) | `tcgen05.cp` | copy through the descriptor |
+//! | `mma::mma_f16_ss`, `mma_mxf8f6f4_ss`, `mma_mxf4nvf4_ss` (+ `_pair`) | `tcgen05.mma` | f64 MMA through the smem descriptors |
+//! | `mma::commit` / `commit_multicast` / `commit_pair_multicast` | `tcgen05.commit` | one arrival per barrier |
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod cpu;
@@ -28,5 +44,13 @@ pub mod tmem_addr;
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub use cpu as current;
+
+/// Blackwell `tcgen05` (TMEM, MMA, commit, cp, ld/st) under one name: the
+/// `sm100` PTX wrappers on nvptx64, the CPU simulation
+/// ([`cpu::tcgen05`]) on the host — same items, same signatures.
+#[cfg(not(target_arch = "nvptx64"))]
+pub use cpu::tcgen05;
 #[cfg(target_arch = "nvptx64")]
 pub use sm90 as current;
+#[cfg(target_arch = "nvptx64")]
+pub use sm100 as tcgen05;

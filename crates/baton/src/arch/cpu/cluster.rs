@@ -65,7 +65,6 @@ pub(crate) fn with_context<R>(f: impl FnOnce(Option<(&ClusterShared, u32)>) -> R
 
 /// Runs `f` with the calling thread's CTA (and its rank); panics outside a
 /// runner, naming `what` needs one.
-#[allow(dead_code)] // used by the tcgen05 simulation (next step)
 pub(crate) fn with_cta<R>(what: &str, f: impl FnOnce(&CtaWindow, &ClusterShared, u32) -> R) -> R {
     with_context(|c| {
         let (cluster, rank) = c.unwrap_or_else(|| {

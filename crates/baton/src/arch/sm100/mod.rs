@@ -67,3 +67,11 @@ pub fn fence_after_thread_sync() {
     // SAFETY: a fence; no operands.
     unsafe { asm!("tcgen05.fence::after_thread_sync;", options(nostack)) };
 }
+
+/// The shared-memory address of `r` as `tcgen05` descriptors and operands
+/// take it (the `.shared` window address); the CPU simulation's form
+/// returns the offset in the simulated CTA's window.
+#[inline(always)]
+pub fn smem_addr<T>(r: crate::smem::SharedRef<'_, T>) -> u32 {
+    r.addr()
+}

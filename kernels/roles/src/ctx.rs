@@ -78,7 +78,6 @@ pub use cpu::{CpuWarp, run_cta};
 #[cfg(not(target_arch = "nvptx64"))]
 mod cpu {
     use super::WarpCtx;
-    use crate::tc_sim::{CtaSim, with_cta};
     use baton::arch::cpu::{BlockBarrier, CpuBlock, Warp, elect_one, with_lanes};
     use baton::smem::SharedRef;
 
@@ -115,8 +114,8 @@ mod cpu {
     /// `smem`, `epilogue_warps` of which take part in
     /// [`WarpCtx::sync_epilogue`]; joins them (a panic in a warp is
     /// re-raised). The CTA has its own simulated TMEM
-    /// ([`crate::tc_sim`]); it must have freed every column when its warps
-    /// return (panics otherwise).
+    /// (`baton::arch::tcgen05`); it must have freed every column when its
+    /// warps return (panics otherwise).
     ///
     /// ```
     /// use baton_kernel_roles::ctx::{WarpCtx, run_cta};
@@ -137,15 +136,13 @@ mod cpu {
         body: impl Fn(&CpuWarp<'_>, SharedRef<'_, S>) + Sync,
     ) {
         let block = CpuBlock::new(smem);
-        let sim = CtaSim::new(block.smem().addr(), core::mem::size_of::<S>());
         let epilogue = BlockBarrier::new(epilogue_warps.max(1));
         block.run_warps(warps, |warp, smem| {
             let ctx = CpuWarp {
                 warp,
                 epilogue: &epilogue,
             };
-            with_cta(&sim, || body(&ctx, smem))
+            body(&ctx, smem)
         });
-        sim.check_exit();
     }
 }

@@ -54,10 +54,7 @@ use baton::tile_pipeline::{
     InputTilePipeline, InputTileStorage, StandardStage, StandardTilePayload, Tile,
 };
 
-#[cfg(not(target_arch = "nvptx64"))]
-use crate::tc_sim as tc;
-#[cfg(target_arch = "nvptx64")]
-use baton::arch::sm100 as tc;
+use baton::arch::tcgen05 as tc;
 
 /// CTA tile rows (M): one `cta_group::1` MMA's M, one TMEM lane per row.
 pub const BM: u32 = 128;
@@ -206,18 +203,11 @@ fn operand_desc(addr: u32) -> SmemDescriptor {
 }
 
 /// The shared-memory address a descriptor names: the GPU's shared-window
-/// address; on the CPU the offset into the simulated CTA's shared memory
-/// (`tc_sim::smem_offset`), which the simulated MMA resolves.
+/// address; on the CPU the offset into the simulated CTA's shared memory,
+/// which the simulated MMA resolves (`arch::tcgen05::smem_addr`).
 #[inline(always)]
 fn smem_addr<T>(r: SharedRef<'_, T>) -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        r.addr()
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        tc::smem_offset(r)
-    }
+    tc::smem_addr(r)
 }
 
 /// `tcgen05.alloc` of [`TMEM_COLS`] columns, the address into word 0 of
@@ -234,10 +224,13 @@ unsafe fn alloc_tmem(slot: SharedRef<'_, Tile<u32, 1, 4>>) {
         tc::tmem::relinquish_alloc_permit();
     }
     #[cfg(not(target_arch = "nvptx64"))]
-    // SAFETY: the slot is this CTA's, written before the barrier that
-    // publishes it.
+    // SAFETY: word 0 of the tile is interior-mutable (the tile's cell) and
+    // this CTA's, written before the barrier that publishes it.
     unsafe {
-        tc::tmem::alloc_at::<TMEM_COLS>(smem_addr(slot));
+        let word = slot
+            .get()
+            .with_mut_ptr(|p| SharedRef::from_ref(&*(p as *const u32)));
+        tc::tmem::alloc::<TMEM_COLS>(word);
         tc::tmem::relinquish_alloc_permit();
     }
 }

@@ -25,5 +25,3 @@
 pub mod ctx;
 pub mod gemm_sm100;
 pub mod smem_io;
-#[cfg(not(target_arch = "nvptx64"))]
-pub mod tc_sim;

@@ -72,11 +72,13 @@ mod input;
 mod output;
 mod payload;
 mod tile;
+mod tmem_output;
 
 pub use input::*;
 pub use output::*;
 pub use payload::*;
 pub use tile::*;
+pub use tmem_output::*;
 
 /// Drop body of a linear handle that was not consumed: a call to an
 /// undefined extern symbol on the GPU (ptxas: "Unresolved extern function
@@ -96,3 +98,48 @@ macro_rules! forgotten {
     }};
 }
 pub(crate) use forgotten;
+
+/// The part every linear stage handle shares: a `stage:
+/// ManuallyDrop<ProducerStage | ConsumerStage>` field, `index`/`phase`, a
+/// private `take` (the only way out of the handle without tripping its
+/// drop), and the `Drop` that reports a forgotten stage ([`forgotten!`]).
+///
+/// `linear_stage!(Name [impl generics] [type arguments], Inner, symbol)`;
+/// the generics must name the lifetimes `'p`, `'a` and the const `STAGES`.
+macro_rules! linear_stage {
+    ($name:ident [$($params:tt)*] [$($args:tt)*], $inner:ident, $symbol:ident) => {
+        impl<$($params)*> $name<$($args)*> {
+            /// Stage index.
+            #[inline(always)]
+            pub fn index(&self) -> u32 {
+                self.stage.index()
+            }
+
+            /// Phase parity waited for.
+            #[inline(always)]
+            pub fn phase(&self) -> u32 {
+                self.stage.phase()
+            }
+
+            #[inline(always)]
+            fn take(self) -> $inner<'p, 'a, STAGES> {
+                let mut this = ManuallyDrop::new(self);
+                // SAFETY: taken once; `this` is never dropped.
+                unsafe { ManuallyDrop::take(&mut this.stage) }
+            }
+        }
+
+        impl<$($params)*> Drop for $name<$($args)*> {
+            #[inline(always)]
+            fn drop(&mut self) {
+                $crate::protocol::tile_pipeline::forgotten!(
+                    $symbol,
+                    concat!("baton: ", stringify!($name), " (stage {}, phase {}) dropped without release()"),
+                    self.stage.index(),
+                    self.stage.phase()
+                );
+            }
+        }
+    };
+}
+pub(crate) use linear_stage;

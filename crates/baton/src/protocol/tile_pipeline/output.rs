@@ -325,7 +325,7 @@ impl<'a, Acc, const STAGES: usize> OutputConsumer<'a, Acc, STAGES> {
     }
 }
 
-mod sealed {
+pub(super) mod sealed {
     pub trait Sealed {}
 }
 
@@ -340,6 +340,16 @@ pub trait ScopedRelease: sealed::Sealed {
 #[must_use = "the stage is released as soon as the guard drops"]
 pub struct OutputStage<S: ScopedRelease> {
     stage: ManuallyDrop<S>,
+}
+
+impl<S: ScopedRelease> OutputStage<S> {
+    /// Scopes a linear stage.
+    #[inline(always)]
+    pub(super) fn new(stage: S) -> Self {
+        Self {
+            stage: ManuallyDrop::new(stage),
+        }
+    }
 }
 
 impl<S: ScopedRelease> Deref for OutputStage<S> {
@@ -368,19 +378,9 @@ macro_rules! linear_output_stage {
             $($field: $fty,)*
         }
 
+        super::linear_stage!($name ['p, 'a, Acc, const STAGES: usize] ['p, 'a, Acc, STAGES], $inner, $symbol);
+
         impl<'p, 'a, Acc, const STAGES: usize> $name<'p, 'a, Acc, STAGES> {
-            /// Stage index.
-            #[inline(always)]
-            pub fn index(&self) -> u32 {
-                self.stage.index()
-            }
-
-            /// Phase parity waited for.
-            #[inline(always)]
-            pub fn phase(&self) -> u32 {
-                self.stage.phase()
-            }
-
             /// The stage's accumulator storage.
             #[inline(always)]
             pub fn acc(&self) -> SharedRef<'a, Acc> {
@@ -405,13 +405,6 @@ macro_rules! linear_output_stage {
                 self.stage.mbar().arrive_cluster(cta_rank);
             }
 
-            #[inline(always)]
-            fn take(self) -> $inner<'p, 'a, STAGES> {
-                let mut this = ManuallyDrop::new(self);
-                // SAFETY: taken once; `this` is never dropped.
-                unsafe { ManuallyDrop::take(&mut this.stage) }
-            }
-
             #[doc = concat!("Arrive on `", $signal, "[index]` (this thread) and step.")]
             #[inline(always)]
             pub fn release(self) {
@@ -433,17 +426,6 @@ macro_rules! linear_output_stage {
             }
         }
 
-        impl<Acc, const STAGES: usize> Drop for $name<'_, '_, Acc, STAGES> {
-            #[inline(always)]
-            fn drop(&mut self) {
-                super::forgotten!(
-                    $symbol,
-                    concat!("baton: ", stringify!($name), " (stage {}, phase {}) dropped without release()"),
-                    self.stage.index(),
-                    self.stage.phase()
-                );
-            }
-        }
     };
 }
 

@@ -25,6 +25,7 @@
 //! | `arch/cpu`  | host backend: atomics-based mbarrier, warps as threads, byte-exact simulated TMA (`tma`) |
 //! | `smem`      | typed shared-memory references ([`smem::SharedRef`]) |
 //! | `tensor_map` | arch-independent TMA descriptor and its validation ([`tensor_map::TensorMapDesc`]) |
+//! | `block_scale` | MXFP8 / NVFP4 formats and the tcgen05 scale-factor atom layout ([`block_scale::SfLayout`], [`block_scale::sf_tile_offset`]) |
 //! | `numeric`   | narrow number formats (bf16, f16, e4m3, e5m2, e2m1, ue8m0, ue4m3): exact decode, round-to-nearest-even saturating encode ([`numeric::SmallFloat`]) |
 //!
 //! ```
@@ -55,6 +56,7 @@
 #![warn(missing_docs)]
 
 pub mod arch;
+pub mod block_scale;
 pub mod numeric;
 pub mod protocol;
 pub mod smem;

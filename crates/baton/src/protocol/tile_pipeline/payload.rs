@@ -219,3 +219,84 @@ impl<TA, TB, TS, const BM: usize, const BN: usize, const BK: usize, const SFK: u
             + Tile::<TS, BN, SFK>::BYTES
     };
 }
+
+/// MXFP8 stage payload ([`crate::block_scale::Mxfp8`]): e4m3 A (`BM × BK`
+/// bytes) and B (`BN × BK`), ue8m0 scale factors SFA (`BM × SFK` bytes) and
+/// SFB (`BN × SFK`) in the tcgen05 atom layout
+/// ([`crate::block_scale::sf_tile_offset`]); the stage is a
+/// [`BlockScaledStage`]`<u8, u8, u8, BM, BN, BK, SFK>`.
+///
+/// Checked at compile time (when [`TilePayload::TMA_BYTES`] is used, as
+/// every input pipeline does): `SFK = BK / 32`, `SFK` a multiple of 4 (whole
+/// SF atoms: `BK` a multiple of 128), `BM` and `BN` multiples of 128.
+///
+/// ```
+/// use baton::tile_pipeline::{Mxfp8TilePayload, TilePayload};
+/// type P = Mxfp8TilePayload<128, 256, 128, 4>;
+/// assert_eq!(P::TMA_BYTES, 128 * 128 + 256 * 128 + 128 * 4 + 256 * 4);
+/// ```
+pub struct Mxfp8TilePayload<const BM: usize, const BN: usize, const BK: usize, const SFK: usize>;
+
+impl<const BM: usize, const BN: usize, const BK: usize, const SFK: usize> TilePayload
+    for Mxfp8TilePayload<BM, BN, BK, SFK>
+{
+    type Stage = BlockScaledStage<u8, u8, u8, BM, BN, BK, SFK>;
+    const TMA_BYTES: u32 = {
+        assert!(
+            SFK * 32 == BK,
+            "MXFP8: SFK must be BK / 32 (one ue8m0 per 32 elements of K)"
+        );
+        assert!(
+            SFK.is_multiple_of(4),
+            "MXFP8: BK must be a multiple of 128 (whole 4-column SF atoms)"
+        );
+        assert!(
+            BM.is_multiple_of(128) && BN.is_multiple_of(128),
+            "MXFP8: BM and BN must be multiples of 128 (whole 128-row SF atoms)"
+        );
+        BlockScaledTilePayload::<u8, u8, u8, BM, BN, BK, SFK>::TMA_BYTES
+    };
+}
+
+/// NVFP4 stage payload ([`crate::block_scale::Nvfp4`]): e2m1 A and B packed
+/// two per byte — `BK_BYTES` bytes per row hold `2 · BK_BYTES` elements of
+/// K — and ue4m3 scale factors SFA (`BM × SFK` bytes), SFB (`BN × SFK`) in
+/// the tcgen05 atom layout; the stage is a
+/// [`BlockScaledStage`]`<u8, u8, u8, BM, BN, BK_BYTES, SFK>`.
+///
+/// Checked at compile time: `SFK = 2 · BK_BYTES / 16`, `SFK` a multiple of
+/// 4 (`BK_BYTES` a multiple of 32, i.e. K per stage a multiple of 64), `BM`
+/// and `BN` multiples of 128.
+///
+/// ```
+/// use baton::tile_pipeline::{Nvfp4TilePayload, TilePayload};
+/// type P = Nvfp4TilePayload<128, 128, 128, 16>; // K = 256 per stage
+/// assert_eq!(P::TMA_BYTES, 2 * 128 * 128 + 2 * 128 * 16);
+/// ```
+pub struct Nvfp4TilePayload<
+    const BM: usize,
+    const BN: usize,
+    const BK_BYTES: usize,
+    const SFK: usize,
+>;
+
+impl<const BM: usize, const BN: usize, const BK_BYTES: usize, const SFK: usize> TilePayload
+    for Nvfp4TilePayload<BM, BN, BK_BYTES, SFK>
+{
+    type Stage = BlockScaledStage<u8, u8, u8, BM, BN, BK_BYTES, SFK>;
+    const TMA_BYTES: u32 = {
+        assert!(
+            SFK * 16 == 2 * BK_BYTES,
+            "NVFP4: SFK must be 2 * BK_BYTES / 16 (one ue4m3 per 16 elements of K)"
+        );
+        assert!(
+            SFK.is_multiple_of(4),
+            "NVFP4: K per stage must be a multiple of 64 (whole SF atoms)"
+        );
+        assert!(
+            BM.is_multiple_of(128) && BN.is_multiple_of(128),
+            "NVFP4: BM and BN must be multiples of 128 (whole 128-row SF atoms)"
+        );
+        BlockScaledTilePayload::<u8, u8, u8, BM, BN, BK_BYTES, SFK>::TMA_BYTES
+    };
+}

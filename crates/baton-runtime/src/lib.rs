@@ -18,6 +18,7 @@
 //! [`Error::is_no_gpu`] is true; GPU tests print a skip reason on it.
 #![warn(missing_docs)]
 
+pub mod block_scaled;
 pub mod codegen;
 pub mod error;
 pub mod gemm;

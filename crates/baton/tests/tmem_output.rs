@@ -7,7 +7,8 @@
 //! stages that are forgotten panic.
 #![cfg(not(loom))]
 
-use baton::arch::cpu::{CpuBlock, elect_one};
+use baton::arch::cpu::{CpuBlock, CpuCluster, elect_one};
+use baton::arch::tcgen05;
 use baton::arch::tmem_addr::{TMEM_COLUMNS, TMEM_LANES, TmemAddr};
 use baton::pipeline::PipelineBarriers;
 use baton::smem::SharedRef;
@@ -87,7 +88,8 @@ fn whole_tiles<const STAGES: usize, const COLS: u32>(tiles: u32) {
                     assert_eq!(s.tmem(), TmemAddr(BASE + COLS * (t % STAGES as u32)));
                     tmem.fill(s.tmem(), COLS, t);
                     if t % 3 == 0 {
-                        s.commit(|bar| bar.arrive()); // the CPU stand-in for tcgen05.commit
+                        // SAFETY: full[s] counts this one commit.
+                        s.commit(|bar| unsafe { tcgen05::mma::commit(bar) });
                     } else {
                         s.barrier().arrive();
                         s.release_without_signal();
@@ -185,6 +187,58 @@ fn per_k_partials_in_tmem() {
             }
         }
     });
+}
+
+/// A CTA pair (`cta_group::2`): the leader's MMA thread commits each stage
+/// to `full[s]` of both CTAs (`commit_pair_multicast`, mask 0b11); each
+/// CTA's four epilogue warps read their own TMEM stand-in and arrive on the
+/// leader's `empty[s]` (remote from the peer): 256 arrivals free a stage.
+#[test]
+fn cta_pair_epilogues_release_the_leaders_stage() {
+    const COLS: u32 = 128;
+    let tiles = 60u32;
+    let tmem = [Tmem::new(), Tmem::new()];
+    let leader = 0;
+    let cluster = CpuCluster::new([PipelineBarriers::<2>::new(), PipelineBarriers::<2>::new()]);
+    let checked = AtomicU32::new(0);
+    cluster.run_warps(5, |warp, bars| {
+        let rank = warp.cta_rank();
+        let pipe = TmemOutputPipeline::<2, COLS>::pair(bars, TmemAddr(0), leader, c"pair-acc");
+        assert_eq!(pipe.cta_group(), 2);
+        if warp.index() == 0 {
+            elect_one(|| pipe.init()); // empty: 256 arrivals
+        }
+        warp.sync_cluster();
+        if warp.index() == 0 {
+            if rank == leader {
+                elect_one(|| {
+                    let mut mma = pipe.producer();
+                    for t in 0..tiles {
+                        let s = mma.acquire_stage();
+                        // The pair MMA writes both CTAs' TMEM.
+                        for m in &tmem {
+                            m.fill(s.tmem(), COLS, t);
+                        }
+                        // SAFETY: full[s] of each CTA counts this one commit.
+                        s.commit(|bar| unsafe { tcgen05::mma::commit_pair_multicast(bar, 0b11) });
+                    }
+                    mma.drain();
+                });
+            }
+        } else {
+            let mut epi = pipe.consumer();
+            for t in 0..tiles {
+                let s = epi.acquire();
+                tmem[rank as usize].check(s.warp_tmem(warp.index()), COLS, t);
+                std::thread::yield_now();
+                tmem[rank as usize].check(s.warp_tmem(warp.index()), COLS, t);
+                checked.fetch_add(1, Relaxed);
+            }
+        }
+        // No CTA exits while its peer may still arrive on its barriers.
+        warp.sync_cluster();
+    });
+    assert_eq!(checked.load(Relaxed), tiles * 8);
 }
 
 #[test]

@@ -31,21 +31,10 @@ use core::mem::ManuallyDrop;
 /// `full` count of a TMEM output pipeline: one `tcgen05.commit`.
 pub const TMEM_OUTPUT_PRODUCER_ARRIVALS: u32 = 1;
 
-/// `tcgen05.fence::after_thread_sync` on the GPU; on the CPU the mbarrier's
-/// acquire ordering stands for it.
-#[inline(always)]
-fn tc_fence_after_thread_sync() {
-    #[cfg(target_arch = "nvptx64")]
-    crate::arch::sm100::fence_after_thread_sync();
-}
-
-/// `tcgen05.fence::before_thread_sync` on the GPU; on the CPU the mbarrier's
-/// release ordering stands for it.
-#[inline(always)]
-fn tc_fence_before_thread_sync() {
-    #[cfg(target_arch = "nvptx64")]
-    crate::arch::sm100::fence_before_thread_sync();
-}
+use crate::arch::tcgen05::{
+    fence_after_thread_sync as tc_fence_after_thread_sync,
+    fence_before_thread_sync as tc_fence_before_thread_sync,
+};
 
 #[cfg(target_arch = "nvptx64")]
 unsafe extern "C" {

@@ -177,9 +177,9 @@ impl Quantize for Nvfp4 {
 /// ```
 /// use baton::block_scale::Nvfp4;
 /// use baton_runtime::block_scaled::QuantizedMatrix;
-/// let q = QuantizedMatrix::<Nvfp4>::quantize(&[1.0; 2 * 32], 2, 32).unwrap();
+/// let q = QuantizedMatrix::<Nvfp4>::quantize(&[3.0; 2 * 32], 2, 32).unwrap(); // scale 0.5 × e2m1 6
 /// assert_eq!((q.data().len(), q.sf().len()), (2 * 16, 512)); // one SF atom
-/// assert_eq!(q.value(1, 31), 1.0);
+/// assert_eq!(q.value(1, 31), 3.0);
 /// ```
 #[derive(Clone, Debug)]
 pub struct QuantizedMatrix<F> {

@@ -23,6 +23,12 @@
 //! i.e. the 128 rows are interleaved as 32 × 4: the 16 bytes at `16·i` hold
 //! the 4 SFs of rows `i`, `i+32`, `i+64`, `i+96`, so each 32-bit word holds
 //! the 4 K-consecutive SFs of one row (one TMEM word after `tcgen05.cp`).
+//! `tcgen05.cp.32x128b.warpx4` of one atom writes row `r`'s word to TMEM
+//! column `base + r / 32`, lane `r % 32` of every 32-lane partition — where
+//! the block-scaled `tcgen05.mma` reads it (PTX ISA, "Block Scaling"; see
+//! the CPU simulation's notes in `arch::cpu::tcgen05`): an operand of 128
+//! rows takes 4 TMEM columns per atom, one of 256 rows 8 (its second row
+//! block's atom at `base + 4`).
 //! This is CUTLASS's `Sm1xxBlockScaledBasicChunk` K-major atom
 //! (`include/cutlass/detail/sm100_blockscaled_layout.hpp`: shape
 //! `((32,4),(VEC,4))`, strides `((16,4),(0,1))`), the layout

@@ -28,11 +28,35 @@
 //!   row: role code adds the lane to the quarter base inside its per-lane
 //!   loop (`WarpCtx::tmem_row`). Fences and waits are no-ops.
 //!
-//! Scale factors (block-scaled MMAs; the simulation's layout, **not checked
-//! on hardware**): row `r` of A reads the cell at lane `r`, column
-//! `sfa.column()` (M = 128); row `n` of B the cell at lane `n % 128`, column
-//! `sfb.column() + n / 128`. MXFP8 uses byte `sf_id` of the cell (one scale
-//! per 32 K); NVFP4 its four bytes in K order (one per 16 K).
+//! Scale factors (block-scaled MMAs), as the PTX ISA specifies them (the
+//! `tcgen05` sections "Block Scaling" — with its subsections "Scale Factor
+//! A ID" / "Scale Factor B ID" and their layout figures for
+//! `scale_vec::1X` and `::4X` — "Data Movement Shape" and `tcgen05.cp`'s
+//! `.32x128b.warpx4`; §9.7.16.10.7 in ISA 8.8), checked against CUTLASS
+//! (`cute::UMMA::tmem_sf_frg`, the 4x1 data path):
+//!
+//! * The MMA reads the scale-factor word of row `r` of A (`r < 128`, the
+//!   CTA's own rows) at TMEM column `sfa.column() + r / 32`, and of row `n`
+//!   of B (`n < N`, every row of B, also in each CTA of a pair) at column
+//!   `sfb.column() + n / 32`; in each case at lane `r % 32` of **every**
+//!   32-lane partition: the ISA requires the scale factors to be
+//!   "duplicated to all 32 lane partitions". The simulation panics when
+//!   the four copies differ. `sfa`/`sfb` name lane 0.
+//! * Within the word: `scale_vec::1X` (MXFP8, one scale per 32 K, K = 32
+//!   per MMA) uses byte `sf_id` (the descriptor's scale-factor ids: "the
+//!   byte offset in the Tensor Memory word"); `scale_vec::4X` (NVFP4, one
+//!   per 16 K, K = 64) uses bytes 0..4 for K 0..16, 16..32, 32..48, 48..64
+//!   (id 0).
+//! * `tcgen05.cp.32x128b.warpx4` copies 32 rows × 16 bytes of shared memory
+//!   (through its descriptor) to lanes `r`, `r + 32`, `r + 64`, `r + 96`,
+//!   four columns, byte `j` of a row to byte `j % 4` of column `j / 4`.
+//!   Applied to one 512-byte SF atom of [`crate::block_scale`] (16 bytes at
+//!   `16·i` hold the four SF columns of rows `i`, `i + 32`, `i + 64`,
+//!   `i + 96`) it puts row `r`'s four SF columns in column `r / 32`, bytes in
+//!   K order, in all four partitions — exactly what the MMA reads; an
+//!   operand of 256 rows takes its second atom at columns `+4..+8`.
+//!
+//! Not checked on hardware (no Blackwell GPU here).
 //!
 //! Number formats decode through [`crate::numeric`].
 

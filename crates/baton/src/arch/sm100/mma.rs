@@ -170,9 +170,12 @@ macro_rules! block_scaled_mma {
         ///
         /// `D = (A·SFA)·(B·SFB) + D` (`accumulate`) or without `+ D`, f32
         /// accumulators in TMEM at `d`; A and B in shared memory (K-major
-        /// descriptors), their scale factors in TMEM at `sfa` / `sfb` (copied
-        /// there by [`tmem::cp_32x128b_warpx4`](super::tmem::cp_32x128b_warpx4)
-        /// or another `tcgen05.cp`, or stored by `tcgen05.st`). Completion is
+        /// descriptors), their scale factors in TMEM at `sfa` / `sfb` (lane 0;
+        /// row `r`'s scale word at column `+ r / 32`, lane `r % 32` of every
+        /// 32-lane partition — what
+        /// [`tmem::cp_32x128b_warpx4`](super::tmem::cp_32x128b_warpx4) of a
+        /// [`block_scale`](crate::block_scale) SF atom writes; the PTX ISA
+        /// requires the four copies). Completion is
         /// observed only through [`commit`] (or its multicast forms) by the
         /// same thread.
         ///

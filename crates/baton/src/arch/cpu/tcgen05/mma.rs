@@ -47,12 +47,15 @@ fn element(cta: &CtaWindow, desc: SmemDescriptor, e: Elem, row: u32, k: u32) -> 
     }
 }
 
-/// Per-row scale of one MMA: `scale(cta, is_b, row, k)`.
-type Scale<'s> = &'s dyn Fn(&CtaWindow, bool, u32, u32) -> f64;
+/// Per-element scales of one MMA as seen by one CTA of the issuing group:
+/// `scales(cta)` = (A's, `rows_a × k`; B's, `n × k`), row-major. `None`:
+/// every scale is 1 (kind::f16).
+type Scales<'s> = Option<&'s dyn Fn(&CtaWindow) -> (Vec<f64>, Vec<f64>)>;
 
 /// `D (+)= Σ_k A[m][k]·B[n][k]·scale` over the CTAs of the issuing group:
 /// CTA `ranks[h]` holds rows `h·M/ranks.len()..` of A and D and rows
-/// `h·N/ranks.len()..` of B.
+/// `h·N/ranks.len()..` of B; each CTA's rows of D use the scales that CTA
+/// holds (its own rows of A, every row of B).
 #[allow(clippy::too_many_arguments)]
 fn run_mma(
     what: &str,
@@ -62,7 +65,7 @@ fn run_mma(
     (ea, eb): (Elem, Elem),
     (m, n, k): (u32, u32, u32),
     pair: bool,
-    scale: Scale<'_>,
+    scales: Scales<'_>,
     accumulate: bool,
 ) {
     with_cta(what, |_, cluster, rank| {
@@ -88,19 +91,27 @@ fn run_mma(
             "baton cpu tcgen05: {what}: the accumulator starts at lane 0"
         );
         // B rows, gathered from every CTA of the group.
-        let bv: Vec<f64> = (0..n * k)
+        let b_raw: Vec<f64> = (0..n * k)
             .map(|x| {
                 let (row, kk) = (x / k, x % k);
                 let cta = &cluster.ctas[ranks[(row / rows_b) as usize] as usize];
                 element(cta, b, eb, row % rows_b, kk)
-                    * scale(cta, true, row % rows_b + (row / rows_b) * rows_b, kk)
             })
             .collect();
         for &r in &ranks {
             let cta = &cluster.ctas[r as usize];
+            // Scales are read before the MMA takes the accumulator's lock.
+            let (sa, sb) = match scales {
+                Some(f) => f(cta),
+                None => (
+                    vec![1.0; (rows_a * k) as usize],
+                    vec![1.0; (n * k) as usize],
+                ),
+            };
             let av: Vec<f64> = (0..rows_a * k)
-                .map(|x| element(cta, a, ea, x / k, x % k) * scale(cta, false, x / k, x % k))
+                .map(|x| element(cta, a, ea, x / k, x % k) * sa[x as usize])
                 .collect();
+            let bv: Vec<f64> = b_raw.iter().zip(&sb).map(|(v, s)| v * s).collect();
             let mut t = cta.tmem.lock();
             t.check(d.lane() + rows_a - 1, d.column(), n, what);
             for row in 0..rows_a {
@@ -155,38 +166,65 @@ fn f16_mma(
         (ty((i >> 7) & 7), ty((i >> 10) & 7)),
         (m, n, 16),
         pair,
-        &|_, _, _, _| 1.0,
+        None,
         acc,
     );
 }
 
-/// Scale of row `row` at K index `k` read from TMEM column `col` of `cta`.
-fn scale_at(
-    cta: &CtaWindow,
-    kind: BlockScaledKind,
-    idesc: BlockScaledDescriptor,
-    sf: TmemAddr,
-    is_b: bool,
-    row: u32,
-    k: u32,
-) -> f64 {
+/// The scale-factor words of `rows` rows of one operand in `cta`'s TMEM
+/// from `sf` (lane 0): row `r`'s word is at column `sf.column() + r / 32`,
+/// lane `r % 32` of **each** 32-lane partition (PTX ISA, "Block Scaling":
+/// scale factors "need to be duplicated to all 32 lane partitions of
+/// tensor memory"; the layout figures of "Scale Factor A ID" / "Scale
+/// Factor B ID"; CUTLASS `UMMA::tmem_sf_frg`, 4x1 data path). Panics when
+/// the four copies differ (the ISA leaves the result undefined) or the
+/// cells are not allocated.
+fn sf_words(cta: &CtaWindow, sf: TmemAddr, rows: u32, what: &str, operand: &str) -> Vec<u32> {
+    assert_eq!(
+        sf.lane(),
+        0,
+        "baton cpu tcgen05: {what}: scale factors of {operand} start at lane 0 (they fill all four lane partitions)"
+    );
     let t = cta.tmem.lock();
-    let (lane, col) = if is_b {
-        (row % 128, sf.column() + row / 128)
-    } else {
-        (row, sf.column())
-    };
-    t.check(lane, col, 1, "block-scaled MMA scale factor");
-    let cell = t.cells[t.at(lane, col)].to_le_bytes();
-    let (a_id, b_id) = idesc.scale_ids();
-    let byte = match kind {
-        BlockScaledKind::Mxf8f6f4 => cell[(if is_b { b_id } else { a_id }) as usize],
-        BlockScaledKind::Mxf4nvf4 => cell[(k / 16) as usize],
-    };
-    match idesc.scale_type() {
+    (0..rows)
+        .map(|r| {
+            let col = sf.column() + r / 32;
+            let copies: [u32; 4] = core::array::from_fn(|q| {
+                let lane = r % 32 + 32 * q as u32;
+                t.check(lane, col, 1, "block-scaled MMA scale factor");
+                t.cells[t.at(lane, col)]
+            });
+            assert!(
+                copies.iter().all(|&c| c == copies[0]),
+                "baton cpu tcgen05: {what}: the scale factors of {operand} row {r} (TMEM column {col}, lane {} of each partition) are not duplicated to all four 32-lane partitions: {copies:08x?} (PTX ISA, Block Scaling; tcgen05.cp .32x128b.warpx4 writes all four)",
+                r % 32
+            );
+            copies[0]
+        })
+        .collect()
+}
+
+/// Per-element scales of `rows` rows × `k` (one MMA's K) read from the
+/// scale-factor words: `scale_vec::1X` (mxf8f6f4) takes byte `id` of the
+/// word for every K of the MMA ("Scale Factor A/B ID": the byte offset);
+/// `scale_vec::4X` (mxf4nvf4) bytes 0..4 for K 0..16, 16..32, ... (id 0).
+fn sf_scales(words: &[u32], kind: BlockScaledKind, ty: ScaleType, id: u32, k: u32) -> Vec<f64> {
+    let decode = |byte: u8| match ty {
         ScaleType::Ue8m0 => Ue8m0::from_bits(byte).to_f64(),
         ScaleType::Ue4m3 => Ue4m3::from_bits(byte).to_f64(),
-    }
+    };
+    words
+        .iter()
+        .flat_map(|w| {
+            let bytes = w.to_le_bytes();
+            (0..k).map(move |kk| {
+                decode(match kind {
+                    BlockScaledKind::Mxf8f6f4 => bytes[id as usize],
+                    BlockScaledKind::Mxf4nvf4 => bytes[(kk / 16) as usize],
+                })
+            })
+        })
+        .collect()
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -221,9 +259,20 @@ fn block_scaled(
             "baton cpu tcgen05: {what}: scale_vec::4X uses whole cells (scale ids 0)"
         );
     }
-    // Scales are read before the MMA takes the accumulator's lock.
-    let scale = |cta: &CtaWindow, is_b: bool, row: u32, k: u32| {
-        scale_at(cta, kind, idesc, if is_b { sfb } else { sfa }, is_b, row, k)
+    let (m, n, k) = (idesc.m(), idesc.n(), kind.k());
+    let rows_a = if pair { m / 2 } else { m };
+    assert_eq!(
+        rows_a, 128,
+        "baton cpu tcgen05: {what}: only M = 128 per CTA (data path layouts D and A) is simulated for block-scaled MMAs"
+    );
+    let (a_id, b_id) = idesc.scale_ids();
+    let scales = |cta: &CtaWindow| {
+        let wa = sf_words(cta, sfa, rows_a, what, "A");
+        let wb = sf_words(cta, sfb, n, what, "B");
+        (
+            sf_scales(&wa, kind, idesc.scale_type(), a_id, k),
+            sf_scales(&wb, kind, idesc.scale_type(), b_id, k),
+        )
     };
     run_mma(
         what,
@@ -231,9 +280,9 @@ fn block_scaled(
         a,
         b,
         (ty(ca), ty(cb)),
-        (idesc.m(), idesc.n(), kind.k()),
+        (m, n, k),
         pair,
-        &scale,
+        Some(&scales),
         acc,
     );
 }

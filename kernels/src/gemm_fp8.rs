@@ -41,7 +41,11 @@
 //! * Epilogue per consumer warpgroup: bf16 in 4 sub-tiles of 64×32 through
 //!   64-byte-swizzled shared memory and TMA stores (double-buffered, drained
 //!   while the next tile's main loop runs), as in `gemm_bf16.rs`.
-//! * Persistent grid: CTA `b` takes tiles `b, b + grid, …` in grouped order.
+//! * `_c2`: clusters of 2 CTAs along M; each CTA loads half of the shared
+//!   128-row B tile and multicasts it to both, so the empty barriers count
+//!   both CTAs' consumer warpgroups (as in `gemm_bf16.rs`).
+//! * Persistent grid: work unit `u` (a tile, or a cluster's tiles) goes to
+//!   CTA (cluster) `u mod grid`, in grouped order.
 //!
 //! # Per-K output pipeline: Hopper vs Blackwell
 //!
@@ -67,16 +71,19 @@
 
 use crate::gemm_common::{pack_bf16x2, swizzled64, tile_coords};
 use baton::arch::sm90::tma::{
-    TensorMap, load_2d, store_2d, store_commit_group, store_wait_group, store_wait_group_read,
+    TensorMap, load_2d, load_2d_multicast, store_2d, store_commit_group, store_wait_group,
+    store_wait_group_read,
 };
 use baton::arch::sm90::wgmma::{
     self, SmemLayout, descriptor_advance, descriptor_k_major,
     ops::{mma_m64n64k32_f32_e4m3, mma_m64n128k32_f32_e4m3},
 };
 use baton::arch::sm90::{
-    block_idx_x, dynamic_smem, elect_one, fence_proxy_async_shared, grid_dim_x, ld_shared_u32,
-    named_barrier_sync, st_shared_u32, sync_threads, thread_idx_x, warp_idx,
+    block_idx_x, cluster_cta_rank, cluster_sync, dynamic_smem, elect_one, fence_proxy_async_shared,
+    grid_dim_x, ld_shared_u32, named_barrier_sync, st_shared_u32, sync_threads, thread_idx_x,
+    warp_idx,
 };
+use baton::pipeline::PendingRelease;
 use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tile_pipeline::{
@@ -258,6 +265,20 @@ impl Fp8Mma<32> for N64 {
     }
 }
 
+/// Hands a retired stage back: to this CTA's `empty` barrier, or with
+/// clusters to every CTA's (each CTA's B half was multicast into the stage
+/// of both, so both producers wait for both CTAs' consumers). CTA-scope
+/// remote arrivals suffice: the stage was only read, and the MMAs that read
+/// it have retired.
+#[inline(always)]
+fn release<const CLUSTER_M: u32>(pending: PendingRelease<'_>, signaller: bool) {
+    if CLUSTER_M > 1 {
+        pending.release_multicast_if(0b11, signaller);
+    } else {
+        pending.release_if(signaller);
+    }
+}
+
 /// Issues the 4 `wgmma.m64nNk32` of one K block (128) into `acc`,
 /// overwriting it (scale-d = 0 on the first).
 #[inline(always)]
@@ -302,7 +323,7 @@ pub unsafe extern "ptx-kernel" fn baton_gemm_fp8_blockwise_128x128(
     k: u32,
 ) {
     // SAFETY: forwarded to the kernel's contract.
-    unsafe { gemm::<N128, 128, 64, 6, false>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k) }
+    unsafe { gemm::<N128, 128, 64, 6, false, 1>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k) }
 }
 
 /// [`baton_gemm_fp8_blockwise_128x128`] with two partial accumulators per
@@ -324,7 +345,32 @@ pub unsafe extern "ptx-kernel" fn baton_gemm_fp8_blockwise_128x128_db(
     k: u32,
 ) {
     // SAFETY: forwarded to the kernel's contract.
-    unsafe { gemm::<N128, 128, 64, 6, true>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k) }
+    unsafe { gemm::<N128, 128, 64, 6, true, 1>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k) }
+}
+
+/// [`baton_gemm_fp8_blockwise_128x128_db`] in clusters of 2 CTAs along M:
+/// the two vertically adjacent tiles share each B tile, and each CTA
+/// TMA-loads half of it (64 rows) and multicasts it into both CTAs' stage —
+/// a quarter less L2 → SM traffic than two independent CTAs.
+///
+/// Launch: clusters of (2, 1, 1), an even grid.
+///
+/// # Safety
+/// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 64}.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn baton_gemm_fp8_blockwise_128x128_db_c2(
+    tma_a: *const TensorMap,
+    tma_b: *const TensorMap,
+    tma_sa: *const TensorMap,
+    tma_d: *const TensorMap,
+    b_scales: *const f32,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    // SAFETY: forwarded to the kernel's contract.
+    unsafe { gemm::<N128, 128, 64, 6, true, 2>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k) }
 }
 
 /// 128×64×128 tiles, 8 stages, two partial accumulators
@@ -346,7 +392,7 @@ pub unsafe extern "ptx-kernel" fn baton_gemm_fp8_blockwise_128x64_db(
     k: u32,
 ) {
     // SAFETY: forwarded to the kernel's contract.
-    unsafe { gemm::<N64, 64, 32, 8, true>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k) }
+    unsafe { gemm::<N64, 64, 32, 8, true, 1>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k) }
 }
 
 #[inline(always)]
@@ -357,6 +403,7 @@ unsafe fn gemm<
     const ACC: usize,
     const STAGES: usize,
     const DOUBLE: bool,
+    const CLUSTER_M: u32,
 >(
     tma_a: *const TensorMap,
     tma_b: *const TensorMap,
@@ -367,6 +414,12 @@ unsafe fn gemm<
     n: u32,
     k: u32,
 ) {
+    const {
+        assert!(
+            CLUSTER_M == 1 || (CLUSTER_M == 2 && BN == 128),
+            "clusters: 128-wide B tiles shared by 2 CTAs"
+        )
+    };
     // SAFETY: launched with size_of::<Fp8Smem<BN, STAGES>>() of dynamic shared memory
     // (the kernel traps otherwise).
     let smem: SharedRef<'static, Fp8Smem<BN, STAGES>> =
@@ -377,16 +430,33 @@ unsafe fn gemm<
     );
     let d_tiles = smem_field!(smem, Fp8Smem<BN, STAGES>, d_tiles);
     if thread_idx_x() == 0 {
-        // Empty barriers: one arrival per consumer warpgroup.
-        input.init(CONSUMER_WARPGROUPS);
+        // Empty barriers: one arrival per consumer warpgroup of every CTA
+        // whose B multicast writes into the stage (the whole cluster).
+        input.init(CONSUMER_WARPGROUPS * CLUSTER_M);
     }
-    sync_threads();
+    if CLUSTER_M > 1 {
+        // Peers arrive on and multicast into our barriers: they must all be
+        // initialized cluster-wide first.
+        cluster_sync();
+    } else {
+        sync_threads();
+    }
 
+    // Work units: CLUSTER_M vertically adjacent tiles sharing one B tile;
+    // CTA `rank` of a cluster takes tile row `unit_row * CLUSTER_M + rank`
+    // (a row past M is computed on zero-filled A and clipped by the store).
     let tiles_m = m.div_ceil(BM);
     let bn = BN as u32;
     let tiles_n = n.div_ceil(bn);
-    let tiles = tiles_m * tiles_n;
-    let stride = grid_dim_x();
+    let units_m = tiles_m.div_ceil(CLUSTER_M);
+    let tiles = units_m * tiles_n;
+    let rank = if CLUSTER_M > 1 { cluster_cta_rank() } else { 0 };
+    let first_unit = block_idx_x() / CLUSTER_M;
+    let stride = grid_dim_x() / CLUSTER_M;
+    let tile_of = |u: u32| {
+        let (um, tn) = tile_coords(u, units_m, tiles_n, GROUP_M);
+        (um * CLUSTER_M + rank, tn)
+    };
     let k_blocks = k / BK;
     let warpgroup = warp_idx() / 4;
 
@@ -394,9 +464,9 @@ unsafe fn gemm<
         wgmma::setmaxnreg_dec::<40>();
         if warp_idx() == 0 && elect_one() {
             let mut producer = input.producer();
-            let mut t = block_idx_x();
+            let mut t = first_unit;
             while t < tiles {
-                let (tm, tn) = tile_coords(t, tiles_m, tiles_n, GROUP_M);
+                let (tm, tn) = tile_of(t);
                 for kb in 0..k_blocks {
                     let stage = producer.acquire();
                     stage.arrive_expect_tx();
@@ -412,13 +482,16 @@ unsafe fn gemm<
                             kc,
                             (tm * BM) as i32,
                         );
-                        load_2d(
-                            tma_b,
-                            smem_field!(st, Stage<BN>, b),
-                            bar,
-                            kc,
-                            (tn * bn) as i32,
-                        );
+                        let b_tile = smem_field!(st, Stage<BN>, b);
+                        if CLUSTER_M == 1 {
+                            load_2d(tma_b, b_tile, bar, kc, (tn * bn) as i32);
+                        } else {
+                            // This CTA's half of B, into both CTAs' stage.
+                            let half: SharedRef<'_, Tile<u8, 64, { BK as usize }>> =
+                                SharedRef::from_addr(b_tile.addr() + rank * (64 * BK));
+                            let row = (tn * bn + rank * 64) as i32;
+                            load_2d_multicast(tma_b, half, bar, kc, row, 0b11);
+                        }
                         load_2d(
                             tma_sa,
                             smem_field!(st, Stage<BN>, a_scales),
@@ -448,9 +521,9 @@ unsafe fn gemm<
         // SAFETY: as above.
         let mut p1: [f32; ACC] = unsafe { core::mem::zeroed() };
         let a_offset = (wg * 64 * BK as usize) as u32;
-        let mut t = block_idx_x();
+        let mut t = first_unit;
         while t < tiles {
-            let (tm, tn) = tile_coords(t, tiles_m, tiles_n, GROUP_M);
+            let (tm, tn) = tile_of(t);
             // This tile's row of B scales (BN divides 128: one n-block).
             // SAFETY: tn < ⌈N/128⌉: in bounds per the contract.
             let bs_row = unsafe { b_scales.add((tn * bn / 128 * k_blocks) as usize) };
@@ -491,25 +564,25 @@ unsafe fn gemm<
                 loop {
                     if kb >= k_blocks {
                         M::wait::<0>(&mut p0);
-                        pending.release_if(signaller);
+                        release::<CLUSTER_M>(pending, signaller);
                         promote(&mut acc, &p0, scales);
                         break;
                     }
                     let (next_pending, next_scales) = issue!(p1, kb);
                     M::wait::<1>(&mut p0);
-                    pending.release_if(signaller);
+                    release::<CLUSTER_M>(pending, signaller);
                     promote(&mut acc, &p0, scales);
                     (pending, scales) = (next_pending, next_scales);
                     kb += 1;
                     if kb >= k_blocks {
                         M::wait::<0>(&mut p1);
-                        pending.release_if(signaller);
+                        release::<CLUSTER_M>(pending, signaller);
                         promote(&mut acc, &p1, scales);
                         break;
                     }
                     let (next_pending, next_scales) = issue!(p0, kb);
                     M::wait::<1>(&mut p1);
-                    pending.release_if(signaller);
+                    release::<CLUSTER_M>(pending, signaller);
                     promote(&mut acc, &p1, scales);
                     (pending, scales) = (next_pending, next_scales);
                     kb += 1;
@@ -518,7 +591,7 @@ unsafe fn gemm<
                 for kb in 0..k_blocks {
                     let (pending, scales) = issue!(p0, kb);
                     M::wait::<0>(&mut p0);
-                    pending.release_if(signaller);
+                    release::<CLUSTER_M>(pending, signaller);
                     promote(&mut acc, &p0, scales);
                 }
             }

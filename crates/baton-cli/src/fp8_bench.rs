@@ -25,7 +25,13 @@ pub const FP8_SHAPES: [(usize, usize, usize); 9] = [
 
 /// Verifies, then benchmarks `shapes` with `reps` timed runs each; prints a
 /// table, the ratios and their geometric means.
-pub fn gemm_fp8(ordinal: usize, shapes: &[(usize, usize, usize)], reps: usize) -> Outcome {
+/// `kernel` forces one of [`VARIANTS`] instead of the heuristic.
+pub fn gemm_fp8(
+    ordinal: usize,
+    shapes: &[(usize, usize, usize)],
+    reps: usize,
+    kernel: Option<&'static str>,
+) -> Outcome {
     let (gpu, kernels) = match open_gpu_kernels(ordinal, Variant::Release) {
         Ok(x) => x,
         Err(o) => return o,
@@ -84,7 +90,7 @@ pub fn gemm_fp8(ordinal: usize, shapes: &[(usize, usize, usize)], reps: usize) -
     let mut done = 0;
     let mut rows: Vec<Fp8BenchRow> = Vec::new();
     for &mnk in shapes {
-        let r = bench_shape(&gpu, &kernels, mnk, reps, || {
+        let r = bench_shape(&gpu, &kernels, mnk, kernel, reps, || {
             done += 1;
             eprint!("\r{done}/{total} {}x{}x{}          ", mnk.0, mnk.1, mnk.2);
             let _ = std::io::stderr().flush();

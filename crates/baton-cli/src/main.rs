@@ -115,6 +115,9 @@ enum BenchWhat {
         /// Only these shapes, as MxNxK (repeatable); default: issue #7's set.
         #[arg(long, value_parser = parse_shape)]
         shape: Vec<(usize, usize, usize)>,
+        /// Force a kernel variant (e.g. baton_gemm_fp8_blockwise_128x128_db_c2) instead of the heuristic.
+        #[arg(long, value_parser = parse_fp8_kernel)]
+        kernel: Option<&'static str>,
     },
     /// TMA tile copy (plain and 2-CTA multicast) vs a device-to-device memcpy (GB/s).
     TileCopy {
@@ -151,6 +154,14 @@ fn parse_config(s: &str) -> Result<GemmConfig, String> {
             names.join(", ")
         )
     })
+}
+
+fn parse_fp8_kernel(s: &str) -> Result<&'static str, String> {
+    let variants = baton_runtime::gemm_fp8::VARIANTS;
+    variants
+        .into_iter()
+        .find(|v| *v == s || v.trim_start_matches("baton_gemm_fp8_blockwise_") == s)
+        .ok_or_else(|| format!("unknown FP8 kernel '{s}'; allowed: {}", variants.join(", ")))
 }
 
 fn parse_shape(s: &str) -> Result<(usize, usize, usize), String> {
@@ -204,13 +215,14 @@ fn main() {
                 ordinal,
                 reps,
                 shape,
+                kernel,
             } => {
                 let shapes = if shape.is_empty() {
                     baton_cli::fp8_bench::FP8_SHAPES.to_vec()
                 } else {
                     shape
                 };
-                baton_cli::fp8_bench::gemm_fp8(ordinal, &shapes, reps.max(1))
+                baton_cli::fp8_bench::gemm_fp8(ordinal, &shapes, reps.max(1), kernel)
             }
             BenchWhat::ZeroCost { ordinal } => bench::zero_cost(ordinal),
             BenchWhat::TileCopy {

@@ -23,17 +23,35 @@ use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 pub const KERNEL: &str = "baton_gemm_fp8_blockwise_128x128_db";
 /// 128×64×128 tiles, 8 stages, two partials: twice the CTAs, for small M.
 pub const KERNEL_128X64: &str = "baton_gemm_fp8_blockwise_128x64_db";
-/// Every kernel (same arguments): the default, the 128×64 one, and the
-/// 128×128 one with a single partial accumulator.
-pub const VARIANTS: [&str; 3] = [KERNEL, KERNEL_128X64, "baton_gemm_fp8_blockwise_128x128"];
+/// [`KERNEL`] in clusters of 2 CTAs along M that share each B tile by TMA
+/// multicast (each loads half): a quarter less L2 → SM traffic.
+pub const KERNEL_C2: &str = "baton_gemm_fp8_blockwise_128x128_db_c2";
+/// Every kernel (same arguments): the default, the 128×64 one, the
+/// 128×128 one with a single partial accumulator, and the clustered one.
+pub const VARIANTS: [&str; 4] = [
+    KERNEL,
+    KERNEL_128X64,
+    "baton_gemm_fp8_blockwise_128x128",
+    KERNEL_C2,
+];
 
 /// (BN, input stages) of a kernel of [`VARIANTS`]; `None` for other names.
 pub fn tile_of(kernel: &str) -> Option<(u32, u32)> {
     match kernel {
-        KERNEL | "baton_gemm_fp8_blockwise_128x128" => Some((128, 6)),
+        KERNEL | KERNEL_C2 | "baton_gemm_fp8_blockwise_128x128" => Some((128, 6)),
         KERNEL_128X64 => Some((64, 8)),
         _ => None,
     }
+}
+
+/// CTAs per cluster (along M, sharing B tiles) of a kernel of [`VARIANTS`].
+///
+/// ```
+/// use baton_runtime::gemm_fp8::{cluster_of, KERNEL, KERNEL_C2};
+/// assert_eq!((cluster_of(KERNEL), cluster_of(KERNEL_C2)), (1, 2));
+/// ```
+pub fn cluster_of(kernel: &str) -> u32 {
+    if kernel == KERNEL_C2 { 2 } else { 1 }
 }
 
 /// Dynamic shared memory of a kernel of `(bn, stages)`: barriers (padded to
@@ -210,7 +228,10 @@ pub struct Fp8GemmPlan<'a> {
     m: u32,
     n: u32,
     k: u32,
-    sms: u32,
+    /// CTAs per cluster.
+    cluster: u32,
+    /// Work units (CTAs, or clusters) resident at once.
+    slots: u32,
     _operands: std::marker::PhantomData<(&'a CudaSlice<u8>, &'a mut CudaSlice<u16>)>,
 }
 
@@ -300,6 +321,7 @@ impl<'a> Fp8GemmPlan<'a> {
             None => sa_ptr,
         };
         let (bm, bk) = (128, 128);
+        let cluster = cluster_of(kernel);
         let maps = [
             encode_matrix(
                 a_ptr,
@@ -315,7 +337,8 @@ impl<'a> Fp8GemmPlan<'a> {
                 ElemType::U8,
                 n as u64,
                 k as u64,
-                bn,
+                // With clusters each CTA loads (and multicasts) half of B.
+                bn / cluster,
                 bk,
                 Swizzle::B128,
             )?,
@@ -339,8 +362,16 @@ impl<'a> Fp8GemmPlan<'a> {
             )?,
         ];
         let maps = tensor_map::upload(gpu, &maps)?;
+        let kernel_fn = kernels.get(kernel)?;
+        let slots = if cluster > 1 {
+            kernel_fn
+                .max_active_clusters((cluster, 1, 1), THREADS, smem_bytes((bn, stages)))?
+                .max(1)
+        } else {
+            gpu.sm_count()
+        };
         Ok(Self {
-            kernel: kernels.get(kernel)?,
+            kernel: kernel_fn,
             name: VARIANTS
                 .into_iter()
                 .find(|v| *v == kernel)
@@ -353,14 +384,17 @@ impl<'a> Fp8GemmPlan<'a> {
             m: m as u32,
             n: n as u32,
             k: k as u32,
-            sms: gpu.sm_count(),
+            cluster,
+            slots,
             _operands: std::marker::PhantomData,
         })
     }
 
-    /// CTAs launched: one per SM, or fewer when there are fewer tiles.
+    /// CTAs launched: one per SM (clusters: as many as fit at once), or
+    /// fewer when there are fewer tiles.
     pub fn grid(&self) -> u32 {
-        (self.m.div_ceil(128) * self.n.div_ceil(self.tile.0)).min(self.sms)
+        let units = self.m.div_ceil(128).div_ceil(self.cluster) * self.n.div_ceil(self.tile.0);
+        units.min(self.slots) * self.cluster
     }
 
     /// The kernel this plan launches.
@@ -402,7 +436,10 @@ impl<'a> Fp8GemmPlan<'a> {
             }
         }
         let maps = &self.maps;
-        let cfg = LaunchConfig::linear(self.grid(), THREADS, smem_bytes(self.tile));
+        let mut cfg = LaunchConfig::linear(self.grid(), THREADS, smem_bytes(self.tile));
+        if self.cluster > 1 {
+            cfg.cluster = Some((self.cluster, 1, 1));
+        }
         let mut args = gpu.args();
         args.u64(maps.ptr(0))
             .u64(maps.ptr(1))

@@ -373,11 +373,13 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// Times ours and both cuBLASLt FP8 GEMMs on the same random operands,
 /// interleaved per repetition (event-timed, 3 warm-up rounds), medians of
-/// `reps`.
+/// `reps`. `kernel` forces one of the FP8 kernel variants (default: the
+/// heuristic's choice).
 pub fn bench_shape(
     gpu: &Gpu,
     kernels: &Kernels,
     (m, n, k): (usize, usize, usize),
+    kernel: Option<&str>,
     reps: usize,
     mut progress: impl FnMut(),
 ) -> Result<Fp8BenchRow> {
@@ -387,9 +389,10 @@ pub fn bench_shape(
     let mut d_ours = stream.clone_htod(&vec![POISON_BF16; m * n])?;
     let mut d_block = stream.clone_htod(&vec![POISON_BF16; m * n])?;
     let mut d_tensor = stream.clone_htod(&vec![POISON_BF16; m * n])?;
-    let ours = Fp8GemmPlan::new(
+    let ours = Fp8GemmPlan::with_kernel(
         gpu,
         kernels,
+        kernel.unwrap_or_else(|| crate::gemm_fp8::choose(m, n, gpu.sm_count())),
         &ops.a,
         &ops.b,
         &ops.a_scales,

@@ -177,6 +177,11 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
+        name: "baton_gemm_fp8_blockwise_128x128_db_c2",
+        about: "blockwise-scaled FP8 GEMM, two partials, 2-CTA clusters along M sharing B by TMA multicast",
+        hot: true,
+    },
+    KernelInfo {
         name: "baton_gemm_fp8_blockwise_128x64_db",
         about: "blockwise-scaled FP8 GEMM, 128x64x128 tiles, 8 stages, two partials (small M)",
         hot: true,

@@ -73,3 +73,24 @@ fn sm100_gemm_host_smem_matches_the_kernel_layout() {
         check_configs(text, &gemm::GemmConfig::SM100);
     }
 }
+
+#[test]
+fn fp8_gemm_host_smem_matches_the_kernel_layouts() {
+    use baton_runtime::gemm_fp8;
+    if let Some(text) = embedded(ptx::get(Variant::Release).ok(), "sm_90a") {
+        for kernel in gemm_fp8::VARIANTS {
+            let need = required_smem(text, kernel);
+            let tile = gemm_fp8::tile_of(kernel).expect("a variant has a tile");
+            let host = gemm_fp8::smem_bytes(tile);
+            println!("{kernel}: layout needs {need} bytes; host launches with {host}");
+            assert_eq!(
+                host, need,
+                "{kernel}: host smem_bytes {host} != kernel layout {need}"
+            );
+            assert!(
+                host <= 227 * 1024,
+                "{kernel} exceeds the 227 KiB opt-in limit"
+            );
+        }
+    }
+}

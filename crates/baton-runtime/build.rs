@@ -32,6 +32,9 @@ fn main() {
     for p in [
         "kernels/src",
         "kernels/Cargo.toml",
+        "kernels/roles/src",
+        "kernels/roles/Cargo.toml",
+        "kernels/launch-bounds.txt",
         "crates/baton/src",
         "crates/baton/Cargo.toml",
         "tools/build-ptx.sh",

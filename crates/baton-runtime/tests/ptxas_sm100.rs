@@ -9,8 +9,10 @@
 use baton_runtime::{Variant, ptx, ptxas};
 
 /// The sm_100a kernels (`kernels/src/sm100_smoke.rs`, `kernels/src/sm100_gemm.rs`).
-const SM100_KERNELS: [&str; 6] = [
+const SM100_KERNELS: [&str; 8] = [
     "baton_sm100_gemm_bf16",
+    "baton_sm100_gemm_mxfp8",
+    "baton_sm100_gemm_nvfp4",
     "baton_sm100_smoke",
     "baton_sm100_commit_pair",
     "baton_sm100_pair_mma",
@@ -68,6 +70,9 @@ fn sm100_kernels_assemble_without_spills_or_stack() {
     for mma in [
         "tcgen05.mma.cta_group::1.kind::f16",
         "tcgen05.mma.cta_group::2.kind::f16",
+        "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale",
+        "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale",
+        "tcgen05.cp.cta_group::1.32x128b.warpx4",
     ] {
         assert!(text.contains(mma), "the sm_100a PTX has no {mma}");
     }

@@ -191,14 +191,14 @@ pub fn pack_bf16x2(lo: f32, hi: f32) -> u32 {
 /// Byte offset of the bf16 pair `pair` (columns `2·pair`, `2·pair + 1`) of
 /// row `row` in a 64-byte-swizzled sub-tile (rows of 64 bytes).
 #[inline(always)]
-fn sub_tile_offset(row: u32, pair: u32) -> u32 {
+pub(crate) fn sub_tile_offset(row: u32, pair: u32) -> u32 {
     Swizzle::B64.apply((row * 64 + pair * 4) as usize) as u32
 }
 
 /// K-major, 128-byte-swizzled operand descriptor at shared address `addr`
 /// (8-row groups 1024 bytes apart).
 #[inline(always)]
-fn operand_desc(addr: u32) -> SmemDescriptor {
+pub(crate) fn operand_desc(addr: u32) -> SmemDescriptor {
     SmemDescriptor::new(addr, SmemLayout::Swizzle128B, 16, 1024)
 }
 
@@ -216,7 +216,7 @@ fn smem_addr<T>(r: SharedRef<'_, T>) -> u32 {
 /// # Safety
 /// The whole allocating warp, converged; it later deallocates.
 #[inline(always)]
-unsafe fn alloc_tmem(slot: SharedRef<'_, Tile<u32, 1, 4>>) {
+pub(crate) unsafe fn alloc_tmem(slot: SharedRef<'_, Tile<u32, 1, 4>>) {
     #[cfg(target_arch = "nvptx64")]
     // SAFETY: forwarded to the caller.
     unsafe {

@@ -18,10 +18,12 @@
 //! | module | kernel |
 //! |---|---|
 //! | [`gemm_sm100`] | BF16 GEMM `D = alpha·A·Bᵀ + beta·C`: TMA load warp, MMA warp, C-load warp, epilogue warpgroup; accumulators in TMEM |
+//! | [`gemm_sm100_block_scaled`] | MXFP8 / NVFP4 GEMM `D = alpha·(A·SFA)·(B·SFB)ᵀ + beta·C`: the same roles, scale factors copied to TMEM (`tcgen05.cp`) per stage, block-scaled `tcgen05.mma`, accumulators in a `TmemOutputPipeline` |
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 #![warn(missing_docs)]
 
 pub mod ctx;
 pub mod gemm_sm100;
+pub mod gemm_sm100_block_scaled;
 pub mod smem_io;

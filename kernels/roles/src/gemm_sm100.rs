@@ -19,10 +19,12 @@
 //!   warp's `tcgen05.commit` arrives once the MMAs that read the stage are
 //!   done. Four `tcgen05.mma.cta_group::1.kind::f16` (M 128, N 256, K 16)
 //!   per stage.
-//! * Accumulators: [`ACC_STAGES`] = 2 stages of [`BN`] f32 TMEM columns (all
-//!   512), so the MMA warp starts tile `t + 1` while the epilogue drains
-//!   tile `t`; `full` count 1 (a commit), `empty` count 128 (every epilogue
-//!   thread, after its last `tcgen05.ld` of the stage).
+//! * Accumulators: a [`TmemOutputPipeline`] of [`ACC_STAGES`] = 2 stages
+//!   of [`BN`] f32 TMEM columns (all 512), so the MMA warp starts tile
+//!   `t + 1` while the epilogue drains tile `t`; `full` count 1 (a
+//!   commit), `empty` count 128 (every epilogue thread, after its last
+//!   `tcgen05.ld` of the stage); the MMA thread drains the ring before the
+//!   columns are freed.
 //! * Epilogue, in [`BN`] / 32 sub-tiles of 128 rows × 32 columns: each thread
 //!   loads its row's 32 columns from TMEM (`tcgen05.ld.32x32b.x32`), adds
 //!   `beta·C` from the C stage (`EpiLoadPipeline`, TMA, 64-byte swizzle),
@@ -45,13 +47,14 @@ use baton::arch::tcgen05_desc::{
 };
 use baton::arch::tmem_addr::TmemAddr;
 use baton::epi_load::EpiLoadPipeline;
-use baton::pipeline::{PipelineBarriers, ProducerConsumerPipeline};
+use baton::pipeline::PipelineBarriers;
 use baton::protocol::tile_scheduler::GroupedRaster;
 use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tensor_map::Swizzle;
 use baton::tile_pipeline::{
     InputTilePipeline, InputTileStorage, StandardStage, StandardTilePayload, Tile,
+    TmemOutputPipeline,
 };
 
 use baton::arch::tcgen05 as tc;
@@ -79,6 +82,8 @@ pub const TMEM_COLS: u32 = 512;
 pub const SUB_COLS: u32 = 32;
 
 const PRODUCER_WARP: u32 = 0;
+/// The accumulator ring's name in hang reports.
+const ACC_NAME: &core::ffi::CStr = c"sm100-gemm-accumulator";
 const MMA_WARP: u32 = 1;
 const C_LOAD_WARP: u32 = 2;
 
@@ -255,10 +260,7 @@ pub unsafe fn gemm_bf16<W: WarpCtx>(
         smem_field!(smem, GemmSmem, input),
         c"sm100-gemm-mainloop",
     );
-    let mut acc = ProducerConsumerPipeline::<ACC_STAGES>::new(
-        smem_field!(smem, GemmSmem, acc_bars),
-        c"sm100-gemm-accumulator",
-    );
+    let acc_bars = smem_field!(smem, GemmSmem, acc_bars);
     let mut c_pipe =
         EpiLoadPipeline::<2>::new(smem_field!(smem, GemmSmem, c_bars), c"sm100-gemm-c");
     let d_tiles = smem_field!(smem, GemmSmem, d_tiles);
@@ -274,7 +276,7 @@ pub unsafe fn gemm_bf16<W: WarpCtx>(
             // commit, `empty` every epilogue thread. C: one TMA producer,
             // every epilogue thread.
             input.init(1);
-            acc.init_barriers(1, 128);
+            TmemOutputPipeline::<ACC_STAGES, BN>::new(acc_bars, TmemAddr(0), ACC_NAME).init();
             c_pipe.init_barriers(1, 128);
             fence_barrier_init();
         });
@@ -288,6 +290,7 @@ pub unsafe fn gemm_bf16<W: WarpCtx>(
     tc::fence_after_thread_sync();
     // SAFETY: written by the allocation, published by the barrier above.
     let tmem = TmemAddr(unsafe { ld_u32(tmem_slot, 0) });
+    let acc = TmemOutputPipeline::<ACC_STAGES, BN>::new(acc_bars, tmem, ACC_NAME);
 
     let raster = GroupedRaster::new(args.m.div_ceil(BM), args.n.div_ceil(BN), args.group_m);
     let tiles = raster.units();
@@ -332,13 +335,12 @@ pub unsafe fn gemm_bf16<W: WarpCtx>(
             let idesc =
                 InstrDescriptor::f16(F16Type::Bf16, AccType::F32, BM, BN, Major::K, Major::K);
             let mut consumer = input.consumer();
+            let mut acc_producer = acc.producer();
             let mut t = cta;
             while t < tiles {
                 // A free accumulator stage (the epilogue drained it).
-                acc.wait_consumer();
-                tc::fence_after_thread_sync();
-                let a_stage = acc.producer_stage();
-                let d = tmem.offset(0, a_stage * BN);
+                let acc_stage = acc_producer.acquire_stage();
+                let d = acc_stage.tmem();
                 for kb in 0..k_blocks {
                     let stage = consumer.acquire_stage();
                     let st = stage.tiles();
@@ -364,11 +366,14 @@ pub unsafe fn gemm_bf16<W: WarpCtx>(
                     stage.release_without_signal();
                 }
                 // The accumulator is complete when every MMA above is.
-                // SAFETY: as above: `full[a_stage]` counts one commit.
-                unsafe { tc::mma::commit(acc.producer_mbar(a_stage)) };
-                acc.producer_step();
+                acc_stage.commit(|bar| {
+                    // SAFETY: one thread; `full[a]` counts this one commit.
+                    unsafe { tc::mma::commit(bar) }
+                });
                 t += grid;
             }
+            // Every accumulator stage released before TMEM is freed.
+            acc_producer.drain();
         });
     } else if warp == C_LOAD_WARP {
         if residual {
@@ -398,13 +403,14 @@ pub unsafe fn gemm_bf16<W: WarpCtx>(
     } else if warp >= EPILOGUE_WARP {
         let quarter = warp % 4;
         let leader = warp == EPILOGUE_WARP;
+        let mut consumer = acc.consumer();
         let mut d_next = 0u32;
         let mut t = cta;
         while t < tiles {
             let (tm, tn) = raster.coords(t);
-            acc.wait_producer();
-            tc::fence_after_thread_sync();
-            let a_stage = acc.consumer_stage();
+            // Waits `full[a]`, fences.
+            let acc_stage = consumer.acquire_stage();
+            let base = acc_stage.warp_tmem(warp);
             for j in 0..BN / SUB_COLS {
                 let buf = d_tiles.at(((d_next + j) & 1) as usize);
                 // The buffer is free once the store issued from it two
@@ -420,8 +426,7 @@ pub unsafe fn gemm_bf16<W: WarpCtx>(
                 let c_buf = c_tiles.at(c_stage as usize);
                 w.for_each_lane(|lane| {
                     let row = 32 * quarter + lane;
-                    let addr =
-                        tmem.offset(32 * quarter + w.tmem_row(lane), a_stage * BN + j * SUB_COLS);
+                    let addr = base.offset(w.tmem_row(lane), j * SUB_COLS);
                     // SAFETY: the stage's MMAs are complete (full waited,
                     // fenced); lanes of this warp's quarter.
                     let v = unsafe { tc::tmem::ld_32x32b_x32(addr) };
@@ -463,10 +468,9 @@ pub unsafe fn gemm_bf16<W: WarpCtx>(
                     });
                 }
             }
-            // Every TMEM read of the stage is done: hand it back.
-            tc::fence_before_thread_sync();
-            w.for_each_lane(|_| acc.consumer_mbar(a_stage).arrive());
-            acc.consumer_step();
+            // Every TMEM read of the stage is done (waited): hand it back
+            // (fence, one arrival per thread on `empty[a]`).
+            acc_stage.release();
             d_next += BN / SUB_COLS;
             t += grid;
         }
@@ -481,7 +485,8 @@ pub unsafe fn gemm_bf16<W: WarpCtx>(
     if warp == MMA_WARP {
         tc::fence_after_thread_sync();
         // SAFETY: the allocating warp, converged, after every TMEM access
-        // (barrier above); the columns it allocated.
+        // (barrier above; the MMA thread drained the accumulator ring); the
+        // columns it allocated.
         unsafe { tc::tmem::dealloc::<TMEM_COLS>(tmem) };
     }
 }

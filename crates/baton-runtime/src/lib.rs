@@ -22,6 +22,7 @@ pub mod block_scaled;
 pub mod codegen;
 pub mod error;
 pub mod gemm;
+pub mod gemm_block_scaled;
 pub mod gemm_check;
 pub mod gemm_fp8;
 pub mod gemm_fp8_ref;

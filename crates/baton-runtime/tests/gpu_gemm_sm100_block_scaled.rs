@@ -1,0 +1,228 @@
+//! The sm_100a block-scaled GEMMs (MXFP8, NVFP4) through the host API
+//! (`gemm_block_scaled`), on a real B200/GB200, against the f64 reference
+//! of the dequantized inputs (`block_scaled::reference_gemm`): random
+//! inputs over a wide dynamic range, ragged shapes, beta, a NaN-poisoned D.
+//!
+//! **Never run so far**: no Blackwell GPU has been available. On a Hopper
+//! GPU (or none) the GPU tests print `SKIPPED: needs sm_100a …` and
+//! return. The same role programs run on the CPU simulation in
+//! `kernels/roles/tests/cpu_gemm_sm100_block_scaled.rs`.
+//!
+//! Without a GPU this file still checks that the host's shared-memory sizes
+//! equal what the kernels demand in the embedded PTX.
+
+use baton::block_scale::{Mxfp8, Nvfp4};
+use baton_runtime::block_scaled::{QuantizedMatrix, reference_gemm};
+use baton_runtime::codegen::{Dialect, kernel_body};
+use baton_runtime::gemm::{bf16_to_f32, f32_to_bf16};
+use baton_runtime::gemm_block_scaled::{
+    BlockScaledGemmFormat, BlockScaledGemmPlan, DeviceQuantized,
+};
+use baton_runtime::{Error, Gpu, Target, Variant, ptx};
+
+fn random(n: usize, seed: u64, range: f32) -> Vec<f32> {
+    let mut s = seed | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            // Magnitude 2^[-6, 6) times a uniform in [-1, 1).
+            let u = (s >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0;
+            let e = ((s >> 8) % 12) as i32 - 6;
+            u * range * 2f32.powi(e)
+        })
+        .collect()
+}
+
+/// Runs one problem on the GPU and checks every element of D against the
+/// f64 reference (bf16 output rounding plus f32 accumulation).
+fn check<F: BlockScaledGemmFormat>(gpu: &Gpu, (m, n, k): (usize, usize, usize), beta: f32) {
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let seed = (m * 7919 + n * 31 + k) as u64;
+    let qa = QuantizedMatrix::<F>::quantize(&random(m * k, seed, 4.0), m, k).unwrap();
+    let qb = QuantizedMatrix::<F>::quantize(&random(n * k, seed ^ 0xabcd, 4.0), n, k).unwrap();
+    let c: Vec<u16> = random(m * n, seed ^ 0x1234, 2.0)
+        .iter()
+        .map(|&x| f32_to_bf16(x))
+        .collect();
+    let stream = gpu.stream();
+    let (a, b) = (
+        DeviceQuantized::upload(gpu, &qa).unwrap(),
+        DeviceQuantized::upload(gpu, &qb).unwrap(),
+    );
+    let c_d = stream.clone_htod(&c).unwrap();
+    let mut d_d = stream.clone_htod(&vec![0x7fc0u16; m * n]).unwrap();
+    let alpha = 0.75f32;
+    BlockScaledGemmPlan::new(gpu, &kernels, &a, &b, Some(&c_d), &mut d_d)
+        .and_then(|p| p.run(gpu, alpha, beta))
+        .unwrap_or_else(|e| panic!("{e}"));
+    gpu.synchronize().unwrap_or_else(|e| panic!("{e}"));
+    let d = stream.clone_dtoh(&d_d).unwrap();
+    let reference = reference_gemm(&qa, &qb).unwrap();
+    let (da, db) = (qa.dequantize(), qb.dequantize());
+    for i in 0..m {
+        for j in 0..n {
+            let r = alpha as f64 * reference[i * n + j]
+                + beta as f64 * bf16_to_f32(c[i * n + j]) as f64;
+            let mag: f64 = (0..k)
+                .map(|kk| (da[i * k + kk] * db[j * k + kk]).abs())
+                .sum();
+            let got = bf16_to_f32(d[i * n + j]) as f64;
+            let tol = r.abs() * 2f64.powi(-7) + alpha as f64 * mag * 2f64.powi(-18) + 1e-30;
+            assert!(
+                (got - r).abs() <= tol,
+                "{} {m}x{n}x{k} beta {beta}: D[{i}][{j}] = {got}, reference {r}",
+                F::NAME
+            );
+        }
+    }
+    println!(
+        "{} {m}x{n}x{k} beta {beta}: every element within tolerance",
+        F::NAME
+    );
+}
+
+const SHAPES: [(usize, usize, usize); 4] = [
+    (128, 128, 512),
+    (200, 264, 160),
+    (1, 8, 32),
+    (520, 264, 1056),
+];
+
+#[test]
+fn sm100_mxfp8_gemm_matches_f64_reference() {
+    let Some(gpu) = Gpu::for_test_on(Target::Sm100a) else {
+        return;
+    };
+    for (i, shape) in SHAPES.into_iter().enumerate() {
+        check::<Mxfp8>(&gpu, shape, if i % 2 == 0 { 0.0 } else { 0.5 });
+    }
+}
+
+#[test]
+fn sm100_nvfp4_gemm_matches_f64_reference() {
+    let Some(gpu) = Gpu::for_test_on(Target::Sm100a) else {
+        return;
+    };
+    for (i, (m, n, k)) in SHAPES.into_iter().enumerate() {
+        // NVFP4 rows are K / 2 bytes: K a multiple of 32 (16-byte pitch).
+        check::<Nvfp4>(
+            &gpu,
+            (m, n, k.next_multiple_of(32)),
+            if i % 2 == 0 { 0.5 } else { 0.0 },
+        );
+    }
+}
+
+/// On a GPU that is not sm_100a the plan is a typed error, not a launch of
+/// a kernel the loaded module does not have.
+#[test]
+fn block_scaled_plan_is_refused_off_sm100a() {
+    let gpu = match Gpu::new(0) {
+        Ok(g) if g.target() != Target::Sm100a => g,
+        Ok(_) => {
+            baton_runtime::report_skip("this GPU is sm_100a: the refusal does not apply");
+            return;
+        }
+        Err(e) => {
+            baton_runtime::report_skip(&format!("no usable CUDA GPU ({e})"));
+            return;
+        }
+    };
+    let kernels = gpu.load_kernels(Variant::Release).unwrap();
+    let q = QuantizedMatrix::<Mxfp8>::quantize(&[1.0; 128 * 32], 128, 32).unwrap();
+    let (a, b) = (
+        DeviceQuantized::upload(&gpu, &q).unwrap(),
+        DeviceQuantized::upload(&gpu, &q).unwrap(),
+    );
+    let mut d = gpu.stream().alloc_zeros::<u16>(128 * 128).unwrap();
+    match BlockScaledGemmPlan::new(&gpu, &kernels, &a, &b, None, &mut d) {
+        Err(Error::Gemm(msg)) => assert!(msg.contains("sm_100a"), "{msg}"),
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("a block-scaled plan was accepted on {}", gpu.name()),
+    }
+}
+
+/// The driver accepts the tensor maps the plan encodes for each format
+/// (elements: u8, 128-byte swizzle; scale factors: the 3-D view of whole
+/// SF atoms), on any GPU: `cuTensorMapEncodeTiled` does not depend on the
+/// architecture, so a Hopper GPU checks what a Blackwell plan will encode.
+#[test]
+fn block_scaled_tensor_maps_are_accepted_by_the_driver() {
+    let gpu = match Gpu::new(0) {
+        Ok(g) => g,
+        Err(e) => {
+            baton_runtime::report_skip(&format!("no usable CUDA GPU ({e})"));
+            return;
+        }
+    };
+    fn maps<F: BlockScaledGemmFormat>(gpu: &Gpu, rows: usize, k: usize) {
+        let x = random(rows * k, 7, 1.0);
+        let q = QuantizedMatrix::<F>::quantize(&x, rows, k).unwrap();
+        let dq = DeviceQuantized::upload(gpu, &q).unwrap_or_else(|e| panic!("{e}"));
+        let stream = gpu.stream();
+        use cudarc::driver::DevicePtr;
+        let (dp, sp) = {
+            let (d, _s1) = dq.data().device_ptr(stream);
+            let (s, _s2) = dq.sf().device_ptr(stream);
+            (d, s)
+        };
+        for (what, desc) in [
+            ("data", q.data_map("data", dp, 128, F::BK).unwrap()),
+            ("sf", q.sf_map("sf", sp, 128, F::BK).unwrap()),
+        ] {
+            baton_runtime::tensor_map::encode(&desc)
+                .unwrap_or_else(|e| panic!("{} {rows}x{k} {what}: {e}", F::NAME));
+        }
+        println!("{} {rows}x{k}: element and SF maps encoded", F::NAME);
+    }
+    for (rows, k) in [(128, 128), (200, 160), (1, 32), (520, 1056)] {
+        maps::<Mxfp8>(&gpu, rows, k);
+        maps::<Nvfp4>(&gpu, rows, k.next_multiple_of(32));
+    }
+}
+
+/// The bytes a kernel demands: the constant its `%dynamic_smem_size` check
+/// compares against in the PTX.
+fn required_smem(ptx: &str, kernel: &str) -> u32 {
+    let body =
+        kernel_body(ptx, kernel, Dialect::Ptx).unwrap_or_else(|| panic!("{kernel} not in the PTX"));
+    let at = body
+        .find("%dynamic_smem_size")
+        .unwrap_or_else(|| panic!("{kernel} does not check its shared memory size"));
+    let line = body[at..]
+        .lines()
+        .find(|l| l.contains("setp.lt.u32"))
+        .expect("size comparison");
+    line.trim()
+        .trim_end_matches(';')
+        .rsplit(',')
+        .next()
+        .unwrap()
+        .trim()
+        .parse()
+        .expect("a constant size")
+}
+
+#[test]
+fn host_smem_matches_the_kernel_layouts() {
+    let Some(text) = ptx::sm100a() else {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("CI=true but no sm_100a PTX embedded");
+        }
+        baton_runtime::report_skip("no sm_100a PTX embedded");
+        return;
+    };
+    for (kernel, host) in [
+        (Mxfp8::KERNEL, Mxfp8::SMEM_BYTES),
+        (Nvfp4::KERNEL, Nvfp4::SMEM_BYTES),
+    ] {
+        let need = required_smem(text, kernel);
+        println!("{kernel}: layout needs {need} bytes; host launches with {host}");
+        assert_eq!(host, need, "{kernel}: host SMEM_BYTES != kernel layout");
+        assert!(host <= 227 * 1024, "{kernel} exceeds 227 KiB");
+    }
+}

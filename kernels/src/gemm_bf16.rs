@@ -27,7 +27,7 @@
 //! * Persistent grid: CTA `b` takes work units `b, b + grid, …` (a unit is a
 //!   cluster's tiles) in grouped, L2-friendly order (`group_m`).
 
-use crate::gemm_common::{pack_bf16x2, swizzled64, tile_coords};
+use crate::gemm_common::{StreamKFixup, pack_bf16x2, swizzled64, tile_coords};
 use baton::arch::sm90::tma::{
     TensorMap, load_2d, load_2d_multicast, store_2d, store_commit_group, store_wait_group,
     store_wait_group_read,
@@ -46,6 +46,7 @@ use baton::arch::sm90::{
 };
 use baton::epi_load::EpiLoadPipeline;
 use baton::pipeline::{PendingRelease, PipelineBarriers};
+use baton::protocol::tile_scheduler::StreamKSchedule;
 use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tile_pipeline::{
@@ -174,6 +175,14 @@ macro_rules! gemm_entry {
         /// box {64, BN}); with 64-byte swizzle, C and D (dims {N, M},
         /// box {32, 64}); all bf16. `tma_c` is only read when `beta != 0`.
         /// `group_m ≥ 1`: cluster-unit rows per rasterization group.
+        ///
+        /// Stream-K (`sk_min_segment > 0`): the last `units mod workers`
+        /// (+ one wave) work units are split along K across all workers
+        /// (`StreamKSchedule`), with segments of at least `sk_min_segment`
+        /// K blocks; `sk_partials` then holds `2 · grid · 64 · BN` floats and
+        /// `sk_flags` `2 · grid` `u32`s (zeroed once), and `sk_epoch ≠ 0`
+        /// differs from the previous launch's on these buffers. With
+        /// `sk_min_segment == 0` they are never touched (may be null).
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(
             tma_a: *const TensorMap,
@@ -186,9 +195,15 @@ macro_rules! gemm_entry {
             group_m: u32,
             alpha: f32,
             beta: f32,
+            sk_partials: *mut f32,
+            sk_flags: *mut u32,
+            sk_epoch: u32,
+            sk_min_segment: u32,
         ) {
             // SAFETY: forwarded to the kernel's contract.
-            unsafe { gemm::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta) }
+            let fixup = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
+            // SAFETY: forwarded to the kernel's contract.
+            unsafe { gemm::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta, fixup, sk_min_segment) }
         }
     };
 }
@@ -240,6 +255,8 @@ unsafe fn gemm<
     group_m: u32,
     alpha: f32,
     beta: f32,
+    fixup: StreamKFixup,
+    sk_min_segment: u32,
 ) {
     // SAFETY: launched with size_of::<GemmSmem<BN, STAGES>>() of dynamic
     // shared memory (the kernel traps otherwise).
@@ -280,13 +297,17 @@ unsafe fn gemm<
     let units_m = tiles_m.div_ceil(CLUSTER_M);
     let units = units_m * tiles_n;
     let rank = if CLUSTER_M > 1 { cluster_cta_rank() } else { 0 };
-    let first_unit = block_idx_x() / CLUSTER_M;
-    let unit_stride = grid_dim_x() / CLUSTER_M;
+    // Worker = cluster. Every role walks the same schedule: data-parallel
+    // units `worker, worker + workers, …`, then (stream-K) this worker's
+    // share of the K iterations of the remaining units.
+    let worker = block_idx_x() / CLUSTER_M;
+    let workers = grid_dim_x() / CLUSTER_M;
+    let k_blocks = k.div_ceil(BK);
+    let sched = StreamKSchedule::new(units, k_blocks, workers, sk_min_segment);
     let tile_of = |u: u32| {
         let (um, tn) = tile_coords(u, units_m, tiles_n, group_m);
         (um * CLUSTER_M + rank, tn)
     };
-    let k_blocks = k.div_ceil(BK);
     let warpgroup = warp_idx() / 4;
     let residual = beta != 0.0;
 
@@ -294,10 +315,9 @@ unsafe fn gemm<
         wgmma::setmaxnreg_dec::<40>();
         if warp_idx() == 0 && elect_one() {
             let mut producer = input.producer();
-            let mut t = first_unit;
-            while t < units {
-                let (tm, tn) = tile_of(t);
-                for kb in 0..k_blocks {
+            for seg in sched.segments(worker) {
+                let (tm, tn) = tile_of(seg.unit);
+                for kb in seg.k_begin..seg.k_end {
                     let stage = producer.acquire();
                     stage.arrive_expect_tx();
                     let tiles = stage.tiles();
@@ -326,7 +346,6 @@ unsafe fn gemm<
                         }
                     }
                 }
-                t += unit_stride;
             }
             producer.drain();
         } else if warp_idx() == 1 && residual && elect_one() {
@@ -345,16 +364,18 @@ unsafe fn gemm<
                     )
                 };
             };
-            let mut t = first_unit;
-            while t < units {
-                let (tm, tn) = tile_of(t);
+            // C is read by the segments that write D: the finalizers.
+            for seg in sched.segments(worker) {
+                if !seg.is_finalizer() {
+                    continue;
+                }
+                let (tm, tn) = tile_of(seg.unit);
                 for j in 0..subtiles {
                     let col = (tn * bn) as i32 + (j as usize * SUB_COLS) as i32;
                     let row = (tm * BM) as i32;
                     load_c(&mut epi0, 0, col, row);
                     load_c(&mut epi1, 1, col, row + SUB_ROWS as i32);
                 }
-                t += unit_stride;
             }
             epi0.producer_tail();
             epi1.producer_tail();
@@ -374,9 +395,11 @@ unsafe fn gemm<
         let mut acc: [f32; ACC] = unsafe { core::mem::zeroed() };
         let a_offset = (wg * 64 * 128) as u32;
         let mut d_next = 0u32;
-        let mut t = first_unit;
-        while t < units {
-            let (tm, tn) = tile_of(t);
+        // Stream-K slots and flags: one per consumer warpgroup of each CTA.
+        let my_slot = block_idx_x() * 2 + wg as u32;
+        let fixup_bar = 1 + wg as u32;
+        for seg in sched.segments(worker) {
+            let (tm, tn) = tile_of(seg.unit);
             // Main loop: K block kb's MMAs stay in flight while kb-1's
             // stage is handed back.
             let stage = consumer.acquire_stage();
@@ -388,7 +411,7 @@ unsafe fn gemm<
                 false,
             );
             let mut pending: PendingRelease<'_> = stage.defer_release();
-            for _ in 1..k_blocks {
+            for _ in 1..seg.len() {
                 let stage = consumer.acquire_stage();
                 let st = stage.tiles();
                 mma_k_block::<M, ACC>(
@@ -410,6 +433,28 @@ unsafe fn gemm<
                 pending.release_multicast_if(0b11, signaller);
             } else {
                 pending.release_if(signaller);
+            }
+
+            // Stream-K fixup. A contributor (its segment does not start the
+            // unit) hands its partial to the unit's finalizer and has no
+            // epilogue; a finalizer of a split unit adds the contributors'
+            // partials, in worker order, before its epilogue.
+            if seg.is_contributor() {
+                // SAFETY: all 128 threads; slot is ours, published once per
+                // launch (the schedule gives a worker one contributor
+                // segment at most); buffers per the kernel contract.
+                unsafe { fixup.publish::<ACC>(my_slot, tid, fixup_bar, &acc) };
+                continue;
+            }
+            if !seg.is_whole() {
+                let (first, last) = sched.contributors(seg.unit);
+                for c in first..=last {
+                    // Worker c's CTA of the same rank, same warpgroup.
+                    let slot = (c * CLUSTER_M + rank) * 2 + wg as u32;
+                    // SAFETY: all 128 threads; worker c contributes to this
+                    // unit in this launch (StreamKSchedule::contributors).
+                    unsafe { fixup.accumulate::<ACC>(slot, tid, fixup_bar, &mut acc) };
+                }
             }
 
             // Epilogue: BN / 32 sub-tiles of 64 rows × 32 columns, through
@@ -482,7 +527,6 @@ unsafe fn gemm<
               }
             });
             d_next += subtiles;
-            t += unit_stride;
         }
         if signaller {
             store_wait_group::<0>();

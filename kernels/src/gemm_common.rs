@@ -1,6 +1,8 @@
-//! Pieces the GEMM kernels share: tile rasterization, bf16 packing, and the
-//! epilogue's swizzled staging layout.
+//! Pieces the GEMM kernels share: tile rasterization, bf16 packing, the
+//! epilogue's swizzled staging layout, and the stream-K fixup.
 
+use baton::arch::sm90::{ld_global_v4_f32, named_barrier_sync, st_global_v4_f32};
+use baton::protocol::stream_k::FixupFlags;
 use core::arch::asm;
 
 /// Tile `t` of the grouped rasterization → (tile row, tile column): runs of
@@ -38,4 +40,126 @@ pub fn pack_bf16x2(lo: f32, hi: f32) -> u32 {
 pub fn swizzled64(row: u32, pair: u32) -> u32 {
     let byte = pair * 4;
     row * 64 + ((((byte >> 4) ^ (row >> 1)) & 3) << 4) + (byte & 15)
+}
+
+/// A launch's stream-K fixup state in global memory (see
+/// `baton::protocol::stream_k`): one partial-accumulator slot and one flag
+/// per consumer warpgroup of every CTA, and the launch's epoch.
+///
+/// Slot `s` holds a warpgroup's `128 × ACC` fp32 accumulators, thread-major
+/// in 16-byte chunks: chunk `i` of thread `tid` at float `(i·128 + tid)·4`,
+/// so each `st.global.v4` of the warpgroup writes 2 KiB contiguously.
+/// Contributor and finalizer run the same kernel, so their register layouts
+/// agree and the slot never needs the (row, column) of a value.
+#[derive(Clone, Copy)]
+pub struct StreamKFixup {
+    partials: *mut f32,
+    flags: *mut u32,
+    epoch: u32,
+}
+
+impl StreamKFixup {
+    /// # Safety
+    /// Unless the schedule has no stream-K units (then nothing is
+    /// accessed): with `slots` the kernel's slot count (2 per CTA),
+    /// `partials` points at `slots · 128 · ACC` floats and
+    /// `flags` at `slots` zero-initialized-once `u32`s, both global,
+    /// 16-byte / 4-byte aligned, used by this launch alone; `epoch ≠ 0`
+    /// differs from the previous launch's.
+    #[inline(always)]
+    pub unsafe fn new(partials: *mut f32, flags: *mut u32, epoch: u32) -> Self {
+        Self {
+            partials,
+            flags,
+            epoch,
+        }
+    }
+
+    /// The flag of `slot` alone (a one-flag view: no bounds check, hence
+    /// no panic path, in the kernel).
+    ///
+    /// # Safety
+    /// `slot < slots`.
+    #[inline(always)]
+    unsafe fn flag(&self, slot: u32) -> FixupFlags<'_> {
+        // SAFETY: per `new`'s contract and slot < slots.
+        unsafe { FixupFlags::from_raw(self.flags.add(slot as usize), 1) }
+    }
+
+    /// Contributor warpgroup: writes its partial accumulators to `slot`,
+    /// orders all 128 threads' writes before thread 0 (named barrier `bar`
+    /// over the warpgroup), and thread 0 publishes the flag (release).
+    ///
+    /// # Safety
+    /// Called by all 128 threads of the warpgroup; `slot < slots` is this
+    /// warpgroup's own, written once per launch.
+    #[inline(always)]
+    pub unsafe fn publish<const ACC: usize>(
+        &self,
+        slot: u32,
+        tid: u32,
+        bar: u32,
+        acc: &[f32; ACC],
+    ) {
+        let base = self.slot_ptr::<ACC>(slot);
+        baton::unroll!(I in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] {
+            if (I as usize) < ACC / 4 {
+                let i = 4 * I as usize;
+                // SAFETY: inside this slot (chunk I of thread tid < 128).
+                unsafe {
+                    st_global_v4_f32(
+                        base.add((I * 128 + tid) as usize * 4),
+                        [acc[i], acc[i + 1], acc[i + 2], acc[i + 3]],
+                    )
+                };
+            }
+        });
+        named_barrier_sync(bar, 128);
+        if tid == 0 {
+            // SAFETY: slot < slots (caller).
+            unsafe { self.flag(slot) }.publish(0, self.epoch);
+        }
+    }
+
+    /// Finalizer warpgroup: waits (thread 0, acquire; then named barrier
+    /// `bar`) until `slot` is published in this launch, and adds it into
+    /// `acc`.
+    ///
+    /// # Safety
+    /// Called by all 128 threads of the warpgroup; `slot < slots` is
+    /// published by a contributor of this launch (the schedule's
+    /// `contributors`), or this waits forever.
+    #[inline(always)]
+    pub unsafe fn accumulate<const ACC: usize>(
+        &self,
+        slot: u32,
+        tid: u32,
+        bar: u32,
+        acc: &mut [f32; ACC],
+    ) {
+        if tid == 0 {
+            // SAFETY: slot < slots (caller).
+            unsafe { self.flag(slot) }.wait(0, self.epoch);
+        }
+        named_barrier_sync(bar, 128);
+        let base = self.slot_ptr::<ACC>(slot);
+        baton::unroll!(I in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] {
+            if (I as usize) < ACC / 4 {
+                let i = 4 * I as usize;
+                // SAFETY: inside the slot; published (acquire) and ordered
+                // before every thread by the barrier.
+                let v = unsafe { ld_global_v4_f32(base.add((I * 128 + tid) as usize * 4)) };
+                acc[i] += v[0];
+                acc[i + 1] += v[1];
+                acc[i + 2] += v[2];
+                acc[i + 3] += v[3];
+            }
+        });
+    }
+
+    #[inline(always)]
+    fn slot_ptr<const ACC: usize>(&self, slot: u32) -> *mut f32 {
+        const { assert!(ACC % 4 == 0 && ACC <= 128) };
+        self.partials.wrapping_add(slot as usize * 128 * ACC)
+    }
 }

@@ -69,7 +69,7 @@
 //! and from the two consumer warpgroups sharing the tensor core, not from
 //! an mbarrier stage ring.
 
-use crate::gemm_common::{pack_bf16x2, swizzled64, tile_coords};
+use crate::gemm_common::{StreamKFixup, pack_bf16x2, swizzled64, tile_coords};
 use baton::arch::sm90::tma::{
     TensorMap, load_2d, load_2d_multicast, store_2d, store_commit_group, store_wait_group,
     store_wait_group_read,
@@ -84,6 +84,7 @@ use baton::arch::sm90::{
     warp_idx,
 };
 use baton::pipeline::PendingRelease;
+use baton::protocol::tile_scheduler::StreamKSchedule;
 use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tile_pipeline::{
@@ -310,6 +311,14 @@ fn mma_k_block<M: Fp8Mma<ACC>, const ACC: usize>(acc: &mut [f32; ACC], a: u32, b
 /// with 64-byte swizzle, D (bf16, dims {N, M}, box {32, 64}). `b_scales`
 /// points at `⌈N/128⌉ · K/128` f32 in global memory; K is a positive
 /// multiple of 128.
+///
+/// Stream-K (`sk_min_segment > 0`): the units left after the last full
+/// wave (+ one wave) are split along K across all workers
+/// (`StreamKSchedule`), segments of at least `sk_min_segment` K blocks;
+/// `sk_partials` then holds `2 · grid · 64 · BN` floats and `sk_flags`
+/// `2 · grid` `u32`s (zeroed once), and `sk_epoch ≠ 0` differs from the
+/// previous launch's on these buffers. With `sk_min_segment == 0` they are
+/// never touched (may be null).
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn baton_gemm_fp8_blockwise_128x128(
@@ -321,9 +330,28 @@ pub unsafe extern "ptx-kernel" fn baton_gemm_fp8_blockwise_128x128(
     m: u32,
     n: u32,
     k: u32,
+    sk_partials: *mut f32,
+    sk_flags: *mut u32,
+    sk_epoch: u32,
+    sk_min_segment: u32,
 ) {
     // SAFETY: forwarded to the kernel's contract.
-    unsafe { gemm::<N128, 128, 64, 6, false, 1>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k) }
+    let sk = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
+    // SAFETY: forwarded to the kernel's contract.
+    unsafe {
+        gemm::<N128, 128, 64, 6, false, 1>(
+            tma_a,
+            tma_b,
+            tma_sa,
+            tma_d,
+            b_scales,
+            m,
+            n,
+            k,
+            sk,
+            sk_min_segment,
+        )
+    }
 }
 
 /// [`baton_gemm_fp8_blockwise_128x128`] with two partial accumulators per
@@ -343,9 +371,28 @@ pub unsafe extern "ptx-kernel" fn baton_gemm_fp8_blockwise_128x128_db(
     m: u32,
     n: u32,
     k: u32,
+    sk_partials: *mut f32,
+    sk_flags: *mut u32,
+    sk_epoch: u32,
+    sk_min_segment: u32,
 ) {
     // SAFETY: forwarded to the kernel's contract.
-    unsafe { gemm::<N128, 128, 64, 6, true, 1>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k) }
+    let sk = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
+    // SAFETY: forwarded to the kernel's contract.
+    unsafe {
+        gemm::<N128, 128, 64, 6, true, 1>(
+            tma_a,
+            tma_b,
+            tma_sa,
+            tma_d,
+            b_scales,
+            m,
+            n,
+            k,
+            sk,
+            sk_min_segment,
+        )
+    }
 }
 
 /// [`baton_gemm_fp8_blockwise_128x128_db`] in clusters of 2 CTAs along M:
@@ -368,9 +415,28 @@ pub unsafe extern "ptx-kernel" fn baton_gemm_fp8_blockwise_128x128_db_c2(
     m: u32,
     n: u32,
     k: u32,
+    sk_partials: *mut f32,
+    sk_flags: *mut u32,
+    sk_epoch: u32,
+    sk_min_segment: u32,
 ) {
     // SAFETY: forwarded to the kernel's contract.
-    unsafe { gemm::<N128, 128, 64, 6, true, 2>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k) }
+    let sk = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
+    // SAFETY: forwarded to the kernel's contract.
+    unsafe {
+        gemm::<N128, 128, 64, 6, true, 2>(
+            tma_a,
+            tma_b,
+            tma_sa,
+            tma_d,
+            b_scales,
+            m,
+            n,
+            k,
+            sk,
+            sk_min_segment,
+        )
+    }
 }
 
 /// 128×64×128 tiles, 8 stages, two partial accumulators
@@ -390,9 +456,28 @@ pub unsafe extern "ptx-kernel" fn baton_gemm_fp8_blockwise_128x64_db(
     m: u32,
     n: u32,
     k: u32,
+    sk_partials: *mut f32,
+    sk_flags: *mut u32,
+    sk_epoch: u32,
+    sk_min_segment: u32,
 ) {
     // SAFETY: forwarded to the kernel's contract.
-    unsafe { gemm::<N64, 64, 32, 8, true, 1>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k) }
+    let sk = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
+    // SAFETY: forwarded to the kernel's contract.
+    unsafe {
+        gemm::<N64, 64, 32, 8, true, 1>(
+            tma_a,
+            tma_b,
+            tma_sa,
+            tma_d,
+            b_scales,
+            m,
+            n,
+            k,
+            sk,
+            sk_min_segment,
+        )
+    }
 }
 
 #[inline(always)]
@@ -413,6 +498,8 @@ unsafe fn gemm<
     m: u32,
     n: u32,
     k: u32,
+    fixup: StreamKFixup,
+    sk_min_segment: u32,
 ) {
     const {
         assert!(
@@ -451,23 +538,26 @@ unsafe fn gemm<
     let units_m = tiles_m.div_ceil(CLUSTER_M);
     let tiles = units_m * tiles_n;
     let rank = if CLUSTER_M > 1 { cluster_cta_rank() } else { 0 };
-    let first_unit = block_idx_x() / CLUSTER_M;
-    let stride = grid_dim_x() / CLUSTER_M;
+    // Worker = cluster (or CTA); every role walks the same schedule:
+    // data-parallel units, then (stream-K) its share of the K iterations
+    // of the remaining units.
+    let worker = block_idx_x() / CLUSTER_M;
+    let workers = grid_dim_x() / CLUSTER_M;
+    let k_blocks = k / BK;
+    let sched = StreamKSchedule::new(tiles, k_blocks, workers, sk_min_segment);
     let tile_of = |u: u32| {
         let (um, tn) = tile_coords(u, units_m, tiles_n, GROUP_M);
         (um * CLUSTER_M + rank, tn)
     };
-    let k_blocks = k / BK;
     let warpgroup = warp_idx() / 4;
 
     if warpgroup == 0 {
         wgmma::setmaxnreg_dec::<40>();
         if warp_idx() == 0 && elect_one() {
             let mut producer = input.producer();
-            let mut t = first_unit;
-            while t < tiles {
-                let (tm, tn) = tile_of(t);
-                for kb in 0..k_blocks {
+            for seg in sched.segments(worker) {
+                let (tm, tn) = tile_of(seg.unit);
+                for kb in seg.k_begin..seg.k_end {
                     let stage = producer.acquire();
                     stage.arrive_expect_tx();
                     let st = stage.tiles();
@@ -501,7 +591,6 @@ unsafe fn gemm<
                         );
                     }
                 }
-                t += stride;
             }
             producer.drain();
         }
@@ -521,9 +610,11 @@ unsafe fn gemm<
         // SAFETY: as above.
         let mut p1: [f32; ACC] = unsafe { core::mem::zeroed() };
         let a_offset = (wg * 64 * BK as usize) as u32;
-        let mut t = first_unit;
-        while t < tiles {
-            let (tm, tn) = tile_of(t);
+        // Stream-K slots and flags: one per consumer warpgroup of each CTA.
+        let my_slot = block_idx_x() * 2 + wg as u32;
+        let fixup_bar = 1 + wg as u32;
+        for seg in sched.segments(worker) {
+            let (tm, tn) = tile_of(seg.unit);
             // This tile's row of B scales (BN divides 128: one n-block).
             // SAFETY: tn < ⌈N/128⌉: in bounds per the contract.
             let bs_row = unsafe { b_scales.add((tn * bn / 128 * k_blocks) as usize) };
@@ -559,10 +650,10 @@ unsafe fn gemm<
             if DOUBLE {
                 // K block kb + 1's MMAs are in flight while kb's partial is
                 // promoted; the partials alternate between p0 and p1.
-                let (mut pending, mut scales) = issue!(p0, 0u32);
-                let mut kb = 1;
+                let (mut pending, mut scales) = issue!(p0, seg.k_begin);
+                let mut kb = seg.k_begin + 1;
                 loop {
-                    if kb >= k_blocks {
+                    if kb >= seg.k_end {
                         M::wait::<0>(&mut p0);
                         release::<CLUSTER_M>(pending, signaller);
                         promote(&mut acc, &p0, scales);
@@ -574,7 +665,7 @@ unsafe fn gemm<
                     promote(&mut acc, &p0, scales);
                     (pending, scales) = (next_pending, next_scales);
                     kb += 1;
-                    if kb >= k_blocks {
+                    if kb >= seg.k_end {
                         M::wait::<0>(&mut p1);
                         release::<CLUSTER_M>(pending, signaller);
                         promote(&mut acc, &p1, scales);
@@ -588,11 +679,31 @@ unsafe fn gemm<
                     kb += 1;
                 }
             } else {
-                for kb in 0..k_blocks {
+                for kb in seg.k_begin..seg.k_end {
                     let (pending, scales) = issue!(p0, kb);
                     M::wait::<0>(&mut p0);
                     release::<CLUSTER_M>(pending, signaller);
                     promote(&mut acc, &p0, scales);
+                }
+            }
+
+            // Stream-K fixup (promoted partials add across K ranges): a
+            // contributor hands its partial to the unit's finalizer and has
+            // no epilogue; a finalizer of a split unit adds the partials in
+            // worker order first.
+            if seg.is_contributor() {
+                // SAFETY: all 128 threads; the slot is ours, published once
+                // per launch; buffers per the kernel contract.
+                unsafe { fixup.publish::<ACC>(my_slot, tid, fixup_bar, &acc) };
+                continue;
+            }
+            if !seg.is_whole() {
+                let (first, last) = sched.contributors(seg.unit);
+                for c in first..=last {
+                    let slot = (c * CLUSTER_M + rank) * 2 + wg as u32;
+                    // SAFETY: all 128 threads; worker c contributes to this
+                    // unit in this launch (StreamKSchedule::contributors).
+                    unsafe { fixup.accumulate::<ACC>(slot, tid, fixup_bar, &mut acc) };
                 }
             }
 
@@ -630,7 +741,6 @@ unsafe fn gemm<
                 }
               }
             });
-            t += stride;
         }
         if signaller {
             store_wait_group::<0>();

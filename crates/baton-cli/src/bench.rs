@@ -3,8 +3,7 @@
 
 use crate::commands::{Outcome, open_any_gpu_kernels, open_gpu_kernels};
 use baton_runtime::codegen::{Dialect, kernel_loops};
-use baton_runtime::gemm::GemmConfig;
-use baton_runtime::gemm_check::{self, BenchRow};
+use baton_runtime::gemm_check::{self, BenchRow, GemmTuning};
 use baton_runtime::{Variant, pipeline_gpu, ptx};
 use std::io::Write as _;
 
@@ -40,11 +39,12 @@ pub fn geomean(xs: &[f64]) -> f64 {
 
 /// Verifies the GEMM (f64 reference at small/ragged shapes, cuBLAS at
 /// 2048³), then benchmarks it against cuBLAS over `shapes` with `reps` timed
-/// runs each; prints a table and the geometric mean of the ratios.
+/// runs each; prints a table and the geometric mean of the ratios. `tuning`
+/// forces a configuration, rasterization group or stream-K for every
+/// verification and timed run.
 pub fn gemm(
     ordinal: usize,
-    config: Option<GemmConfig>,
-    group_m: Option<u32>,
+    tuning: GemmTuning,
     shapes: &[(usize, usize, usize)],
     reps: usize,
     chart: Option<&std::path::Path>,
@@ -66,7 +66,7 @@ pub fn gemm(
     ];
     let mut ok = true;
     for (m, n, k, beta) in checks {
-        match gemm_check::check_vs_f64(&gpu, &kernels, None, (m, n, k), 1.0, beta) {
+        match gemm_check::check_vs_f64(&gpu, &kernels, tuning, (m, n, k), 1.0, beta) {
             Ok(c) => {
                 let pass = c.passes(1e-2);
                 ok &= pass;
@@ -82,7 +82,7 @@ pub fn gemm(
             }
         }
     }
-    match gemm_check::check_vs_cublas(&gpu, &kernels, None, (2048, 2048, 2048), 1.0, 0.5) {
+    match gemm_check::check_vs_cublas(&gpu, &kernels, tuning, (2048, 2048, 2048), 1.0, 0.5) {
         Ok(c) => {
             let pass = c.passes(1e-2);
             ok &= pass;
@@ -118,20 +118,10 @@ pub fn gemm(
     let mut rows: Vec<BenchRow> = Vec::new();
     for &(shape, beta) in &jobs {
         let what = format!("{}x{}x{} beta={beta}", shape.0, shape.1, shape.2);
-        let row = gemm_check::bench_shape(
-            &gpu,
-            &kernels,
-            &blas,
-            shape,
-            config,
-            group_m,
-            beta,
-            reps,
-            || {
-                done += 1;
-                progress(done, total, &what);
-            },
-        );
+        let row = gemm_check::bench_shape(&gpu, &kernels, &blas, shape, tuning, beta, reps, || {
+            done += 1;
+            progress(done, total, &what);
+        });
         match row {
             Ok(r) => rows.push(r),
             Err(e) => {
@@ -149,7 +139,10 @@ pub fn gemm(
         println!(
             "{:<22} {:<13} {:>6} {:>10.3} {:>10.3} {:>9.1} {:>9.1} {:>7.3}",
             format!("{}x{}x{}", r.mnk.0, r.mnk.1, r.mnk.2),
-            format!("{}/{}", r.config.name(), r.grid),
+            match r.stream_k {
+                Some(s) => format!("{}/{}/sk{s}", r.config.name(), r.grid),
+                None => format!("{}/{}", r.config.name(), r.grid),
+            },
             r.beta,
             r.ours_ms,
             r.cublas_ms,

@@ -25,12 +25,14 @@ pub const FP8_SHAPES: [(usize, usize, usize); 9] = [
 
 /// Verifies, then benchmarks `shapes` with `reps` timed runs each; prints a
 /// table, the ratios and their geometric means.
-/// `kernel` forces one of [`VARIANTS`] instead of the heuristic.
+/// `kernel` forces one of [`VARIANTS`] instead of the heuristic;
+/// `stream_k` turns stream-K on for the timed runs.
 pub fn gemm_fp8(
     ordinal: usize,
     shapes: &[(usize, usize, usize)],
     reps: usize,
     kernel: Option<&'static str>,
+    stream_k: Option<u32>,
 ) -> Outcome {
     let (gpu, kernels) = match open_gpu_kernels(ordinal, Variant::Release) {
         Ok(x) => x,
@@ -90,7 +92,7 @@ pub fn gemm_fp8(
     let mut done = 0;
     let mut rows: Vec<Fp8BenchRow> = Vec::new();
     for &mnk in shapes {
-        let r = bench_shape(&gpu, &kernels, mnk, kernel, reps, || {
+        let r = bench_shape(&gpu, &kernels, mnk, kernel, stream_k, reps, || {
             done += 1;
             eprint!("\r{done}/{total} {}x{}x{}          ", mnk.0, mnk.1, mnk.2);
             let _ = std::io::stderr().flush();
@@ -115,7 +117,10 @@ pub fn gemm_fp8(
             r.mnk.1,
             r.mnk.2,
             r.kernel.trim_start_matches("baton_gemm_fp8_blockwise_"),
-            r.grid,
+            match r.stream_k {
+                Some(s) => format!("{} sk{s}", r.grid),
+                None => r.grid.to_string(),
+            },
             r.ours_ms,
             r.blockwise_ms,
             r.tensorwise_ms,

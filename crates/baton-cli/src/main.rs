@@ -103,6 +103,9 @@ enum BenchWhat {
         /// Rasterization group (rows of work units walked together; tuning).
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
         group_m: Option<u32>,
+        /// Stream-K on, with segments of at least this many K blocks (64 each): the units left after the last full wave are split along K across all CTAs (Hopper).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        stream_k: Option<u32>,
     },
     /// Verify the blockwise FP8 GEMM, then time it against cuBLASLt blockwise and tensorwise FP8.
     GemmFp8 {
@@ -118,6 +121,9 @@ enum BenchWhat {
         /// Force a kernel variant (e.g. baton_gemm_fp8_blockwise_128x128_db_c2) instead of the heuristic.
         #[arg(long, value_parser = parse_fp8_kernel)]
         kernel: Option<&'static str>,
+        /// Stream-K on, with segments of at least this many K blocks (128 each).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        stream_k: Option<u32>,
     },
     /// TMA tile copy (plain and 2-CTA multicast) vs a device-to-device memcpy (GB/s).
     TileCopy {
@@ -203,26 +209,33 @@ fn main() {
                 chart,
                 config,
                 group_m,
+                stream_k,
             } => {
                 let shapes: Vec<(usize, usize, usize)> = if shape.is_empty() {
                     bench::GEMM_SHAPES.to_vec()
                 } else {
                     shape
                 };
-                bench::gemm(ordinal, config, group_m, &shapes, reps, Some(&chart))
+                let tuning = baton_runtime::gemm_check::GemmTuning {
+                    config,
+                    group_m,
+                    stream_k,
+                };
+                bench::gemm(ordinal, tuning, &shapes, reps, Some(&chart))
             }
             BenchWhat::GemmFp8 {
                 ordinal,
                 reps,
                 shape,
                 kernel,
+                stream_k,
             } => {
                 let shapes = if shape.is_empty() {
                     baton_cli::fp8_bench::FP8_SHAPES.to_vec()
                 } else {
                     shape
                 };
-                baton_cli::fp8_bench::gemm_fp8(ordinal, &shapes, reps.max(1), kernel)
+                baton_cli::fp8_bench::gemm_fp8(ordinal, &shapes, reps.max(1), kernel, stream_k)
             }
             BenchWhat::ZeroCost { ordinal } => bench::zero_cost(ordinal),
             BenchWhat::TileCopy {

@@ -5,6 +5,7 @@
 //! C and D M×N row-major; bf16 storage (as `u16` bits), fp32 accumulation.
 
 use crate::error::{Error, Result};
+use crate::stream_k::StreamKWorkspace;
 use crate::tensor_map::{self, DeviceTensorMaps, encode_matrix};
 use crate::{Gpu, Kernel, Kernels, LaunchConfig, Target};
 use baton::tensor_map::{ElemType, Swizzle};
@@ -377,6 +378,8 @@ pub struct GemmPlan<'a> {
     /// Work units (clusters) that can run at once: SMs, or for clusters the
     /// driver's count of co-resident clusters.
     slots: u32,
+    /// Stream-K workspace, when enabled.
+    stream_k: Option<StreamKWorkspace>,
     _operands: std::marker::PhantomData<(&'a CudaSlice<u16>, &'a mut CudaSlice<u16>)>,
 }
 
@@ -510,6 +513,7 @@ impl<'a> GemmPlan<'a> {
             has_c: c.is_some(),
             group_m: DEFAULT_GROUP_M,
             slots,
+            stream_k: None,
             _operands: std::marker::PhantomData,
         })
     }
@@ -522,13 +526,50 @@ impl<'a> GemmPlan<'a> {
         self.group_m = group_m;
     }
 
+    /// Stream-K: with `Some(min_segment)` (≥ 1 K blocks of 64), every
+    /// resident worker (CTA or cluster) is launched, and the work units
+    /// left over after the last full wave (plus one wave) are split along K
+    /// across all workers, segments of at least `min_segment` K blocks
+    /// (`baton::protocol::tile_scheduler::StreamKSchedule`); `None` (the
+    /// default) computes every unit whole. Allocates the fixup workspace
+    /// (one fp32 tile and two flags per CTA: 17 MB for 132 CTAs of
+    /// 128×256) once; `run` gives each launch a new epoch, so the flags are
+    /// never cleared.
+    ///
+    /// Errors: `min_segment == 0`, or the allocation failing.
+    pub fn set_stream_k(&mut self, gpu: &Gpu, min_segment: Option<u32>) -> Result<()> {
+        let Some(min_segment) = min_segment else {
+            self.stream_k = None;
+            return Ok(());
+        };
+        if self.config.target() != Target::Sm90a {
+            return Err(Error::Gemm(format!(
+                "stream-K is implemented by the sm_90a kernels only, not {}",
+                self.config.name()
+            )));
+        }
+        let grid = self.slots * self.config.cluster_m();
+        let (bm, bn, _) = self.config.tile();
+        self.stream_k = Some(StreamKWorkspace::new(gpu, min_segment, grid, bm * bn)?);
+        Ok(())
+    }
+
+    /// The stream-K minimum segment, or `None` when stream-K is off.
+    pub fn stream_k(&self) -> Option<u32> {
+        self.stream_k.as_ref().map(StreamKWorkspace::min_segment)
+    }
+
     /// The tile configuration this plan launches.
     pub fn config(&self) -> GemmConfig {
         self.config
     }
 
-    /// CTAs launched: one per SM, or fewer when there are fewer tiles.
+    /// CTAs launched: one per SM, or fewer when there are fewer tiles
+    /// (with stream-K: every resident worker).
     pub fn grid(&self) -> u32 {
+        if let Some(w) = &self.stream_k {
+            return w.grid();
+        }
         let (bm, bn, _) = self.config.tile();
         let cm = self.config.cluster_m();
         let units = self.m.div_ceil(bm).div_ceil(cm) * self.n.div_ceil(bn);
@@ -558,9 +599,13 @@ impl<'a> GemmPlan<'a> {
             .u32(self.group_m)
             .f32(alpha)
             .f32(beta);
-        // SAFETY: the argument list matches baton_gemm_bf16_128x256; the
-        // tensor maps point at operands borrowed for the plan's lifetime,
-        // validated in `new`.
+        if self.config.target() == Target::Sm90a {
+            StreamKWorkspace::push_args(self.stream_k.as_ref(), &mut args);
+        }
+        // SAFETY: the argument list matches the configuration's kernel
+        // (sm_90a: the stream-K workspace, null with min_segment 0, else
+        // sized for this grid); the tensor maps point at operands borrowed
+        // for the plan's lifetime, validated in `new`.
         unsafe { self.kernel.launch(&cfg, &mut args) }
     }
 }

@@ -47,21 +47,62 @@ pub fn reference_f64(
     out
 }
 
+/// How the checks and the benchmark set up our GEMM plan: every field
+/// `None` means the plan's defaults (the heuristic's configuration, the
+/// default rasterization group, no stream-K).
+///
+/// ```
+/// use baton_runtime::gemm::GemmConfig;
+/// use baton_runtime::gemm_check::GemmTuning;
+/// let t: GemmTuning = Some(GemmConfig::T128x256C2).into();
+/// assert_eq!(t.config, Some(GemmConfig::T128x256C2));
+/// assert_eq!(GemmTuning { stream_k: Some(4), ..t }.stream_k, Some(4));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GemmTuning {
+    /// Force a tile configuration ([`GemmPlan::with_config`]).
+    pub config: Option<GemmConfig>,
+    /// Rasterization group ([`GemmPlan::set_group_m`]).
+    pub group_m: Option<u32>,
+    /// Stream-K minimum segment in K blocks ([`GemmPlan::set_stream_k`]).
+    pub stream_k: Option<u32>,
+}
+
+impl From<Option<GemmConfig>> for GemmTuning {
+    fn from(config: Option<GemmConfig>) -> Self {
+        Self {
+            config,
+            ..Self::default()
+        }
+    }
+}
+
+impl From<GemmConfig> for GemmTuning {
+    fn from(config: GemmConfig) -> Self {
+        Some(config).into()
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn plan<'a>(
     gpu: &Gpu,
     kernels: &Kernels,
-    config: Option<GemmConfig>,
+    tuning: GemmTuning,
     a: &'a CudaSlice<u16>,
     b: &'a CudaSlice<u16>,
     c: Option<&'a CudaSlice<u16>>,
     d: &'a mut CudaSlice<u16>,
     (m, n, k): (usize, usize, usize),
 ) -> Result<GemmPlan<'a>> {
-    match config {
+    let mut plan = match tuning.config {
         Some(cfg) => GemmPlan::with_config(gpu, kernels, cfg, a, b, c, d, m, n, k),
         None => GemmPlan::new(gpu, kernels, a, b, c, d, m, n, k),
+    }?;
+    if let Some(g) = tuning.group_m {
+        plan.set_group_m(g);
     }
+    plan.set_stream_k(gpu, tuning.stream_k)?;
+    Ok(plan)
 }
 
 /// How an output compares with a reference.
@@ -112,7 +153,7 @@ impl Comparison {
 pub fn check_vs_f64(
     gpu: &Gpu,
     kernels: &Kernels,
-    config: Option<GemmConfig>,
+    tuning: impl Into<GemmTuning>,
     (m, n, k): (usize, usize, usize),
     alpha: f32,
     beta: f32,
@@ -127,7 +168,7 @@ pub fn check_vs_f64(
     plan(
         gpu,
         kernels,
-        config,
+        tuning.into(),
         &a_d,
         &b_d,
         c_d.as_ref(),
@@ -148,7 +189,7 @@ pub fn check_vs_f64(
 pub fn check_vs_cublas(
     gpu: &Gpu,
     kernels: &Kernels,
-    config: Option<GemmConfig>,
+    tuning: impl Into<GemmTuning>,
     (m, n, k): (usize, usize, usize),
     alpha: f32,
     beta: f32,
@@ -167,7 +208,7 @@ pub fn check_vs_cublas(
     plan(
         gpu,
         kernels,
-        config,
+        tuning.into(),
         &a_d,
         &b_d,
         Some(&c_d),
@@ -189,6 +230,8 @@ pub fn check_vs_cublas(
 pub struct BenchRow {
     /// The configuration the heuristic chose.
     pub config: GemmConfig,
+    /// Stream-K minimum segment, when on.
+    pub stream_k: Option<u32>,
     /// CTAs launched.
     pub grid: u32,
     /// (M, N, K).
@@ -234,8 +277,7 @@ pub fn bench_shape(
     kernels: &Kernels,
     blas: &cudarc::cublas::CudaBlas,
     (m, n, k): (usize, usize, usize),
-    config: Option<GemmConfig>,
-    group_m: Option<u32>,
+    tuning: GemmTuning,
     beta: f32,
     reps: usize,
     mut progress: impl FnMut(),
@@ -256,14 +298,11 @@ pub fn bench_shape(
         d_ours.push(stream.clone_htod(&vec![POISON_BF16; m * n])?);
         d_ref.push(stream.clone_htod(&vec![POISON_BF16; m * n])?);
     }
-    let mut plans: Vec<GemmPlan<'_>> = inputs
+    let plans: Vec<GemmPlan<'_>> = inputs
         .iter()
         .zip(d_ours.iter_mut())
-        .map(|((a, b, c), d)| plan(gpu, kernels, config, a, b, Some(c), d, (m, n, k)))
+        .map(|((a, b, c), d)| plan(gpu, kernels, tuning, a, b, Some(c), d, (m, n, k)))
         .collect::<Result<_>>()?;
-    if let Some(g) = group_m {
-        plans.iter_mut().for_each(|p| p.set_group_m(g));
-    }
     let ctx = gpu.context();
     let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
@@ -295,6 +334,7 @@ pub fn bench_shape(
     }
     Ok(BenchRow {
         config: plans[0].config(),
+        stream_k: plans[0].stream_k(),
         grid: plans[0].grid(),
         mnk: (m, n, k),
         beta,
@@ -321,10 +361,27 @@ pub const RAGGED_SHAPES: [(usize, usize, usize); 8] = [
 /// beta 0.25; panics naming the first configuration, shape and beta that
 /// fails (relative Frobenius error above 1e-2, or any NaN).
 pub fn assert_ragged_shapes_match_f64(gpu: &Gpu, kernels: &Kernels, configs: &[GemmConfig]) {
-    for &config in configs {
+    assert_ragged_shapes_match_f64_with(gpu, kernels, configs, None)
+}
+
+/// [`assert_ragged_shapes_match_f64`] with stream-K set to `stream_k`
+/// (e.g. `Some(1)`: split units into segments as short as one K block, so
+/// even these small shapes spread each unit over many workers).
+pub fn assert_ragged_shapes_match_f64_with(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    configs: &[GemmConfig],
+    stream_k: Option<u32>,
+) {
+    for &c in configs {
+        let config = GemmTuning {
+            config: Some(c),
+            stream_k,
+            ..GemmTuning::default()
+        };
         for &(m, n, k) in &RAGGED_SHAPES {
             for beta in [0.0f32, 0.5, 1.0] {
-                let cmp = check_vs_f64(gpu, kernels, Some(config), (m, n, k), 1.0, beta)
+                let cmp = check_vs_f64(gpu, kernels, config, (m, n, k), 1.0, beta)
                     .unwrap_or_else(|e| panic!("{config:?} {m}x{n}x{k}: {e}"));
                 println!(
                     "{config:?} {m}x{n}x{k} beta {beta}: rel {:.2e} max abs {:.2e}",
@@ -336,7 +393,7 @@ pub fn assert_ragged_shapes_match_f64(gpu: &Gpu, kernels: &Kernels, configs: &[G
                 );
             }
         }
-        let cmp = check_vs_f64(gpu, kernels, Some(config), (200, 200, 64), -1.5, 0.25)
+        let cmp = check_vs_f64(gpu, kernels, config, (200, 200, 64), -1.5, 0.25)
             .unwrap_or_else(|e| panic!("{config:?} alpha -1.5: {e}"));
         assert!(cmp.passes(1e-2), "{config:?} alpha -1.5: {cmp:?}");
     }

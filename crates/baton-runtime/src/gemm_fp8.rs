@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::gemm::ranges_overlap;
 use crate::gemm_check::Comparison;
 use crate::smoke::XorShift;
+use crate::stream_k::StreamKWorkspace;
 use crate::tensor_map::{self, DeviceTensorMaps, encode_matrix};
 use crate::{Gpu, Kernel, Kernels, LaunchConfig};
 use baton::tensor_map::{ElemType, Swizzle};
@@ -232,6 +233,8 @@ pub struct Fp8GemmPlan<'a> {
     cluster: u32,
     /// Work units (CTAs, or clusters) resident at once.
     slots: u32,
+    /// Stream-K workspace, when enabled.
+    stream_k: Option<StreamKWorkspace>,
     _operands: std::marker::PhantomData<(&'a CudaSlice<u8>, &'a mut CudaSlice<u16>)>,
 }
 
@@ -386,13 +389,45 @@ impl<'a> Fp8GemmPlan<'a> {
             k: k as u32,
             cluster,
             slots,
+            stream_k: None,
             _operands: std::marker::PhantomData,
         })
     }
 
+    /// Stream-K: with `Some(min_segment)` (≥ 1 K blocks of 128), every
+    /// resident worker (CTA or cluster) is launched and the work units left
+    /// after the last full wave (plus one wave) are split along K across
+    /// all of them, segments of at least `min_segment` K blocks
+    /// (`baton::protocol::tile_scheduler::StreamKSchedule`); the promoted
+    /// fp32 partials are added by each unit's finalizer. `None` (the
+    /// default): every unit whole. Allocates the fixup workspace (one fp32
+    /// tile and two flags per CTA) once.
+    ///
+    /// Errors: `min_segment == 0`, or the allocation failing.
+    pub fn set_stream_k(&mut self, gpu: &Gpu, min_segment: Option<u32>) -> Result<()> {
+        self.stream_k = match min_segment {
+            Some(s) => Some(StreamKWorkspace::new(
+                gpu,
+                s,
+                self.slots * self.cluster,
+                128 * self.tile.0,
+            )?),
+            None => None,
+        };
+        Ok(())
+    }
+
+    /// The stream-K minimum segment, or `None` when stream-K is off.
+    pub fn stream_k(&self) -> Option<u32> {
+        self.stream_k.as_ref().map(StreamKWorkspace::min_segment)
+    }
+
     /// CTAs launched: one per SM (clusters: as many as fit at once), or
-    /// fewer when there are fewer tiles.
+    /// fewer when there are fewer tiles (stream-K: every resident worker).
     pub fn grid(&self) -> u32 {
+        if let Some(w) = &self.stream_k {
+            return w.grid();
+        }
         let units = self.m.div_ceil(128).div_ceil(self.cluster) * self.n.div_ceil(self.tile.0);
         units.min(self.slots) * self.cluster
     }
@@ -449,6 +484,7 @@ impl<'a> Fp8GemmPlan<'a> {
             .u32(self.m)
             .u32(self.n)
             .u32(self.k);
+        StreamKWorkspace::push_args(self.stream_k.as_ref(), &mut args);
         // SAFETY: the argument list matches baton_gemm_fp8_blockwise_128x128;
         // the maps and the B-scale pointer name operands borrowed for the
         // plan's lifetime, validated in `new`.
@@ -587,7 +623,19 @@ pub fn check_vs_f64(
     gpu: &Gpu,
     kernels: &Kernels,
     kernel: &str,
+    mnk: (usize, usize, usize),
+) -> Result<Comparison> {
+    check_vs_f64_with(gpu, kernels, kernel, mnk, None)
+}
+
+/// [`check_vs_f64`] with stream-K set to `stream_k`
+/// ([`Fp8GemmPlan::set_stream_k`]).
+pub fn check_vs_f64_with(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    kernel: &str,
     (m, n, k): (usize, usize, usize),
+    stream_k: Option<u32>,
 ) -> Result<Comparison> {
     let mut rng = XorShift::new(XorShift::seed_from_time());
     let a = random_e4m3(m * k, 448.0, &mut rng);
@@ -606,7 +654,7 @@ pub fn check_vs_f64(
     let (a_d, b_d) = (stream.clone_htod(&a)?, stream.clone_htod(&b)?);
     let (sa_d, sb_d) = (stream.clone_htod(&sa)?, stream.clone_htod(&sb)?);
     let mut d_d = stream.clone_htod(&vec![POISON_BF16; m * n])?;
-    Fp8GemmPlan::with_kernel(
+    let mut plan = Fp8GemmPlan::with_kernel(
         gpu,
         kernels,
         kernel,
@@ -616,8 +664,10 @@ pub fn check_vs_f64(
         &sb_d,
         &mut d_d,
         (m, n, k),
-    )?
-    .run(gpu)?;
+    )?;
+    plan.set_stream_k(gpu, stream_k)?;
+    plan.run(gpu)?;
+    drop(plan);
     gpu.synchronize()?;
     let d = stream.clone_dtoh(&d_d)?;
     Ok(Comparison::new(

@@ -350,6 +350,8 @@ pub struct Fp8BenchRow {
     pub grid: u32,
     /// The kernel ours launched (chosen by `gemm_fp8::choose`).
     pub kernel: &'static str,
+    /// Stream-K minimum segment, when on.
+    pub stream_k: Option<u32>,
     /// Ours, ms.
     pub ours_ms: f64,
     /// cuBLASLt blockwise, ms.
@@ -374,12 +376,14 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// Times ours and both cuBLASLt FP8 GEMMs on the same random operands,
 /// interleaved per repetition (event-timed, 3 warm-up rounds), medians of
 /// `reps`. `kernel` forces one of the FP8 kernel variants (default: the
-/// heuristic's choice).
+/// heuristic's choice); `stream_k` turns stream-K on
+/// ([`Fp8GemmPlan::set_stream_k`]).
 pub fn bench_shape(
     gpu: &Gpu,
     kernels: &Kernels,
     (m, n, k): (usize, usize, usize),
     kernel: Option<&str>,
+    stream_k: Option<u32>,
     reps: usize,
     mut progress: impl FnMut(),
 ) -> Result<Fp8BenchRow> {
@@ -389,7 +393,7 @@ pub fn bench_shape(
     let mut d_ours = stream.clone_htod(&vec![POISON_BF16; m * n])?;
     let mut d_block = stream.clone_htod(&vec![POISON_BF16; m * n])?;
     let mut d_tensor = stream.clone_htod(&vec![POISON_BF16; m * n])?;
-    let ours = Fp8GemmPlan::with_kernel(
+    let mut ours = Fp8GemmPlan::with_kernel(
         gpu,
         kernels,
         kernel.unwrap_or_else(|| crate::gemm_fp8::choose(m, n, gpu.sm_count())),
@@ -400,6 +404,7 @@ pub fn bench_shape(
         &mut d_ours,
         (m, n, k),
     )?;
+    ours.set_stream_k(gpu, stream_k)?;
     let block = LtFp8Plan::new(
         gpu,
         LtScaling::Blockwise,
@@ -447,6 +452,7 @@ pub fn bench_shape(
         mnk: (m, n, k),
         grid: ours.grid(),
         kernel: ours.kernel_name(),
+        stream_k: ours.stream_k(),
         ours_ms: median(t_ours),
         blockwise_ms: median(t_block),
         tensorwise_ms: median(t_tensor),

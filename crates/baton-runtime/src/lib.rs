@@ -32,6 +32,7 @@ pub mod pipeline_gpu;
 pub mod ptx;
 pub mod ptxas;
 pub mod smoke;
+mod stream_k;
 pub mod tensor_map;
 pub mod tile_copy;
 

@@ -37,6 +37,32 @@ fn fp8_gemm_matches_f64_reference_on_ragged_shapes() {
     }
 }
 
+/// Stream-K with one-K-block segments on every variant: small shapes
+/// split each unit across several CTAs (up to 16 for K = 2048), and
+/// 1280×4096×512 (160 or more units on 66/132 workers) has a
+/// data-parallel wave before the stream-K region.
+#[test]
+fn fp8_stream_k_matches_f64_reference() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let shapes = [
+        (129, 264, 256),
+        (300, 520, 640),
+        (256, 384, 2048),
+        (1280, 4096, 512),
+    ];
+    for kernel in gemm_fp8::VARIANTS {
+        for &(m, n, k) in &shapes {
+            let cmp = gemm_fp8::check_vs_f64_with(&gpu, &kernels, kernel, (m, n, k), Some(1))
+                .unwrap_or_else(|e| panic!("{kernel} {m}x{n}x{k}: {e}"));
+            println!("{kernel} sk1 {m}x{n}x{k}: rel {:.2e}", cmp.rel_error);
+            assert!(cmp.passes(2e-2), "{kernel} sk1 {m}x{n}x{k}: {cmp:?}");
+        }
+    }
+}
+
 #[test]
 fn fp8_bad_shapes_are_refused_before_launch() {
     let Some(gpu) = Gpu::for_test() else { return };

@@ -134,3 +134,44 @@ pub unsafe fn ld_shared_u32(addr: u32) -> u32 {
     };
     v
 }
+
+/// `st.global.v4.f32`: stores four floats at `ptr` (one 16-byte store).
+///
+/// # Safety
+/// `ptr` is a 16-byte-aligned global address of 4 floats this thread may
+/// write.
+#[inline(always)]
+pub unsafe fn st_global_v4_f32(ptr: *mut f32, v: [f32; 4]) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!(
+            "st.global.v4.f32 [{p}], {{{a}, {b}, {c}, {d}}};",
+            p = in(reg64) ptr as u64,
+            a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
+            options(nostack)
+        )
+    };
+}
+
+/// `ld.global.v4.f32`: loads four floats from `ptr` (one 16-byte load;
+/// a coherent load, not `.nc`: the data may have been written by another
+/// CTA during this launch, ordered before this thread by an acquire).
+///
+/// # Safety
+/// `ptr` is a 16-byte-aligned global address of 4 floats whose writers are
+/// ordered before this load (acquire + barrier).
+#[inline(always)]
+pub unsafe fn ld_global_v4_f32(ptr: *const f32) -> [f32; 4] {
+    let (a, b, c, d): (f32, f32, f32, f32);
+    // SAFETY: forwarded to the caller. Not `pure`: another CTA's writes,
+    // ordered by synchronization the compiler cannot see, decide the value.
+    unsafe {
+        asm!(
+            "ld.global.v4.f32 {{{a}, {b}, {c}, {d}}}, [{p}];",
+            p = in(reg64) ptr as u64,
+            a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+            options(nostack, readonly)
+        )
+    };
+    [a, b, c, d]
+}

@@ -32,8 +32,10 @@
 //!   reads it), then issues the stage's MMAs. A slot is rewritten only
 //!   after the input stage came back around, i.e. after the commit of the
 //!   MMAs that read it completed — no reliance on `tcgen05` ordering
-//!   between an MMA and a later copy. The copy → MMA order of one thread is
-//!   the ISA's implicit pipelining.
+//!   between an MMA and a later copy. A copy and the MMAs one thread
+//!   issues after it execute in order (PTX ISA, tcgen05 memory consistency
+//!   model, "Implicitly pipelined tcgen05 instructions": `tcgen05.cp` →
+//!   `tcgen05.mma`).
 //! * Accumulators: [`TmemOutputPipeline`] of [`ACC_STAGES`] = 2 stages of
 //!   [`BN`] f32 columns (TMEM columns `0..256`; SF slots from
 //!   [`SF_TMEM_BASE`]); the epilogue of tile `t` overlaps the main loop of

@@ -27,7 +27,7 @@
 //! * Persistent grid: CTA `b` takes work units `b, b + grid, …` (a unit is a
 //!   cluster's tiles) in grouped, L2-friendly order (`group_m`).
 
-use crate::gemm_common::{StreamKFixup, pack_bf16x2, swizzled64, tile_coords};
+use crate::gemm_common::{StreamKFixup, pack_bf16x2, stream_k_fixup, swizzled64, tile_coords};
 use baton::arch::sm90::tma::{
     TensorMap, load_2d, load_2d_multicast, store_2d, store_commit_group, store_wait_group,
     store_wait_group_read,
@@ -395,9 +395,6 @@ unsafe fn gemm<
         let mut acc: [f32; ACC] = unsafe { core::mem::zeroed() };
         let a_offset = (wg * 64 * 128) as u32;
         let mut d_next = 0u32;
-        // Stream-K slots and flags: one per consumer warpgroup of each CTA.
-        let my_slot = block_idx_x() * 2 + wg as u32;
-        let fixup_bar = 1 + wg as u32;
         for seg in sched.segments(worker) {
             let (tm, tn) = tile_of(seg.unit);
             // Main loop: K block kb's MMAs stay in flight while kb-1's
@@ -435,27 +432,10 @@ unsafe fn gemm<
                 pending.release_if(signaller);
             }
 
-            // Stream-K fixup. A contributor (its segment does not start the
-            // unit) hands its partial to the unit's finalizer and has no
-            // epilogue; a finalizer of a split unit adds the contributors'
-            // partials, in worker order, before its epilogue.
-            if seg.is_contributor() {
-                // SAFETY: all 128 threads; slot is ours, published once per
-                // launch (the schedule gives a worker one contributor
-                // segment at most); buffers per the kernel contract.
-                unsafe { fixup.publish::<ACC>(my_slot, tid, fixup_bar, &acc) };
-                continue;
-            }
-            if !seg.is_whole() {
-                let (first, last) = sched.contributors(seg.unit);
-                for c in first..=last {
-                    // Worker c's CTA of the same rank, same warpgroup.
-                    let slot = (c * CLUSTER_M + rank) * 2 + wg as u32;
-                    // SAFETY: all 128 threads; worker c contributes to this
-                    // unit in this launch (StreamKSchedule::contributors).
-                    unsafe { fixup.accumulate::<ACC>(slot, tid, fixup_bar, &mut acc) };
-                }
-            }
+            // Stream-K fixup: a contributor hands its partial to the unit's
+            // finalizer and has no epilogue (`continue`); a finalizer of a
+            // split unit adds the contributors' partials first.
+            stream_k_fixup!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC);
 
             // Epilogue: BN / 32 sub-tiles of 64 rows × 32 columns, through
             // two staging buffers used alternately across tiles (`d_next`

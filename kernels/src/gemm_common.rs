@@ -163,3 +163,43 @@ impl StreamKFixup {
         self.partials.wrapping_add(slot as usize * 128 * ACC)
     }
 }
+
+/// The stream-K fixup step of a consumer warpgroup after the main loop of
+/// segment `$seg` (all 128 threads; named barrier `1 + $wg`), inside the
+/// loop over `$sched.segments(worker)`:
+///
+/// * a contributor (its segment does not start the unit) publishes its
+///   partial to its own slot and `continue`s: it has no epilogue;
+/// * a finalizer of a split unit adds the contributors' partials (the same
+///   rank's CTA of each worker in `StreamKSchedule::contributors`, in
+///   worker order), then falls through to the epilogue, as does a whole unit.
+///
+/// Slots are per consumer warpgroup (`$wg` 0 or 1) of each CTA; worker
+/// `w`'s CTA of rank `$rank` is CTA `w · $cluster_m + $rank` of the 1-D grid.
+/// (A macro, not a function: the same instructions as written inline — a
+/// function of the same body made ptxas spill in the 128×256 kernel.)
+///
+/// Safety: the kernel's stream-K buffers per [`StreamKFixup::new`];
+/// `$seg` comes from this launch's schedule, walked in order.
+macro_rules! stream_k_fixup {
+    ($fixup:expr, $sched:expr, $seg:expr, $cluster_m:expr, $rank:expr, $wg:expr, $tid:expr, $acc:expr, $acc_len:expr) => {
+        let bar = 1 + $wg;
+        if $seg.is_contributor() {
+            let slot = baton::arch::sm90::block_idx_x() * 2 + $wg;
+            // SAFETY: all 128 threads; the slot is ours, published once per
+            // launch (a worker has one contributor segment at most).
+            unsafe { $fixup.publish::<{ $acc_len }>(slot, $tid, bar, &$acc) };
+            continue;
+        }
+        if !$seg.is_whole() {
+            let (first, last) = $sched.contributors($seg.unit);
+            for c in first..=last {
+                let slot = (c * $cluster_m + $rank) * 2 + $wg;
+                // SAFETY: all 128 threads; worker c contributes to this unit
+                // in this launch (StreamKSchedule::contributors).
+                unsafe { $fixup.accumulate::<{ $acc_len }>(slot, $tid, bar, &mut $acc) };
+            }
+        }
+    };
+}
+pub(crate) use stream_k_fixup;

@@ -69,7 +69,7 @@
 //! and from the two consumer warpgroups sharing the tensor core, not from
 //! an mbarrier stage ring.
 
-use crate::gemm_common::{StreamKFixup, pack_bf16x2, swizzled64, tile_coords};
+use crate::gemm_common::{StreamKFixup, pack_bf16x2, stream_k_fixup, swizzled64, tile_coords};
 use baton::arch::sm90::tma::{
     TensorMap, load_2d, load_2d_multicast, store_2d, store_commit_group, store_wait_group,
     store_wait_group_read,
@@ -295,190 +295,99 @@ fn mma_k_block<M: Fp8Mma<ACC>, const ACC: usize>(acc: &mut [f32; ACC], a: u32, b
     wgmma::commit_group();
 }
 
-/// Blockwise-scaled FP8 GEMM, 128×128×128 tiles, 6 stages
-/// (`wgmma.m64n128k32` e4m3, promotion per K block), one partial
-/// accumulator per warpgroup.
-///
-/// Launch: grid = min(tiles, SMs) CTAs of 384 threads, with
-/// `size_of::<Fp8Smem<BN, STAGES>>()` bytes of dynamic shared memory (the host's table;
-/// checked by a test against the PTX).
-///
-/// # Safety
-/// The tensor maps (in global memory) describe: with 128-byte swizzle, A
-/// (u8, dims {K, M}, box {128, 128}) and B (u8, dims {K, N}, box {128, 128});
-/// the A scales (f32, dims {M4, K/128} with M4 ≥ M a multiple of 4 and
-/// zeros in columns M.., box {128, 1}, no swizzle);
-/// with 64-byte swizzle, D (bf16, dims {N, M}, box {32, 64}). `b_scales`
-/// points at `⌈N/128⌉ · K/128` f32 in global memory; K is a positive
-/// multiple of 128.
-///
-/// Stream-K (`sk_min_segment > 0`): the units left after the last full
-/// wave (+ one wave) are split along K across all workers
-/// (`StreamKSchedule`), segments of at least `sk_min_segment` K blocks;
-/// `sk_partials` then holds `2 · grid · 64 · BN` floats and `sk_flags`
-/// `2 · grid` `u32`s (zeroed once), and `sk_epoch ≠ 0` differs from the
-/// previous launch's on these buffers. With `sk_min_segment == 0` they are
-/// never touched (may be null).
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "ptx-kernel" fn baton_gemm_fp8_blockwise_128x128(
-    tma_a: *const TensorMap,
-    tma_b: *const TensorMap,
-    tma_sa: *const TensorMap,
-    tma_d: *const TensorMap,
-    b_scales: *const f32,
-    m: u32,
-    n: u32,
-    k: u32,
-    sk_partials: *mut f32,
-    sk_flags: *mut u32,
-    sk_epoch: u32,
-    sk_min_segment: u32,
-) {
-    // SAFETY: forwarded to the kernel's contract.
-    let sk = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
-    // SAFETY: forwarded to the kernel's contract.
-    unsafe {
-        gemm::<N128, 128, 64, 6, false, 1>(
-            tma_a,
-            tma_b,
-            tma_sa,
-            tma_d,
-            b_scales,
-            m,
-            n,
-            k,
-            sk,
-            sk_min_segment,
-        )
-    }
+macro_rules! fp8_entry {
+    ($(#[$doc:meta])* $name:ident, $($gen:tt)*) => {
+        $(#[$doc])*
+        #[unsafe(no_mangle)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $name(
+            tma_a: *const TensorMap,
+            tma_b: *const TensorMap,
+            tma_sa: *const TensorMap,
+            tma_d: *const TensorMap,
+            b_scales: *const f32,
+            m: u32,
+            n: u32,
+            k: u32,
+            sk_partials: *mut f32,
+            sk_flags: *mut u32,
+            sk_epoch: u32,
+            sk_min_segment: u32,
+        ) {
+            // SAFETY: forwarded to the kernel's contract.
+            let sk = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
+            // SAFETY: forwarded to the kernel's contract.
+            unsafe {
+                gemm::<$($gen)*>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k, sk, sk_min_segment)
+            }
+        }
+    };
 }
 
-/// [`baton_gemm_fp8_blockwise_128x128`] with two partial accumulators per
-/// warpgroup: K block `kb + 1`'s MMAs run while `kb`'s partial is promoted
-/// (64 + 64 partial + 64 main registers per thread).
-///
-/// # Safety
-/// As [`baton_gemm_fp8_blockwise_128x128`].
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "ptx-kernel" fn baton_gemm_fp8_blockwise_128x128_db(
-    tma_a: *const TensorMap,
-    tma_b: *const TensorMap,
-    tma_sa: *const TensorMap,
-    tma_d: *const TensorMap,
-    b_scales: *const f32,
-    m: u32,
-    n: u32,
-    k: u32,
-    sk_partials: *mut f32,
-    sk_flags: *mut u32,
-    sk_epoch: u32,
-    sk_min_segment: u32,
-) {
-    // SAFETY: forwarded to the kernel's contract.
-    let sk = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
-    // SAFETY: forwarded to the kernel's contract.
-    unsafe {
-        gemm::<N128, 128, 64, 6, true, 1>(
-            tma_a,
-            tma_b,
-            tma_sa,
-            tma_d,
-            b_scales,
-            m,
-            n,
-            k,
-            sk,
-            sk_min_segment,
-        )
-    }
-}
+fp8_entry!(
+    /// Blockwise-scaled FP8 GEMM, 128×128×128 tiles, 6 stages
+    /// (`wgmma.m64n128k32` e4m3, promotion per K block), one partial
+    /// accumulator per warpgroup.
+    ///
+    /// Launch: grid = min(tiles, SMs) CTAs of 384 threads, with
+    /// `size_of::<Fp8Smem<BN, STAGES>>()` bytes of dynamic shared memory (the host's table;
+    /// checked by a test against the PTX).
+    ///
+    /// # Safety
+    /// The tensor maps (in global memory) describe: with 128-byte swizzle, A
+    /// (u8, dims {K, M}, box {128, 128}) and B (u8, dims {K, N}, box {128, 128});
+    /// the A scales (f32, dims {M4, K/128} with M4 ≥ M a multiple of 4 and
+    /// zeros in columns M.., box {128, 1}, no swizzle);
+    /// with 64-byte swizzle, D (bf16, dims {N, M}, box {32, 64}). `b_scales`
+    /// points at `⌈N/128⌉ · K/128` f32 in global memory; K is a positive
+    /// multiple of 128.
+    ///
+    /// Stream-K (`sk_min_segment > 0`): the units left after the last full
+    /// wave (+ one wave) are split along K across all workers
+    /// (`StreamKSchedule`), segments of at least `sk_min_segment` K blocks;
+    /// `sk_partials` then holds `2 · grid · 64 · BN` floats and `sk_flags`
+    /// `2 · grid` `u32`s (zeroed once), and `sk_epoch ≠ 0` differs from the
+    /// previous launch's on these buffers. With `sk_min_segment == 0` they are
+    /// never touched (may be null).
+    baton_gemm_fp8_blockwise_128x128,
+    N128, 128, 64, 6, false, 1
+);
 
-/// [`baton_gemm_fp8_blockwise_128x128_db`] in clusters of 2 CTAs along M:
-/// the two vertically adjacent tiles share each B tile, and each CTA
-/// TMA-loads half of it (64 rows) and multicasts it into both CTAs' stage —
-/// a quarter less L2 → SM traffic than two independent CTAs.
-///
-/// Launch: clusters of (2, 1, 1), an even grid.
-///
-/// # Safety
-/// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 64}.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "ptx-kernel" fn baton_gemm_fp8_blockwise_128x128_db_c2(
-    tma_a: *const TensorMap,
-    tma_b: *const TensorMap,
-    tma_sa: *const TensorMap,
-    tma_d: *const TensorMap,
-    b_scales: *const f32,
-    m: u32,
-    n: u32,
-    k: u32,
-    sk_partials: *mut f32,
-    sk_flags: *mut u32,
-    sk_epoch: u32,
-    sk_min_segment: u32,
-) {
-    // SAFETY: forwarded to the kernel's contract.
-    let sk = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
-    // SAFETY: forwarded to the kernel's contract.
-    unsafe {
-        gemm::<N128, 128, 64, 6, true, 2>(
-            tma_a,
-            tma_b,
-            tma_sa,
-            tma_d,
-            b_scales,
-            m,
-            n,
-            k,
-            sk,
-            sk_min_segment,
-        )
-    }
-}
+fp8_entry!(
+    /// [`baton_gemm_fp8_blockwise_128x128`] with two partial accumulators per
+    /// warpgroup: K block `kb + 1`'s MMAs run while `kb`'s partial is promoted
+    /// (64 + 64 partial + 64 main registers per thread).
+    ///
+    /// # Safety
+    /// As [`baton_gemm_fp8_blockwise_128x128`].
+    baton_gemm_fp8_blockwise_128x128_db,
+    N128, 128, 64, 6, true, 1
+);
 
-/// 128×64×128 tiles, 8 stages, two partial accumulators
-/// (`wgmma.m64n64k32`): twice the CTAs of the 128×128 kernels, for small M.
-///
-/// # Safety
-/// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 64} and
-/// `size_of::<Fp8Smem<64, 8>>()` bytes of dynamic shared memory.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "ptx-kernel" fn baton_gemm_fp8_blockwise_128x64_db(
-    tma_a: *const TensorMap,
-    tma_b: *const TensorMap,
-    tma_sa: *const TensorMap,
-    tma_d: *const TensorMap,
-    b_scales: *const f32,
-    m: u32,
-    n: u32,
-    k: u32,
-    sk_partials: *mut f32,
-    sk_flags: *mut u32,
-    sk_epoch: u32,
-    sk_min_segment: u32,
-) {
-    // SAFETY: forwarded to the kernel's contract.
-    let sk = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
-    // SAFETY: forwarded to the kernel's contract.
-    unsafe {
-        gemm::<N64, 64, 32, 8, true, 1>(
-            tma_a,
-            tma_b,
-            tma_sa,
-            tma_d,
-            b_scales,
-            m,
-            n,
-            k,
-            sk,
-            sk_min_segment,
-        )
-    }
-}
+fp8_entry!(
+    /// [`baton_gemm_fp8_blockwise_128x128_db`] in clusters of 2 CTAs along M:
+    /// the two vertically adjacent tiles share each B tile, and each CTA
+    /// TMA-loads half of it (64 rows) and multicasts it into both CTAs' stage —
+    /// a quarter less L2 → SM traffic than two independent CTAs.
+    ///
+    /// Launch: clusters of (2, 1, 1), an even grid.
+    ///
+    /// # Safety
+    /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 64}.
+    baton_gemm_fp8_blockwise_128x128_db_c2,
+    N128, 128, 64, 6, true, 2
+);
+
+fp8_entry!(
+    /// 128×64×128 tiles, 8 stages, two partial accumulators
+    /// (`wgmma.m64n64k32`): twice the CTAs of the 128×128 kernels, for small M.
+    ///
+    /// # Safety
+    /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 64} and
+    /// `size_of::<Fp8Smem<64, 8>>()` bytes of dynamic shared memory.
+    baton_gemm_fp8_blockwise_128x64_db,
+    N64, 64, 32, 8, true, 1
+);
 
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -610,9 +519,6 @@ unsafe fn gemm<
         // SAFETY: as above.
         let mut p1: [f32; ACC] = unsafe { core::mem::zeroed() };
         let a_offset = (wg * 64 * BK as usize) as u32;
-        // Stream-K slots and flags: one per consumer warpgroup of each CTA.
-        let my_slot = block_idx_x() * 2 + wg as u32;
-        let fixup_bar = 1 + wg as u32;
         for seg in sched.segments(worker) {
             let (tm, tn) = tile_of(seg.unit);
             // This tile's row of B scales (BN divides 128: one n-block).
@@ -687,25 +593,10 @@ unsafe fn gemm<
                 }
             }
 
-            // Stream-K fixup (promoted partials add across K ranges): a
-            // contributor hands its partial to the unit's finalizer and has
-            // no epilogue; a finalizer of a split unit adds the partials in
-            // worker order first.
-            if seg.is_contributor() {
-                // SAFETY: all 128 threads; the slot is ours, published once
-                // per launch; buffers per the kernel contract.
-                unsafe { fixup.publish::<ACC>(my_slot, tid, fixup_bar, &acc) };
-                continue;
-            }
-            if !seg.is_whole() {
-                let (first, last) = sched.contributors(seg.unit);
-                for c in first..=last {
-                    let slot = (c * CLUSTER_M + rank) * 2 + wg as u32;
-                    // SAFETY: all 128 threads; worker c contributes to this
-                    // unit in this launch (StreamKSchedule::contributors).
-                    unsafe { fixup.accumulate::<ACC>(slot, tid, fixup_bar, &mut acc) };
-                }
-            }
+            // Stream-K fixup: a contributor hands its partial to the unit's
+            // finalizer and has no epilogue (`continue`); a finalizer of a
+            // split unit adds the contributors' partials first.
+            stream_k_fixup!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC);
 
             // Epilogue: BN / 32 sub-tiles of 64 rows × 32 columns.
             let d_buf = d_tiles.at(wg);

@@ -29,8 +29,8 @@
 
 use crate::gemm_common::{StreamKFixup, pack_bf16x2, stream_k_fixup, swizzled64, tile_coords};
 use baton::arch::sm90::tma::{
-    TensorMap, load_2d, load_2d_multicast, store_2d, store_commit_group, store_wait_group,
-    store_wait_group_read,
+    TensorMap, load_2d, load_2d_multicast, prefetch_tensormap, store_2d, store_commit_group,
+    store_wait_group, store_wait_group_read,
 };
 use baton::arch::sm90::wgmma::{
     self, SmemLayout, descriptor_advance, descriptor_k_major,
@@ -273,6 +273,18 @@ unsafe fn gemm<
     let bn = BN as u32;
     let epi_for = |w: usize| EpiLoadPipeline::new(epi_bars.at(w), c"gemm-epi-load");
     if thread_idx_x() == 0 {
+        // Fetch the tensor maps into the descriptor cache while the
+        // barriers are set up (the first TMA of each would wait for it).
+        // SAFETY: the maps are valid per the kernel contract (C only read
+        // with beta ≠ 0).
+        unsafe {
+            prefetch_tensormap(tma_a);
+            prefetch_tensormap(tma_b);
+            prefetch_tensormap(tma_d);
+            if beta != 0.0 {
+                prefetch_tensormap(tma_c);
+            }
+        }
         // Empty barriers: one arrival per consumer warpgroup of every CTA
         // whose TMA multicast writes into the stage (the whole cluster).
         input.init(CONSUMER_WARPGROUPS * CLUSTER_M);

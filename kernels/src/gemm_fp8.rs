@@ -7,9 +7,10 @@
 //!   and 128-wide K block); `Sb` is `[⌈N/128⌉, K/128]` (one scale per 128×128
 //!   block of B).
 //! * CTA tile 128×BN×128 (128 fp8 = 128 bytes of K per row: exactly one
-//!   128-byte swizzle atom): BN = 128 with 6 stages, or BN = 64 with 8
+//!   128-byte swizzle atom): BN = 128 with 6 stages, BN = 64 with 8
 //!   stages (twice the CTAs, for small M; BN divides 128, so a tile has one
-//!   B scale per K block), of
+//!   B scale per K block), or BN = 192 with 5 stages (one partial; a tile
+//!   straddles two B-scale blocks), of
 //!   `InputTilePipeline<BlockwiseFP8TilePayload<128, BN, 128>>`, 384 threads:
 //!   - warpgroup 0 (registers released to 40): warp 0's elected lane is the
 //!     producer. Per stage it TMA-loads A (128×128 bytes), B (BN×128 bytes)
@@ -71,12 +72,12 @@
 
 use crate::gemm_common::{StreamKFixup, pack_bf16x2, stream_k_fixup, swizzled64, tile_coords};
 use baton::arch::sm90::tma::{
-    TensorMap, load_2d, load_2d_multicast, store_2d, store_commit_group, store_wait_group,
-    store_wait_group_read,
+    TensorMap, load_2d, load_2d_multicast, prefetch_tensormap, store_2d, store_commit_group,
+    store_wait_group, store_wait_group_read,
 };
 use baton::arch::sm90::wgmma::{
     self, SmemLayout, descriptor_advance, descriptor_k_major,
-    ops::{mma_m64n64k32_f32_e4m3, mma_m64n128k32_f32_e4m3},
+    ops::{mma_m64n64k32_f32_e4m3, mma_m64n128k32_f32_e4m3, mma_m64n192k32_f32_e4m3},
 };
 use baton::arch::sm90::{
     block_idx_x, cluster_cta_rank, cluster_sync, dynamic_smem, elect_one, fence_proxy_async_shared,
@@ -125,6 +126,10 @@ const _: () = {
         core::mem::size_of::<Fp8Smem<64, 8>>() <= 227 * 1024,
         "128x64 FP8 GEMM exceeds 227 KiB of shared memory"
     );
+    assert!(
+        core::mem::size_of::<Fp8Smem<192, 5>>() <= 227 * 1024,
+        "128x192 FP8 GEMM exceeds 227 KiB of shared memory"
+    );
 };
 
 /// `ld.global.nc.f32`: a read-only global load.
@@ -154,23 +159,52 @@ fn fma(a: f32, b: f32, c: f32) -> f32 {
 }
 
 /// Promotion of one K block: `acc += partial × a_scale[row] × b_scale`,
-/// with `scales = (a_scale[row], a_scale[row + 8], b_scale)`; registers
-/// 4Q + 2H (+1) of a `wgmma` accumulator hold row + 8H.
+/// with `scales = (a_scale[row], a_scale[row + 8], b_scale_lo, b_scale_hi)`;
+/// registers 4Q + 2H (+1) of a `wgmma` accumulator hold row + 8H, columns
+/// 8Q + 2(lane % 4) (+1). Columns from `8 · SPLIT` on lie in the next
+/// 128-wide B-scale block (`b_scale_hi`): a 192-wide tile straddles two
+/// (SPLIT = 16 or 8, by the tile's offset); `SPLIT ≥ ACC / 4`: one block.
 #[inline(always)]
-fn promote<const ACC: usize>(
+fn promote<const ACC: usize, const SPLIT: u32>(
     acc: &mut [f32; ACC],
     partial: &[f32; ACC],
-    (sa0, sa1, sb): (f32, f32, f32),
+    (sa0, sa1, sb_lo, sb_hi): (f32, f32, f32, f32),
 ) {
-    let (s0, s1) = (sa0 * sb, sa1 * sb);
-    baton::unroll!(Q in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+    let (s0, s1) = (sa0 * sb_lo, sa1 * sb_lo);
+    let (h0, h1) = if (SPLIT as usize) < ACC / 4 {
+        (sa0 * sb_hi, sa1 * sb_hi)
+    } else {
+        (s0, s1)
+    };
+    baton::unroll!(Q in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23] {
         if (Q as usize) < ACC / 4 {
+            let (r0, r1) = if Q < SPLIT { (s0, s1) } else { (h0, h1) };
             baton::unroll!(R in [0, 1, 2, 3] {
                 let i = (4 * Q + R) as usize;
-                acc[i] = fma(partial[i], if R < 2 { s0 } else { s1 }, acc[i]);
+                acc[i] = fma(partial[i], if R < 2 { r0 } else { r1 }, acc[i]);
             });
         }
     });
+}
+
+/// Promotes with the tile's B-scale split: `split_q` is 16 or 8 for a
+/// 192-wide tile at an even or odd tile column, anything for BN ≤ 128
+/// (one B-scale block per tile). A warp-uniform branch picks a promotion
+/// compiled for that split, so no per-register select is needed.
+#[inline(always)]
+fn promote_tile<const ACC: usize, const BN: usize>(
+    acc: &mut [f32; ACC],
+    partial: &[f32; ACC],
+    scales: (f32, f32, f32, f32),
+    split_q: u32,
+) {
+    if BN <= 128 {
+        promote::<ACC, 32>(acc, partial, scales);
+    } else if split_q == 16 {
+        promote::<ACC, 16>(acc, partial, scales);
+    } else {
+        promote::<ACC, 8>(acc, partial, scales);
+    }
 }
 
 macro_rules! wait_group_tied {
@@ -199,6 +233,7 @@ trait Fp8Mma<const ACC: usize> {
     fn wait<const N: u32>(acc: &mut [f32; ACC]);
 }
 
+struct N192;
 struct N128;
 struct N64;
 
@@ -230,6 +265,42 @@ impl Fp8Mma<64> for N128 {
                     22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,
                     42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61,
                     62, 63
+                ]
+            );
+        }
+    }
+}
+
+impl Fp8Mma<96> for N192 {
+    #[inline(always)]
+    unsafe fn mma(acc: &mut [f32; 96], a: u64, b: u64, accumulate: bool) {
+        // SAFETY: forwarded.
+        unsafe { mma_m64n192k32_f32_e4m3(acc, a, b, accumulate) }
+    }
+    #[inline(always)]
+    fn wait<const N: u32>(acc: &mut [f32; 96]) {
+        if N == 0 {
+            wait_group_tied!(
+                0,
+                acc,
+                [
+                    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                    22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,
+                    42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61,
+                    62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81,
+                    82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95
+                ]
+            );
+        } else {
+            wait_group_tied!(
+                1,
+                acc,
+                [
+                    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                    22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,
+                    42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61,
+                    62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81,
+                    82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95
                 ]
             );
         }
@@ -389,6 +460,19 @@ fp8_entry!(
     N64, 64, 32, 8, true, 1
 );
 
+fp8_entry!(
+    /// 128×192×128 tiles, 5 stages, one partial accumulator
+    /// (`wgmma.m64n192k32`: 96 main + 96 partial registers per thread):
+    /// 17% less operand traffic per FLOP than 128×128. A tile straddles two
+    /// 128-wide B-scale blocks, so promotion uses two B scales per K block.
+    ///
+    /// # Safety
+    /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 192} and
+    /// `size_of::<Fp8Smem<192, 5>>()` bytes of dynamic shared memory.
+    baton_gemm_fp8_blockwise_128x192,
+    N192, 192, 96, 5, false, 1
+);
+
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn gemm<
@@ -426,6 +510,15 @@ unsafe fn gemm<
     );
     let d_tiles = smem_field!(smem, Fp8Smem<BN, STAGES>, d_tiles);
     if thread_idx_x() == 0 {
+        // Fetch the tensor maps into the descriptor cache while the
+        // barriers are set up (the first TMA of each would wait for it).
+        // SAFETY: the maps are valid per the kernel contract.
+        unsafe {
+            prefetch_tensormap(tma_a);
+            prefetch_tensormap(tma_b);
+            prefetch_tensormap(tma_sa);
+            prefetch_tensormap(tma_d);
+        }
         // Empty barriers: one arrival per consumer warpgroup of every CTA
         // whose B multicast writes into the stage (the whole cluster).
         input.init(CONSUMER_WARPGROUPS * CLUSTER_M);
@@ -444,6 +537,7 @@ unsafe fn gemm<
     let tiles_m = m.div_ceil(BM);
     let bn = BN as u32;
     let tiles_n = n.div_ceil(bn);
+    let n_blocks = n.div_ceil(128);
     let units_m = tiles_m.div_ceil(CLUSTER_M);
     let tiles = units_m * tiles_n;
     let rank = if CLUSTER_M > 1 { cluster_cta_rank() } else { 0 };
@@ -521,9 +615,18 @@ unsafe fn gemm<
         let a_offset = (wg * 64 * BK as usize) as u32;
         for seg in sched.segments(worker) {
             let (tm, tn) = tile_of(seg.unit);
-            // This tile's row of B scales (BN divides 128: one n-block).
-            // SAFETY: tn < ⌈N/128⌉: in bounds per the contract.
-            let bs_row = unsafe { b_scales.add((tn * bn / 128 * k_blocks) as usize) };
+            // This tile's rows of B scales: one 128-wide n-block when BN
+            // divides 128; a 192-wide tile at column c0 = 192·tn covers
+            // n-block c0/128 up to column 128 − c0 mod 128 (128 or 64) of
+            // the tile and the next n-block after it (clamped to the last
+            // n-block: columns past N are clipped by the store).
+            let c0 = tn * bn;
+            let (b_lo, b_hi) = (c0 / 128, (c0 / 128 + 1).min(n_blocks - 1));
+            let split_q = (128 - c0 % 128) / 8;
+            // SAFETY: b_lo, b_hi < ⌈N/128⌉: in bounds per the contract.
+            let bs_row = unsafe { b_scales.add((b_lo * k_blocks) as usize) };
+            // SAFETY: as above.
+            let bs_row_hi = unsafe { b_scales.add((b_hi * k_blocks) as usize) };
             // SAFETY: as above.
             let mut acc: [f32; ACC] = unsafe { core::mem::zeroed() };
             // Acquires K block `kb`'s stage, reads its scales (A from the
@@ -541,6 +644,11 @@ unsafe fn gemm<
                             f32::from_bits(ld_shared_u32(sa + 4 * scale_row)),
                             f32::from_bits(ld_shared_u32(sa + 4 * (scale_row + 8))),
                             ld_global_nc_f32(bs_row.add($kb as usize)),
+                            if BN > 128 {
+                                ld_global_nc_f32(bs_row_hi.add($kb as usize))
+                            } else {
+                                0.0
+                            },
                         )
                     };
                     mma_k_block::<M, ACC>(
@@ -562,25 +670,25 @@ unsafe fn gemm<
                     if kb >= seg.k_end {
                         M::wait::<0>(&mut p0);
                         release::<CLUSTER_M>(pending, signaller);
-                        promote(&mut acc, &p0, scales);
+                        promote_tile::<ACC, BN>(&mut acc, &p0, scales, split_q);
                         break;
                     }
                     let (next_pending, next_scales) = issue!(p1, kb);
                     M::wait::<1>(&mut p0);
                     release::<CLUSTER_M>(pending, signaller);
-                    promote(&mut acc, &p0, scales);
+                    promote_tile::<ACC, BN>(&mut acc, &p0, scales, split_q);
                     (pending, scales) = (next_pending, next_scales);
                     kb += 1;
                     if kb >= seg.k_end {
                         M::wait::<0>(&mut p1);
                         release::<CLUSTER_M>(pending, signaller);
-                        promote(&mut acc, &p1, scales);
+                        promote_tile::<ACC, BN>(&mut acc, &p1, scales, split_q);
                         break;
                     }
                     let (next_pending, next_scales) = issue!(p0, kb);
                     M::wait::<1>(&mut p1);
                     release::<CLUSTER_M>(pending, signaller);
-                    promote(&mut acc, &p1, scales);
+                    promote_tile::<ACC, BN>(&mut acc, &p1, scales, split_q);
                     (pending, scales) = (next_pending, next_scales);
                     kb += 1;
                 }
@@ -589,7 +697,7 @@ unsafe fn gemm<
                     let (pending, scales) = issue!(p0, kb);
                     M::wait::<0>(&mut p0);
                     release::<CLUSTER_M>(pending, signaller);
-                    promote(&mut acc, &p0, scales);
+                    promote_tile::<ACC, BN>(&mut acc, &p0, scales, split_q);
                 }
             }
 
@@ -600,7 +708,7 @@ unsafe fn gemm<
 
             // Epilogue: BN / 32 sub-tiles of 64 rows × 32 columns.
             let d_buf = d_tiles.at(wg);
-            baton::unroll!(J in [0, 1, 2, 3] {
+            baton::unroll!(J in [0, 1, 2, 3, 4, 5] {
               if (J as usize) < BN / SUB_COLS {
                 let buf = d_buf.at((J % 2) as usize);
                 // Buffer J%2 is free once the store issued from it two

@@ -184,6 +184,11 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
+        name: "baton_gemm_fp8_blockwise_128x192",
+        about: "blockwise-scaled FP8 GEMM, 128x192x128 tiles, 5 stages, one partial (two B-scale blocks per tile)",
+        hot: true,
+    },
+    KernelInfo {
         name: "baton_gemm_fp8_blockwise_128x64_db",
         about: "blockwise-scaled FP8 GEMM, 128x64x128 tiles, 8 stages, two partials (small M)",
         hot: true,

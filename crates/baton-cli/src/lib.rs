@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 pub mod bench;
+pub mod block_scaled_bench;
 pub mod chart;
 pub mod commands;
 pub mod demo;

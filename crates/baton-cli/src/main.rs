@@ -125,6 +125,21 @@ enum BenchWhat {
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         stream_k: Option<u32>,
     },
+    /// Verify the sm_100a MXFP8/NVFP4 block-scaled GEMMs (f64, cuBLASLt), then time them against cuBLASLt (Blackwell only: exit 77 elsewhere).
+    GemmBlockScaled {
+        /// CUDA device ordinal.
+        #[arg(long, default_value_t = 0)]
+        ordinal: usize,
+        /// Which format(s) to verify and time.
+        #[arg(long, value_enum, default_value = "both")]
+        format: baton_cli::block_scaled_bench::FormatArg,
+        /// Only these shapes, as MxNxK (repeatable); default: 4096³, 8192³, 8192x8192x16384.
+        #[arg(long, value_parser = parse_shape)]
+        shape: Vec<(usize, usize, usize)>,
+        /// Timed runs per shape (median reported).
+        #[arg(long, default_value_t = 21)]
+        reps: usize,
+    },
     /// TMA tile copy (plain and 2-CTA multicast) vs a device-to-device memcpy (GB/s).
     TileCopy {
         /// CUDA device ordinal.
@@ -237,6 +252,12 @@ fn main() {
                 };
                 baton_cli::fp8_bench::gemm_fp8(ordinal, &shapes, reps.max(1), kernel, stream_k)
             }
+            BenchWhat::GemmBlockScaled {
+                ordinal,
+                format,
+                shape,
+                reps,
+            } => baton_cli::block_scaled_bench::gemm_block_scaled(ordinal, format, &shape, reps),
             BenchWhat::ZeroCost { ordinal } => bench::zero_cost(ordinal),
             BenchWhat::TileCopy {
                 ordinal,

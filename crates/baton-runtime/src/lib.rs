@@ -23,6 +23,7 @@ pub mod codegen;
 pub mod error;
 pub mod gemm;
 pub mod gemm_block_scaled;
+pub mod gemm_block_scaled_ref;
 pub mod gemm_check;
 pub mod gemm_fp8;
 pub mod gemm_fp8_ref;

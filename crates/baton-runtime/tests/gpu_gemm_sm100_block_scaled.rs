@@ -10,6 +10,10 @@
 //!
 //! Without a GPU this file still checks that the host's shared-memory sizes
 //! equal what the kernels demand in the embedded PTX.
+//!
+//! On sm_100a it also compares both kernels with cuBLASLt's block-scaled
+//! GEMMs (`gemm_block_scaled_ref`: VEC32_UE8M0 / VEC16_UE4M3 scale modes) on
+//! the same quantized operands at 2048³, and runs the benchmark path once.
 
 use baton::block_scale::{Mxfp8, Nvfp4};
 use baton_runtime::block_scaled::{QuantizedMatrix, reference_gemm};
@@ -18,6 +22,7 @@ use baton_runtime::gemm::{bf16_to_f32, f32_to_bf16};
 use baton_runtime::gemm_block_scaled::{
     BlockScaledGemmFormat, BlockScaledGemmPlan, DeviceQuantized,
 };
+use baton_runtime::gemm_block_scaled_ref::{LtBlockScaledPlan, bench_shape, check_vs_cublaslt};
 use baton_runtime::{Error, Gpu, Target, Variant, ptx};
 
 fn random(n: usize, seed: u64, range: f32) -> Vec<f32> {
@@ -143,6 +148,70 @@ fn block_scaled_plan_is_refused_off_sm100a() {
         Err(Error::Gemm(msg)) => assert!(msg.contains("sm_100a"), "{msg}"),
         Err(e) => panic!("wrong error: {e}"),
         Ok(_) => panic!("a block-scaled plan was accepted on {}", gpu.name()),
+    }
+}
+
+/// Ours against cuBLASLt's block-scaled GEMM on the same quantized operands
+/// (relative Frobenius difference of the bf16 outputs), then the benchmark
+/// path once at a small shape.
+#[test]
+fn sm100_block_scaled_gemms_match_cublaslt() {
+    let Some(gpu) = Gpu::for_test_on(Target::Sm100a) else {
+        return;
+    };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mnk = (2048, 2048, 2048);
+    for (name, cmp) in [
+        ("mxfp8", check_vs_cublaslt::<Mxfp8>(&gpu, &kernels, mnk)),
+        ("nvfp4", check_vs_cublaslt::<Nvfp4>(&gpu, &kernels, mnk)),
+    ] {
+        let cmp = cmp.unwrap_or_else(|e| panic!("{name} 2048^3 vs cuBLASLt: {e}"));
+        println!(
+            "{name} 2048^3 vs cuBLASLt: rel diff {:.2e}, max abs {:.2e}",
+            cmp.rel_error, cmp.max_abs_error
+        );
+        assert!(cmp.passes(1e-2), "{name} 2048^3 vs cuBLASLt: {cmp:?}");
+    }
+    for row in [
+        bench_shape::<Mxfp8>(&gpu, &kernels, (512, 512, 1024), 2, || {}),
+        bench_shape::<Nvfp4>(&gpu, &kernels, (512, 512, 1024), 2, || {}),
+    ] {
+        let r = row.unwrap_or_else(|e| panic!("bench: {e}"));
+        println!(
+            "{} 512x512x1024: ours {:.4} ms, cuBLASLt {:.4} ms",
+            r.format, r.ours_ms, r.cublaslt_ms
+        );
+        assert!(r.ours_ms > 0.0 && r.cublaslt_ms > 0.0, "{r:?}");
+    }
+}
+
+/// On a GPU that is not sm_100a the cuBLASLt reference is a typed error
+/// that names the target, raised before cuBLASLt is asked.
+#[test]
+fn cublaslt_block_scaled_reference_is_refused_off_sm100a() {
+    let gpu = match Gpu::new(0) {
+        Ok(g) if g.target() != Target::Sm100a => g,
+        Ok(_) => {
+            baton_runtime::report_skip("this GPU is sm_100a: the refusal does not apply");
+            return;
+        }
+        Err(e) => {
+            baton_runtime::report_skip(&format!("no usable CUDA GPU ({e})"));
+            return;
+        }
+    };
+    let q = QuantizedMatrix::<Nvfp4>::quantize(&[1.0; 128 * 128], 128, 128).unwrap();
+    let (a, b) = (
+        DeviceQuantized::upload(&gpu, &q).unwrap(),
+        DeviceQuantized::upload(&gpu, &q).unwrap(),
+    );
+    let mut d = gpu.stream().alloc_zeros::<u16>(128 * 128).unwrap();
+    match LtBlockScaledPlan::new(&gpu, &a, &b, &mut d) {
+        Err(Error::Gemm(msg)) => assert!(msg.contains("sm_100a"), "{msg}"),
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("a cuBLASLt block-scaled plan was made on {}", gpu.name()),
     }
 }
 

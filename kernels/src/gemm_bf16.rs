@@ -177,7 +177,8 @@ macro_rules! gemm_entry {
         /// `group_m ≥ 1`: cluster-unit rows per rasterization group.
         ///
         /// Stream-K (`sk_min_segment > 0`): the last `units mod workers`
-        /// (+ one wave) work units are split along K across all workers
+        /// (+ `sk_extra_waves` full waves) work units are split along K
+        /// across all workers
         /// (`StreamKSchedule`), with segments of at least `sk_min_segment`
         /// K blocks; `sk_partials` then holds `2 · grid · 64 · BN` floats and
         /// `sk_flags` `2 · grid` `u32`s (zeroed once), and `sk_epoch ≠ 0`
@@ -199,11 +200,12 @@ macro_rules! gemm_entry {
             sk_flags: *mut u32,
             sk_epoch: u32,
             sk_min_segment: u32,
+            sk_extra_waves: u32,
         ) {
             // SAFETY: forwarded to the kernel's contract.
             let fixup = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
             // SAFETY: forwarded to the kernel's contract.
-            unsafe { gemm::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta, fixup, sk_min_segment) }
+            unsafe { gemm::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta, fixup, (sk_min_segment, sk_extra_waves)) }
         }
     };
 }
@@ -256,7 +258,7 @@ unsafe fn gemm<
     alpha: f32,
     beta: f32,
     fixup: StreamKFixup,
-    sk_min_segment: u32,
+    (sk_min_segment, sk_extra_waves): (u32, u32),
 ) {
     // SAFETY: launched with size_of::<GemmSmem<BN, STAGES>>() of dynamic
     // shared memory (the kernel traps otherwise).
@@ -315,7 +317,8 @@ unsafe fn gemm<
     let worker = block_idx_x() / CLUSTER_M;
     let workers = grid_dim_x() / CLUSTER_M;
     let k_blocks = k.div_ceil(BK);
-    let sched = StreamKSchedule::new(units, k_blocks, workers, sk_min_segment);
+    let sched =
+        StreamKSchedule::with_extra_waves(units, k_blocks, workers, sk_min_segment, sk_extra_waves);
     let tile_of = |u: u32| {
         let (um, tn) = tile_coords(u, units_m, tiles_n, group_m);
         (um * CLUSTER_M + rank, tn)

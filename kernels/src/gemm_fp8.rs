@@ -384,12 +384,13 @@ macro_rules! fp8_entry {
             sk_flags: *mut u32,
             sk_epoch: u32,
             sk_min_segment: u32,
+            sk_extra_waves: u32,
         ) {
             // SAFETY: forwarded to the kernel's contract.
             let sk = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
             // SAFETY: forwarded to the kernel's contract.
             unsafe {
-                gemm::<$($gen)*>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k, sk, sk_min_segment)
+                gemm::<$($gen)*>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k, sk, (sk_min_segment, sk_extra_waves))
             }
         }
     };
@@ -414,7 +415,8 @@ fp8_entry!(
     /// multiple of 128.
     ///
     /// Stream-K (`sk_min_segment > 0`): the units left after the last full
-    /// wave (+ one wave) are split along K across all workers
+    /// wave (+ `sk_extra_waves` full waves) are split along K across all
+    /// workers
     /// (`StreamKSchedule`), segments of at least `sk_min_segment` K blocks;
     /// `sk_partials` then holds `2 · grid · 64 · BN` floats and `sk_flags`
     /// `2 · grid` `u32`s (zeroed once), and `sk_epoch ≠ 0` differs from the
@@ -492,7 +494,7 @@ unsafe fn gemm<
     n: u32,
     k: u32,
     fixup: StreamKFixup,
-    sk_min_segment: u32,
+    (sk_min_segment, sk_extra_waves): (u32, u32),
 ) {
     const {
         assert!(
@@ -547,7 +549,8 @@ unsafe fn gemm<
     let worker = block_idx_x() / CLUSTER_M;
     let workers = grid_dim_x() / CLUSTER_M;
     let k_blocks = k / BK;
-    let sched = StreamKSchedule::new(tiles, k_blocks, workers, sk_min_segment);
+    let sched =
+        StreamKSchedule::with_extra_waves(tiles, k_blocks, workers, sk_min_segment, sk_extra_waves);
     let tile_of = |u: u32| {
         let (um, tn) = tile_coords(u, units_m, tiles_n, GROUP_M);
         (um * CLUSTER_M + rank, tn)

@@ -26,13 +26,14 @@ pub const FP8_SHAPES: [(usize, usize, usize); 9] = [
 /// Verifies, then benchmarks `shapes` with `reps` timed runs each; prints a
 /// table, the ratios and their geometric means.
 /// `kernel` forces one of [`VARIANTS`] instead of the heuristic;
-/// `stream_k` turns stream-K on for the timed runs.
+/// `stream_k = Some((min_segment, extra_waves))` turns stream-K on for the
+/// timed runs.
 pub fn gemm_fp8(
     ordinal: usize,
     shapes: &[(usize, usize, usize)],
     reps: usize,
     kernel: Option<&'static str>,
-    stream_k: Option<u32>,
+    stream_k: Option<(u32, u32)>,
 ) -> Outcome {
     let (gpu, kernels) = match open_gpu_kernels(ordinal, Variant::Release) {
         Ok(x) => x,
@@ -118,7 +119,7 @@ pub fn gemm_fp8(
             r.mnk.2,
             r.kernel.trim_start_matches("baton_gemm_fp8_blockwise_"),
             match r.stream_k {
-                Some(s) => format!("{} sk{s}", r.grid),
+                Some((s, w)) => format!("{} sk{s}w{w}", r.grid),
                 None => r.grid.to_string(),
             },
             r.ours_ms,

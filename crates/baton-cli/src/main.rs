@@ -103,9 +103,12 @@ enum BenchWhat {
         /// Rasterization group (rows of work units walked together; tuning).
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
         group_m: Option<u32>,
-        /// Stream-K on, with segments of at least this many K blocks (64 each): the units left after the last full wave are split along K across all CTAs (Hopper).
-        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        /// Stream-K with segments of at least this many K blocks (64 each): the units left after the last full wave (+ --sk-waves waves) are split along K across all CTAs (Hopper); 0 turns it off. Default: the heuristic (on, last wave only, from 8 waves up).
+        #[arg(long)]
         stream_k: Option<u32>,
+        /// With --stream-k: full waves added to the stream-K region before the last, partial one (default 1; 0 splits only the last wave).
+        #[arg(long, requires = "stream_k")]
+        sk_waves: Option<u32>,
     },
     /// Verify the blockwise FP8 GEMM, then time it against cuBLASLt blockwise and tensorwise FP8.
     GemmFp8 {
@@ -124,6 +127,9 @@ enum BenchWhat {
         /// Stream-K on, with segments of at least this many K blocks (128 each).
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         stream_k: Option<u32>,
+        /// With --stream-k: full waves added to the stream-K region before the last, partial one (default 1; 0 splits only the last wave).
+        #[arg(long, requires = "stream_k")]
+        sk_waves: Option<u32>,
     },
     /// Verify the sm_100a MXFP8/NVFP4 block-scaled GEMMs (f64, cuBLASLt), then time them against cuBLASLt (Blackwell only: exit 77 elsewhere).
     GemmBlockScaled {
@@ -225,6 +231,7 @@ fn main() {
                 config,
                 group_m,
                 stream_k,
+                sk_waves,
             } => {
                 let shapes: Vec<(usize, usize, usize)> = if shape.is_empty() {
                     bench::GEMM_SHAPES.to_vec()
@@ -235,6 +242,7 @@ fn main() {
                     config,
                     group_m,
                     stream_k,
+                    stream_k_waves: sk_waves,
                 };
                 bench::gemm(ordinal, tuning, &shapes, reps, Some(&chart))
             }
@@ -244,13 +252,20 @@ fn main() {
                 shape,
                 kernel,
                 stream_k,
+                sk_waves,
             } => {
                 let shapes = if shape.is_empty() {
                     baton_cli::fp8_bench::FP8_SHAPES.to_vec()
                 } else {
                     shape
                 };
-                baton_cli::fp8_bench::gemm_fp8(ordinal, &shapes, reps.max(1), kernel, stream_k)
+                baton_cli::fp8_bench::gemm_fp8(
+                    ordinal,
+                    &shapes,
+                    reps.max(1),
+                    kernel,
+                    stream_k.map(|s| (s, sk_waves.unwrap_or(1))),
+                )
             }
             BenchWhat::GemmBlockScaled {
                 ordinal,

@@ -230,6 +230,30 @@ impl GemmConfig {
     }
 }
 
+/// Whether [`GemmPlan::new`] turns stream-K on (segments of at least
+/// [`STREAM_K_MIN_SEGMENT`] K blocks, only the last wave's units split):
+/// when the last wave is partial and there are at least
+/// [`STREAM_K_MIN_WAVES`] waves. Measured on the H100 (BENCHMARKS.md):
+/// splitting only the last wave gained 1–1.5% at 8192³ and 16384³ and 2%
+/// at 8192³ with beta 0.5, and lost 2–12% where the stream-K part is a
+/// large share of the work (4096³ and 2048×7168×2048 at 3.9 waves,
+/// 128×8192×8192 at under one) — staggered K ranges lose L2 sharing.
+///
+/// ```
+/// use baton_runtime::gemm::stream_k_pays;
+/// assert!(stream_k_pays(1024, 66)); // 8192³, 128×256 in pairs: 15.5 waves
+/// assert!(!stream_k_pays(256, 66)); // 4096³: 3.9 waves
+/// assert!(!stream_k_pays(1056, 66)); // 16 whole waves: nothing to split
+/// ```
+pub fn stream_k_pays(units: u32, slots: u32) -> bool {
+    slots > 0 && !units.is_multiple_of(slots) && units / slots >= STREAM_K_MIN_WAVES
+}
+
+/// Full waves below which [`GemmPlan::new`] leaves stream-K off.
+pub const STREAM_K_MIN_WAVES: u32 = 8;
+/// Minimum stream-K segment (K blocks of 64) [`GemmPlan::new`] uses.
+pub const STREAM_K_MIN_SEGMENT: u32 = 8;
+
 /// Default rasterization group (rows of work units walked together).
 pub const DEFAULT_GROUP_M: u32 = 8;
 
@@ -387,7 +411,8 @@ impl<'a> GemmPlan<'a> {
     /// Validates the problem (typed error before anything runs: zero or
     /// misaligned dimensions, wrong lengths, D overlapping an input) and
     /// prepares the tensor maps for A (M×K), B (N×K), C (M×N, optional) and
-    /// D (M×N).
+    /// D (M×N). Picks the tile configuration by the heuristic, and turns
+    /// stream-K on (last wave only) where [`stream_k_pays`].
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         gpu: &Gpu,
@@ -412,7 +437,12 @@ impl<'a> GemmPlan<'a> {
                 .unwrap_or(0)
         };
         let config = GemmConfig::choose_for(gpu.target(), m, n, slots);
-        Self::with_config(gpu, kernels, config, a, b, c, d, m, n, k)
+        let mut plan = Self::with_config(gpu, kernels, config, a, b, c, d, m, n, k)?;
+        if config.target() == Target::Sm90a && stream_k_pays(plan.units(), plan.slots) {
+            plan.set_stream_k(gpu, Some(STREAM_K_MIN_SEGMENT))?;
+            plan.set_stream_k_extra_waves(0)?;
+        }
+        Ok(plan)
     }
 
     /// [`new`](Self::new) with an explicit tile configuration (tuning).
@@ -554,6 +584,26 @@ impl<'a> GemmPlan<'a> {
         Ok(())
     }
 
+    /// Stream-K: the full waves added to the stream-K region before the
+    /// last, partial one (default 1; 0 splits only the last wave's units).
+    /// Errors when stream-K is off.
+    pub fn set_stream_k_extra_waves(&mut self, waves: u32) -> Result<()> {
+        match &self.stream_k {
+            Some(w) => {
+                w.set_extra_waves(waves);
+                Ok(())
+            }
+            None => Err(Error::Gemm(
+                "stream-K is off: set_stream_k(Some(min_segment)) first".into(),
+            )),
+        }
+    }
+
+    /// The stream-K region's extra full waves, or `None` when stream-K is off.
+    pub fn stream_k_extra_waves(&self) -> Option<u32> {
+        self.stream_k.as_ref().map(StreamKWorkspace::extra_waves)
+    }
+
     /// The stream-K minimum segment, or `None` when stream-K is off.
     pub fn stream_k(&self) -> Option<u32> {
         self.stream_k.as_ref().map(StreamKWorkspace::min_segment)
@@ -570,10 +620,13 @@ impl<'a> GemmPlan<'a> {
         if let Some(w) = &self.stream_k {
             return w.grid();
         }
+        self.units().min(self.slots) * self.config.cluster_m()
+    }
+
+    /// Work units (clusters of tiles) of this problem.
+    fn units(&self) -> u32 {
         let (bm, bn, _) = self.config.tile();
-        let cm = self.config.cluster_m();
-        let units = self.m.div_ceil(bm).div_ceil(cm) * self.n.div_ceil(bn);
-        units.min(self.slots) * cm
+        self.m.div_ceil(bm).div_ceil(self.config.cluster_m()) * self.n.div_ceil(bn)
     }
 
     /// Enqueues `D = alpha·A·Bᵀ + beta·C` on the GPU's stream. `beta ≠ 0`

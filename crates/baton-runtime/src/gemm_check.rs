@@ -64,8 +64,13 @@ pub struct GemmTuning {
     pub config: Option<GemmConfig>,
     /// Rasterization group ([`GemmPlan::set_group_m`]).
     pub group_m: Option<u32>,
-    /// Stream-K minimum segment in K blocks ([`GemmPlan::set_stream_k`]).
+    /// Stream-K minimum segment in K blocks ([`GemmPlan::set_stream_k`]):
+    /// `None` keeps the plan's default (the heuristic's, with `config`
+    /// unset), `Some(0)` turns stream-K off.
     pub stream_k: Option<u32>,
+    /// Stream-K extra full waves ([`GemmPlan::set_stream_k_extra_waves`];
+    /// only with `stream_k`).
+    pub stream_k_waves: Option<u32>,
 }
 
 impl From<Option<GemmConfig>> for GemmTuning {
@@ -101,7 +106,14 @@ fn plan<'a>(
     if let Some(g) = tuning.group_m {
         plan.set_group_m(g);
     }
-    plan.set_stream_k(gpu, tuning.stream_k)?;
+    match tuning.stream_k {
+        Some(0) => plan.set_stream_k(gpu, None)?,
+        Some(s) => plan.set_stream_k(gpu, Some(s))?,
+        None => {}
+    }
+    if let Some(w) = tuning.stream_k_waves {
+        plan.set_stream_k_extra_waves(w)?;
+    }
     Ok(plan)
 }
 
@@ -230,8 +242,8 @@ pub fn check_vs_cublas(
 pub struct BenchRow {
     /// The configuration the heuristic chose.
     pub config: GemmConfig,
-    /// Stream-K minimum segment, when on.
-    pub stream_k: Option<u32>,
+    /// Stream-K (minimum segment, extra waves), when on.
+    pub stream_k: Option<(u32, u32)>,
     /// CTAs launched.
     pub grid: u32,
     /// (M, N, K).
@@ -334,13 +346,55 @@ pub fn bench_shape(
     }
     Ok(BenchRow {
         config: plans[0].config(),
-        stream_k: plans[0].stream_k(),
+        stream_k: plans[0]
+            .stream_k()
+            .map(|s| (s, plans[0].stream_k_extra_waves().unwrap_or(0))),
         grid: plans[0].grid(),
         mnk: (m, n, k),
         beta,
         ours_ms: median(ours),
         cublas_ms: median(theirs),
     })
+}
+
+/// The residual epilogue's cost: ours with beta = 0.5 over ours with
+/// beta = 0 on the same operands (C given in both), launched alternately
+/// `reps` times each after warm-up, so clock and temperature drift hit both
+/// alike; returns the median of the per-pair time ratios minus 1 (0.02 =
+/// 2% slower with the residual).
+pub fn residual_cost(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    (m, n, k): (usize, usize, usize),
+    tuning: GemmTuning,
+    reps: usize,
+) -> Result<f64> {
+    let stream = gpu.stream();
+    let mut rng = XorShift::new(XorShift::seed_from_time());
+    let a = stream.clone_htod(&random_bf16(m * k, &mut rng))?;
+    let b = stream.clone_htod(&random_bf16(n * k, &mut rng))?;
+    let c = stream.clone_htod(&random_bf16(m * n, &mut rng))?;
+    let mut d = stream.clone_htod(&vec![POISON_BF16; m * n])?;
+    let plan = plan(gpu, kernels, tuning, &a, &b, Some(&c), &mut d, (m, n, k))?;
+    let ctx = gpu.context();
+    let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+    let mut ratios = Vec::new();
+    for rep in 0..reps + 3 {
+        let mut ms = [0f64; 2];
+        for (i, beta) in [0.0f32, 0.5].into_iter().enumerate() {
+            let e0 = ctx.new_event(timing)?;
+            let e1 = ctx.new_event(timing)?;
+            e0.record(stream)?;
+            plan.run(gpu, 1.0, beta)?;
+            e1.record(stream)?;
+            e1.synchronize()?;
+            ms[i] = e0.elapsed_ms(&e1)? as f64;
+        }
+        if rep >= 3 {
+            ratios.push(ms[1] / ms[0]);
+        }
+    }
+    Ok(median(ratios) - 1.0)
 }
 
 /// The ragged shapes the GPU tests check every configuration on: M = 1,

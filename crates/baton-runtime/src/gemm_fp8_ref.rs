@@ -351,7 +351,7 @@ pub struct Fp8BenchRow {
     /// The kernel ours launched (chosen by `gemm_fp8::choose`).
     pub kernel: &'static str,
     /// Stream-K minimum segment, when on.
-    pub stream_k: Option<u32>,
+    pub stream_k: Option<(u32, u32)>,
     /// Ours, ms.
     pub ours_ms: f64,
     /// cuBLASLt blockwise, ms.
@@ -376,14 +376,15 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// Times ours and both cuBLASLt FP8 GEMMs on the same random operands,
 /// interleaved per repetition (event-timed, 3 warm-up rounds), medians of
 /// `reps`. `kernel` forces one of the FP8 kernel variants (default: the
-/// heuristic's choice); `stream_k` turns stream-K on
-/// ([`Fp8GemmPlan::set_stream_k`]).
+/// heuristic's choice); `stream_k = Some((min_segment, extra_waves))`
+/// turns stream-K on ([`Fp8GemmPlan::set_stream_k`],
+/// [`Fp8GemmPlan::set_stream_k_extra_waves`]).
 pub fn bench_shape(
     gpu: &Gpu,
     kernels: &Kernels,
     (m, n, k): (usize, usize, usize),
     kernel: Option<&str>,
-    stream_k: Option<u32>,
+    stream_k: Option<(u32, u32)>,
     reps: usize,
     mut progress: impl FnMut(),
 ) -> Result<Fp8BenchRow> {
@@ -404,7 +405,10 @@ pub fn bench_shape(
         &mut d_ours,
         (m, n, k),
     )?;
-    ours.set_stream_k(gpu, stream_k)?;
+    ours.set_stream_k(gpu, stream_k.map(|(s, _)| s))?;
+    if let Some((_, waves)) = stream_k {
+        ours.set_stream_k_extra_waves(waves)?;
+    }
     let block = LtFp8Plan::new(
         gpu,
         LtScaling::Blockwise,
@@ -452,7 +456,7 @@ pub fn bench_shape(
         mnk: (m, n, k),
         grid: ours.grid(),
         kernel: ours.kernel_name(),
-        stream_k: ours.stream_k(),
+        stream_k: stream_k.filter(|_| ours.stream_k().is_some()),
         ours_ms: median(t_ours),
         blockwise_ms: median(t_block),
         tensorwise_ms: median(t_tensor),

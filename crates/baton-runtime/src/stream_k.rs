@@ -3,19 +3,26 @@
 //!
 //! Every Hopper GEMM kernel (BF16 and FP8) ends its argument list with
 //! `sk_partials: *mut f32, sk_flags: *mut u32, sk_epoch: u32,
-//! sk_min_segment: u32`; `sk_min_segment == 0` turns stream-K off (the
-//! pointers are then never read).
+//! sk_min_segment: u32, sk_extra_waves: u32`; `sk_min_segment == 0` turns
+//! stream-K off (the pointers are then never read).
 
 use crate::error::{Error, Result};
 use crate::{Gpu, KernelArgs};
 use cudarc::driver::{CudaSlice, DevicePtr};
 use std::cell::Cell;
 
+/// Full waves a new workspace adds to the stream-K region (the
+/// `StreamKSchedule::new` policy).
+pub(crate) const DEFAULT_EXTRA_WAVES: u32 = 1;
+
 /// A plan's stream-K workspace: per CTA one `BM × BN` fp32 slot (two
 /// consumer-warpgroup halves) and two flags (zeroed once, never cleared),
 /// and the epoch of the last launch.
 pub(crate) struct StreamKWorkspace {
     min_segment: u32,
+    /// Full waves added to the stream-K region
+    /// (`StreamKSchedule::with_extra_waves`).
+    extra_waves: Cell<u32>,
     /// CTAs launched with stream-K (every resident worker).
     grid: u32,
     partials_ptr: u64,
@@ -40,6 +47,7 @@ impl StreamKWorkspace {
         let (partials_ptr, flags_ptr) = (partials.device_ptr(stream).0, flags.device_ptr(stream).0);
         Ok(Self {
             min_segment,
+            extra_waves: Cell::new(DEFAULT_EXTRA_WAVES),
             grid,
             partials_ptr,
             flags_ptr,
@@ -54,12 +62,22 @@ impl StreamKWorkspace {
         self.min_segment
     }
 
+    /// Full waves added to the stream-K region.
+    pub(crate) fn extra_waves(&self) -> u32 {
+        self.extra_waves.get()
+    }
+
+    /// Sets the full waves added to the stream-K region.
+    pub(crate) fn set_extra_waves(&self, waves: u32) {
+        self.extra_waves.set(waves);
+    }
+
     /// CTAs a stream-K launch uses.
     pub(crate) fn grid(&self) -> u32 {
         self.grid
     }
 
-    /// Pushes the four stream-K arguments of a launch with a new nonzero
+    /// Pushes the five stream-K arguments of a launch with a new nonzero
     /// epoch (flags from earlier launches never match it: 2^32 − 1 launches
     /// apart at the least), or, for `None`, the "off" arguments.
     pub(crate) fn push_args(ws: Option<&Self>, args: &mut KernelArgs<'_>) {
@@ -74,8 +92,9 @@ impl StreamKWorkspace {
                     .u64(w.flags_ptr)
                     .u32(epoch)
                     .u32(w.min_segment)
+                    .u32(w.extra_waves.get())
             }
-            None => args.u64(0).u64(0).u32(0).u32(0),
+            None => args.u64(0).u64(0).u32(0).u32(0).u32(0),
         };
     }
 }

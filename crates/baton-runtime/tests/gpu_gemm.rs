@@ -87,20 +87,24 @@ fn stream_k_matches_cublas_after_a_data_parallel_wave() {
         .load_kernels(Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
     for config in GemmConfig::ALL {
-        for min_segment in [1, 4] {
+        for (min_segment, waves) in [(1, 1), (4, 1), (4, 0)] {
             let tuning = gemm_check::GemmTuning {
                 config: Some(config),
                 stream_k: Some(min_segment),
+                stream_k_waves: Some(waves),
                 ..Default::default()
             };
             let cmp =
                 gemm_check::check_vs_cublas(&gpu, &kernels, tuning, (2304, 4096, 512), 1.0, 0.5)
                     .unwrap_or_else(|e| panic!("{config:?}: {e}"));
             println!(
-                "{config:?} sk{min_segment} 2304x4096x512 vs cuBLAS: rel {:.2e}",
+                "{config:?} sk{min_segment} w{waves} 2304x4096x512 vs cuBLAS: rel {:.2e}",
                 cmp.rel_error
             );
-            assert!(cmp.passes(1e-2), "{config:?} sk{min_segment}: {cmp:?}");
+            assert!(
+                cmp.passes(1e-2),
+                "{config:?} sk{min_segment} w{waves}: {cmp:?}"
+            );
         }
     }
 }

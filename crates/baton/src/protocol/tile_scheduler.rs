@@ -185,13 +185,43 @@ impl StreamKSchedule {
     /// `workers ≥ 1` workers; stream-K ranges at least `min_segment` K
     /// blocks long (0: no stream-K, all data-parallel).
     pub const fn new(units: u32, k_blocks: u32, workers: u32, min_segment: u32) -> Self {
+        Self::with_extra_waves(units, k_blocks, workers, min_segment, 1)
+    }
+
+    /// [`new`](Self::new) with `extra_waves` full waves (as many as there
+    /// are, at most) added to the stream-K region before the partial one:
+    /// 1 in `new`; 0 keeps the region to the last, partial wave — fewer
+    /// units whose K ranges are staggered across workers (staggered ranges
+    /// stop sharing A/B slices in L2; measured in BENCHMARKS.md).
+    ///
+    /// ```
+    /// use baton::protocol::tile_scheduler::StreamKSchedule;
+    /// // 8192³ BF16 on 66 clusters: only the 34 units of the last wave are
+    /// // split, 34 · 128 K blocks over 66 workers (66 each, ±1).
+    /// let s = StreamKSchedule::with_extra_waves(1024, 128, 66, 8, 0);
+    /// assert_eq!(s.dp_units(), 15 * 66);
+    /// assert_eq!(s.sk_range(0), (0, 66));
+    /// ```
+    pub const fn with_extra_waves(
+        units: u32,
+        k_blocks: u32,
+        workers: u32,
+        min_segment: u32,
+        extra_waves: u32,
+    ) -> Self {
         let workers = if workers == 0 { 1 } else { workers };
         let k_blocks = if k_blocks == 0 { 1 } else { k_blocks };
         let rem = units % workers;
         let (dp_units, sk_workers, sk_base, sk_extra) = if rem == 0 || min_segment == 0 {
             (units, 0, 0, 0)
         } else {
-            let sk_units = if units >= workers { rem + workers } else { rem };
+            let full_waves = units / workers;
+            let waves = if extra_waves < full_waves {
+                extra_waves
+            } else {
+                full_waves
+            };
+            let sk_units = rem + waves * workers;
             let iters = sk_units as u64 * k_blocks as u64;
             let by_len = iters / min_segment as u64;
             let mut w = workers as u64;
@@ -379,7 +409,14 @@ mod tests {
     /// Every (unit, K block) exactly once; finalizers and contributors
     /// consistent with `contributors`.
     fn check(units: u32, k_blocks: u32, workers: u32, min_segment: u32) {
-        let s = StreamKSchedule::new(units, k_blocks, workers, min_segment);
+        for extra_waves in [0, 1, 2] {
+            check_waves(units, k_blocks, workers, min_segment, extra_waves);
+        }
+    }
+
+    fn check_waves(units: u32, k_blocks: u32, workers: u32, min_segment: u32, extra_waves: u32) {
+        let s =
+            StreamKSchedule::with_extra_waves(units, k_blocks, workers, min_segment, extra_waves);
         let mut seen = vec![0u8; (units * k_blocks) as usize];
         let mut finalizer_of = vec![u32::MAX; units as usize];
         let mut contributed_to = vec![Vec::new(); units as usize];

@@ -427,15 +427,7 @@ impl<'a> Fp8GemmPlan<'a> {
     /// last, partial one (default 1; 0 splits only the last wave's units).
     /// Errors when stream-K is off.
     pub fn set_stream_k_extra_waves(&mut self, waves: u32) -> Result<()> {
-        match &self.stream_k {
-            Some(w) => {
-                w.set_extra_waves(waves);
-                Ok(())
-            }
-            None => Err(Error::Gemm(
-                "stream-K is off: set_stream_k(Some(min_segment)) first".into(),
-            )),
-        }
+        StreamKWorkspace::set_extra_waves_of(self.stream_k.as_ref(), waves)
     }
 
     /// The stream-K minimum segment, or `None` when stream-K is off.

@@ -67,9 +67,18 @@ impl StreamKWorkspace {
         self.extra_waves.get()
     }
 
-    /// Sets the full waves added to the stream-K region.
-    pub(crate) fn set_extra_waves(&self, waves: u32) {
-        self.extra_waves.set(waves);
+    /// Sets the full waves added to the stream-K region of a plan's
+    /// workspace; an error when the plan has none (stream-K off).
+    pub(crate) fn set_extra_waves_of(ws: Option<&Self>, waves: u32) -> Result<()> {
+        match ws {
+            Some(w) => {
+                w.extra_waves.set(waves);
+                Ok(())
+            }
+            None => Err(Error::Gemm(
+                "stream-K is off: set_stream_k(Some(min_segment)) first".into(),
+            )),
+        }
     }
 
     /// CTAs a stream-K launch uses.

@@ -51,13 +51,11 @@
 //! pitch), N a multiple of 8 (C/D row pitch), `k ≥ 1`.
 
 use crate::ctx::WarpCtx;
-use crate::gemm_sm100::{alloc_tmem, operand_desc, pack_bf16x2, sub_tile_offset};
-use crate::smem_io::{ld_u32, st_u32};
-use baton::arch::current::tma::{
-    TensorMap, load_2d, load_3d, store_2d, store_commit_group, store_wait_group,
-    store_wait_group_read,
-};
-use baton::arch::current::{fence_barrier_init, fence_proxy_async_shared};
+use crate::epilogue::{EpilogueIo, TileWalk, c_load_role, epilogue_role};
+use crate::gemm_sm100::{alloc_tmem, operand_desc};
+use crate::smem_io::ld_u32;
+use baton::arch::current::fence_barrier_init;
+use baton::arch::current::tma::{TensorMap, load_2d, load_3d};
 use baton::arch::tcgen05_desc::{
     BlockScaledDescriptor, BlockScaledType, ScaleType, SmemDescriptor, SmemLayout,
 };
@@ -95,8 +93,6 @@ pub const EPILOGUE_WARP: u32 = 4;
 pub const TMEM_COLS: u32 = 512;
 /// First TMEM column of the scale-factor slots (after the accumulators).
 pub const SF_TMEM_BASE: u32 = ACC_STAGES as u32 * BN;
-/// Epilogue sub-tile columns (64 bytes of bf16: the 64-byte swizzle span).
-pub const SUB_COLS: u32 = 32;
 /// MMAs per stage: [`BK_BYTES`] / 32 bytes of K per MMA.
 pub const MMAS_PER_STAGE: u32 = BK_BYTES / 32;
 
@@ -203,8 +199,7 @@ pub type Payload<const SFK: usize> = BlockScaledTilePayload<
 /// One input stage: A, B, SFA, SFB.
 pub type Stage<const SFK: usize> =
     BlockScaledStage<u8, u8, u8, { BM as usize }, { BN as usize }, { BK_BYTES as usize }, SFK>;
-/// One epilogue sub-tile, 128 rows × 32 bf16 (64-byte swizzle).
-pub type SubTile = Tile<u16, { BM as usize }, { SUB_COLS as usize }>;
+pub use crate::epilogue::{SUB_COLS, SubTile};
 
 /// Shared memory of the kernel for `SFK` SF columns per stage
 /// ([`Mxfp8GemmSmem`], [`Nvfp4GemmSmem`]).
@@ -237,7 +232,6 @@ const fn sf_slot_cols(sfk: usize) -> u32 {
     2 * (sfk / SF_ATOM_COLS) as u32 * 4
 }
 
-const _: () = assert!(SUB_COLS == 32, "the epilogue unrolls 16 bf16 pairs per row");
 const _: () = assert!(BM == 128 && BN == 128, "one SF row block per operand");
 const _: () = assert!(
     MXFP8_SMEM_BYTES <= 227 * 1024 && NVFP4_SMEM_BYTES <= 227 * 1024,
@@ -389,7 +383,6 @@ pub unsafe fn gemm_block_scaled<F: ScaledFormat, const SFK: usize, W: WarpCtx>(
     let c_tiles = smem_field!(smem, BlockScaledGemmSmem<SFK>, c_tiles);
     let tmem_slot = smem_field!(smem, BlockScaledGemmSmem<SFK>, tmem_base);
     let warp = w.warp();
-    let residual = args.beta != 0.0;
 
     // 1. Barriers (one elected thread) and TMEM (the MMA warp).
     if warp == PRODUCER_WARP {
@@ -417,6 +410,15 @@ pub unsafe fn gemm_block_scaled<F: ScaledFormat, const SFK: usize, W: WarpCtx>(
 
     let raster = GroupedRaster::new(args.m.div_ceil(BM), args.n.div_ceil(BN), args.group_m);
     let tiles = raster.units();
+    let walk = TileWalk { raster, cta, grid };
+    let io = EpilogueIo {
+        tma_c: args.tma_c,
+        tma_d: args.tma_d,
+        alpha: args.alpha,
+        beta: args.beta,
+        c_tiles,
+        d_tiles,
+    };
     let k_blocks = args.k.div_ceil(F::BK);
     // SF coordinate step per stage in the 3-D SF view (two 256-byte rows
     // per 4-column atom).
@@ -547,106 +549,16 @@ pub unsafe fn gemm_block_scaled<F: ScaledFormat, const SFK: usize, W: WarpCtx>(
             acc_producer.drain();
         });
     } else if warp == C_LOAD_WARP {
-        if residual {
-            w.elect(|| {
-                let mut t = cta;
-                while t < tiles {
-                    let (tm, tn) = raster.coords(t);
-                    for j in 0..BN / SUB_COLS {
-                        let stage = c_pipe.produce_explicit();
-                        stage.arrive_expect_tx(SubTile::BYTES);
-                        // SAFETY: C map per the contract; the stage is ours.
-                        unsafe {
-                            load_2d(
-                                args.tma_c,
-                                c_tiles.at(stage.index() as usize),
-                                stage.mbar(),
-                                (tn * BN + j * SUB_COLS) as i32,
-                                (tm * BM) as i32,
-                            )
-                        };
-                    }
-                    t += grid;
-                }
-                c_pipe.producer_tail();
-            });
-        }
+        // SAFETY: the C map per the kernel contract; `c_pipe`'s stages are
+        // `io.c_tiles`, its barriers initialized above (one producer).
+        unsafe { c_load_role::<W, BN>(w, &mut c_pipe, &io, walk) };
     } else if warp >= EPILOGUE_WARP {
-        let quarter = warp % 4;
-        let leader = warp == EPILOGUE_WARP;
-        let mut consumer = acc.consumer();
-        let mut d_next = 0u32;
-        let mut t = cta;
-        while t < tiles {
-            let (tm, tn) = raster.coords(t);
-            let acc_stage = consumer.acquire_stage();
-            let base = acc_stage.warp_tmem(warp);
-            for j in 0..BN / SUB_COLS {
-                let buf = d_tiles.at(((d_next + j) & 1) as usize);
-                // The buffer is free once the store issued from it two
-                // sub-tiles ago has read it.
-                if leader {
-                    w.elect(store_wait_group_read::<1>);
-                }
-                w.sync_epilogue();
-                let c_stage = c_pipe.consumer_stage();
-                if residual {
-                    c_pipe.wait_producer();
-                }
-                let c_buf = c_tiles.at(c_stage as usize);
-                w.for_each_lane(|lane| {
-                    let row = 32 * quarter + lane;
-                    let addr = base.offset(w.tmem_row(lane), j * SUB_COLS);
-                    // SAFETY: the stage's MMAs are complete (acquired:
-                    // full waited, fenced); lanes of this warp's quarter.
-                    let v = unsafe { tc::tmem::ld_32x32b_x32(addr) };
-                    tc::tmem::wait_ld();
-                    baton::unroll!(P in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
-                        let off = sub_tile_offset(row, P);
-                        let mut x0 = args.alpha * f32::from_bits(v[2 * P as usize]);
-                        let mut x1 = args.alpha * f32::from_bits(v[2 * P as usize + 1]);
-                        if residual {
-                            // SAFETY: the C stage is full (waited); in bounds.
-                            let cv = unsafe { ld_u32(c_buf, off) };
-                            x0 += args.beta * f32::from_bits(cv << 16);
-                            x1 += args.beta * f32::from_bits(cv & 0xFFFF_0000);
-                        }
-                        // SAFETY: the buffer is free (barrier above); in bounds.
-                        unsafe { st_u32(buf, off, pack_bf16x2(x0, x1)) };
-                    });
-                    fence_proxy_async_shared();
-                });
-                w.sync_epilogue();
-                if residual {
-                    // Every thread has read its C values.
-                    w.for_each_lane(|_| c_pipe.pipeline().consumer_mbar(c_stage).arrive());
-                    c_pipe.consumer_step();
-                }
-                if leader {
-                    w.elect(|| {
-                        // SAFETY: D map per the contract; the buffer holds
-                        // the finished sub-tile, fenced for the async proxy.
-                        unsafe {
-                            store_2d(
-                                args.tma_d,
-                                buf,
-                                (tn * BN + j * SUB_COLS) as i32,
-                                (tm * BM) as i32,
-                            )
-                        };
-                        store_commit_group();
-                    });
-                }
-            }
-            // Every TMEM read of the stage is done (waited): hand it back
-            // (fence, one arrival per thread on `empty`).
-            acc_stage.release();
-            d_next += BN / SUB_COLS;
-            t += grid;
-        }
-        if leader {
-            w.elect(store_wait_group::<0>);
-        }
+        // SAFETY: the maps per the kernel contract; the MMA warp commits
+        // `acc`'s stages in this walk's tile order; C comes from the C-load
+        // warp's `c_pipe`.
+        unsafe {
+            epilogue_role::<W, BN, ACC_STAGES>(w, warp, EPILOGUE_WARP, &acc, &mut c_pipe, &io, walk)
+        };
     }
 
     // Teardown: no thread reads or writes TMEM any more.

@@ -24,6 +24,7 @@
 #![warn(missing_docs)]
 
 pub mod ctx;
+pub mod epilogue;
 pub mod gemm_sm100;
 pub mod gemm_sm100_block_scaled;
 pub mod smem_io;

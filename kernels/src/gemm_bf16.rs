@@ -27,10 +27,12 @@
 //! * Persistent grid: CTA `b` takes work units `b, b + grid, …` (a unit is a
 //!   cluster's tiles) in grouped, L2-friendly order (`group_m`).
 
-use crate::gemm_common::{StreamKFixup, pack_bf16x2, stream_k_fixup, swizzled64, tile_coords};
+use crate::gemm_common::{
+    ClusterWork, StreamKFixup, load_b_tile, pack_bf16x2, release_stage, stream_k_fixup, swizzled64,
+};
 use baton::arch::sm90::tma::{
-    TensorMap, load_2d, load_2d_multicast, prefetch_tensormap, store_2d, store_commit_group,
-    store_wait_group, store_wait_group_read,
+    TensorMap, load_2d, prefetch_tensormap, store_2d, store_commit_group, store_wait_group,
+    store_wait_group_read,
 };
 use baton::arch::sm90::wgmma::{
     self, SmemLayout, descriptor_advance, descriptor_k_major,
@@ -40,13 +42,11 @@ use baton::arch::sm90::wgmma::{
     },
 };
 use baton::arch::sm90::{
-    block_idx_x, cluster_cta_rank, cluster_sync, dynamic_smem, elect_one, fence_proxy_async_shared,
-    grid_dim_x, ld_shared_u32, named_barrier_sync, st_shared_u32, sync_threads, thread_idx_x,
-    warp_idx,
+    cluster_sync, dynamic_smem, elect_one, fence_proxy_async_shared, ld_shared_u32,
+    named_barrier_sync, st_shared_u32, sync_threads, thread_idx_x, warp_idx,
 };
 use baton::epi_load::EpiLoadPipeline;
 use baton::pipeline::{PendingRelease, PipelineBarriers};
-use baton::protocol::tile_scheduler::StreamKSchedule;
 use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tile_pipeline::{
@@ -306,23 +306,16 @@ unsafe fn gemm<
     // Work units: CLUSTER_M vertically adjacent tiles sharing one B tile;
     // CTA `rank` of a cluster takes tile row `unit_row * CLUSTER_M + rank`
     // (a row past M is computed on zero-filled A and clipped by the store).
-    let tiles_m = m.div_ceil(BM);
-    let tiles_n = n.div_ceil(bn);
-    let units_m = tiles_m.div_ceil(CLUSTER_M);
-    let units = units_m * tiles_n;
-    let rank = if CLUSTER_M > 1 { cluster_cta_rank() } else { 0 };
-    // Worker = cluster. Every role walks the same schedule: data-parallel
-    // units `worker, worker + workers, …`, then (stream-K) this worker's
-    // share of the K iterations of the remaining units.
-    let worker = block_idx_x() / CLUSTER_M;
-    let workers = grid_dim_x() / CLUSTER_M;
-    let k_blocks = k.div_ceil(BK);
-    let sched =
-        StreamKSchedule::with_extra_waves(units, k_blocks, workers, sk_min_segment, sk_extra_waves);
-    let tile_of = |u: u32| {
-        let (um, tn) = tile_coords(u, units_m, tiles_n, group_m);
-        (um * CLUSTER_M + rank, tn)
-    };
+    // Every role walks the same schedule (data-parallel units, then this
+    // worker's stream-K share).
+    let work = ClusterWork::<CLUSTER_M>::new(
+        m.div_ceil(BM),
+        n.div_ceil(bn),
+        k.div_ceil(BK),
+        group_m,
+        (sk_min_segment, sk_extra_waves),
+    );
+    let (sched, rank) = (work.sched, work.rank);
     let warpgroup = warp_idx() / 4;
     let residual = beta != 0.0;
 
@@ -330,8 +323,8 @@ unsafe fn gemm<
         wgmma::setmaxnreg_dec::<40>();
         if warp_idx() == 0 && elect_one() {
             let mut producer = input.producer();
-            for seg in sched.segments(worker) {
-                let (tm, tn) = tile_of(seg.unit);
+            for seg in work.segments() {
+                let (tm, tn) = work.tile_of(seg.unit);
                 for kb in seg.k_begin..seg.k_end {
                     let stage = producer.acquire();
                     stage.arrive_expect_tx();
@@ -347,18 +340,14 @@ unsafe fn gemm<
                             kc,
                             (tm * BM) as i32,
                         );
-                        let b_tile = smem_field!(tiles, Stage<BN>, b);
-                        if CLUSTER_M == 1 {
-                            load_2d(tma_b, b_tile, bar, kc, (tn * bn) as i32);
-                        } else {
-                            // This CTA's half of B, into both CTAs' stage.
-                            let half: SharedRef<'_, Tile<u16, BNH, { BK as usize }>> =
-                                SharedRef::from_addr(
-                                    b_tile.addr() + rank * (BNH * BK as usize * 2) as u32,
-                                );
-                            let row = (tn * bn + rank * BNH as u32) as i32;
-                            load_2d_multicast(tma_b, half, bar, kc, row, 0b11);
-                        }
+                        load_b_tile::<u16, BN, BNH, { BK as usize }, CLUSTER_M>(
+                            tma_b,
+                            smem_field!(tiles, Stage<BN>, b),
+                            bar,
+                            kc,
+                            tn * bn,
+                            rank,
+                        );
                     }
                 }
             }
@@ -380,11 +369,11 @@ unsafe fn gemm<
                 };
             };
             // C is read by the segments that write D: the finalizers.
-            for seg in sched.segments(worker) {
+            for seg in work.segments() {
                 if !seg.is_finalizer() {
                     continue;
                 }
-                let (tm, tn) = tile_of(seg.unit);
+                let (tm, tn) = work.tile_of(seg.unit);
                 for j in 0..subtiles {
                     let col = (tn * bn) as i32 + (j as usize * SUB_COLS) as i32;
                     let row = (tm * BM) as i32;
@@ -410,8 +399,8 @@ unsafe fn gemm<
         let mut acc: [f32; ACC] = unsafe { core::mem::zeroed() };
         let a_offset = (wg * 64 * 128) as u32;
         let mut d_next = 0u32;
-        for seg in sched.segments(worker) {
-            let (tm, tn) = tile_of(seg.unit);
+        for seg in work.segments() {
+            let (tm, tn) = work.tile_of(seg.unit);
             // Main loop: K block kb's MMAs stay in flight while kb-1's
             // stage is handed back.
             let stage = consumer.acquire_stage();
@@ -433,19 +422,11 @@ unsafe fn gemm<
                     true,
                 );
                 wgmma::wait_group::<1>();
-                if CLUSTER_M > 1 {
-                    pending.release_multicast_if(0b11, signaller);
-                } else {
-                    pending.release_if(signaller);
-                }
+                release_stage::<CLUSTER_M>(pending, signaller);
                 pending = stage.defer_release();
             }
             wgmma::wait_group::<0>();
-            if CLUSTER_M > 1 {
-                pending.release_multicast_if(0b11, signaller);
-            } else {
-                pending.release_if(signaller);
-            }
+            release_stage::<CLUSTER_M>(pending, signaller);
 
             // Stream-K fixup: a contributor hands its partial to the unit's
             // finalizer and has no epilogue (`continue`); a finalizer of a

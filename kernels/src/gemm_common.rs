@@ -1,8 +1,17 @@
 //! Pieces the GEMM kernels share: tile rasterization, bf16 packing, the
 //! epilogue's swizzled staging layout, and the stream-K fixup.
 
-use baton::arch::sm90::{ld_global_v4_f32, named_barrier_sync, st_global_v4_f32};
+use baton::arch::sm90::BarrierRef;
+use baton::arch::sm90::tma::{TensorMap, load_2d, load_2d_multicast};
+use baton::arch::sm90::{
+    block_idx_x, cluster_cta_rank, grid_dim_x, ld_global_v4_f32, named_barrier_sync,
+    st_global_v4_f32,
+};
+use baton::pipeline::PendingRelease;
 use baton::protocol::stream_k::FixupFlags;
+use baton::protocol::tile_scheduler::{Segments, StreamKSchedule};
+use baton::smem::SharedRef;
+use baton::tile_pipeline::Tile;
 use core::arch::asm;
 
 /// Tile `t` of the grouped rasterization → (tile row, tile column): runs of
@@ -40,6 +49,124 @@ pub fn pack_bf16x2(lo: f32, hi: f32) -> u32 {
 pub fn swizzled64(row: u32, pair: u32) -> u32 {
     let byte = pair * 4;
     row * 64 + ((((byte >> 4) ^ (row >> 1)) & 3) << 4) + (byte & 15)
+}
+
+/// The persistent schedule every role of a Hopper GEMM CTA walks: work
+/// units are `CLUSTER_M` vertically adjacent tiles sharing one B tile, a
+/// worker is a cluster (CTA `rank` of it takes tile row
+/// `unit_row · CLUSTER_M + rank`; a row past M is computed on zero-filled A
+/// and clipped by the store), units go in grouped order (`group_m` unit
+/// rows walked column by column), data-parallel first, then — with
+/// stream-K — this worker's share of the K iterations of the rest.
+#[derive(Clone, Copy)]
+pub struct ClusterWork<const CLUSTER_M: u32> {
+    /// The launch's schedule (the same in every CTA).
+    pub sched: StreamKSchedule,
+    /// This CTA's worker (cluster) index.
+    pub worker: u32,
+    /// This CTA's rank in its cluster.
+    pub rank: u32,
+    units_m: u32,
+    tiles_n: u32,
+    group_m: u32,
+}
+
+impl<const CLUSTER_M: u32> ClusterWork<CLUSTER_M> {
+    /// The schedule of a `tiles_m × tiles_n` tile grid with `k_blocks` K
+    /// blocks per tile on this launch's grid; stream-K per
+    /// `(min_segment, extra_waves)` (`min_segment == 0`: off).
+    #[inline(always)]
+    pub fn new(
+        tiles_m: u32,
+        tiles_n: u32,
+        k_blocks: u32,
+        group_m: u32,
+        (min_segment, extra_waves): (u32, u32),
+    ) -> Self {
+        let units_m = tiles_m.div_ceil(CLUSTER_M);
+        let workers = grid_dim_x() / CLUSTER_M;
+        Self {
+            sched: StreamKSchedule::with_extra_waves(
+                units_m * tiles_n,
+                k_blocks,
+                workers,
+                min_segment,
+                extra_waves,
+            ),
+            worker: block_idx_x() / CLUSTER_M,
+            rank: if CLUSTER_M > 1 { cluster_cta_rank() } else { 0 },
+            units_m,
+            tiles_n,
+            group_m,
+        }
+    }
+
+    /// This worker's segments, in order.
+    #[inline(always)]
+    pub fn segments(&self) -> Segments {
+        self.sched.segments(self.worker)
+    }
+
+    /// Unit `u` → this CTA's (tile row, tile column).
+    #[inline(always)]
+    pub fn tile_of(&self, u: u32) -> (u32, u32) {
+        let (um, tn) = tile_coords(u, self.units_m, self.tiles_n, self.group_m);
+        (um * CLUSTER_M + self.rank, tn)
+    }
+}
+
+/// Hands a retired input stage back: to this CTA's `empty` barrier, or in
+/// 2-CTA clusters to both CTAs' (each CTA's half of B was multicast into
+/// the stage of both, so both producers wait for both CTAs' consumers).
+/// CTA-scope remote arrivals suffice: the stage was only read, and the
+/// MMAs that read it have retired.
+#[inline(always)]
+pub fn release_stage<const CLUSTER_M: u32>(pending: PendingRelease<'_>, signaller: bool) {
+    if CLUSTER_M > 1 {
+        pending.release_multicast_if(0b11, signaller);
+    } else {
+        pending.release_if(signaller);
+    }
+}
+
+/// TMA load of a stage's B tile (`BN` rows of N from row `n0`, `BK`
+/// elements of K from `kc`): the whole tile, or in 2-CTA clusters this
+/// CTA's half (`HALF = BN / 2` rows, rank `rank`) multicast into both
+/// CTAs' stage.
+///
+/// # Safety
+/// As [`load_2d`] / [`load_2d_multicast`]: `map` describes B with box
+/// {BK, BN / CLUSTER_M}; with clusters every CTA of the pair holds this
+/// stage free and expects the whole tile's bytes on its own barrier.
+#[inline(always)]
+pub unsafe fn load_b_tile<
+    T,
+    const BN: usize,
+    const HALF: usize,
+    const BK: usize,
+    const CLUSTER_M: u32,
+>(
+    map: *const TensorMap,
+    b_tile: SharedRef<'_, Tile<T, BN, BK>>,
+    bar: BarrierRef<'_>,
+    kc: i32,
+    n0: u32,
+    rank: u32,
+) {
+    const { assert!(CLUSTER_M == 1 || (CLUSTER_M == 2 && 2 * HALF == BN)) };
+    if CLUSTER_M == 1 {
+        // SAFETY: forwarded to the caller.
+        unsafe { load_2d(map, b_tile, bar, kc, n0 as i32) };
+    } else {
+        // SAFETY: rank < 2 and 2·HALF = BN: the half lies inside the tile.
+        let half: SharedRef<'_, Tile<T, HALF, BK>> = unsafe {
+            SharedRef::from_addr(
+                b_tile.addr() + rank * (HALF * BK * core::mem::size_of::<T>()) as u32,
+            )
+        };
+        // SAFETY: forwarded to the caller.
+        unsafe { load_2d_multicast(map, half, bar, kc, (n0 + rank * HALF as u32) as i32, 0b11) };
+    }
 }
 
 /// A launch's stream-K fixup state in global memory (see

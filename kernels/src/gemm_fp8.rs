@@ -70,22 +70,21 @@
 //! and from the two consumer warpgroups sharing the tensor core, not from
 //! an mbarrier stage ring.
 
-use crate::gemm_common::{StreamKFixup, pack_bf16x2, stream_k_fixup, swizzled64, tile_coords};
+use crate::gemm_common::{
+    ClusterWork, StreamKFixup, load_b_tile, pack_bf16x2, release_stage, stream_k_fixup, swizzled64,
+};
 use baton::arch::sm90::tma::{
-    TensorMap, load_2d, load_2d_multicast, prefetch_tensormap, store_2d, store_commit_group,
-    store_wait_group, store_wait_group_read,
+    TensorMap, load_2d, prefetch_tensormap, store_2d, store_commit_group, store_wait_group,
+    store_wait_group_read,
 };
 use baton::arch::sm90::wgmma::{
     self, SmemLayout, descriptor_advance, descriptor_k_major,
     ops::{mma_m64n64k32_f32_e4m3, mma_m64n128k32_f32_e4m3, mma_m64n192k32_f32_e4m3},
 };
 use baton::arch::sm90::{
-    block_idx_x, cluster_cta_rank, cluster_sync, dynamic_smem, elect_one, fence_proxy_async_shared,
-    grid_dim_x, ld_shared_u32, named_barrier_sync, st_shared_u32, sync_threads, thread_idx_x,
-    warp_idx,
+    cluster_sync, dynamic_smem, elect_one, fence_proxy_async_shared, ld_shared_u32,
+    named_barrier_sync, st_shared_u32, sync_threads, thread_idx_x, warp_idx,
 };
-use baton::pipeline::PendingRelease;
-use baton::protocol::tile_scheduler::StreamKSchedule;
 use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tile_pipeline::{
@@ -337,20 +336,6 @@ impl Fp8Mma<32> for N64 {
     }
 }
 
-/// Hands a retired stage back: to this CTA's `empty` barrier, or with
-/// clusters to every CTA's (each CTA's B half was multicast into the stage
-/// of both, so both producers wait for both CTAs' consumers). CTA-scope
-/// remote arrivals suffice: the stage was only read, and the MMAs that read
-/// it have retired.
-#[inline(always)]
-fn release<const CLUSTER_M: u32>(pending: PendingRelease<'_>, signaller: bool) {
-    if CLUSTER_M > 1 {
-        pending.release_multicast_if(0b11, signaller);
-    } else {
-        pending.release_if(signaller);
-    }
-}
-
 /// Issues the 4 `wgmma.m64nNk32` of one K block (128) into `acc`,
 /// overwriting it (scale-d = 0 on the first).
 #[inline(always)]
@@ -536,33 +521,27 @@ unsafe fn gemm<
     // Work units: CLUSTER_M vertically adjacent tiles sharing one B tile;
     // CTA `rank` of a cluster takes tile row `unit_row * CLUSTER_M + rank`
     // (a row past M is computed on zero-filled A and clipped by the store).
-    let tiles_m = m.div_ceil(BM);
     let bn = BN as u32;
-    let tiles_n = n.div_ceil(bn);
     let n_blocks = n.div_ceil(128);
-    let units_m = tiles_m.div_ceil(CLUSTER_M);
-    let tiles = units_m * tiles_n;
-    let rank = if CLUSTER_M > 1 { cluster_cta_rank() } else { 0 };
-    // Worker = cluster (or CTA); every role walks the same schedule:
-    // data-parallel units, then (stream-K) its share of the K iterations
-    // of the remaining units.
-    let worker = block_idx_x() / CLUSTER_M;
-    let workers = grid_dim_x() / CLUSTER_M;
     let k_blocks = k / BK;
-    let sched =
-        StreamKSchedule::with_extra_waves(tiles, k_blocks, workers, sk_min_segment, sk_extra_waves);
-    let tile_of = |u: u32| {
-        let (um, tn) = tile_coords(u, units_m, tiles_n, GROUP_M);
-        (um * CLUSTER_M + rank, tn)
-    };
+    // Every role walks the same schedule (data-parallel units, then this
+    // worker's stream-K share).
+    let work = ClusterWork::<CLUSTER_M>::new(
+        m.div_ceil(BM),
+        n.div_ceil(bn),
+        k_blocks,
+        GROUP_M,
+        (sk_min_segment, sk_extra_waves),
+    );
+    let (sched, rank) = (work.sched, work.rank);
     let warpgroup = warp_idx() / 4;
 
     if warpgroup == 0 {
         wgmma::setmaxnreg_dec::<40>();
         if warp_idx() == 0 && elect_one() {
             let mut producer = input.producer();
-            for seg in sched.segments(worker) {
-                let (tm, tn) = tile_of(seg.unit);
+            for seg in work.segments() {
+                let (tm, tn) = work.tile_of(seg.unit);
                 for kb in seg.k_begin..seg.k_end {
                     let stage = producer.acquire();
                     stage.arrive_expect_tx();
@@ -578,16 +557,14 @@ unsafe fn gemm<
                             kc,
                             (tm * BM) as i32,
                         );
-                        let b_tile = smem_field!(st, Stage<BN>, b);
-                        if CLUSTER_M == 1 {
-                            load_2d(tma_b, b_tile, bar, kc, (tn * bn) as i32);
-                        } else {
-                            // This CTA's half of B, into both CTAs' stage.
-                            let half: SharedRef<'_, Tile<u8, 64, { BK as usize }>> =
-                                SharedRef::from_addr(b_tile.addr() + rank * (64 * BK));
-                            let row = (tn * bn + rank * 64) as i32;
-                            load_2d_multicast(tma_b, half, bar, kc, row, 0b11);
-                        }
+                        load_b_tile::<u8, BN, 64, { BK as usize }, CLUSTER_M>(
+                            tma_b,
+                            smem_field!(st, Stage<BN>, b),
+                            bar,
+                            kc,
+                            tn * bn,
+                            rank,
+                        );
                         load_2d(
                             tma_sa,
                             smem_field!(st, Stage<BN>, a_scales),
@@ -616,8 +593,8 @@ unsafe fn gemm<
         // SAFETY: as above.
         let mut p1: [f32; ACC] = unsafe { core::mem::zeroed() };
         let a_offset = (wg * 64 * BK as usize) as u32;
-        for seg in sched.segments(worker) {
-            let (tm, tn) = tile_of(seg.unit);
+        for seg in work.segments() {
+            let (tm, tn) = work.tile_of(seg.unit);
             // This tile's rows of B scales: one 128-wide n-block when BN
             // divides 128; a 192-wide tile at column c0 = 192·tn covers
             // n-block c0/128 up to column 128 − c0 mod 128 (128 or 64) of
@@ -672,25 +649,25 @@ unsafe fn gemm<
                 loop {
                     if kb >= seg.k_end {
                         M::wait::<0>(&mut p0);
-                        release::<CLUSTER_M>(pending, signaller);
+                        release_stage::<CLUSTER_M>(pending, signaller);
                         promote_tile::<ACC, BN>(&mut acc, &p0, scales, split_q);
                         break;
                     }
                     let (next_pending, next_scales) = issue!(p1, kb);
                     M::wait::<1>(&mut p0);
-                    release::<CLUSTER_M>(pending, signaller);
+                    release_stage::<CLUSTER_M>(pending, signaller);
                     promote_tile::<ACC, BN>(&mut acc, &p0, scales, split_q);
                     (pending, scales) = (next_pending, next_scales);
                     kb += 1;
                     if kb >= seg.k_end {
                         M::wait::<0>(&mut p1);
-                        release::<CLUSTER_M>(pending, signaller);
+                        release_stage::<CLUSTER_M>(pending, signaller);
                         promote_tile::<ACC, BN>(&mut acc, &p1, scales, split_q);
                         break;
                     }
                     let (next_pending, next_scales) = issue!(p0, kb);
                     M::wait::<1>(&mut p1);
-                    release::<CLUSTER_M>(pending, signaller);
+                    release_stage::<CLUSTER_M>(pending, signaller);
                     promote_tile::<ACC, BN>(&mut acc, &p1, scales, split_q);
                     (pending, scales) = (next_pending, next_scales);
                     kb += 1;
@@ -699,7 +676,7 @@ unsafe fn gemm<
                 for kb in seg.k_begin..seg.k_end {
                     let (pending, scales) = issue!(p0, kb);
                     M::wait::<0>(&mut p0);
-                    release::<CLUSTER_M>(pending, signaller);
+                    release_stage::<CLUSTER_M>(pending, signaller);
                     promote_tile::<ACC, BN>(&mut acc, &p0, scales, split_q);
                 }
             }

@@ -6,7 +6,8 @@
 #
 # 1. correctness of the new paths first (GPU tests: stream-K BF16 and FP8,
 #    the 2-CTA FP8 kernel), each test in its own process;
-# 2. BF16: the shapes with and without stream-K (min segment 4 and 8);
+# 2. BF16: the shapes with stream-K off, the default (last wave
+#    only, from 8 waves up), and with one extra wave split;
 # 3. FP8: 128x128_db vs 128x128_db_c2, each with and without stream-K.
 # Full logs go to $OUT (or /tmp); the last lines are a short summary.
 set -uo pipefail
@@ -25,10 +26,10 @@ if ! grep -qE "FAIL 0, " "$O/perf-correctness.log"; then
 fi
 
 echo "== bf16"
-for sk in "" "--stream-k 4" "--stream-k 8"; do
+for sk in "--stream-k 0" "" "--stream-k 4 --sk-waves 1"; do
     # shellcheck disable=SC2086
     "$B/bin/baton" bench gemm --reps 20 $sk --chart "$O/bf16${sk// /}.png" 2>&1 | filt > "$O/bf16${sk// /}.txt"
-    echo "-- bf16 ${sk:-no stream-K}"
+    echo "-- bf16 ${sk:-default (stream-K on the last wave from 8 waves up)}"
     grep -E "^[0-9]+x|geometric|residual" "$O/bf16${sk// /}.txt"
 done
 

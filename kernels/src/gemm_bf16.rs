@@ -28,14 +28,14 @@
 //!   cluster's tiles) in grouped, L2-friendly order (`group_m`).
 
 use crate::gemm_common::{
-    ClusterWork, StreamKFixup, load_b_tile, pack_bf16x2, release_stage, stream_k_fixup, swizzled64,
+    ClusterWork, StageDescriptors, StreamKFixup, load_b_tile, pack_bf16x2, release_stage, stream_k_fixup, swizzled64,
 };
 use baton::arch::sm90::tma::{
     TensorMap, load_2d, prefetch_tensormap, store_2d, store_commit_group, store_wait_group,
     store_wait_group_read,
 };
 use baton::arch::sm90::wgmma::{
-    self, SmemLayout, descriptor_advance, descriptor_k_major,
+    self, SplitDescriptor,
     ops::{
         mma_m64n64k16_f32_bf16, mma_m64n128k16_f32_bf16, mma_m64n224k16_f32_bf16,
         mma_m64n256k16_f32_bf16,
@@ -61,6 +61,8 @@ const CONSUMER_WARPGROUPS: u32 = 2;
 /// Epilogue sub-tile: 64 rows × 32 columns (64-byte rows).
 const SUB_ROWS: usize = 64;
 const SUB_COLS: usize = 32;
+/// Epilogue sub-tile buffers per consumer warpgroup (C stages with beta ≠ 0).
+const EPI_STAGES: usize = 4;
 
 type Payload<const BN: usize> = StandardTilePayload<u16, u16, { BM as usize }, BN, { BK as usize }>;
 type Stage<const BN: usize> = StandardStage<u16, u16, { BM as usize }, BN, { BK as usize }>;
@@ -70,11 +72,12 @@ type SubTile = Tile<u16, SUB_ROWS, SUB_COLS>;
 #[repr(C)]
 struct GemmSmem<const BN: usize, const STAGES: usize> {
     input: InputTileStorage<Payload<BN>, STAGES>,
-    /// D staging, `[warpgroup][buffer]`.
-    d_tiles: [[SubTile; 2]; 2],
-    /// C stages of each warpgroup's `EpiLoadPipeline`, `[warpgroup][stage]`.
-    c_tiles: [[SubTile; 2]; 2],
-    epi_bars: [PipelineBarriers<2>; 2],
+    /// Epilogue sub-tile buffers, `[warpgroup][slot]`: with beta ≠ 0 the
+    /// stages of the warpgroup's `EpiLoadPipeline` (C in, D written over it
+    /// in place and TMA-stored from there); with beta = 0 a ring of D
+    /// staging buffers.
+    epi_tiles: [[SubTile; EPI_STAGES]; 2],
+    epi_bars: [PipelineBarriers<EPI_STAGES>; 2],
 }
 
 /// Shared-memory budget of one CTA (the sm_90 opt-in maximum).
@@ -146,17 +149,14 @@ impl TileMma<32> for N64 {
 #[inline(always)]
 fn mma_k_block<M: TileMma<ACC>, const ACC: usize>(
     acc: &mut [f32; ACC],
-    a: u32,
-    b: u32,
+    (da, db): (SplitDescriptor, SplitDescriptor),
     accumulate: bool,
 ) {
-    let da = descriptor_k_major(a, SmemLayout::Swizzle128B);
-    let db = descriptor_k_major(b, SmemLayout::Swizzle128B);
     wgmma::fence();
     baton::unroll!(KK in [0, 1, 2, 3] {
         // SAFETY: the stage is loaded (waited) and stays unreleased until
         // wait_group retires these MMAs; `acc` is not touched meanwhile.
-        unsafe { M::mma(acc, descriptor_advance(da, KK * 32), descriptor_advance(db, KK * 32), accumulate || KK > 0) };
+        unsafe { M::mma(acc, da.advance(KK * 32).join(), db.advance(KK * 32).join(), accumulate || KK > 0) };
     });
     wgmma::commit_group();
 }
@@ -269,8 +269,7 @@ unsafe fn gemm<
         c"gemm-mainloop",
     );
     let epi_bars = smem_field!(smem, GemmSmem<BN, STAGES>, epi_bars);
-    let c_tiles = smem_field!(smem, GemmSmem<BN, STAGES>, c_tiles);
-    let d_tiles = smem_field!(smem, GemmSmem<BN, STAGES>, d_tiles);
+    let epi_tiles = smem_field!(smem, GemmSmem<BN, STAGES>, epi_tiles);
     let subtiles = (BN / SUB_COLS) as u32;
     let bn = BN as u32;
     let epi_for = |w: usize| EpiLoadPipeline::new(epi_bars.at(w), c"gemm-epi-load");
@@ -291,7 +290,8 @@ unsafe fn gemm<
         // whose TMA multicast writes into the stage (the whole cluster).
         input.init(CONSUMER_WARPGROUPS * CLUSTER_M);
         // Producer: one elected thread's arrive_expect_tx; consumer: one
-        // arrival per warpgroup, after all its threads read the C sub-tile.
+        // arrival per warpgroup, once the D sub-tile written over the C
+        // sub-tile has been read by its TMA store.
         epi_for(0).init_barriers(1, 1);
         epi_for(1).init_barriers(1, 1);
     }
@@ -354,14 +354,14 @@ unsafe fn gemm<
             producer.drain();
         } else if warp_idx() == 1 && residual && elect_one() {
             let (mut epi0, mut epi1) = (epi_for(0), epi_for(1));
-            let load_c = |pipe: &mut EpiLoadPipeline<'_, 2>, w: usize, col: i32, row: i32| {
+            let load_c = |pipe: &mut EpiLoadPipeline<'_, EPI_STAGES>, w: usize, col: i32, row: i32| {
                 let stage = pipe.produce_explicit();
                 stage.arrive_expect_tx(SubTile::BYTES);
                 // SAFETY: C map per the contract; the stage is ours.
                 unsafe {
                     load_2d(
                         tma_c,
-                        c_tiles.at(w).at(stage.index() as usize),
+                        epi_tiles.at(w).at(stage.index() as usize),
                         stage.mbar(),
                         col,
                         row,
@@ -397,30 +397,24 @@ unsafe fn gemm<
         // memory.
         // SAFETY: all-zero is a valid [f32; 128].
         let mut acc: [f32; ACC] = unsafe { core::mem::zeroed() };
-        let a_offset = (wg * 64 * 128) as u32;
+        // This warpgroup's 64 rows of A (64 rows × 128 bytes further).
+        let st0 = input.stage(0);
+        let descs = StageDescriptors::new(
+            smem_field!(st0, Stage<BN>, a).addr() + (wg * 64 * 128) as u32,
+            smem_field!(st0, Stage<BN>, b).addr(),
+        );
+        let stage_bytes = core::mem::size_of::<Stage<BN>>() as u32;
         let mut d_next = 0u32;
         for seg in work.segments() {
             let (tm, tn) = work.tile_of(seg.unit);
             // Main loop: K block kb's MMAs stay in flight while kb-1's
             // stage is handed back.
             let stage = consumer.acquire_stage();
-            let st = stage.tiles();
-            mma_k_block::<M, ACC>(
-                &mut acc,
-                smem_field!(st, Stage<BN>, a).addr() + a_offset,
-                smem_field!(st, Stage<BN>, b).addr(),
-                false,
-            );
+            mma_k_block::<M, ACC>(&mut acc, descs.at(stage.stage(), stage_bytes), false);
             let mut pending: PendingRelease<'_> = stage.defer_release();
             for _ in 1..seg.len() {
                 let stage = consumer.acquire_stage();
-                let st = stage.tiles();
-                mma_k_block::<M, ACC>(
-                    &mut acc,
-                    smem_field!(st, Stage<BN>, a).addr() + a_offset,
-                    smem_field!(st, Stage<BN>, b).addr(),
-                    true,
-                );
+                mma_k_block::<M, ACC>(&mut acc, descs.at(stage.stage(), stage_bytes), true);
                 wgmma::wait_group::<1>();
                 release_stage::<CLUSTER_M>(pending, signaller);
                 pending = stage.defer_release();
@@ -433,40 +427,37 @@ unsafe fn gemm<
             // split unit adds the contributors' partials first.
             stream_k_fixup!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC);
 
-            // Epilogue: BN / 32 sub-tiles of 64 rows × 32 columns, through
-            // two staging buffers used alternately across tiles (`d_next`
-            // counts sub-tiles, so an odd count per tile keeps alternating).
+            // Epilogue: BN / 32 sub-tiles of 64 rows × 32 columns.
+            //
+            // beta ≠ 0: sub-tile J is C stage `c_stage` of the warpgroup's
+            // `EpiLoadPipeline`; every thread reads its C values and writes
+            // D over them (same addresses, same thread), then one thread
+            // TMA-stores the buffer. The stage goes back to the C-load warp
+            // only once that store has read it, one sub-tile later (the
+            // last of a tile at the tile's end), so up to EPI_STAGES C loads
+            // are in flight and D needs no buffer of its own.
+            //
+            // beta = 0: D rotates through the EPI_STAGES buffers across
+            // tiles (`d_next` counts sub-tiles), a store lagging up to
+            // EPI_STAGES - 1 sub-tiles behind.
             let row = warp * 16 + lane / 4;
-            let d_buf = d_tiles.at(wg);
+            let bufs = epi_tiles.at(wg);
             baton::unroll!(J in [0, 1, 2, 3, 4, 5, 6, 7] {
               if J < subtiles {
-                // With beta = 0 the C stages are idle, so D rotates through
-                // four staging buffers (its own two and the C pair) and a
-                // store may lag three sub-tiles behind; with beta ≠ 0, two.
-                let slot = if residual { (d_next + J) & 1 } else { (d_next + J) & 3 };
-                // SAFETY: slot < 4; slots 2 and 3 name the C stages, used
-                // only when no C is loaded.
-                let buf = unsafe {
-                    if slot < 2 { d_buf.at_unchecked(slot as usize) } else { c_tiles.at(wg).at_unchecked(slot as usize - 2) }
-                };
-                // The buffer is free once the store issued from it one
-                // rotation ago has finished reading it.
-                if signaller {
-                    if residual {
-                        store_wait_group_read::<1>();
-                    } else {
-                        store_wait_group_read::<3>();
-                    }
-                }
-                named_barrier_sync(1 + wg as u32, 128);
-                // C sub-tile J (direct API: an Option of a guard would keep
-                // the pipeline state in local memory).
-                let c_stage = epi.consumer_stage();
-                if residual {
+                let slot = if residual {
                     epi.wait_producer();
-                }
-                // SAFETY: pipeline stage indices are < 2.
-                let c_buf = unsafe { c_tiles.at(wg).at_unchecked(c_stage as usize) }.addr();
+                    epi.consumer_stage()
+                } else {
+                    // The buffer is free once the store issued from it one
+                    // rotation ago has finished reading it.
+                    if signaller {
+                        store_wait_group_read::<{ EPI_STAGES as u32 - 1 }>();
+                    }
+                    named_barrier_sync(1 + wg as u32, 128);
+                    (d_next + J) % EPI_STAGES as u32
+                };
+                // SAFETY: slot < EPI_STAGES.
+                let buf = unsafe { bufs.at_unchecked(slot as usize) }.addr();
                 baton::unroll!(Q in [0, 1, 2, 3] {
                     baton::unroll!(H in [0, 1] {
                         // Registers 16J + 4Q + 2H (+1): row + 8H, columns
@@ -477,28 +468,44 @@ unsafe fn gemm<
                         let (mut x0, mut x1) = (alpha * acc[i], alpha * acc[i + 1]);
                         if residual {
                             // SAFETY: the C stage is full (waited); in bounds.
-                            let cv = unsafe { ld_shared_u32(c_buf + off) };
+                            let cv = unsafe { ld_shared_u32(buf + off) };
                             x0 += beta * f32::from_bits(cv << 16);
                             x1 += beta * f32::from_bits(cv & 0xFFFF_0000);
                         }
-                        // SAFETY: buffer J%2 is free (barrier above); in bounds.
-                        unsafe { st_shared_u32(buf.addr() + off, pack_bf16x2(x0, x1)) };
+                        // SAFETY: the buffer is this warpgroup's (a full C
+                        // stage, or a D buffer whose store has read it); in
+                        // bounds; with beta ≠ 0 this thread read `off` just
+                        // above.
+                        unsafe { st_shared_u32(buf + off, pack_bf16x2(x0, x1)) };
                     });
                 });
                 fence_proxy_async_shared();
                 named_barrier_sync(1 + wg as u32, 128);
-                if residual {
-                    // Every thread of the warpgroup has read its C values.
-                    epi.pipeline().consumer_mbar(c_stage).arrive_if(signaller);
-                    epi.consumer_step();
-                }
                 if signaller {
                     let col = (tn * bn) as i32 + (J as usize * SUB_COLS) as i32;
                     let r0 = (tm * BM) as i32 + (wg * SUB_ROWS) as i32;
                     // SAFETY: D map per the contract; the buffer holds the
                     // finished sub-tile (fenced for the async proxy).
-                    unsafe { store_2d(tma_d, buf, col, r0) };
+                    unsafe { store_2d(tma_d, bufs.at_unchecked(slot as usize), col, r0) };
                     store_commit_group();
+                }
+                if residual {
+                    if J > 0 {
+                        // The previous sub-tile's store has read its stage:
+                        // hand that stage back to the C-load warp.
+                        if signaller {
+                            store_wait_group_read::<1>();
+                        }
+                        let prev = (slot + EPI_STAGES as u32 - 1) % EPI_STAGES as u32;
+                        epi.pipeline().consumer_mbar(prev).arrive_if(signaller);
+                    }
+                    if J + 1 == subtiles {
+                        if signaller {
+                            store_wait_group_read::<0>();
+                        }
+                        epi.pipeline().consumer_mbar(slot).arrive_if(signaller);
+                    }
+                    epi.consumer_step();
                 }
               }
             });

@@ -3,6 +3,7 @@
 
 use baton::arch::sm90::BarrierRef;
 use baton::arch::sm90::tma::{TensorMap, load_2d, load_2d_multicast};
+use baton::arch::sm90::wgmma::{SmemLayout, SplitDescriptor, descriptor_k_major};
 use baton::arch::sm90::{
     block_idx_x, cluster_cta_rank, grid_dim_x, ld_global_v4_f32, named_barrier_sync,
     st_global_v4_f32,
@@ -29,6 +30,37 @@ pub fn tile_coords(t: u32, tiles_m: u32, tiles_n: u32, group_m: u32) -> (u32, u3
     };
     let in_group = t % per_group;
     (first_m + in_group % group_rows, in_group / group_rows)
+}
+
+/// The `wgmma` descriptors (K-major, 128-byte swizzle) of the A and B tiles
+/// of every input stage, derived from stage 0's by the stage index: one
+/// multiply-add per operand in the main loop instead of re-encoding each
+/// stage's addresses (shift, mask, or).
+#[derive(Clone, Copy)]
+pub struct StageDescriptors {
+    a0: SplitDescriptor,
+    b0: SplitDescriptor,
+}
+
+impl StageDescriptors {
+    /// Descriptors of stage 0's A tile at `a0` and B tile at `b0` (shared
+    /// addresses; stage `i`'s are `i` stages further).
+    #[inline(always)]
+    pub fn new(a0: u32, b0: u32) -> Self {
+        Self {
+            a0: SplitDescriptor::new(descriptor_k_major(a0, SmemLayout::Swizzle128B)),
+            b0: SplitDescriptor::new(descriptor_k_major(b0, SmemLayout::Swizzle128B)),
+        }
+    }
+
+    /// (A, B) descriptors of stage `stage`, stages `stage_bytes` apart (a
+    /// multiple of 16; the stages lie below 256 KiB, so the start-address
+    /// field never overflows: see `SplitDescriptor::advance`).
+    #[inline(always)]
+    pub fn at(self, stage: u32, stage_bytes: u32) -> (SplitDescriptor, SplitDescriptor) {
+        let units = stage * (stage_bytes / 16);
+        (self.a0.advance_units(units), self.b0.advance_units(units))
+    }
 }
 
 /// Packs two f32 into a bf16x2 word (round to nearest even), `lo` in the

@@ -71,14 +71,14 @@
 //! an mbarrier stage ring.
 
 use crate::gemm_common::{
-    ClusterWork, StreamKFixup, load_b_tile, pack_bf16x2, release_stage, stream_k_fixup, swizzled64,
+    ClusterWork, StageDescriptors, StreamKFixup, load_b_tile, pack_bf16x2, release_stage, stream_k_fixup, swizzled64,
 };
 use baton::arch::sm90::tma::{
     TensorMap, load_2d, prefetch_tensormap, store_2d, store_commit_group, store_wait_group,
     store_wait_group_read,
 };
 use baton::arch::sm90::wgmma::{
-    self, SmemLayout, descriptor_advance, descriptor_k_major,
+    self, SplitDescriptor,
     ops::{mma_m64n64k32_f32_e4m3, mma_m64n128k32_f32_e4m3, mma_m64n192k32_f32_e4m3},
 };
 use baton::arch::sm90::{
@@ -339,14 +339,15 @@ impl Fp8Mma<32> for N64 {
 /// Issues the 4 `wgmma.m64nNk32` of one K block (128) into `acc`,
 /// overwriting it (scale-d = 0 on the first).
 #[inline(always)]
-fn mma_k_block<M: Fp8Mma<ACC>, const ACC: usize>(acc: &mut [f32; ACC], a: u32, b: u32) {
-    let da = descriptor_k_major(a, SmemLayout::Swizzle128B);
-    let db = descriptor_k_major(b, SmemLayout::Swizzle128B);
+fn mma_k_block<M: Fp8Mma<ACC>, const ACC: usize>(
+    acc: &mut [f32; ACC],
+    (da, db): (SplitDescriptor, SplitDescriptor),
+) {
     wgmma::fence();
     baton::unroll!(KK in [0, 1, 2, 3] {
         // SAFETY: the stage is loaded (waited) and stays unreleased until
         // wait_group retires these MMAs; `acc` is not touched meanwhile.
-        unsafe { M::mma(acc, descriptor_advance(da, KK * 32), descriptor_advance(db, KK * 32), KK > 0) };
+        unsafe { M::mma(acc, da.advance(KK * 32).join(), db.advance(KK * 32).join(), KK > 0) };
     });
     wgmma::commit_group();
 }
@@ -592,7 +593,13 @@ unsafe fn gemm<
         let mut p0: [f32; ACC] = unsafe { core::mem::zeroed() };
         // SAFETY: as above.
         let mut p1: [f32; ACC] = unsafe { core::mem::zeroed() };
-        let a_offset = (wg * 64 * BK as usize) as u32;
+        // This warpgroup's 64 rows of A (64 rows × BK bytes further).
+        let st0 = input.stage(0);
+        let descs = StageDescriptors::new(
+            smem_field!(st0, Stage<BN>, a).addr() + (wg * 64 * BK as usize) as u32,
+            smem_field!(st0, Stage<BN>, b).addr(),
+        );
+        let stage_bytes = core::mem::size_of::<Stage<BN>>() as u32;
         for seg in work.segments() {
             let (tm, tn) = work.tile_of(seg.unit);
             // This tile's rows of B scales: one 128-wide n-block when BN
@@ -631,11 +638,7 @@ unsafe fn gemm<
                             },
                         )
                     };
-                    mma_k_block::<M, ACC>(
-                        &mut $p,
-                        smem_field!(st, Stage<BN>, a).addr() + a_offset,
-                        smem_field!(st, Stage<BN>, b).addr(),
-                    );
+                    mma_k_block::<M, ACC>(&mut $p, descs.at(stage.stage(), stage_bytes));
                     // The stage's scales were read before its MMAs were
                     // issued; it is handed back once they retired.
                     (stage.defer_release(), scales)

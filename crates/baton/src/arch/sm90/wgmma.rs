@@ -89,7 +89,72 @@ pub const fn descriptor_k_major(addr: u32, layout: SmemLayout) -> u64 {
 /// K loop steps through a swizzle atom (32 bytes per K = 16 of bf16).
 #[inline(always)]
 pub const fn descriptor_advance(desc: u64, bytes: u32) -> u64 {
-    desc + ((bytes as u64) >> 4)
+    // The start-address field (bits 0..14, address / 16) of a shared-memory
+    // address below 256 KiB plus an in-tile offset never carries into bit
+    // 32, so a 32-bit add of the low word is the 64-bit add — and it leaves
+    // the high word (stride, layout) a loop constant, which spares the
+    // main loops a carry chain and two register moves per descriptor.
+    let lo = (desc as u32).wrapping_add(bytes >> 4);
+    (desc & 0xFFFF_FFFF_0000_0000) | lo as u64
+}
+
+/// A descriptor as its two 32-bit words: the low word (start address,
+/// leading offset) changes per stage and K step, the high word (stride,
+/// layout) is a constant. Advancing only the low word and joining the
+/// halves just before the `wgmma` ([`SplitDescriptor::join`], an opaque
+/// `mov.b64` LLVM cannot fold back into a 64-bit add) keeps the main loops
+/// free of 64-bit carry chains.
+///
+/// ```
+/// use baton::arch::sm90::wgmma::{descriptor_k_major, SmemLayout, SplitDescriptor};
+/// let d = descriptor_k_major(0x4400, SmemLayout::Swizzle128B);
+/// let s = SplitDescriptor::new(d).advance(64);
+/// assert_eq!(s.lo as u64 | (s.hi as u64) << 32, d + 4);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SplitDescriptor {
+    /// Bits 0..32: start address / 16, leading-dimension offset.
+    pub lo: u32,
+    /// Bits 32..64: stride offset, layout.
+    pub hi: u32,
+}
+
+impl SplitDescriptor {
+    /// Splits a descriptor.
+    #[inline(always)]
+    pub const fn new(desc: u64) -> Self {
+        Self { lo: desc as u32, hi: (desc >> 32) as u32 }
+    }
+
+    /// The descriptor `bytes` further along (see [`descriptor_advance`]).
+    #[inline(always)]
+    pub const fn advance(self, bytes: u32) -> Self {
+        Self { lo: self.lo.wrapping_add(bytes >> 4), hi: self.hi }
+    }
+
+    /// The descriptor `units` × 16 bytes further along.
+    #[inline(always)]
+    pub const fn advance_units(self, units: u32) -> Self {
+        Self { lo: self.lo.wrapping_add(units), hi: self.hi }
+    }
+
+    /// The 64-bit descriptor, joined by `mov.b64` on the GPU.
+    #[inline(always)]
+    pub fn join(self) -> u64 {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let d: u64;
+            // SAFETY: a register move.
+            unsafe {
+                asm!("mov.b64 {d}, {{{lo}, {hi}}};", d = out(reg64) d, lo = in(reg32) self.lo, hi = in(reg32) self.hi, options(pure, nomem, nostack))
+            };
+            d
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            self.lo as u64 | (self.hi as u64) << 32
+        }
+    }
 }
 
 /// `setmaxnreg.inc.sync.aligned.u32 N`: this warpgroup asks for `N`

@@ -42,6 +42,7 @@ use crate::gemm::f32_to_bf16;
 use crate::gemm_block_scaled::{BlockScaledGemmFormat, BlockScaledGemmPlan, DeviceQuantized};
 use crate::gemm_check::{Comparison, POISON_BF16};
 use crate::smoke::XorShift;
+use crate::timing::{QueuedTimer, median};
 use crate::{Gpu, Kernels, Target};
 use baton::block_scale::{Mxfp8, Nvfp4, SF_ATOM_BYTES, SF_ATOM_COLS, SF_ATOM_ROWS};
 use cudarc::cublaslt::result as lt;
@@ -482,11 +483,6 @@ impl BlockScaledBenchRow {
     }
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 /// Times ours and cuBLASLt (`D = A·Bᵀ`, format `F`) on the same random
 /// operands, interleaved per repetition (event-timed, 3 warm-up rounds),
 /// medians of `reps` (at least 1). `progress` is called after each timed
@@ -508,27 +504,17 @@ pub fn bench_shape<F: LtBlockScaledFormat>(
     let mut d_lt = stream.clone_htod(&vec![POISON_BF16; m * n])?;
     let ours = BlockScaledGemmPlan::new(gpu, kernels, &a, &b, None, &mut d_ours)?;
     let theirs = LtBlockScaledPlan::new(gpu, &a, &b, &mut d_lt)?;
-    let ctx = gpu.context();
-    let flags = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
-    let time = |f: &dyn Fn() -> Result<()>| -> Result<f64> {
-        let e0 = ctx.new_event(flags)?;
-        let e1 = ctx.new_event(flags)?;
-        e0.record(stream)?;
-        f()?;
-        e1.record(stream)?;
-        e1.synchronize()?;
-        Ok(e0.elapsed_ms(&e1)? as f64)
-    };
-    let (mut t_ours, mut t_lt) = (Vec::new(), Vec::new());
+    // Queued back to back, each launch between its own events (see
+    // `timing`): neither side's host launch overhead is timed.
+    let mut timer = QueuedTimer::new(2);
     for rep in 0..reps + 3 {
-        let x = time(&|| ours.run(gpu, 1.0, 0.0))?;
-        let y = time(&|| theirs.run(gpu))?;
+        timer.time(gpu, 0, || ours.run(gpu, 1.0, 0.0))?;
+        timer.time(gpu, 1, || theirs.run(gpu))?;
         if rep >= 3 {
-            t_ours.push(x);
-            t_lt.push(y);
             progress();
         }
     }
+    let [t_ours, t_lt]: [Vec<f64>; 2] = timer.finish(gpu, 3)?.try_into().expect("two timing slots");
     Ok(BlockScaledBenchRow {
         format: F::NAME,
         mnk: (m, n, k),

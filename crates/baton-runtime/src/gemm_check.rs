@@ -7,6 +7,7 @@
 use crate::error::{Error, Result};
 use crate::gemm::{GemmConfig, GemmPlan, bf16_to_f32, cublas_gemm_bf16, f32_to_bf16};
 use crate::smoke::XorShift;
+use crate::timing::{QueuedTimer, median};
 use crate::{Gpu, Kernels};
 use cudarc::driver::CudaSlice;
 
@@ -274,11 +275,6 @@ impl BenchRow {
     }
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 /// Times ours and cuBLAS on (m, n, k) with `beta`, interleaved, `reps`
 /// event-timed runs each after warm-up, rotating among input sets so the
 /// operands do not sit in L2; returns the medians. `progress` is called
@@ -315,35 +311,27 @@ pub fn bench_shape(
         .zip(d_ours.iter_mut())
         .map(|((a, b, c), d)| plan(gpu, kernels, tuning, a, b, Some(c), d, (m, n, k)))
         .collect::<Result<_>>()?;
-    let ctx = gpu.context();
-    let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
-    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    // Queued back to back, each launch between its own events (see
+    // `timing`): neither side's host launch overhead is timed.
+    let mut timer = QueuedTimer::new(2);
     for rep in 0..reps + 3 {
         let i = rep % sets;
         let (a, b, c) = &inputs[i];
-        let e0 = ctx.new_event(timing)?;
-        let e1 = ctx.new_event(timing)?;
-        e0.record(stream)?;
-        plans[i].run(gpu, 1.0, beta)?;
-        e1.record(stream)?;
+        timer.time(gpu, 0, || plans[i].run(gpu, 1.0, beta))?;
         // cuBLAS computes D = A·Bᵀ + beta·D in place: D holds C before it runs
         // (the copy is outside the timed region).
         let d = &mut d_ref[i];
         if beta != 0.0 {
             stream.memcpy_dtod(c, d)?;
         }
-        let e2 = ctx.new_event(timing)?;
-        let e3 = ctx.new_event(timing)?;
-        e2.record(stream)?;
-        cublas_gemm_bf16(blas, gpu, a, b, d, m, n, k, 1.0, beta)?;
-        e3.record(stream)?;
-        e3.synchronize()?;
+        timer.time(gpu, 1, || {
+            cublas_gemm_bf16(blas, gpu, a, b, d, m, n, k, 1.0, beta)
+        })?;
         if rep >= 3 {
-            ours.push(e0.elapsed_ms(&e1)? as f64);
-            theirs.push(e2.elapsed_ms(&e3)? as f64);
             progress();
         }
     }
+    let [ours, theirs]: [Vec<f64>; 2] = timer.finish(gpu, 3)?.try_into().expect("two timing slots");
     Ok(BenchRow {
         config: plans[0].config(),
         stream_k: plans[0]
@@ -376,24 +364,14 @@ pub fn residual_cost(
     let c = stream.clone_htod(&random_bf16(m * n, &mut rng))?;
     let mut d = stream.clone_htod(&vec![POISON_BF16; m * n])?;
     let plan = plan(gpu, kernels, tuning, &a, &b, Some(&c), &mut d, (m, n, k))?;
-    let ctx = gpu.context();
-    let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
-    let mut ratios = Vec::new();
-    for rep in 0..reps + 3 {
-        let mut ms = [0f64; 2];
-        for (i, beta) in [0.0f32, 0.5].into_iter().enumerate() {
-            let e0 = ctx.new_event(timing)?;
-            let e1 = ctx.new_event(timing)?;
-            e0.record(stream)?;
-            plan.run(gpu, 1.0, beta)?;
-            e1.record(stream)?;
-            e1.synchronize()?;
-            ms[i] = e0.elapsed_ms(&e1)? as f64;
-        }
-        if rep >= 3 {
-            ratios.push(ms[1] / ms[0]);
+    let mut timer = QueuedTimer::new(2);
+    for _ in 0..reps + 3 {
+        for (slot, beta) in [0.0f32, 0.5].into_iter().enumerate() {
+            timer.time(gpu, slot, || plan.run(gpu, 1.0, beta))?;
         }
     }
+    let times = timer.finish(gpu, 3)?;
+    let ratios = times[1].iter().zip(&times[0]).map(|(b, z)| b / z).collect();
     Ok(median(ratios) - 1.0)
 }
 

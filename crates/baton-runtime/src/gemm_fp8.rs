@@ -13,6 +13,7 @@ use crate::gemm_check::Comparison;
 use crate::smoke::XorShift;
 use crate::stream_k::StreamKWorkspace;
 use crate::tensor_map::{self, DeviceTensorMaps, encode_matrix};
+use crate::timing::{QueuedTimer, median};
 use crate::{Gpu, Kernel, Kernels, LaunchConfig};
 use baton::tensor_map::{ElemType, Swizzle};
 use cudarc::driver::sys;
@@ -707,22 +708,11 @@ pub fn time_ours(
     let sb = stream.clone_htod(&random_scales(sb_len, &mut rng))?;
     let mut d = stream.clone_htod(&vec![POISON_BF16; m * n])?;
     let plan = Fp8GemmPlan::with_kernel(gpu, kernels, kernel, &a, &b, &sa, &sb, &mut d, (m, n, k))?;
-    let ctx = gpu.context();
-    let timing = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
-    let mut times = Vec::new();
-    for rep in 0..reps + 3 {
-        let e0 = ctx.new_event(timing)?;
-        let e1 = ctx.new_event(timing)?;
-        e0.record(stream)?;
-        plan.run(gpu)?;
-        e1.record(stream)?;
-        e1.synchronize()?;
-        if rep >= 3 {
-            times.push(e0.elapsed_ms(&e1)? as f64);
-        }
+    let mut timer = QueuedTimer::new(1);
+    for _ in 0..reps + 3 {
+        timer.time(gpu, 0, || plan.run(gpu))?;
     }
-    times.sort_by(f64::total_cmp);
-    Ok(times[times.len() / 2])
+    Ok(median(timer.finish(gpu, 3)?.remove(0)))
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ use crate::gemm_fp8::{
     scale_lens, validate,
 };
 use crate::smoke::XorShift;
+use crate::timing::{QueuedTimer, median};
 use crate::{Gpu, Kernels};
 use cudarc::cublaslt::result as lt;
 use cudarc::cublaslt::sys as ls;
@@ -368,11 +369,6 @@ impl Fp8BenchRow {
     }
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 /// Times ours and both cuBLASLt FP8 GEMMs on the same random operands,
 /// interleaved per repetition (event-timed, 3 warm-up rounds), medians of
 /// `reps`. `kernel` forces one of the FP8 kernel variants (default: the
@@ -429,29 +425,21 @@ pub fn bench_shape(
         &mut d_tensor,
         (m, n, k),
     )?;
-    let ctx = gpu.context();
-    let flags = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
-    let time = |f: &dyn Fn() -> Result<()>| -> Result<f64> {
-        let e0 = ctx.new_event(flags)?;
-        let e1 = ctx.new_event(flags)?;
-        e0.record(stream)?;
-        f()?;
-        e1.record(stream)?;
-        e1.synchronize()?;
-        Ok(e0.elapsed_ms(&e1)? as f64)
-    };
-    let (mut t_ours, mut t_block, mut t_tensor) = (Vec::new(), Vec::new(), Vec::new());
+    // Queued back to back, each launch between its own events (see
+    // `timing`): no side's host launch overhead is timed.
+    let mut timer = QueuedTimer::new(3);
     for rep in 0..reps + 3 {
-        let a = time(&|| ours.run(gpu))?;
-        let b = time(&|| block.run(gpu))?;
-        let c = time(&|| tensor.run(gpu))?;
+        timer.time(gpu, 0, || ours.run(gpu))?;
+        timer.time(gpu, 1, || block.run(gpu))?;
+        timer.time(gpu, 2, || tensor.run(gpu))?;
         if rep >= 3 {
-            t_ours.push(a);
-            t_block.push(b);
-            t_tensor.push(c);
             progress();
         }
     }
+    let [t_ours, t_block, t_tensor]: [Vec<f64>; 3] = timer
+        .finish(gpu, 3)?
+        .try_into()
+        .expect("three timing slots");
     Ok(Fp8BenchRow {
         mnk: (m, n, k),
         grid: ours.grid(),

@@ -36,6 +36,7 @@ pub mod smoke;
 mod stream_k;
 pub mod tensor_map;
 pub mod tile_copy;
+pub mod timing;
 
 pub use cudarc;
 pub use error::{Error, Result};

@@ -123,19 +123,28 @@ impl SplitDescriptor {
     /// Splits a descriptor.
     #[inline(always)]
     pub const fn new(desc: u64) -> Self {
-        Self { lo: desc as u32, hi: (desc >> 32) as u32 }
+        Self {
+            lo: desc as u32,
+            hi: (desc >> 32) as u32,
+        }
     }
 
     /// The descriptor `bytes` further along (see [`descriptor_advance`]).
     #[inline(always)]
     pub const fn advance(self, bytes: u32) -> Self {
-        Self { lo: self.lo.wrapping_add(bytes >> 4), hi: self.hi }
+        Self {
+            lo: self.lo.wrapping_add(bytes >> 4),
+            hi: self.hi,
+        }
     }
 
     /// The descriptor `units` × 16 bytes further along.
     #[inline(always)]
     pub const fn advance_units(self, units: u32) -> Self {
-        Self { lo: self.lo.wrapping_add(units), hi: self.hi }
+        Self {
+            lo: self.lo.wrapping_add(units),
+            hi: self.hi,
+        }
     }
 
     /// The 64-bit descriptor, joined by `mov.b64` on the GPU.

@@ -1,0 +1,103 @@
+//! Event timing of GPU launches queued back to back.
+//!
+//! Every benchmark in baton compares kernels the same way: each launch is
+//! bracketed by its own pair of events, and nothing synchronizes until all
+//! launches of all repetitions are enqueued. The GPU is therefore busy when
+//! each launch is enqueued, and the host's launch overhead (argument
+//! packing, `cuLaunchKernelEx`, a library's heuristics: several to tens of
+//! microseconds) overlaps earlier work for every kernel alike.
+//!
+//! Synchronizing after each launch instead makes the first event of each
+//! launch fire on an idle GPU, so the measured time then includes that
+//! host overhead — for whichever launch comes first after the
+//! synchronization only, when several are timed per repetition.
+//!
+//! ```no_run
+//! use baton_runtime::{Gpu, timing::QueuedTimer};
+//! let gpu = Gpu::new(0)?;
+//! let mut timer = QueuedTimer::new(2);
+//! for rep in 0..23 {
+//!     timer.time(&gpu, 0, || Ok(()))?; // enqueue kernel A here
+//!     timer.time(&gpu, 1, || Ok(()))?; // enqueue kernel B here
+//! }
+//! let [a, b]: [Vec<f64>; 2] = timer.finish(&gpu, 3)?.try_into().unwrap();
+//! assert_eq!(a.len(), 20);
+//! # let _ = b;
+//! # Ok::<(), baton_runtime::Error>(())
+//! ```
+
+use crate::Gpu;
+use crate::error::Result;
+use cudarc::driver::{CudaEvent, sys};
+
+/// Collects event pairs around launches of `slots` kinds (ours, the
+/// reference, …), enqueued without synchronization; [`QueuedTimer::finish`]
+/// synchronizes once and returns the times.
+pub struct QueuedTimer {
+    slots: Vec<Vec<(CudaEvent, CudaEvent)>>,
+}
+
+impl QueuedTimer {
+    /// A timer for `slots` kinds of launch.
+    pub fn new(slots: usize) -> Self {
+        Self {
+            slots: (0..slots).map(|_| Vec::new()).collect(),
+        }
+    }
+
+    /// Records an event, runs `enqueue` (which enqueues the launch to time
+    /// on [`Gpu::stream`]), records a second event; counts the pair towards
+    /// `slot`. Does not wait for the GPU.
+    pub fn time(
+        &mut self,
+        gpu: &Gpu,
+        slot: usize,
+        enqueue: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
+        let ctx = gpu.context();
+        let flags = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
+        let (e0, e1) = (ctx.new_event(flags)?, ctx.new_event(flags)?);
+        e0.record(gpu.stream())?;
+        enqueue()?;
+        e1.record(gpu.stream())?;
+        self.slots[slot].push((e0, e1));
+        Ok(())
+    }
+
+    /// Waits for everything enqueued, then returns each slot's times in
+    /// milliseconds, in launch order, without its first `warmup` launches.
+    pub fn finish(self, gpu: &Gpu, warmup: usize) -> Result<Vec<Vec<f64>>> {
+        gpu.synchronize()?;
+        self.slots
+            .into_iter()
+            .map(|pairs| {
+                pairs
+                    .iter()
+                    .skip(warmup)
+                    .map(|(e0, e1)| Ok(e0.elapsed_ms(e1)? as f64))
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// The median of `v` (the upper one of an even count); NaN when empty.
+pub fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_takes_the_middle_and_nan_when_empty() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), 3.0);
+        assert!(median(Vec::new()).is_nan());
+    }
+}

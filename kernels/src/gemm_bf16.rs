@@ -17,13 +17,16 @@
 //! * `_c2` configurations: clusters of 2 CTAs along M; each CTA loads half of
 //!   the shared B tile and multicasts it to both, so the empty barriers
 //!   count both CTAs' consumer warpgroups.
-//! * Epilogue per consumer warpgroup, in BN / 32 sub-tiles of 64×32: read C
-//!   from its `EpiLoadPipeline` stage (beta ≠ 0), write `alpha·acc + beta·C`
-//!   as bf16 into a 64-byte-swizzled shared buffer (bank-conflict free),
-//!   `fence.proxy.async`, and one thread TMA-stores it (buffers rotate, two
-//!   with beta ≠ 0, four otherwise, with `cp.async.bulk.wait_group.read`).
-//!   TMA clips ragged edges; the stores drain while the warpgroup starts the
-//!   next tile's main loop.
+//! * Epilogue per consumer warpgroup, in BN / 32 sub-tiles of 64×32 through
+//!   four 64-byte-swizzled shared buffers (bank-conflict free). With
+//!   beta ≠ 0 the buffers are the stages of the warpgroup's
+//!   `EpiLoadPipeline`: each thread reads its C values and writes
+//!   `alpha·acc + beta·C` as bf16 over them, one thread TMA-stores the
+//!   buffer, and the stage goes back to the C-load warp once the store has
+//!   read it (`cp.async.bulk.wait_group.read`), so four C loads are in
+//!   flight. With beta = 0 the four buffers rotate as D staging. TMA clips
+//!   ragged edges; the stores drain while the warpgroup starts the next
+//!   tile's main loop.
 //! * Persistent grid: CTA `b` takes work units `b, b + grid, …` (a unit is a
 //!   cluster's tiles) in grouped, L2-friendly order (`group_m`).
 

@@ -31,7 +31,8 @@
 //!   cluster's tiles) in grouped, L2-friendly order (`group_m`).
 
 use crate::gemm_common::{
-    ClusterWork, StageDescriptors, StreamKFixup, load_b_tile, pack_bf16x2, release_stage, stream_k_fixup, swizzled64,
+    ClusterWork, StageDescriptors, StreamKFixup, load_b_tile, pack_bf16x2, release_stage,
+    stream_k_fixup, swizzled64,
 };
 use baton::arch::sm90::tma::{
     TensorMap, load_2d, prefetch_tensormap, store_2d, store_commit_group, store_wait_group,
@@ -357,20 +358,21 @@ unsafe fn gemm<
             producer.drain();
         } else if warp_idx() == 1 && residual && elect_one() {
             let (mut epi0, mut epi1) = (epi_for(0), epi_for(1));
-            let load_c = |pipe: &mut EpiLoadPipeline<'_, EPI_STAGES>, w: usize, col: i32, row: i32| {
-                let stage = pipe.produce_explicit();
-                stage.arrive_expect_tx(SubTile::BYTES);
-                // SAFETY: C map per the contract; the stage is ours.
-                unsafe {
-                    load_2d(
-                        tma_c,
-                        epi_tiles.at(w).at(stage.index() as usize),
-                        stage.mbar(),
-                        col,
-                        row,
-                    )
+            let load_c =
+                |pipe: &mut EpiLoadPipeline<'_, EPI_STAGES>, w: usize, col: i32, row: i32| {
+                    let stage = pipe.produce_explicit();
+                    stage.arrive_expect_tx(SubTile::BYTES);
+                    // SAFETY: C map per the contract; the stage is ours.
+                    unsafe {
+                        load_2d(
+                            tma_c,
+                            epi_tiles.at(w).at(stage.index() as usize),
+                            stage.mbar(),
+                            col,
+                            row,
+                        )
+                    };
                 };
-            };
             // C is read by the segments that write D: the finalizers.
             for seg in work.segments() {
                 if !seg.is_finalizer() {

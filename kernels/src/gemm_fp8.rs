@@ -71,7 +71,8 @@
 //! an mbarrier stage ring.
 
 use crate::gemm_common::{
-    ClusterWork, StageDescriptors, StreamKFixup, load_b_tile, pack_bf16x2, release_stage, stream_k_fixup, swizzled64,
+    ClusterWork, StageDescriptors, StreamKFixup, load_b_tile, pack_bf16x2, release_stage,
+    stream_k_fixup, swizzled64,
 };
 use baton::arch::sm90::tma::{
     TensorMap, load_2d, prefetch_tensormap, store_2d, store_commit_group, store_wait_group,

@@ -276,7 +276,8 @@ impl BenchRow {
 }
 
 /// Times ours and cuBLAS on (m, n, k) with `beta`, interleaved, `reps`
-/// event-timed runs each after warm-up, rotating among input sets so the
+/// event-timed runs each after warm-up (queued back to back: see
+/// [`crate::timing`]), rotating among input sets so the
 /// operands do not sit in L2; returns the medians. `progress` is called
 /// after each timed pair.
 #[allow(clippy::too_many_arguments)]

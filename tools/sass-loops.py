@@ -30,7 +30,7 @@ for i, t in enumerate(ins):
         loops.append((labels[m.group(1)], i))
 for start, end in loops:
     # innermost only: no other loop nested inside
-    if any(s > start and e < end or (s >= start and e < end) for s, e in loops if (s, e) != (start, end)):
+    if any(start <= s and e <= end for s, e in loops if (s, e) != (start, end)):
         continue
     body = ins[start : end + 1]
     if not any("GMMA" in b for b in body):

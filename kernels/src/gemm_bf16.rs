@@ -407,19 +407,19 @@ unsafe fn gemm<
         let descs = StageDescriptors::new(
             smem_field!(st0, Stage<BN>, a).addr() + (wg * 64 * 128) as u32,
             smem_field!(st0, Stage<BN>, b).addr(),
+            core::mem::size_of::<Stage<BN>>() as u32,
         );
-        let stage_bytes = core::mem::size_of::<Stage<BN>>() as u32;
         let mut d_next = 0u32;
         for seg in work.segments() {
             let (tm, tn) = work.tile_of(seg.unit);
             // Main loop: K block kb's MMAs stay in flight while kb-1's
             // stage is handed back.
             let stage = consumer.acquire_stage();
-            mma_k_block::<M, ACC>(&mut acc, descs.at(stage.stage(), stage_bytes), false);
+            mma_k_block::<M, ACC>(&mut acc, descs.at(stage.stage()), false);
             let mut pending: PendingRelease<'_> = stage.defer_release();
             for _ in 1..seg.len() {
                 let stage = consumer.acquire_stage();
-                mma_k_block::<M, ACC>(&mut acc, descs.at(stage.stage(), stage_bytes), true);
+                mma_k_block::<M, ACC>(&mut acc, descs.at(stage.stage()), true);
                 wgmma::wait_group::<1>();
                 release_stage::<CLUSTER_M>(pending, signaller);
                 pending = stage.defer_release();
@@ -462,7 +462,8 @@ unsafe fn gemm<
                     (d_next + J) % EPI_STAGES as u32
                 };
                 // SAFETY: slot < EPI_STAGES.
-                let buf = unsafe { bufs.at_unchecked(slot as usize) }.addr();
+                let buf_tile = unsafe { bufs.at_unchecked(slot as usize) };
+                let buf = buf_tile.addr();
                 baton::unroll!(Q in [0, 1, 2, 3] {
                     baton::unroll!(H in [0, 1] {
                         // Registers 16J + 4Q + 2H (+1): row + 8H, columns
@@ -491,7 +492,7 @@ unsafe fn gemm<
                     let r0 = (tm * BM) as i32 + (wg * SUB_ROWS) as i32;
                     // SAFETY: D map per the contract; the buffer holds the
                     // finished sub-tile (fenced for the async proxy).
-                    unsafe { store_2d(tma_d, bufs.at_unchecked(slot as usize), col, r0) };
+                    unsafe { store_2d(tma_d, buf_tile, col, r0) };
                     store_commit_group();
                 }
                 if residual {

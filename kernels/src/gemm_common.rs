@@ -40,25 +40,28 @@ pub fn tile_coords(t: u32, tiles_m: u32, tiles_n: u32, group_m: u32) -> (u32, u3
 pub struct StageDescriptors {
     a0: SplitDescriptor,
     b0: SplitDescriptor,
+    /// Stage stride in 16-byte units.
+    stage_units: u32,
 }
 
 impl StageDescriptors {
     /// Descriptors of stage 0's A tile at `a0` and B tile at `b0` (shared
-    /// addresses; stage `i`'s are `i` stages further).
+    /// addresses), stages `stage_bytes` apart (a multiple of 16; the stages
+    /// lie below 256 KiB, so the start-address field never overflows: see
+    /// `SplitDescriptor::advance`).
     #[inline(always)]
-    pub fn new(a0: u32, b0: u32) -> Self {
+    pub fn new(a0: u32, b0: u32, stage_bytes: u32) -> Self {
         Self {
             a0: SplitDescriptor::new(descriptor_k_major(a0, SmemLayout::Swizzle128B)),
             b0: SplitDescriptor::new(descriptor_k_major(b0, SmemLayout::Swizzle128B)),
+            stage_units: stage_bytes / 16,
         }
     }
 
-    /// (A, B) descriptors of stage `stage`, stages `stage_bytes` apart (a
-    /// multiple of 16; the stages lie below 256 KiB, so the start-address
-    /// field never overflows: see `SplitDescriptor::advance`).
+    /// (A, B) descriptors of stage `stage`.
     #[inline(always)]
-    pub fn at(self, stage: u32, stage_bytes: u32) -> (SplitDescriptor, SplitDescriptor) {
-        let units = stage * (stage_bytes / 16);
+    pub fn at(self, stage: u32) -> (SplitDescriptor, SplitDescriptor) {
+        let units = stage * self.stage_units;
         (self.a0.advance_units(units), self.b0.advance_units(units))
     }
 }

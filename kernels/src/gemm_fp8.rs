@@ -599,8 +599,8 @@ unsafe fn gemm<
         let descs = StageDescriptors::new(
             smem_field!(st0, Stage<BN>, a).addr() + (wg * 64 * BK as usize) as u32,
             smem_field!(st0, Stage<BN>, b).addr(),
+            core::mem::size_of::<Stage<BN>>() as u32,
         );
-        let stage_bytes = core::mem::size_of::<Stage<BN>>() as u32;
         for seg in work.segments() {
             let (tm, tn) = work.tile_of(seg.unit);
             // This tile's rows of B scales: one 128-wide n-block when BN
@@ -639,7 +639,7 @@ unsafe fn gemm<
                             },
                         )
                     };
-                    mma_k_block::<M, ACC>(&mut $p, descs.at(stage.stage(), stage_bytes));
+                    mma_k_block::<M, ACC>(&mut $p, descs.at(stage.stage()));
                     // The stage's scales were read before its MMAs were
                     // issued; it is handed back once they retired.
                     (stage.defer_release(), scales)

@@ -506,7 +506,7 @@ pub fn bench_shape<F: LtBlockScaledFormat>(
     let theirs = LtBlockScaledPlan::new(gpu, &a, &b, &mut d_lt)?;
     // Queued back to back, each launch between its own events (see
     // `timing`): neither side's host launch overhead is timed.
-    let mut timer = QueuedTimer::new(2);
+    let mut timer = QueuedTimer::<2>::new();
     for rep in 0..reps + 3 {
         timer.time(gpu, 0, || ours.run(gpu, 1.0, 0.0))?;
         timer.time(gpu, 1, || theirs.run(gpu))?;
@@ -514,7 +514,7 @@ pub fn bench_shape<F: LtBlockScaledFormat>(
             progress();
         }
     }
-    let [t_ours, t_lt]: [Vec<f64>; 2] = timer.finish(gpu, 3)?.try_into().expect("two timing slots");
+    let [t_ours, t_lt] = timer.finish(gpu, 3)?;
     Ok(BlockScaledBenchRow {
         format: F::NAME,
         mnk: (m, n, k),

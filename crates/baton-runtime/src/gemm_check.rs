@@ -314,7 +314,7 @@ pub fn bench_shape(
         .collect::<Result<_>>()?;
     // Queued back to back, each launch between its own events (see
     // `timing`): neither side's host launch overhead is timed.
-    let mut timer = QueuedTimer::new(2);
+    let mut timer = QueuedTimer::<2>::new();
     for rep in 0..reps + 3 {
         let i = rep % sets;
         let (a, b, c) = &inputs[i];
@@ -332,7 +332,7 @@ pub fn bench_shape(
             progress();
         }
     }
-    let [ours, theirs]: [Vec<f64>; 2] = timer.finish(gpu, 3)?.try_into().expect("two timing slots");
+    let [ours, theirs] = timer.finish(gpu, 3)?;
     Ok(BenchRow {
         config: plans[0].config(),
         stream_k: plans[0]
@@ -365,14 +365,14 @@ pub fn residual_cost(
     let c = stream.clone_htod(&random_bf16(m * n, &mut rng))?;
     let mut d = stream.clone_htod(&vec![POISON_BF16; m * n])?;
     let plan = plan(gpu, kernels, tuning, &a, &b, Some(&c), &mut d, (m, n, k))?;
-    let mut timer = QueuedTimer::new(2);
+    let mut timer = QueuedTimer::<2>::new();
     for _ in 0..reps + 3 {
         for (slot, beta) in [0.0f32, 0.5].into_iter().enumerate() {
             timer.time(gpu, slot, || plan.run(gpu, 1.0, beta))?;
         }
     }
-    let times = timer.finish(gpu, 3)?;
-    let ratios = times[1].iter().zip(&times[0]).map(|(b, z)| b / z).collect();
+    let [beta0, beta_half] = timer.finish(gpu, 3)?;
+    let ratios = beta_half.iter().zip(&beta0).map(|(b, z)| b / z).collect();
     Ok(median(ratios) - 1.0)
 }
 

@@ -708,11 +708,12 @@ pub fn time_ours(
     let sb = stream.clone_htod(&random_scales(sb_len, &mut rng))?;
     let mut d = stream.clone_htod(&vec![POISON_BF16; m * n])?;
     let plan = Fp8GemmPlan::with_kernel(gpu, kernels, kernel, &a, &b, &sa, &sb, &mut d, (m, n, k))?;
-    let mut timer = QueuedTimer::new(1);
+    let mut timer = QueuedTimer::<1>::new();
     for _ in 0..reps + 3 {
         timer.time(gpu, 0, || plan.run(gpu))?;
     }
-    Ok(median(timer.finish(gpu, 3)?.remove(0)))
+    let [times] = timer.finish(gpu, 3)?;
+    Ok(median(times))
 }
 
 #[cfg(test)]

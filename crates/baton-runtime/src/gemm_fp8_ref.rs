@@ -427,7 +427,7 @@ pub fn bench_shape(
     )?;
     // Queued back to back, each launch between its own events (see
     // `timing`): no side's host launch overhead is timed.
-    let mut timer = QueuedTimer::new(3);
+    let mut timer = QueuedTimer::<3>::new();
     for rep in 0..reps + 3 {
         timer.time(gpu, 0, || ours.run(gpu))?;
         timer.time(gpu, 1, || block.run(gpu))?;
@@ -436,10 +436,7 @@ pub fn bench_shape(
             progress();
         }
     }
-    let [t_ours, t_block, t_tensor]: [Vec<f64>; 3] = timer
-        .finish(gpu, 3)?
-        .try_into()
-        .expect("three timing slots");
+    let [t_ours, t_block, t_tensor] = timer.finish(gpu, 3)?;
     Ok(Fp8BenchRow {
         mnk: (m, n, k),
         grid: ours.grid(),

@@ -15,12 +15,12 @@
 //! ```no_run
 //! use baton_runtime::{Gpu, timing::QueuedTimer};
 //! let gpu = Gpu::new(0)?;
-//! let mut timer = QueuedTimer::new(2);
+//! let mut timer = QueuedTimer::<2>::new();
 //! for rep in 0..23 {
 //!     timer.time(&gpu, 0, || Ok(()))?; // enqueue kernel A here
 //!     timer.time(&gpu, 1, || Ok(()))?; // enqueue kernel B here
 //! }
-//! let [a, b]: [Vec<f64>; 2] = timer.finish(&gpu, 3)?.try_into().unwrap();
+//! let [a, b] = timer.finish(&gpu, 3)?;
 //! assert_eq!(a.len(), 20);
 //! # let _ = b;
 //! # Ok::<(), baton_runtime::Error>(())
@@ -30,18 +30,24 @@ use crate::Gpu;
 use crate::error::Result;
 use cudarc::driver::{CudaEvent, sys};
 
-/// Collects event pairs around launches of `slots` kinds (ours, the
+/// Collects event pairs around launches of `SLOTS` kinds (ours, the
 /// reference, …), enqueued without synchronization; [`QueuedTimer::finish`]
 /// synchronizes once and returns the times.
-pub struct QueuedTimer {
-    slots: Vec<Vec<(CudaEvent, CudaEvent)>>,
+pub struct QueuedTimer<const SLOTS: usize> {
+    slots: [Vec<(CudaEvent, CudaEvent)>; SLOTS],
 }
 
-impl QueuedTimer {
-    /// A timer for `slots` kinds of launch.
-    pub fn new(slots: usize) -> Self {
+impl<const SLOTS: usize> Default for QueuedTimer<SLOTS> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const SLOTS: usize> QueuedTimer<SLOTS> {
+    /// A timer for `SLOTS` kinds of launch.
+    pub fn new() -> Self {
         Self {
-            slots: (0..slots).map(|_| Vec::new()).collect(),
+            slots: core::array::from_fn(|_| Vec::new()),
         }
     }
 
@@ -66,18 +72,17 @@ impl QueuedTimer {
 
     /// Waits for everything enqueued, then returns each slot's times in
     /// milliseconds, in launch order, without its first `warmup` launches.
-    pub fn finish(self, gpu: &Gpu, warmup: usize) -> Result<Vec<Vec<f64>>> {
+    pub fn finish(self, gpu: &Gpu, warmup: usize) -> Result<[Vec<f64>; SLOTS]> {
         gpu.synchronize()?;
-        self.slots
-            .into_iter()
-            .map(|pairs| {
-                pairs
-                    .iter()
-                    .skip(warmup)
-                    .map(|(e0, e1)| Ok(e0.elapsed_ms(e1)? as f64))
-                    .collect()
-            })
-            .collect()
+        let mut out: [Vec<f64>; SLOTS] = core::array::from_fn(|_| Vec::new());
+        for (times, pairs) in out.iter_mut().zip(&self.slots) {
+            *times = pairs
+                .iter()
+                .skip(warmup)
+                .map(|(e0, e1)| Ok(e0.elapsed_ms(e1)? as f64))
+                .collect::<Result<_>>()?;
+        }
+        Ok(out)
     }
 }
 

@@ -89,13 +89,7 @@ pub const fn descriptor_k_major(addr: u32, layout: SmemLayout) -> u64 {
 /// K loop steps through a swizzle atom (32 bytes per K = 16 of bf16).
 #[inline(always)]
 pub const fn descriptor_advance(desc: u64, bytes: u32) -> u64 {
-    // The start-address field (bits 0..14, address / 16) of a shared-memory
-    // address below 256 KiB plus an in-tile offset never carries into bit
-    // 32, so a 32-bit add of the low word is the 64-bit add — and it leaves
-    // the high word (stride, layout) a loop constant, which spares the
-    // main loops a carry chain and two register moves per descriptor.
-    let lo = (desc as u32).wrapping_add(bytes >> 4);
-    (desc & 0xFFFF_FFFF_0000_0000) | lo as u64
+    desc + ((bytes as u64) >> 4)
 }
 
 /// A descriptor as its two 32-bit words: the low word (start address,
@@ -129,13 +123,13 @@ impl SplitDescriptor {
         }
     }
 
-    /// The descriptor `bytes` further along (see [`descriptor_advance`]).
+    /// The descriptor `bytes` (a multiple of 16) further along: as
+    /// [`descriptor_advance`], in the low word only — the start-address
+    /// field (address / 16, bits 0..14) of a shared-memory address below
+    /// 256 KiB never carries into bit 32.
     #[inline(always)]
     pub const fn advance(self, bytes: u32) -> Self {
-        Self {
-            lo: self.lo.wrapping_add(bytes >> 4),
-            hi: self.hi,
-        }
+        self.advance_units(bytes >> 4)
     }
 
     /// The descriptor `units` × 16 bytes further along.

@@ -94,9 +94,9 @@ use baton::tile_pipeline::{
 };
 use core::arch::asm;
 
-/// CTA tile rows (M).
-pub const BM: u32 = 128;
-/// CTA tile columns (N).
+/// Rows (M) of one `wgmma` wave of the two consumer warpgroups (64 each);
+/// a 256-row tile is two waves.
+pub const WAVE_M: u32 = 128;
 /// K per stage (fp8 elements = bytes), also the scale block along K.
 pub const BK: u32 = 128;
 const CONSUMER_WARPGROUPS: u32 = 2;
@@ -105,30 +105,34 @@ const GROUP_M: u32 = 8;
 const SUB_ROWS: usize = 64;
 const SUB_COLS: usize = 32;
 
-type Payload<const BN: usize> = BlockwiseFP8TilePayload<{ BM as usize }, BN, { BK as usize }>;
-type Stage<const BN: usize> = BlockwiseFP8Stage<{ BM as usize }, BN, { BK as usize }>;
+type Payload<const BM: usize, const BN: usize> = BlockwiseFP8TilePayload<BM, BN, { BK as usize }>;
+type Stage<const BM: usize, const BN: usize> = BlockwiseFP8Stage<BM, BN, { BK as usize }>;
 type SubTile = Tile<u16, SUB_ROWS, SUB_COLS>;
 
 /// Shared memory of the kernel.
 #[repr(C)]
-pub struct Fp8Smem<const BN: usize, const STAGES: usize> {
-    input: InputTileStorage<Payload<BN>, STAGES>,
+pub struct Fp8Smem<const BM: usize, const BN: usize, const STAGES: usize> {
+    input: InputTileStorage<Payload<BM, BN>, STAGES>,
     /// D staging, `[warpgroup][buffer]`.
     d_tiles: [[SubTile; 2]; 2],
 }
 
 const _: () = {
     assert!(
-        core::mem::size_of::<Fp8Smem<128, 6>>() <= 227 * 1024,
+        core::mem::size_of::<Fp8Smem<128, 128, 6>>() <= 227 * 1024,
         "128x128 FP8 GEMM exceeds 227 KiB of shared memory"
     );
     assert!(
-        core::mem::size_of::<Fp8Smem<64, 8>>() <= 227 * 1024,
+        core::mem::size_of::<Fp8Smem<128, 64, 8>>() <= 227 * 1024,
         "128x64 FP8 GEMM exceeds 227 KiB of shared memory"
     );
     assert!(
-        core::mem::size_of::<Fp8Smem<192, 5>>() <= 227 * 1024,
+        core::mem::size_of::<Fp8Smem<128, 192, 5>>() <= 227 * 1024,
         "128x192 FP8 GEMM exceeds 227 KiB of shared memory"
+    );
+    assert!(
+        core::mem::size_of::<Fp8Smem<256, 128, 4>>() <= 227 * 1024,
+        "256x128 FP8 GEMM exceeds 227 KiB of shared memory"
     );
 };
 
@@ -389,7 +393,7 @@ fp8_entry!(
     /// accumulator per warpgroup.
     ///
     /// Launch: grid = min(tiles, SMs) CTAs of 384 threads, with
-    /// `size_of::<Fp8Smem<BN, STAGES>>()` bytes of dynamic shared memory (the host's table;
+    /// `size_of::<Fp8Smem<BM, BN, STAGES>>()` bytes of dynamic shared memory (the host's table;
     /// checked by a test against the PTX).
     ///
     /// # Safety
@@ -410,7 +414,7 @@ fp8_entry!(
     /// previous launch's on these buffers. With `sk_min_segment == 0` they are
     /// never touched (may be null).
     baton_gemm_fp8_blockwise_128x128,
-    N128, 128, 64, 6, false, 1
+    N128, 128, 128, 64, 6, false, 1
 );
 
 fp8_entry!(
@@ -421,7 +425,7 @@ fp8_entry!(
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`].
     baton_gemm_fp8_blockwise_128x128_db,
-    N128, 128, 64, 6, true, 1
+    N128, 128, 128, 64, 6, true, 1
 );
 
 fp8_entry!(
@@ -435,7 +439,7 @@ fp8_entry!(
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 64}.
     baton_gemm_fp8_blockwise_128x128_db_c2,
-    N128, 128, 64, 6, true, 2
+    N128, 128, 128, 64, 6, true, 2
 );
 
 fp8_entry!(
@@ -446,7 +450,7 @@ fp8_entry!(
     /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 64} and
     /// `size_of::<Fp8Smem<64, 8>>()` bytes of dynamic shared memory.
     baton_gemm_fp8_blockwise_128x64_db,
-    N64, 64, 32, 8, true, 1
+    N64, 128, 64, 32, 8, true, 1
 );
 
 fp8_entry!(
@@ -459,13 +463,32 @@ fp8_entry!(
     /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 192} and
     /// `size_of::<Fp8Smem<192, 5>>()` bytes of dynamic shared memory.
     baton_gemm_fp8_blockwise_128x192,
-    N192, 192, 96, 5, false, 1
+    N192, 128, 192, 96, 5, false, 1
+);
+
+fp8_entry!(
+    /// 256×128×128 tiles, 4 stages: each consumer warpgroup computes two
+    /// 64-row waves of the tile (rows `64·wg` and `128 + 64·wg`), one after
+    /// the other into one partial accumulator (`wait_group<0>`, promotion
+    /// into that wave's main accumulators: 64 + 64 main + 64 partial
+    /// registers per thread); the other warpgroup's MMAs keep the tensor
+    /// core busy during a promotion. A quarter less operand traffic per FLOP
+    /// than 128×128 (each B tile feeds twice the rows). No stream-K (the
+    /// stream-K arguments are ignored: every tile whole).
+    ///
+    /// # Safety
+    /// As [`baton_gemm_fp8_blockwise_128x128`], with A's box {128, 256}, the
+    /// A scales' box {256, 1} and `size_of::<Fp8Smem<256, 128, 4>>()` bytes
+    /// of dynamic shared memory.
+    baton_gemm_fp8_blockwise_256x128,
+    N128, 256, 128, 64, 4, false, 1
 );
 
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn gemm<
     M: Fp8Mma<ACC>,
+    const BM: usize,
     const BN: usize,
     const ACC: usize,
     const STAGES: usize,
@@ -487,17 +510,29 @@ unsafe fn gemm<
         assert!(
             CLUSTER_M == 1 || (CLUSTER_M == 2 && BN == 128),
             "clusters: 128-wide B tiles shared by 2 CTAs"
-        )
+        );
+        assert!(
+            BM == 128 || (BM == 256 && BN <= 128 && !DOUBLE && CLUSTER_M == 1),
+            "256-row tiles: two waves into one partial, B scales uniform per tile"
+        );
     };
-    // SAFETY: launched with size_of::<Fp8Smem<BN, STAGES>>() of dynamic shared memory
+    // 64-row waves per consumer warpgroup.
+    let waves = BM / WAVE_M as usize;
+    // Stream-K splits 128-row tiles only.
+    let (sk_min_segment, sk_extra_waves) = if waves == 1 {
+        (sk_min_segment, sk_extra_waves)
+    } else {
+        (0, 0)
+    };
+    // SAFETY: launched with size_of::<Fp8Smem<BM, BN, STAGES>>() of dynamic shared memory
     // (the kernel traps otherwise).
-    let smem: SharedRef<'static, Fp8Smem<BN, STAGES>> =
-        unsafe { dynamic_smem::<Fp8Smem<BN, STAGES>>() };
-    let input = InputTilePipeline::<Payload<BN>, STAGES>::new(
-        smem_field!(smem, Fp8Smem<BN, STAGES>, input),
+    let smem: SharedRef<'static, Fp8Smem<BM, BN, STAGES>> =
+        unsafe { dynamic_smem::<Fp8Smem<BM, BN, STAGES>>() };
+    let input = InputTilePipeline::<Payload<BM, BN>, STAGES>::new(
+        smem_field!(smem, Fp8Smem<BM, BN, STAGES>, input),
         c"gemm-fp8-mainloop",
     );
-    let d_tiles = smem_field!(smem, Fp8Smem<BN, STAGES>, d_tiles);
+    let d_tiles = smem_field!(smem, Fp8Smem<BM, BN, STAGES>, d_tiles);
     if thread_idx_x() == 0 {
         // Fetch the tensor maps into the descriptor cache while the
         // barriers are set up (the first TMA of each would wait for it).
@@ -523,13 +558,13 @@ unsafe fn gemm<
     // Work units: CLUSTER_M vertically adjacent tiles sharing one B tile;
     // CTA `rank` of a cluster takes tile row `unit_row * CLUSTER_M + rank`
     // (a row past M is computed on zero-filled A and clipped by the store).
-    let bn = BN as u32;
+    let (bm, bn) = (BM as u32, BN as u32);
     let n_blocks = n.div_ceil(128);
     let k_blocks = k / BK;
     // Every role walks the same schedule (data-parallel units, then this
     // worker's stream-K share).
     let work = ClusterWork::<CLUSTER_M>::new(
-        m.div_ceil(BM),
+        m.div_ceil(bm),
         n.div_ceil(bn),
         k_blocks,
         GROUP_M,
@@ -554,14 +589,14 @@ unsafe fn gemm<
                     unsafe {
                         load_2d(
                             tma_a,
-                            smem_field!(st, Stage<BN>, a),
+                            smem_field!(st, Stage<BM, BN>, a),
                             bar,
                             kc,
-                            (tm * BM) as i32,
+                            (tm * bm) as i32,
                         );
                         load_b_tile::<u8, BN, 64, { BK as usize }, CLUSTER_M>(
                             tma_b,
-                            smem_field!(st, Stage<BN>, b),
+                            smem_field!(st, Stage<BM, BN>, b),
                             bar,
                             kc,
                             tn * bn,
@@ -569,9 +604,9 @@ unsafe fn gemm<
                         );
                         load_2d(
                             tma_sa,
-                            smem_field!(st, Stage<BN>, a_scales),
+                            smem_field!(st, Stage<BM, BN>, a_scales),
                             bar,
-                            (tm * BM) as i32,
+                            (tm * bm) as i32,
                             kb as i32,
                         );
                     }
@@ -588,7 +623,7 @@ unsafe fn gemm<
         // This thread's accumulator rows within the warpgroup: `row`, `row + 8`.
         let row = warp * 16 + lane / 4;
         let scale_row = wg as u32 * 64 + row;
-        let mut consumer: InputConsumer<'_, Payload<BN>, STAGES> = input.consumer();
+        let mut consumer: InputConsumer<'_, Payload<BM, BN>, STAGES> = input.consumer();
         // `zeroed` lowers to a memset that SROA splits into registers.
         // SAFETY: all-zero is a valid [f32; ACC].
         let mut p0: [f32; ACC] = unsafe { core::mem::zeroed() };
@@ -597,9 +632,9 @@ unsafe fn gemm<
         // This warpgroup's 64 rows of A (64 rows × BK bytes further).
         let st0 = input.stage(0);
         let descs = StageDescriptors::new(
-            smem_field!(st0, Stage<BN>, a).addr() + (wg * 64 * BK as usize) as u32,
-            smem_field!(st0, Stage<BN>, b).addr(),
-            core::mem::size_of::<Stage<BN>>() as u32,
+            smem_field!(st0, Stage<BM, BN>, a).addr() + (wg * 64 * BK as usize) as u32,
+            smem_field!(st0, Stage<BM, BN>, b).addr(),
+            core::mem::size_of::<Stage<BM, BN>>() as u32,
         );
         for seg in work.segments() {
             let (tm, tn) = work.tile_of(seg.unit);
@@ -624,7 +659,7 @@ unsafe fn gemm<
                 ($p:ident, $kb:expr) => {{
                     let stage = consumer.acquire_stage();
                     let st = stage.tiles();
-                    let sa = smem_field!(st, Stage<BN>, a_scales).addr();
+                    let sa = smem_field!(st, Stage<BM, BN>, a_scales).addr();
                     // SAFETY: the stage is full (waited); rows < 128; kb <
                     // K/128 (contract).
                     let scales = unsafe {
@@ -645,7 +680,42 @@ unsafe fn gemm<
                     (stage.defer_release(), scales)
                 }};
             }
-            if DOUBLE {
+            // The second wave's main accumulators (256-row tiles; unused,
+            // and so eliminated, otherwise).
+            // SAFETY: all-zero is a valid [f32; ACC].
+            let mut acc_hi: [f32; ACC] = unsafe { core::mem::zeroed() };
+            if waves == 2 {
+                // Per K block: wave 0's MMAs, promotion, wave 1's MMAs into
+                // the same partial, stage release, promotion. All scales are
+                // read before the stage goes back.
+                for kb in seg.k_begin..seg.k_end {
+                    let stage = consumer.acquire_stage();
+                    let st = stage.tiles();
+                    let sa = smem_field!(st, Stage<BM, BN>, a_scales).addr();
+                    // SAFETY: the stage is full (waited); rows < 256; kb <
+                    // K/128 (contract).
+                    let (sb, a) = unsafe {
+                        (
+                            ld_global_nc_f32(bs_row.add(kb as usize)),
+                            [
+                                ld_shared_u32(sa + 4 * scale_row),
+                                ld_shared_u32(sa + 4 * (scale_row + 8)),
+                                ld_shared_u32(sa + 4 * (scale_row + WAVE_M)),
+                                ld_shared_u32(sa + 4 * (scale_row + WAVE_M + 8)),
+                            ]
+                            .map(f32::from_bits),
+                        )
+                    };
+                    let (da, db) = descs.at(stage.stage());
+                    mma_k_block::<M, ACC>(&mut p0, (da, db));
+                    M::wait::<0>(&mut p0);
+                    promote_tile::<ACC, BN>(&mut acc, &p0, (a[0], a[1], sb, 0.0), split_q);
+                    mma_k_block::<M, ACC>(&mut p0, (da.advance(WAVE_M * BK), db));
+                    M::wait::<0>(&mut p0);
+                    release_stage::<CLUSTER_M>(stage.defer_release(), signaller);
+                    promote_tile::<ACC, BN>(&mut acc_hi, &p0, (a[2], a[3], sb, 0.0), split_q);
+                }
+            } else if DOUBLE {
                 // K block kb + 1's MMAs are in flight while kb's partial is
                 // promoted; the partials alternate between p0 and p1.
                 let (mut pending, mut scales) = issue!(p0, seg.k_begin);
@@ -688,40 +758,48 @@ unsafe fn gemm<
             // Stream-K fixup: a contributor hands its partial to the unit's
             // finalizer and has no epilogue (`continue`); a finalizer of a
             // split unit adds the contributors' partials first.
-            stream_k_fixup!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC);
+            if waves == 1 {
+                stream_k_fixup!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC);
+            }
 
-            // Epilogue: BN / 32 sub-tiles of 64 rows × 32 columns.
+            // Epilogue: per wave, BN / 32 sub-tiles of 64 rows × 32 columns
+            // (BN / 32 is even: the buffers alternate across waves too).
             let d_buf = d_tiles.at(wg);
-            baton::unroll!(J in [0, 1, 2, 3, 4, 5] {
-              if (J as usize) < BN / SUB_COLS {
-                let buf = d_buf.at((J % 2) as usize);
-                // Buffer J%2 is free once the store issued from it two
-                // sub-tiles ago has finished reading it.
-                if signaller {
-                    store_wait_group_read::<1>();
-                }
-                named_barrier_sync(1 + wg as u32, 128);
-                baton::unroll!(Q in [0, 1, 2, 3] {
-                    baton::unroll!(H in [0, 1] {
-                        // Registers 16J + 4Q + 2H (+1): row + 8H, columns
-                        // 8Q + 2(lane % 4) (+1) of sub-tile J.
-                        let i = (16 * J + 4 * Q + 2 * H) as usize;
-                        let r = row + 8 * H;
-                        let off = swizzled64(r, 4 * Q + lane % 4);
-                        // SAFETY: buffer J%2 is free (barrier above); in bounds.
-                        unsafe { st_shared_u32(buf.addr() + off, pack_bf16x2(acc[i], acc[i + 1])) };
+            baton::unroll!(W in [0, 1] {
+              if (W as usize) < waves {
+                let acc = if W == 0 { &acc } else { &acc_hi };
+                baton::unroll!(J in [0, 1, 2, 3, 4, 5] {
+                  if (J as usize) < BN / SUB_COLS {
+                    let buf = d_buf.at((J % 2) as usize);
+                    // Buffer J%2 is free once the store issued from it two
+                    // sub-tiles ago has finished reading it.
+                    if signaller {
+                        store_wait_group_read::<1>();
+                    }
+                    named_barrier_sync(1 + wg as u32, 128);
+                    baton::unroll!(Q in [0, 1, 2, 3] {
+                        baton::unroll!(H in [0, 1] {
+                            // Registers 16J + 4Q + 2H (+1): row + 8H, columns
+                            // 8Q + 2(lane % 4) (+1) of sub-tile J.
+                            let i = (16 * J + 4 * Q + 2 * H) as usize;
+                            let r = row + 8 * H;
+                            let off = swizzled64(r, 4 * Q + lane % 4);
+                            // SAFETY: buffer J%2 is free (barrier above); in bounds.
+                            unsafe { st_shared_u32(buf.addr() + off, pack_bf16x2(acc[i], acc[i + 1])) };
+                        });
                     });
+                    fence_proxy_async_shared();
+                    named_barrier_sync(1 + wg as u32, 128);
+                    if signaller {
+                        let col = (tn * bn) as i32 + (J as usize * SUB_COLS) as i32;
+                        let r0 = (tm * bm + W * WAVE_M) as i32 + (wg * SUB_ROWS) as i32;
+                        // SAFETY: D map per the contract; the buffer holds the
+                        // finished sub-tile (fenced for the async proxy).
+                        unsafe { store_2d(tma_d, buf, col, r0) };
+                        store_commit_group();
+                    }
+                  }
                 });
-                fence_proxy_async_shared();
-                named_barrier_sync(1 + wg as u32, 128);
-                if signaller {
-                    let col = (tn * bn) as i32 + (J as usize * SUB_COLS) as i32;
-                    let r0 = (tm * BM) as i32 + (wg * SUB_ROWS) as i32;
-                    // SAFETY: D map per the contract; the buffer holds the
-                    // finished sub-tile (fenced for the async proxy).
-                    unsafe { store_2d(tma_d, buf, col, r0) };
-                    store_commit_group();
-                }
               }
             });
         }

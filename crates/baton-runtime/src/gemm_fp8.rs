@@ -31,23 +31,36 @@ pub const KERNEL_C2: &str = "baton_gemm_fp8_blockwise_128x128_db_c2";
 /// 128×192×128 tiles, 5 stages, one partial accumulator: 17% less
 /// operand traffic per FLOP than 128×128 (two B scales per tile and K block).
 pub const KERNEL_128X192: &str = "baton_gemm_fp8_blockwise_128x192";
+/// 256×128×128 tiles, 4 stages: each consumer warpgroup runs two 64-row
+/// waves per K block into one partial: a quarter less operand traffic per
+/// FLOP than 128×128. No stream-K.
+pub const KERNEL_256X128: &str = "baton_gemm_fp8_blockwise_256x128";
 /// Every kernel (same arguments): the default, the 128×64 one, the
-/// 128×128 one with a single partial accumulator, the clustered one and
-/// the 128×192 one.
-pub const VARIANTS: [&str; 5] = [
+/// 128×128 one with a single partial accumulator, the clustered one, the
+/// 128×192 one and the 256×128 one.
+pub const VARIANTS: [&str; 6] = [
     KERNEL,
     KERNEL_128X64,
     "baton_gemm_fp8_blockwise_128x128",
     KERNEL_C2,
     KERNEL_128X192,
+    KERNEL_256X128,
 ];
 
-/// (BN, input stages) of a kernel of [`VARIANTS`]; `None` for other names.
-pub fn tile_of(kernel: &str) -> Option<(u32, u32)> {
+/// (BM, BN, input stages) of a kernel of [`VARIANTS`]; `None` for other names.
+///
+/// ```
+/// use baton_runtime::gemm_fp8::{tile_of, KERNEL, KERNEL_256X128};
+/// assert_eq!(tile_of(KERNEL), Some((128, 128, 6)));
+/// assert_eq!(tile_of(KERNEL_256X128), Some((256, 128, 4)));
+/// assert_eq!(tile_of("sgemm"), None);
+/// ```
+pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
     match kernel {
-        KERNEL | KERNEL_C2 | "baton_gemm_fp8_blockwise_128x128" => Some((128, 6)),
-        KERNEL_128X64 => Some((64, 8)),
-        KERNEL_128X192 => Some((192, 5)),
+        KERNEL | KERNEL_C2 | "baton_gemm_fp8_blockwise_128x128" => Some((128, 128, 6)),
+        KERNEL_128X64 => Some((128, 64, 8)),
+        KERNEL_128X192 => Some((128, 192, 5)),
+        KERNEL_256X128 => Some((256, 128, 4)),
         _ => None,
     }
 }
@@ -62,12 +75,17 @@ pub fn cluster_of(kernel: &str) -> u32 {
     if kernel == KERNEL_C2 { 2 } else { 1 }
 }
 
-/// Dynamic shared memory of a kernel of `(bn, stages)`: barriers (padded to
-/// 1024), the stages (A 128×128 bytes + B bn×128 bytes + A scales, 512
-/// bytes padded to 1024), and 4 D staging sub-tiles of 4 KiB. Checked
-/// against the PTX by a unit test.
-pub const fn smem_bytes((bn, stages): (u32, u32)) -> u32 {
-    1024 + stages * (128 * 128 + bn * 128 + 1024) + 4 * 4096
+/// Dynamic shared memory of a kernel of `(bm, bn, stages)`: barriers
+/// (padded to 1024), the stages (A bm×128 bytes + B bn×128 bytes + A
+/// scales, 4·bm bytes padded to 1024), and 4 D staging sub-tiles of 4 KiB.
+/// Checked against the PTX by a unit test.
+///
+/// ```
+/// use baton_runtime::gemm_fp8::smem_bytes;
+/// assert_eq!(smem_bytes((128, 128, 6)), 1024 + 6 * (16384 + 16384 + 1024) + 16384);
+/// ```
+pub const fn smem_bytes((bm, bn, stages): (u32, u32, u32)) -> u32 {
+    1024 + stages * (bm * 128 + bn * 128 + (4 * bm).next_multiple_of(1024)) + 4 * 4096
 }
 
 /// Picks the kernel for an M×N problem on `sms` SMs: least estimated time,
@@ -228,7 +246,8 @@ pub struct Fp8GemmPlan<'a> {
     kernel: Kernel,
     maps: DeviceTensorMaps,
     name: &'static str,
-    tile: (u32, u32),
+    /// (BM, BN, stages).
+    tile: (u32, u32, u32),
     b_scales: u64,
     a_scales: u64,
     /// Zero-padded copy of the A scales when M is not a multiple of 4.
@@ -277,7 +296,7 @@ impl<'a> Fp8GemmPlan<'a> {
         d: &'a mut CudaSlice<u16>,
         (m, n, k): (usize, usize, usize),
     ) -> Result<Self> {
-        let Some((bn, stages)) = tile_of(kernel) else {
+        let Some((bm, bn, stages)) = tile_of(kernel) else {
             return Err(Error::Gemm(format!(
                 "{kernel} is not an FP8 GEMM kernel (variants: {VARIANTS:?})"
             )));
@@ -330,7 +349,7 @@ impl<'a> Fp8GemmPlan<'a> {
             }
             None => sa_ptr,
         };
-        let (bm, bk) = (128, 128);
+        let bk = 128;
         let cluster = cluster_of(kernel);
         let maps = [
             encode_matrix(
@@ -375,7 +394,7 @@ impl<'a> Fp8GemmPlan<'a> {
         let kernel_fn = kernels.get(kernel)?;
         let slots = if cluster > 1 {
             kernel_fn
-                .max_active_clusters((cluster, 1, 1), THREADS, smem_bytes((bn, stages)))?
+                .max_active_clusters((cluster, 1, 1), THREADS, smem_bytes((bm, bn, stages)))?
                 .max(1)
         } else {
             gpu.sm_count()
@@ -386,7 +405,7 @@ impl<'a> Fp8GemmPlan<'a> {
                 .into_iter()
                 .find(|v| *v == kernel)
                 .unwrap_or(KERNEL),
-            tile: (bn, stages),
+            tile: (bm, bn, stages),
             maps,
             b_scales: sb_ptr,
             a_scales: sa_ptr,
@@ -410,14 +429,21 @@ impl<'a> Fp8GemmPlan<'a> {
     /// default): every unit whole. Allocates the fixup workspace (one fp32
     /// tile and two flags per CTA) once.
     ///
-    /// Errors: `min_segment == 0`, or the allocation failing.
+    /// Errors: `min_segment == 0`, a kernel without stream-K (256-row
+    /// tiles), or the allocation failing.
     pub fn set_stream_k(&mut self, gpu: &Gpu, min_segment: Option<u32>) -> Result<()> {
+        if min_segment.is_some() && self.tile.0 != 128 {
+            return Err(Error::Gemm(format!(
+                "{} has no stream-K (it splits 128-row tiles only); use {KERNEL} or {KERNEL_128X64}",
+                self.name
+            )));
+        }
         self.stream_k = match min_segment {
             Some(s) => Some(StreamKWorkspace::new(
                 gpu,
                 s,
                 self.slots * self.cluster,
-                128 * self.tile.0,
+                128 * self.tile.1,
             )?),
             None => None,
         };
@@ -442,7 +468,7 @@ impl<'a> Fp8GemmPlan<'a> {
         if let Some(w) = &self.stream_k {
             return w.grid();
         }
-        let units = self.m.div_ceil(128).div_ceil(self.cluster) * self.n.div_ceil(self.tile.0);
+        let units = self.m.div_ceil(self.tile.0).div_ceil(self.cluster) * self.n.div_ceil(self.tile.1);
         units.min(self.slots) * self.cluster
     }
 

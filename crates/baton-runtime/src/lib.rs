@@ -195,6 +195,11 @@ pub const KERNELS: &[KernelInfo] = &[
         about: "blockwise-scaled FP8 GEMM, 128x64x128 tiles, 8 stages, two partials (small M)",
         hot: true,
     },
+    KernelInfo {
+        name: "baton_gemm_fp8_blockwise_256x128",
+        about: "blockwise-scaled FP8 GEMM, 256x128x128 tiles, 4 stages, two 64-row waves per warpgroup",
+        hot: true,
+    },
 ];
 
 /// Names of the hot kernels (see [`KernelInfo::hot`]).

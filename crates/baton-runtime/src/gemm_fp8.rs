@@ -19,9 +19,10 @@ use baton::tensor_map::{ElemType, Swizzle};
 use cudarc::driver::sys;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
-/// The default kernel for large problems: 128×128×128 tiles, 6 stages,
-/// two partial accumulators (K block kb + 1's MMAs run while kb's partial is
-/// promoted; H100: 1181 TFLOP/s at 8192³ vs 1170 with one partial).
+/// 128×128×128 tiles, 6 stages, two partial accumulators (K block kb + 1's
+/// MMAs run while kb's partial is promoted; H100: 1181 TFLOP/s at 8192³ vs
+/// 1170 with one partial). The fallback of [`choose`]; large problems get
+/// [`KERNEL_256X128`].
 pub const KERNEL: &str = "baton_gemm_fp8_blockwise_128x128_db";
 /// 128×64×128 tiles, 8 stages, two partials: twice the CTAs, for small M.
 pub const KERNEL_128X64: &str = "baton_gemm_fp8_blockwise_128x64_db";
@@ -89,24 +90,32 @@ pub const fn smem_bytes((bm, bn, stages): (u32, u32, u32)) -> u32 {
 }
 
 /// Picks the kernel for an M×N problem on `sms` SMs: least estimated time,
-/// counting whole waves of tiles (a partial wave costs a full one), with a
-/// 128×64 tile assumed 0.8× as fast per FLOP as a 128×128 one.
+/// counting whole rounds of tiles (a partial round costs a full one), with
+/// each tile shape's measured speed per FLOP relative to 128×128 (H100,
+/// BENCHMARKS.md): 128×64 0.8, 256×128 1.1. Small M gets the narrow tiles
+/// (more CTAs), everything with a few rounds of tiles the 256×128 one.
 ///
 /// ```
-/// use baton_runtime::gemm_fp8::{choose, KERNEL, KERNEL_128X64};
-/// assert_eq!(choose(8192, 8192, 132), KERNEL);
+/// use baton_runtime::gemm_fp8::{choose, KERNEL_128X64, KERNEL_256X128};
+/// assert_eq!(choose(8192, 8192, 132), KERNEL_256X128);
+/// assert_eq!(choose(4096, 32768, 132), KERNEL_256X128);
 /// assert_eq!(choose(128, 7168, 132), KERNEL_128X64);
+/// assert_eq!(choose(128, 24576, 132), KERNEL_128X64);
 /// ```
 pub fn choose(m: usize, n: usize, sms: u32) -> &'static str {
-    let cost = |bn: usize, speed: f64| {
-        let tiles = m.div_ceil(128) * n.div_ceil(bn);
-        tiles.div_ceil(sms.max(1) as usize) as f64 * bn as f64 / speed
+    const CANDIDATES: [(&str, usize, usize, f64); 3] = [
+        (KERNEL_128X64, 128, 64, 0.8),
+        (KERNEL, 128, 128, 1.0),
+        (KERNEL_256X128, 256, 128, 1.1),
+    ];
+    let cost = |&(_, bm, bn, speed): &(&str, usize, usize, f64)| {
+        let tiles = m.div_ceil(bm) * n.div_ceil(bn);
+        tiles.div_ceil(sms.max(1) as usize) as f64 * (bm * bn) as f64 / speed
     };
-    if cost(64, 0.8) < cost(128, 1.0) {
-        KERNEL_128X64
-    } else {
-        KERNEL
-    }
+    CANDIDATES
+        .iter()
+        .min_by(|a, b| cost(a).total_cmp(&cost(b)))
+        .map_or(KERNEL, |c| c.0)
 }
 
 /// Threads per CTA: producer warpgroup + 2 MMA/promotion warpgroups.

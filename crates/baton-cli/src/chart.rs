@@ -68,6 +68,27 @@ pub fn encode_png(width: usize, height: usize, rgb: &[u8]) -> Vec<u8> {
 
 /// Writes the ours-vs-cuBLAS chart of `rows` to `path`.
 pub fn write_bar_chart(path: &std::path::Path, rows: &[BenchRow]) -> std::io::Result<()> {
+    let groups: Vec<Vec<f64>> = rows
+        .iter()
+        .map(|r| vec![r.ours_tflops(), r.cublas_tflops()])
+        .collect();
+    write_grouped_bars(path, &groups)
+}
+
+/// Bar colours of the series of a group, in order: ours (blue), the
+/// first reference (grey), a second reference (orange).
+const SERIES: [[u8; 3]; 3] = [[31, 119, 180], [150, 150, 150], [255, 127, 14]];
+
+/// Writes a grouped bar chart (TFLOP/s, grid lines every 100) to `path`:
+/// one group per entry of `groups`, one bar per value (at most 3, coloured
+/// as [`SERIES`]: ours first, then the references).
+///
+/// ```
+/// let path = std::env::temp_dir().join("baton-grouped-bars-doc.png");
+/// baton_cli::chart::write_grouped_bars(&path, &[vec![900.0, 800.0, 1000.0]]).unwrap();
+/// assert!(std::fs::read(&path).unwrap().starts_with(b"\x89PNG"));
+/// ```
+pub fn write_grouped_bars(path: &std::path::Path, groups: &[Vec<f64>]) -> std::io::Result<()> {
     let mut img = vec![255u8; W * H * 3];
     let mut fill = |x0: usize, y0: usize, x1: usize, y1: usize, c: [u8; 3]| {
         for y in y0.min(H)..y1.min(H) {
@@ -76,13 +97,9 @@ pub fn write_bar_chart(path: &std::path::Path, rows: &[BenchRow]) -> std::io::Re
             }
         }
     };
-    let top = rows
-        .iter()
-        .flat_map(|r| [r.ours_tflops(), r.cublas_tflops()])
-        .fold(100.0f64, f64::max)
-        * 1.1;
+    let top = groups.iter().flatten().fold(100.0f64, |a, &b| a.max(b)) * 1.1;
     let (left, bottom, plot_h) = (40usize, H - 30, H - 60);
-    let y_of = |v: f64| bottom - ((v / top) * plot_h as f64) as usize;
+    let y_of = |v: f64| bottom - ((v.max(0.0) / top) * plot_h as f64) as usize;
     let mut g = 0.0;
     while g <= top {
         let y = y_of(g);
@@ -90,18 +107,15 @@ pub fn write_bar_chart(path: &std::path::Path, rows: &[BenchRow]) -> std::io::Re
         g += 100.0;
     }
     fill(left, bottom, W - 10, bottom + 2, [0, 0, 0]);
-    let slot = (W - left - 10) / rows.len().max(1);
-    for (i, r) in rows.iter().enumerate() {
-        let x = left + i * slot + slot / 6;
-        let bw = slot / 3;
-        fill(x, y_of(r.ours_tflops()), x + bw, bottom, [31, 119, 180]);
-        fill(
-            x + bw,
-            y_of(r.cublas_tflops()),
-            x + 2 * bw,
-            bottom,
-            [150, 150, 150],
-        );
+    let slot = (W - left - 10) / groups.len().max(1);
+    for (i, values) in groups.iter().enumerate() {
+        let bars = values.len().clamp(1, SERIES.len());
+        let bw = slot * 2 / (3 * bars);
+        let x0 = left + i * slot + slot / 6;
+        for (j, &v) in values.iter().take(SERIES.len()).enumerate() {
+            let x = x0 + j * bw;
+            fill(x, y_of(v), x + bw, bottom, SERIES[j]);
+        }
     }
     std::fs::write(path, encode_png(W, H, &img))
 }

@@ -27,13 +27,15 @@ pub const FP8_SHAPES: [(usize, usize, usize); 9] = [
 /// table, the ratios and their geometric means.
 /// `kernel` forces one of [`VARIANTS`] instead of the heuristic;
 /// `stream_k = Some((min_segment, extra_waves))` turns stream-K on for the
-/// timed runs.
+/// timed runs; `chart` writes a PNG bar chart of TFLOP/s per shape (ours,
+/// cuBLASLt blockwise, cuBLASLt tensorwise).
 pub fn gemm_fp8(
     ordinal: usize,
     shapes: &[(usize, usize, usize)],
     reps: usize,
     kernel: Option<&'static str>,
     stream_k: Option<(u32, u32)>,
+    chart: Option<&std::path::Path>,
 ) -> Outcome {
     let (gpu, kernels) = match open_gpu_kernels(ordinal, Variant::Release) {
         Ok(x) => x,
@@ -140,5 +142,24 @@ pub fn gemm_fp8(
         vs_block.iter().cloned().fold(f64::INFINITY, f64::min),
         geomean(&vs_tensor)
     );
+    if let Some(path) = chart {
+        let groups: Vec<Vec<f64>> = rows
+            .iter()
+            .map(|r| {
+                vec![
+                    r.tflops(r.ours_ms),
+                    r.tflops(r.blockwise_ms),
+                    r.tflops(r.tensorwise_ms),
+                ]
+            })
+            .collect();
+        match crate::chart::write_grouped_bars(path, &groups) {
+            Ok(()) => println!(
+                "chart: {} (per shape, in table order: ours, cuBLASLt blockwise, cuBLASLt tensorwise)",
+                path.display()
+            ),
+            Err(e) => println!("chart not written: {e}"),
+        }
+    }
     Outcome::Pass
 }

@@ -130,6 +130,9 @@ enum BenchWhat {
         /// With --stream-k: full waves added to the stream-K region before the last, partial one (default 1; 0 splits only the last wave).
         #[arg(long, requires = "stream_k")]
         sk_waves: Option<u32>,
+        /// Write a PNG bar chart of TFLOP/s per shape (ours, cuBLASLt blockwise, cuBLASLt tensorwise).
+        #[arg(long)]
+        chart: Option<std::path::PathBuf>,
     },
     /// Verify the sm_100a MXFP8/NVFP4 block-scaled GEMMs (f64, cuBLASLt), then time them against cuBLASLt (Blackwell only: exit 77 elsewhere).
     GemmBlockScaled {
@@ -253,6 +256,7 @@ fn main() {
                 kernel,
                 stream_k,
                 sk_waves,
+                chart,
             } => {
                 let shapes = if shape.is_empty() {
                     baton_cli::fp8_bench::FP8_SHAPES.to_vec()
@@ -265,6 +269,7 @@ fn main() {
                     reps.max(1),
                     kernel,
                     stream_k.map(|s| (s, sk_waves.unwrap_or(1))),
+                    chart.as_deref(),
                 )
             }
             BenchWhat::GemmBlockScaled {

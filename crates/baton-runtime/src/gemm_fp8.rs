@@ -477,7 +477,8 @@ impl<'a> Fp8GemmPlan<'a> {
         if let Some(w) = &self.stream_k {
             return w.grid();
         }
-        let units = self.m.div_ceil(self.tile.0).div_ceil(self.cluster) * self.n.div_ceil(self.tile.1);
+        let units =
+            self.m.div_ceil(self.tile.0).div_ceil(self.cluster) * self.n.div_ceil(self.tile.1);
         units.min(self.slots) * self.cluster
     }
 

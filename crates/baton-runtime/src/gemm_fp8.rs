@@ -452,7 +452,7 @@ impl<'a> Fp8GemmPlan<'a> {
                 gpu,
                 s,
                 self.slots * self.cluster,
-                128 * self.tile.1,
+                self.tile.0 * self.tile.1,
             )?),
             None => None,
         };

@@ -142,6 +142,10 @@ const _: () = {
         core::mem::size_of::<Fp8Smem<256, 128, 4>>() <= 227 * 1024,
         "256x128 FP8 GEMM exceeds 227 KiB of shared memory"
     );
+    assert!(
+        core::mem::size_of::<Fp8Smem<128, 256, 4>>() <= 227 * 1024,
+        "128x256 FP8 GEMM exceeds 227 KiB of shared memory"
+    );
 };
 
 /// `ld.global.nc.f32`: a read-only global load.
@@ -375,10 +379,13 @@ macro_rules! fp8_entry {
             tma_b: *const TensorMap,
             tma_sa: *const TensorMap,
             tma_d: *const TensorMap,
+            tma_a_tail: *const TensorMap,
+            tma_sa_tail: *const TensorMap,
             b_scales: *const f32,
             m: u32,
             n: u32,
             k: u32,
+            tail_rows: u32,
             sk_partials: *mut f32,
             sk_flags: *mut u32,
             sk_epoch: u32,
@@ -389,7 +396,11 @@ macro_rules! fp8_entry {
             let sk = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
             // SAFETY: forwarded to the kernel's contract.
             unsafe {
-                gemm::<$($gen)*>(tma_a, tma_b, tma_sa, tma_d, b_scales, m, n, k, sk, (sk_min_segment, sk_extra_waves))
+                gemm::<$($gen)*>(
+                    (tma_a, tma_b, tma_sa, tma_d),
+                    (tma_a_tail, tma_sa_tail, tail_rows),
+                    b_scales, m, n, k, sk, (sk_min_segment, sk_extra_waves),
+                )
             }
         }
     };
@@ -411,7 +422,10 @@ fp8_entry!(
     /// zeros in columns M.., box {128, 1}, no swizzle);
     /// with 64-byte swizzle, D (bf16, dims {N, M}, box {32, 64}). `b_scales`
     /// points at `⌈N/128⌉ · K/128` f32 in global memory; K is a positive
-    /// multiple of 128.
+    /// multiple of 128. `tail_rows` is `M mod BM`; when it is not 0 the tail
+    /// maps describe the same A and A scales with boxes of `tail_rows` rows
+    /// and `tail_rows` rounded up to 4 floats (the last tile row loads only
+    /// those), otherwise they are never read.
     ///
     /// Stream-K (`sk_min_segment > 0`): the units left after the last full
     /// wave (+ `sk_extra_waves` full waves) are split along K across all
@@ -492,6 +506,21 @@ fp8_entry!(
     N128, 256, 128, 64, 4, false, 1
 );
 
+fp8_entry!(
+    /// 128×256×128 tiles, 4 stages: [`baton_gemm_fp8_blockwise_256x128`]
+    /// turned along N. Each consumer warpgroup computes its 64 rows in two
+    /// 128-column waves (columns 0.. and 128.., each with its own B scale)
+    /// into one partial accumulator, so each A tile feeds 256 columns: for
+    /// small M with wide N, half the CTAs of 128×128 tiles and half the
+    /// re-reads of A. No stream-K.
+    ///
+    /// # Safety
+    /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 256} and
+    /// `size_of::<Fp8Smem<128, 256, 4>>()` bytes of dynamic shared memory.
+    baton_gemm_fp8_blockwise_128x256,
+    N128, 128, 256, 64, 4, false, 1
+);
+
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn gemm<
@@ -503,10 +532,13 @@ unsafe fn gemm<
     const DOUBLE: bool,
     const CLUSTER_M: u32,
 >(
-    tma_a: *const TensorMap,
-    tma_b: *const TensorMap,
-    tma_sa: *const TensorMap,
-    tma_d: *const TensorMap,
+    (tma_a, tma_b, tma_sa, tma_d): (
+        *const TensorMap,
+        *const TensorMap,
+        *const TensorMap,
+        *const TensorMap,
+    ),
+    (tma_a_tail, tma_sa_tail, tail_rows): (*const TensorMap, *const TensorMap, u32),
     b_scales: *const f32,
     m: u32,
     n: u32,
@@ -520,12 +552,18 @@ unsafe fn gemm<
             "clusters: 128-wide B tiles shared by 2 CTAs"
         );
         assert!(
-            BM == 128 || (BM == 256 && BN <= 128 && !DOUBLE && CLUSTER_M == 1),
-            "256-row tiles: two waves into one partial, B scales uniform per tile"
+            (BM == 128 && BN <= 192)
+                || (BM == 256 && BN <= 128 && !DOUBLE && CLUSTER_M == 1)
+                || (BM == 128 && BN == 256 && ACC == 64 && !DOUBLE && CLUSTER_M == 1),
+            "two-wave tiles (256x128, 128x256): one partial, one B scale per wave"
         );
     };
-    // 64-row waves per consumer warpgroup.
-    let waves = BM / WAVE_M as usize;
+    // Waves per consumer warpgroup: two 64-row waves (256-row tiles), two
+    // 128-column waves (256-wide tiles), or one.
+    let (m_waves, n_waves) = (BM / WAVE_M as usize, if BN == 256 { 2 } else { 1 });
+    let waves = m_waves * n_waves;
+    // Columns of one wave.
+    let wave_n = BN / n_waves;
     // Stream-K splits 128-row tiles only.
     let (sk_min_segment, sk_extra_waves) = if waves == 1 {
         (sk_min_segment, sk_extra_waves)
@@ -550,6 +588,10 @@ unsafe fn gemm<
             prefetch_tensormap(tma_b);
             prefetch_tensormap(tma_sa);
             prefetch_tensormap(tma_d);
+            if tail_rows != 0 {
+                prefetch_tensormap(tma_a_tail);
+                prefetch_tensormap(tma_sa_tail);
+            }
         }
         // Empty barriers: one arrival per consumer warpgroup of every CTA
         // whose B multicast writes into the stage (the whole cluster).
@@ -568,6 +610,18 @@ unsafe fn gemm<
     // (a row past M is computed on zero-filled A and clipped by the store).
     let (bm, bn) = (BM as u32, BN as u32);
     let n_blocks = n.div_ceil(128);
+    // The last tile row, when ragged, loads only its `tail_rows` rows of A
+    // (and their scales, rounded up to 4 floats: 16 bytes for TMA) through
+    // the tail maps instead of a full box that TMA zero-fills: zero fill
+    // costs as much as a load (at M = 32 a whole GEMM took 1.45× as long).
+    // Its other rows keep stale stage data; they only feed D rows ≥ M,
+    // which the store clips (rows of a product are independent).
+    let tail_tm = if tail_rows != 0 {
+        m.div_ceil(bm) - 1
+    } else {
+        u32::MAX
+    };
+    let tail_bytes = tail_rows * BK + bn * BK + 4 * tail_rows.next_multiple_of(4);
     let k_blocks = k / BK;
     // Every role walks the same schedule (data-parallel units, then this
     // worker's stream-K share).
@@ -587,16 +641,27 @@ unsafe fn gemm<
             let mut producer = input.producer();
             for seg in work.segments() {
                 let (tm, tn) = work.tile_of(seg.unit);
+                let tail = tm == tail_tm;
+                let (map_a, map_sa) = if tail {
+                    (tma_a_tail, tma_sa_tail)
+                } else {
+                    (tma_a, tma_sa)
+                };
                 for kb in seg.k_begin..seg.k_end {
                     let stage = producer.acquire();
-                    stage.arrive_expect_tx();
+                    if tail {
+                        stage.arrive_expect_tx_bytes(tail_bytes);
+                    } else {
+                        stage.arrive_expect_tx();
+                    }
                     let st = stage.tiles();
                     let (kc, bar) = ((kb * BK) as i32, stage.barrier());
                     // SAFETY: maps per the kernel contract; the stage is ours
-                    // and its full barrier expects Payload::TMA_BYTES.
+                    // and its full barrier expects Payload::TMA_BYTES (the
+                    // tail maps' boxes: tail_bytes).
                     unsafe {
                         load_2d(
-                            tma_a,
+                            map_a,
                             smem_field!(st, Stage<BM, BN>, a),
                             bar,
                             kc,
@@ -611,7 +676,7 @@ unsafe fn gemm<
                             rank,
                         );
                         load_2d(
-                            tma_sa,
+                            map_sa,
                             smem_field!(st, Stage<BM, BN>, a_scales),
                             bar,
                             (tm * bm) as i32,
@@ -688,40 +753,63 @@ unsafe fn gemm<
                     (stage.defer_release(), scales)
                 }};
             }
-            // The second wave's main accumulators (256-row tiles; unused,
+            // The second wave's main accumulators (two-wave tiles; unused,
             // and so eliminated, otherwise).
             // SAFETY: all-zero is a valid [f32; ACC].
             let mut acc_hi: [f32; ACC] = unsafe { core::mem::zeroed() };
             if waves == 2 {
                 // Per K block: wave 0's MMAs, promotion, wave 1's MMAs into
-                // the same partial, stage release, promotion. All scales are
-                // read before the stage goes back.
+                // the same partial, stage release, promotion. Wave 1 is the
+                // next 128 rows of A (256-row tiles) or the next 128 rows of
+                // B with the next n-block's B scale (256-wide tiles). All
+                // scales are read before the stage goes back.
                 for kb in seg.k_begin..seg.k_end {
                     let stage = consumer.acquire_stage();
                     let st = stage.tiles();
                     let sa = smem_field!(st, Stage<BM, BN>, a_scales).addr();
-                    // SAFETY: the stage is full (waited); rows < 256; kb <
-                    // K/128 (contract).
+                    // SAFETY: the stage is full (waited); rows < BM; kb <
+                    // K/128 (contract); b_hi < ⌈N/128⌉.
                     let (sb, a) = unsafe {
                         (
-                            ld_global_nc_f32(bs_row.add(kb as usize)),
                             [
-                                ld_shared_u32(sa + 4 * scale_row),
-                                ld_shared_u32(sa + 4 * (scale_row + 8)),
-                                ld_shared_u32(sa + 4 * (scale_row + WAVE_M)),
-                                ld_shared_u32(sa + 4 * (scale_row + WAVE_M + 8)),
-                            ]
-                            .map(f32::from_bits),
+                                ld_global_nc_f32(bs_row.add(kb as usize)),
+                                if n_waves == 2 {
+                                    ld_global_nc_f32(bs_row_hi.add(kb as usize))
+                                } else {
+                                    0.0
+                                },
+                            ],
+                            if m_waves == 2 {
+                                [
+                                    ld_shared_u32(sa + 4 * scale_row),
+                                    ld_shared_u32(sa + 4 * (scale_row + 8)),
+                                    ld_shared_u32(sa + 4 * (scale_row + WAVE_M)),
+                                    ld_shared_u32(sa + 4 * (scale_row + WAVE_M + 8)),
+                                ]
+                                .map(f32::from_bits)
+                            } else {
+                                let a = [
+                                    ld_shared_u32(sa + 4 * scale_row),
+                                    ld_shared_u32(sa + 4 * (scale_row + 8)),
+                                ]
+                                .map(f32::from_bits);
+                                [a[0], a[1], a[0], a[1]]
+                            },
                         )
                     };
                     let (da, db) = descs.at(stage.stage());
+                    let (wave1, sb1) = if m_waves == 2 {
+                        ((da.advance(WAVE_M * BK), db), sb[0])
+                    } else {
+                        ((da, db.advance(128 * BK)), sb[1])
+                    };
                     mma_k_block::<M, ACC>(&mut p0, (da, db));
                     M::wait::<0>(&mut p0);
-                    promote_tile::<ACC, BN>(&mut acc, &p0, (a[0], a[1], sb, 0.0), split_q);
-                    mma_k_block::<M, ACC>(&mut p0, (da.advance(WAVE_M * BK), db));
+                    promote_tile::<ACC, 128>(&mut acc, &p0, (a[0], a[1], sb[0], 0.0), split_q);
+                    mma_k_block::<M, ACC>(&mut p0, wave1);
                     M::wait::<0>(&mut p0);
                     release_stage::<CLUSTER_M>(stage.defer_release(), signaller);
-                    promote_tile::<ACC, BN>(&mut acc_hi, &p0, (a[2], a[3], sb, 0.0), split_q);
+                    promote_tile::<ACC, 128>(&mut acc_hi, &p0, (a[2], a[3], sb1, 0.0), split_q);
                 }
             } else if DOUBLE {
                 // K block kb + 1's MMAs are in flight while kb's partial is
@@ -770,14 +858,14 @@ unsafe fn gemm<
                 stream_k_fixup!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC);
             }
 
-            // Epilogue: per wave, BN / 32 sub-tiles of 64 rows × 32 columns
-            // (BN / 32 is even: the buffers alternate across waves too).
+            // Epilogue: per wave, wave_n / 32 sub-tiles of 64 rows × 32
+            // columns (an even count: the buffers alternate across waves too).
             let d_buf = d_tiles.at(wg);
             baton::unroll!(W in [0, 1] {
               if (W as usize) < waves {
                 let acc = if W == 0 { &acc } else { &acc_hi };
                 baton::unroll!(J in [0, 1, 2, 3, 4, 5] {
-                  if (J as usize) < BN / SUB_COLS {
+                  if (J as usize) < wave_n / SUB_COLS {
                     let buf = d_buf.at((J % 2) as usize);
                     // Buffer J%2 is free once the store issued from it two
                     // sub-tiles ago has finished reading it.
@@ -799,8 +887,9 @@ unsafe fn gemm<
                     fence_proxy_async_shared();
                     named_barrier_sync(1 + wg as u32, 128);
                     if signaller {
-                        let col = (tn * bn) as i32 + (J as usize * SUB_COLS) as i32;
-                        let r0 = (tm * bm + W * WAVE_M) as i32 + (wg * SUB_ROWS) as i32;
+                        let (wm, wn) = if m_waves == 2 { (W, 0) } else { (0, W) };
+                        let col = (tn * bn + wn * 128) as i32 + (J as usize * SUB_COLS) as i32;
+                        let r0 = (tm * bm + wm * WAVE_M) as i32 + (wg * SUB_ROWS) as i32;
                         // SAFETY: D map per the contract; the buffer holds the
                         // finished sub-tile (fenced for the async proxy).
                         unsafe { store_2d(tma_d, buf, col, r0) };

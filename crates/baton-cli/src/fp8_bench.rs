@@ -23,6 +23,29 @@ pub const FP8_SHAPES: [(usize, usize, usize); 9] = [
     (4096, 7168, 2048),
 ];
 
+/// Decode-style shapes (issue #7: small M must not fall off a cliff):
+/// every M of [`FP8_DECODE_M`] with the two small-M (N, K) pairs of
+/// [`FP8_SHAPES`].
+pub const FP8_DECODE_NK: [(usize, usize); 2] = [(7168, 16384), (24576, 1536)];
+/// The M values of the decode sweep (`baton bench gemm-fp8 --decode`),
+/// from 4: cuBLASLt's blockwise mode needs M to be a multiple of 4 (ours
+/// runs any M; M = 1 is in the f64 checks).
+pub const FP8_DECODE_M: [usize; 9] = [4, 8, 32, 64, 96, 128, 160, 192, 256];
+
+/// The decode sweep's shapes, (N, K) major then M.
+///
+/// ```
+/// let s = baton_cli::fp8_bench::decode_shapes();
+/// assert_eq!(s.len(), 18);
+/// assert_eq!(s[0], (4, 7168, 16384));
+/// ```
+pub fn decode_shapes() -> Vec<(usize, usize, usize)> {
+    FP8_DECODE_NK
+        .iter()
+        .flat_map(|&(n, k)| FP8_DECODE_M.iter().map(move |&m| (m, n, k)))
+        .collect()
+}
+
 /// Verifies, then benchmarks `shapes` with `reps` timed runs each; prints a
 /// table, the ratios and their geometric means.
 /// `kernel` forces one of [`VARIANTS`] instead of the heuristic;
@@ -94,6 +117,7 @@ pub fn gemm_fp8(
     let total = shapes.len() * reps;
     let mut done = 0;
     let mut rows: Vec<Fp8BenchRow> = Vec::new();
+    let mut failed = false;
     for &mnk in shapes {
         let r = bench_shape(&gpu, &kernels, mnk, kernel, stream_k, reps, || {
             done += 1;
@@ -103,8 +127,10 @@ pub fn gemm_fp8(
         match r {
             Ok(r) => rows.push(r),
             Err(e) => {
+                // Keep going: one shape's failure (ours or a reference's)
+                // should not hide the rest of a sweep.
                 println!("\nbench {mnk:?}: FAIL {e}");
-                return Outcome::Fail;
+                failed = true;
             }
         }
     }
@@ -161,5 +187,5 @@ pub fn gemm_fp8(
             Err(e) => println!("chart not written: {e}"),
         }
     }
-    Outcome::Pass
+    if failed { Outcome::Fail } else { Outcome::Pass }
 }

@@ -119,8 +119,11 @@ enum BenchWhat {
         #[arg(long, default_value_t = 21)]
         reps: usize,
         /// Only these shapes, as MxNxK (repeatable); default: issue #7's set.
-        #[arg(long, value_parser = parse_shape)]
+        #[arg(long, value_parser = parse_shape, conflicts_with = "decode")]
         shape: Vec<(usize, usize, usize)>,
+        /// The decode sweep instead: M = 4 … 256 at N×K = 7168×16384 and 24576×1536.
+        #[arg(long)]
+        decode: bool,
         /// Force a kernel variant (e.g. baton_gemm_fp8_blockwise_128x128_db_c2) instead of the heuristic.
         #[arg(long, value_parser = parse_fp8_kernel)]
         kernel: Option<&'static str>,
@@ -253,12 +256,15 @@ fn main() {
                 ordinal,
                 reps,
                 shape,
+                decode,
                 kernel,
                 stream_k,
                 sk_waves,
                 chart,
             } => {
-                let shapes = if shape.is_empty() {
+                let shapes = if decode {
+                    baton_cli::fp8_bench::decode_shapes()
+                } else if shape.is_empty() {
                     baton_cli::fp8_bench::FP8_SHAPES.to_vec()
                 } else {
                     shape

@@ -36,16 +36,21 @@ pub const KERNEL_128X192: &str = "baton_gemm_fp8_blockwise_128x192";
 /// waves per K block into one partial: a quarter less operand traffic per
 /// FLOP than 128×128. No stream-K.
 pub const KERNEL_256X128: &str = "baton_gemm_fp8_blockwise_256x128";
+/// 128×256×128 tiles, 4 stages: [`KERNEL_256X128`] turned along N (two
+/// 128-column waves per warpgroup), so each A tile feeds 256 columns: for
+/// small M with wide N. No stream-K.
+pub const KERNEL_128X256: &str = "baton_gemm_fp8_blockwise_128x256";
 /// Every kernel (same arguments): the default, the 128×64 one, the
 /// 128×128 one with a single partial accumulator, the clustered one, the
-/// 128×192 one and the 256×128 one.
-pub const VARIANTS: [&str; 6] = [
+/// 128×192 one, the 256×128 one and the 128×256 one.
+pub const VARIANTS: [&str; 7] = [
     KERNEL,
     KERNEL_128X64,
     "baton_gemm_fp8_blockwise_128x128",
     KERNEL_C2,
     KERNEL_128X192,
     KERNEL_256X128,
+    KERNEL_128X256,
 ];
 
 /// (BM, BN, input stages) of a kernel of [`VARIANTS`]; `None` for other names.
@@ -62,8 +67,22 @@ pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
         KERNEL_128X64 => Some((128, 64, 8)),
         KERNEL_128X192 => Some((128, 192, 5)),
         KERNEL_256X128 => Some((256, 128, 4)),
+        KERNEL_128X256 => Some((128, 256, 4)),
         _ => None,
     }
+}
+
+/// Whether a kernel of [`VARIANTS`] can split work units along K
+/// (stream-K): the one-wave tiles (128 rows, at most 192 columns) can; the
+/// two-wave 256×128 and 128×256 tiles cannot.
+///
+/// ```
+/// use baton_runtime::gemm_fp8::{has_stream_k, KERNEL, KERNEL_128X256, KERNEL_256X128};
+/// assert!(has_stream_k(KERNEL));
+/// assert!(!has_stream_k(KERNEL_256X128) && !has_stream_k(KERNEL_128X256));
+/// ```
+pub fn has_stream_k(kernel: &str) -> bool {
+    tile_of(kernel).is_some_and(|(bm, bn, _)| bm == 128 && bn <= 192)
 }
 
 /// CTAs per cluster (along M, sharing B tiles) of a kernel of [`VARIANTS`].
@@ -92,19 +111,21 @@ pub const fn smem_bytes((bm, bn, stages): (u32, u32, u32)) -> u32 {
 /// Picks the kernel for an M×N problem on `sms` SMs: least estimated time,
 /// counting whole rounds of tiles (a partial round costs a full one), with
 /// each tile shape's measured speed per FLOP relative to 128×128 (H100,
-/// BENCHMARKS.md): 128×64 0.8, 256×128 1.1. Small M gets the narrow tiles
-/// (more CTAs), everything with a few rounds of tiles the 256×128 one.
+/// BENCHMARKS.md): 128×64 0.7, 256×128 1.1. Small M gets the narrow tiles
+/// when they fill more SMs (128×7168: 112 CTAs instead of 56), 128×128 when
+/// they only add rounds (128×24576: 2 rounds instead of 3, 5% faster),
+/// everything with a few rounds of tiles the 256×128 one.
 ///
 /// ```
-/// use baton_runtime::gemm_fp8::{choose, KERNEL_128X64, KERNEL_256X128};
+/// use baton_runtime::gemm_fp8::{choose, KERNEL, KERNEL_128X64, KERNEL_256X128};
 /// assert_eq!(choose(8192, 8192, 132), KERNEL_256X128);
 /// assert_eq!(choose(4096, 32768, 132), KERNEL_256X128);
 /// assert_eq!(choose(128, 7168, 132), KERNEL_128X64);
-/// assert_eq!(choose(128, 24576, 132), KERNEL_128X64);
+/// assert_eq!(choose(128, 24576, 132), KERNEL);
 /// ```
 pub fn choose(m: usize, n: usize, sms: u32) -> &'static str {
     const CANDIDATES: [(&str, usize, usize, f64); 3] = [
-        (KERNEL_128X64, 128, 64, 0.8),
+        (KERNEL_128X64, 128, 64, 0.7),
         (KERNEL, 128, 128, 1.0),
         (KERNEL_256X128, 256, 128, 1.1),
     ];
@@ -264,6 +285,9 @@ pub struct Fp8GemmPlan<'a> {
     m: u32,
     n: u32,
     k: u32,
+    /// `M mod BM`: rows of the last tile row when ragged (loaded through the
+    /// tail maps), else 0.
+    tail_rows: u32,
     /// CTAs per cluster.
     cluster: u32,
     /// Work units (CTAs, or clusters) resident at once.
@@ -360,6 +384,8 @@ impl<'a> Fp8GemmPlan<'a> {
         };
         let bk = 128;
         let cluster = cluster_of(kernel);
+        let tail_rows = (m % bm as usize) as u32;
+        let tail_box = if tail_rows == 0 { bm } else { tail_rows };
         let maps = [
             encode_matrix(
                 a_ptr,
@@ -398,6 +424,27 @@ impl<'a> Fp8GemmPlan<'a> {
                 32,
                 Swizzle::B64,
             )?,
+            // The last tile row's A and A scales when M mod BM ≠ 0: boxes of
+            // just its rows (TMA's zero fill of a full box is slow); the
+            // kernel never reads them otherwise.
+            encode_matrix(
+                a_ptr,
+                ElemType::U8,
+                m as u64,
+                k as u64,
+                tail_box,
+                bk,
+                Swizzle::B128,
+            )?,
+            encode_matrix(
+                sa_map_ptr,
+                ElemType::F32,
+                (k / SCALE_BLOCK) as u64,
+                m4 as u64,
+                1,
+                tail_box.next_multiple_of(4),
+                Swizzle::None,
+            )?,
         ];
         let maps = tensor_map::upload(gpu, &maps)?;
         let kernel_fn = kernels.get(kernel)?;
@@ -422,6 +469,7 @@ impl<'a> Fp8GemmPlan<'a> {
             m: m as u32,
             n: n as u32,
             k: k as u32,
+            tail_rows,
             cluster,
             slots,
             stream_k: None,
@@ -438,12 +486,12 @@ impl<'a> Fp8GemmPlan<'a> {
     /// default): every unit whole. Allocates the fixup workspace (one fp32
     /// tile and two flags per CTA) once.
     ///
-    /// Errors: `min_segment == 0`, a kernel without stream-K (256-row
-    /// tiles), or the allocation failing.
+    /// Errors: `min_segment == 0`, a kernel without stream-K (two-wave
+    /// tiles, see [`has_stream_k`]), or the allocation failing.
     pub fn set_stream_k(&mut self, gpu: &Gpu, min_segment: Option<u32>) -> Result<()> {
-        if min_segment.is_some() && self.tile.0 != 128 {
+        if min_segment.is_some() && !has_stream_k(self.name) {
             return Err(Error::Gemm(format!(
-                "{} has no stream-K (it splits 128-row tiles only); use {KERNEL} or {KERNEL_128X64}",
+                "{} has no stream-K (it splits one-wave tiles only: 128 rows, at most 192 columns); use {KERNEL} or {KERNEL_128X64}",
                 self.name
             )));
         }
@@ -530,10 +578,13 @@ impl<'a> Fp8GemmPlan<'a> {
             .u64(maps.ptr(1))
             .u64(maps.ptr(2))
             .u64(maps.ptr(3))
+            .u64(maps.ptr(4))
+            .u64(maps.ptr(5))
             .u64(self.b_scales)
             .u32(self.m)
             .u32(self.n)
-            .u32(self.k);
+            .u32(self.k)
+            .u32(self.tail_rows);
         StreamKWorkspace::push_args(self.stream_k.as_ref(), &mut args);
         // SAFETY: the argument list matches baton_gemm_fp8_blockwise_128x128;
         // the maps and the B-scale pointer name operands borrowed for the

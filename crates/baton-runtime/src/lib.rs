@@ -200,6 +200,11 @@ pub const KERNELS: &[KernelInfo] = &[
         about: "blockwise-scaled FP8 GEMM, 256x128x128 tiles, 4 stages, two 64-row waves per warpgroup",
         hot: true,
     },
+    KernelInfo {
+        name: "baton_gemm_fp8_blockwise_128x256",
+        about: "blockwise-scaled FP8 GEMM, 128x256x128 tiles, 4 stages, two 128-column waves per warpgroup (small M, wide N)",
+        hot: true,
+    },
 ];
 
 /// Names of the hot kernels (see [`KernelInfo::hot`]).

@@ -438,6 +438,48 @@ impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32>
         self.signalled.set(true);
     }
 
+    /// [`arrive_expect_tx`](Self::arrive_expect_tx) for a stage whose loads
+    /// are trimmed: announces `bytes` (at most
+    /// [`expect_bytes`](Self::expect_bytes)), and the loads issued to
+    /// [`barrier`](Self::barrier) must complete exactly that many. For a
+    /// ragged last tile loaded with a smaller TMA box instead of a full box
+    /// that TMA zero-fills (zero fill is slow): the rows left unloaded hold
+    /// stale data, so the consumer must discard whatever they produce.
+    /// Debug builds panic (CPU) or trap (GPU) when `bytes` exceeds
+    /// `expect_bytes()`.
+    ///
+    /// ```
+    /// use baton::smem::SharedRef;
+    /// use baton::tile_pipeline::*;
+    ///
+    /// struct P;
+    /// impl TilePayload for P {
+    ///     type Stage = Tile<u8, 4, 16>;
+    ///     const TMA_BYTES: u32 = 64;
+    /// }
+    /// let storage = InputTileStorage::<P, 1>::new();
+    /// let pipe = InputTilePipeline::<P, 1>::new(SharedRef::from_ref(&storage), c"doc");
+    /// pipe.init(1);
+    /// let (mut producer, mut consumer) = (pipe.producer(), pipe.consumer());
+    /// let s = producer.acquire();
+    /// s.arrive_expect_tx_bytes(32); // only 2 of the 4 rows are loaded
+    /// s.barrier().complete_tx(32);
+    /// drop(s);
+    /// assert!(consumer.try_acquire(), "full after 32 bytes");
+    /// # drop(consumer.acquire());
+    /// # producer.drain();
+    /// ```
+    #[inline(always)]
+    pub fn arrive_expect_tx_bytes(&self, bytes: u32) {
+        debug_assert!(
+            bytes <= self.expect_bytes(),
+            "trimmed stage announces more than a full stage"
+        );
+        self.guard.arrive_expect_tx(bytes);
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.signalled.set(true);
+    }
+
     /// CPU backend: write access to one tile of the stage (tests, or a
     /// producer that fills tiles without TMA).
     #[cfg(not(target_arch = "nvptx64"))]

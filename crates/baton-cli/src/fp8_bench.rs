@@ -28,16 +28,17 @@ pub const FP8_SHAPES: [(usize, usize, usize); 9] = [
 /// [`FP8_SHAPES`].
 pub const FP8_DECODE_NK: [(usize, usize); 2] = [(7168, 16384), (24576, 1536)];
 /// The M values of the decode sweep (`baton bench gemm-fp8 --decode`),
-/// from 4: cuBLASLt's blockwise mode needs M to be a multiple of 4 (ours
-/// runs any M; M = 1 is in the f64 checks).
-pub const FP8_DECODE_M: [usize; 9] = [4, 8, 32, 64, 96, 128, 160, 192, 256];
+/// from 8: cuBLASLt's blockwise mode needs M to be a multiple of 4 and has
+/// no algorithm at M = 4 (CUDA 13.0); ours runs any M (M = 1 is in the f64
+/// checks).
+pub const FP8_DECODE_M: [usize; 9] = [8, 16, 32, 64, 96, 128, 160, 192, 256];
 
 /// The decode sweep's shapes, (N, K) major then M.
 ///
 /// ```
 /// let s = baton_cli::fp8_bench::decode_shapes();
 /// assert_eq!(s.len(), 18);
-/// assert_eq!(s[0], (4, 7168, 16384));
+/// assert_eq!(s[0], (8, 7168, 16384));
 /// ```
 pub fn decode_shapes() -> Vec<(usize, usize, usize)> {
     FP8_DECODE_NK

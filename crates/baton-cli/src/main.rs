@@ -121,7 +121,7 @@ enum BenchWhat {
         /// Only these shapes, as MxNxK (repeatable); default: issue #7's set.
         #[arg(long, value_parser = parse_shape, conflicts_with = "decode")]
         shape: Vec<(usize, usize, usize)>,
-        /// The decode sweep instead: M = 4 … 256 at N×K = 7168×16384 and 24576×1536.
+        /// The decode sweep instead: M = 8 … 256 at N×K = 7168×16384 and 24576×1536.
         #[arg(long)]
         decode: bool,
         /// Force a kernel variant (e.g. baton_gemm_fp8_blockwise_128x128_db_c2) instead of the heuristic.

@@ -188,6 +188,10 @@ macro_rules! gemm_entry {
         /// `sk_flags` `2 · grid` `u32`s (zeroed once), and `sk_epoch ≠ 0`
         /// differs from the previous launch's on these buffers. With
         /// `sk_min_segment == 0` they are never touched (may be null).
+        ///
+        /// `tail_rows` is `M mod 128`; when it is not 0, `tma_a_tail`
+        /// describes A with a box of `tail_rows` rows (the last tile row
+        /// loads only those), otherwise it is never read.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(
             tma_a: *const TensorMap,
@@ -205,11 +209,13 @@ macro_rules! gemm_entry {
             sk_epoch: u32,
             sk_min_segment: u32,
             sk_extra_waves: u32,
+            tma_a_tail: *const TensorMap,
+            tail_rows: u32,
         ) {
             // SAFETY: forwarded to the kernel's contract.
             let fixup = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
             // SAFETY: forwarded to the kernel's contract.
-            unsafe { gemm::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta, fixup, (sk_min_segment, sk_extra_waves)) }
+            unsafe { gemm::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta, fixup, (sk_min_segment, sk_extra_waves), (tma_a_tail, tail_rows)) }
         }
     };
 }
@@ -263,6 +269,7 @@ unsafe fn gemm<
     beta: f32,
     fixup: StreamKFixup,
     (sk_min_segment, sk_extra_waves): (u32, u32),
+    (tma_a_tail, tail_rows): (*const TensorMap, u32),
 ) {
     // SAFETY: launched with size_of::<GemmSmem<BN, STAGES>>() of dynamic
     // shared memory (the kernel traps otherwise).
@@ -289,6 +296,9 @@ unsafe fn gemm<
             if beta != 0.0 {
                 prefetch_tensormap(tma_c);
             }
+            if tail_rows != 0 {
+                prefetch_tensormap(tma_a_tail);
+            }
         }
         // Empty barriers: one arrival per consumer warpgroup of every CTA
         // whose TMA multicast writes into the stage (the whole cluster).
@@ -309,7 +319,8 @@ unsafe fn gemm<
 
     // Work units: CLUSTER_M vertically adjacent tiles sharing one B tile;
     // CTA `rank` of a cluster takes tile row `unit_row * CLUSTER_M + rank`
-    // (a row past M is computed on zero-filled A and clipped by the store).
+    // (a row past M loads no A, computes on stale stage data and is
+    // clipped by the store).
     // Every role walks the same schedule (data-parallel units, then this
     // worker's stream-K share).
     let work = ClusterWork::<CLUSTER_M>::new(
@@ -322,6 +333,16 @@ unsafe fn gemm<
     let (sched, rank) = (work.sched, work.rank);
     let warpgroup = warp_idx() / 4;
     let residual = beta != 0.0;
+    // A rows a tile row loads: all BM, the ragged last row's `tail_rows`
+    // through the tail map, or none for a cluster's row past M. TMA's zero
+    // fill of a box's rows past M costs as much as loading them (at M = 8
+    // a whole GEMM took 1.5× as long). Rows left unloaded keep stale stage
+    // data and only feed D rows ≥ M, which the stores clip (rows of a
+    // product are independent). K past the end is still zero-filled: it
+    // feeds every row.
+    let tiles_m = m.div_ceil(BM);
+    let a_row_bytes = BK * 2;
+    let b_bytes = bn * BK * 2;
 
     if warpgroup == 0 {
         wgmma::setmaxnreg_dec::<40>();
@@ -329,21 +350,36 @@ unsafe fn gemm<
             let mut producer = input.producer();
             for seg in work.segments() {
                 let (tm, tn) = work.tile_of(seg.unit);
+                // (map, rows): 0 rows past M.
+                let (map_a, a_rows) = if tm >= tiles_m {
+                    (tma_a, 0)
+                } else if tail_rows != 0 && tm == tiles_m - 1 {
+                    (tma_a_tail, tail_rows)
+                } else {
+                    (tma_a, BM)
+                };
                 for kb in seg.k_begin..seg.k_end {
                     let stage = producer.acquire();
-                    stage.arrive_expect_tx();
+                    if a_rows == BM {
+                        stage.arrive_expect_tx();
+                    } else {
+                        stage.arrive_expect_tx_bytes(a_rows * a_row_bytes + b_bytes);
+                    }
                     let tiles = stage.tiles();
                     let (kc, bar) = ((kb * BK) as i32, stage.barrier());
                     // SAFETY: maps per the kernel contract; the stage is ours
-                    // and its full barrier expects Payload::TMA_BYTES.
+                    // and its full barrier expects Payload::TMA_BYTES (with
+                    // a trimmed A: a_rows rows of A plus B).
                     unsafe {
-                        load_2d(
-                            tma_a,
-                            smem_field!(tiles, Stage<BN>, a),
-                            bar,
-                            kc,
-                            (tm * BM) as i32,
-                        );
+                        if a_rows != 0 {
+                            load_2d(
+                                map_a,
+                                smem_field!(tiles, Stage<BN>, a),
+                                bar,
+                                kc,
+                                (tm * BM) as i32,
+                            );
+                        }
                         load_b_tile::<u16, BN, BNH, { BK as usize }, CLUSTER_M>(
                             tma_b,
                             smem_field!(tiles, Stage<BN>, b),

@@ -398,6 +398,9 @@ pub struct GemmPlan<'a> {
     n: u32,
     k: u32,
     has_c: bool,
+    /// `M mod BM` (sm_90a kernels load the ragged last tile row through a
+    /// map of just its rows), else 0.
+    tail_rows: u32,
     group_m: u32,
     /// Work units (clusters) that can run at once: SMs, or for clusters the
     /// driver's count of co-resident clusters.
@@ -490,6 +493,8 @@ impl<'a> GemmPlan<'a> {
         }
         let (m64, n64, k64) = (m as u64, n as u64, k as u64);
         let (bm, bn, bk) = config.tile();
+        let tail_rows = (m % bm as usize) as u32;
+        let tail_box = if tail_rows == 0 { bm } else { tail_rows };
         let maps = [
             encode_matrix(a_ptr, ElemType::BF16, m64, k64, bm, bk, Swizzle::B128)?,
             encode_matrix(
@@ -519,6 +524,10 @@ impl<'a> GemmPlan<'a> {
                 32,
                 Swizzle::B64,
             )?,
+            // sm_90a: the last tile row's A when M mod BM ≠ 0, a box of just
+            // its rows (TMA's zero fill of a full box is slow); never read
+            // otherwise.
+            encode_matrix(a_ptr, ElemType::BF16, m64, k64, tail_box, bk, Swizzle::B128)?,
         ];
         let maps = tensor_map::upload(gpu, &maps)?;
         let kernel = kernels.get(config.kernel())?;
@@ -541,6 +550,7 @@ impl<'a> GemmPlan<'a> {
             n: n as u32,
             k: k as u32,
             has_c: c.is_some(),
+            tail_rows,
             group_m: DEFAULT_GROUP_M,
             slots,
             stream_k: None,
@@ -646,10 +656,11 @@ impl<'a> GemmPlan<'a> {
             .f32(beta);
         if self.config.target() == Target::Sm90a {
             StreamKWorkspace::push_args(self.stream_k.as_ref(), &mut args);
+            args.u64(maps.ptr(4)).u32(self.tail_rows);
         }
         // SAFETY: the argument list matches the configuration's kernel
         // (sm_90a: the stream-K workspace, null with min_segment 0, else
-        // sized for this grid); the tensor maps point at operands borrowed
+        // sized for this grid, then the tail map and rows); the tensor maps point at operands borrowed
         // for the plan's lifetime, validated in `new`.
         unsafe { self.kernel.launch(&cfg, &mut args) }
     }

@@ -22,9 +22,11 @@
 //!     {128, 1} at (m0, kb)), where `M4` is the row pitch in floats: M when
 //!     M is a multiple of 4, otherwise the host passes a zero-padded copy
 //!     (TMA needs 16-byte row strides; it also faults on a rank-1 box that
-//!     starts at an address that is not 16-byte aligned). Rows of a ragged
-//!     last tile read padding or TMA's zero fill; they multiply A rows that
-//!     TMA zero-filled and land in D rows the store clips.
+//!     starts at an address that is not 16-byte aligned). The ragged last
+//!     tile row loads only its `M mod BM` rows of A and scales (tail maps,
+//!     `arrive_expect_tx_bytes`): TMA's zero fill of a full box is as slow
+//!     as a load. Its other rows keep stale stage data and land in D rows
+//!     the store clips.
 //!   - warpgroups 1 and 2 (232 registers): MMA + promotion, 64×BN each.
 //!     Per stage: read this thread's two A-row scales from the stage and the
 //!     tile's B scale from global memory, issue 4 ×
@@ -607,7 +609,8 @@ unsafe fn gemm<
 
     // Work units: CLUSTER_M vertically adjacent tiles sharing one B tile;
     // CTA `rank` of a cluster takes tile row `unit_row * CLUSTER_M + rank`
-    // (a row past M is computed on zero-filled A and clipped by the store).
+    // (a row past M is computed on zero-filled A and clipped by the store;
+    // only the unchosen `_c2` variant has such rows).
     let (bm, bn) = (BM as u32, BN as u32);
     let n_blocks = n.div_ceil(128);
     // The last tile row, when ragged, loads only its `tail_rows` rows of A

@@ -386,16 +386,32 @@ impl<'a> Fp8GemmPlan<'a> {
         let cluster = cluster_of(kernel);
         let tail_rows = (m % bm as usize) as u32;
         let tail_box = if tail_rows == 0 { bm } else { tail_rows };
-        let maps = [
+        // A and its scales with boxes of `rows` rows.
+        let a_map = |rows: u32| {
             encode_matrix(
                 a_ptr,
                 ElemType::U8,
                 m as u64,
                 k as u64,
-                bm,
+                rows,
                 bk,
                 Swizzle::B128,
-            )?,
+            )
+        };
+        let sa_map = |rows: u32| {
+            let k_blocks = (k / SCALE_BLOCK) as u64;
+            encode_matrix(
+                sa_map_ptr,
+                ElemType::F32,
+                k_blocks,
+                m4 as u64,
+                1,
+                rows,
+                Swizzle::None,
+            )
+        };
+        let maps = [
+            a_map(bm)?,
             encode_matrix(
                 b_ptr,
                 ElemType::U8,
@@ -406,15 +422,7 @@ impl<'a> Fp8GemmPlan<'a> {
                 bk,
                 Swizzle::B128,
             )?,
-            encode_matrix(
-                sa_map_ptr,
-                ElemType::F32,
-                (k / SCALE_BLOCK) as u64,
-                m4 as u64,
-                1,
-                bm,
-                Swizzle::None,
-            )?,
+            sa_map(bm)?,
             encode_matrix(
                 d_ptr,
                 ElemType::BF16,
@@ -427,24 +435,8 @@ impl<'a> Fp8GemmPlan<'a> {
             // The last tile row's A and A scales when M mod BM ≠ 0: boxes of
             // just its rows (TMA's zero fill of a full box is slow); the
             // kernel never reads them otherwise.
-            encode_matrix(
-                a_ptr,
-                ElemType::U8,
-                m as u64,
-                k as u64,
-                tail_box,
-                bk,
-                Swizzle::B128,
-            )?,
-            encode_matrix(
-                sa_map_ptr,
-                ElemType::F32,
-                (k / SCALE_BLOCK) as u64,
-                m4 as u64,
-                1,
-                tail_box.next_multiple_of(4),
-                Swizzle::None,
-            )?,
+            a_map(tail_box)?,
+            sa_map(tail_box.next_multiple_of(4))?,
         ];
         let maps = tensor_map::upload(gpu, &maps)?;
         let kernel_fn = kernels.get(kernel)?;

@@ -31,8 +31,8 @@
 //!   cluster's tiles) in grouped, L2-friendly order (`group_m`).
 
 use crate::gemm_common::{
-    ClusterWork, StageDescriptors, StreamKFixup, load_b_tile, pack_bf16x2, release_stage,
-    stream_k_fixup, swizzled64,
+    ClusterWork, StageDescriptors, StreamKFixup, a_rows_loaded, load_b_tile, pack_bf16x2,
+    release_stage, stream_k_fixup, swizzled64,
 };
 use baton::arch::sm90::tma::{
     TensorMap, load_2d, prefetch_tensormap, store_2d, store_commit_group, store_wait_group,
@@ -333,13 +333,8 @@ unsafe fn gemm<
     let (sched, rank) = (work.sched, work.rank);
     let warpgroup = warp_idx() / 4;
     let residual = beta != 0.0;
-    // A rows a tile row loads: all BM, the ragged last row's `tail_rows`
-    // through the tail map, or none for a cluster's row past M. TMA's zero
-    // fill of a box's rows past M costs as much as loading them (at M = 8
-    // a whole GEMM took 1.5× as long). Rows left unloaded keep stale stage
-    // data and only feed D rows ≥ M, which the stores clip (rows of a
-    // product are independent). K past the end is still zero-filled: it
-    // feeds every row.
+    // Rows of A per tile row: `a_rows_loaded`. K past the end is still
+    // zero-filled: it feeds every row.
     let tiles_m = m.div_ceil(BM);
     let a_row_bytes = BK * 2;
     let b_bytes = bn * BK * 2;
@@ -350,14 +345,8 @@ unsafe fn gemm<
             let mut producer = input.producer();
             for seg in work.segments() {
                 let (tm, tn) = work.tile_of(seg.unit);
-                // (map, rows): 0 rows past M.
-                let (map_a, a_rows) = if tm >= tiles_m {
-                    (tma_a, 0)
-                } else if tail_rows != 0 && tm == tiles_m - 1 {
-                    (tma_a_tail, tail_rows)
-                } else {
-                    (tma_a, BM)
-                };
+                let a_rows = a_rows_loaded(tm, tiles_m, tail_rows, BM);
+                let map_a = if a_rows == BM { tma_a } else { tma_a_tail };
                 for kb in seg.k_begin..seg.k_end {
                     let stage = producer.acquire();
                     if a_rows == BM {

@@ -150,6 +150,24 @@ impl<const CLUSTER_M: u32> ClusterWork<CLUSTER_M> {
     }
 }
 
+/// Rows of A that tile row `tm` loads: all `bm`, the ragged last row's
+/// `tail_rows` (`M mod bm`, through a map whose box has just those rows), or
+/// none for a cluster's row past M. TMA's zero fill of a box's rows past M
+/// costs as much as loading them (at M = 8 a whole GEMM took 1.5× as long),
+/// so they are not requested: the rows left unloaded keep stale stage data
+/// and only feed D rows ≥ M, which the stores clip (rows of a product are
+/// independent).
+#[inline(always)]
+pub fn a_rows_loaded(tm: u32, tiles_m: u32, tail_rows: u32, bm: u32) -> u32 {
+    if tm >= tiles_m {
+        0
+    } else if tail_rows != 0 && tm == tiles_m - 1 {
+        tail_rows
+    } else {
+        bm
+    }
+}
+
 /// Hands a retired input stage back: to this CTA's `empty` barrier, or in
 /// 2-CTA clusters to both CTAs' (each CTA's half of B was multicast into
 /// the stage of both, so both producers wait for both CTAs' consumers).

@@ -81,8 +81,8 @@
 //! an mbarrier stage ring.
 
 use crate::gemm_common::{
-    ClusterWork, StageDescriptors, StreamKFixup, load_b_tile, pack_bf16x2, release_stage,
-    stream_k_fixup, swizzled64,
+    ClusterWork, StageDescriptors, StreamKFixup, a_rows_loaded, load_b_tile, pack_bf16x2,
+    release_stage, stream_k_fixup, swizzled64,
 };
 use baton::arch::sm90::tma::{
     TensorMap, load_2d, prefetch_tensormap, store_2d, store_commit_group, store_wait_group,
@@ -609,27 +609,17 @@ unsafe fn gemm<
 
     // Work units: CLUSTER_M vertically adjacent tiles sharing one B tile;
     // CTA `rank` of a cluster takes tile row `unit_row * CLUSTER_M + rank`
-    // (a row past M is computed on zero-filled A and clipped by the store;
-    // only the unchosen `_c2` variant has such rows).
+    // (a row past M loads no A and is clipped by the store).
     let (bm, bn) = (BM as u32, BN as u32);
     let n_blocks = n.div_ceil(128);
-    // The last tile row, when ragged, loads only its `tail_rows` rows of A
-    // (and their scales, rounded up to 4 floats: 16 bytes for TMA) through
-    // the tail maps instead of a full box that TMA zero-fills: zero fill
-    // costs as much as a load (at M = 32 a whole GEMM took 1.45× as long).
-    // Its other rows keep stale stage data; they only feed D rows ≥ M,
-    // which the store clips (rows of a product are independent).
-    let tail_tm = if tail_rows != 0 {
-        m.div_ceil(bm) - 1
-    } else {
-        u32::MAX
-    };
-    let tail_bytes = tail_rows * BK + bn * BK + 4 * tail_rows.next_multiple_of(4);
+    // Rows of A (and of its scales, rounded up to 4 floats: 16 bytes for
+    // TMA) per tile row: `a_rows_loaded`.
+    let tiles_m = m.div_ceil(bm);
     let k_blocks = k / BK;
     // Every role walks the same schedule (data-parallel units, then this
     // worker's stream-K share).
     let work = ClusterWork::<CLUSTER_M>::new(
-        m.div_ceil(bm),
+        tiles_m,
         n.div_ceil(bn),
         k_blocks,
         GROUP_M,
@@ -644,32 +634,42 @@ unsafe fn gemm<
             let mut producer = input.producer();
             for seg in work.segments() {
                 let (tm, tn) = work.tile_of(seg.unit);
-                let tail = tm == tail_tm;
-                let (map_a, map_sa) = if tail {
-                    (tma_a_tail, tma_sa_tail)
-                } else {
+                let a_rows = a_rows_loaded(tm, tiles_m, tail_rows, bm);
+                let (map_a, map_sa) = if a_rows == bm {
                     (tma_a, tma_sa)
+                } else {
+                    (tma_a_tail, tma_sa_tail)
                 };
+                let trimmed_bytes = a_rows * BK + bn * BK + 4 * a_rows.next_multiple_of(4);
                 for kb in seg.k_begin..seg.k_end {
                     let stage = producer.acquire();
-                    if tail {
-                        stage.arrive_expect_tx_bytes(tail_bytes);
-                    } else {
+                    if a_rows == bm {
                         stage.arrive_expect_tx();
+                    } else {
+                        stage.arrive_expect_tx_bytes(trimmed_bytes);
                     }
                     let st = stage.tiles();
                     let (kc, bar) = ((kb * BK) as i32, stage.barrier());
                     // SAFETY: maps per the kernel contract; the stage is ours
-                    // and its full barrier expects Payload::TMA_BYTES (the
-                    // tail maps' boxes: tail_bytes).
+                    // and its full barrier expects Payload::TMA_BYTES (with
+                    // a trimmed A: trimmed_bytes).
                     unsafe {
-                        load_2d(
-                            map_a,
-                            smem_field!(st, Stage<BM, BN>, a),
-                            bar,
-                            kc,
-                            (tm * bm) as i32,
-                        );
+                        if a_rows != 0 {
+                            load_2d(
+                                map_a,
+                                smem_field!(st, Stage<BM, BN>, a),
+                                bar,
+                                kc,
+                                (tm * bm) as i32,
+                            );
+                            load_2d(
+                                map_sa,
+                                smem_field!(st, Stage<BM, BN>, a_scales),
+                                bar,
+                                (tm * bm) as i32,
+                                kb as i32,
+                            );
+                        }
                         load_b_tile::<u8, BN, 64, { BK as usize }, CLUSTER_M>(
                             tma_b,
                             smem_field!(st, Stage<BM, BN>, b),
@@ -677,13 +677,6 @@ unsafe fn gemm<
                             kc,
                             tn * bn,
                             rank,
-                        );
-                        load_2d(
-                            map_sa,
-                            smem_field!(st, Stage<BM, BN>, a_scales),
-                            bar,
-                            (tm * bm) as i32,
-                            kb as i32,
                         );
                     }
                 }

@@ -660,8 +660,9 @@ impl<'a> GemmPlan<'a> {
         }
         // SAFETY: the argument list matches the configuration's kernel
         // (sm_90a: the stream-K workspace, null with min_segment 0, else
-        // sized for this grid, then the tail map and rows); the tensor maps point at operands borrowed
-        // for the plan's lifetime, validated in `new`.
+        // sized for this grid, then the tail map and rows); the tensor maps
+        // point at operands borrowed for the plan's lifetime, validated in
+        // `new`.
         unsafe { self.kernel.launch(&cfg, &mut args) }
     }
 }

@@ -20,6 +20,7 @@
 
 pub mod block_scaled;
 pub mod codegen;
+mod device_memory;
 pub mod error;
 pub mod gemm;
 pub mod gemm_block_scaled;

@@ -1,0 +1,197 @@
+# The sanitizer mode of tools/gpu-suite.sh (`--sanitize`), sourced by it
+# (it sets BUNDLE, FILTER and HERE, exports BATON_BIN, then calls
+# sanitize_main). Every GPU test under compute-sanitizer memcheck,
+# racecheck, synccheck and initcheck; one table, test x tool. Needs bash,
+# coreutils, tar and compute-sanitizer (on PATH, in $CUDA_HOME/bin or
+# /usr/local/cuda*/bin). See the header of tools/gpu-suite.sh and
+# docs/SANITIZERS.md.
+
+san_find() {
+    local t
+    for t in "${COMPUTE_SANITIZER:-}" "$(command -v compute-sanitizer 2>/dev/null)" \
+        "${CUDA_HOME:-/nonexistent}/bin/compute-sanitizer" /usr/local/cuda/bin/compute-sanitizer \
+        $(ls -d /usr/local/cuda-*/bin/compute-sanitizer 2>/dev/null | sort -V | tail -1); do
+        [[ -n "$t" && -x "$t" ]] && { echo "$t"; return 0; }
+    done
+    return 1
+}
+
+# san_cell LOG RC -> the table cell for one sanitizer run.
+san_cell() {
+    local log="$1" rc="$2" n
+    if [[ "$rc" == 124 || "$rc" == 137 ]]; then
+        echo "FAIL (timeout)"
+        return
+    fi
+    if [[ "$rc" == 0 || "$rc" == 77 ]] && grep -q 'SKIPPED' "$log" && ! grep -q 'ERROR SUMMARY: [1-9]' "$log"; then
+        echo "skip"
+        return
+    fi
+    # Summed over every process the sanitizer followed (a test may run the CLI).
+    if grep -q 'RACECHECK SUMMARY:' "$log"; then
+        n="$(grep -o 'RACECHECK SUMMARY: .*' "$log" |
+            sed -nE 's/.*\(([0-9]+) errors?, ([0-9]+) warnings?\).*/\1 \2/p' |
+            awk '{n += $1 + $2; k++} END {if (k) print n}')"
+        [[ -n "$n" ]] || { echo "FAIL (unparsed racecheck summary)"; return; }
+    elif grep -q 'ERROR SUMMARY:' "$log"; then
+        n="$(grep -o 'ERROR SUMMARY: [0-9]*' "$log" | awk '{n += $3} END {print n}')"
+    else
+        echo "FAIL (no sanitizer summary, rc $rc)"
+        return
+    fi
+    if [[ "${n:-0}" != 0 ]]; then
+        echo "$n reports"
+    elif [[ "$rc" != 0 ]]; then
+        echo "FAIL (test rc $rc)"
+    else
+        echo "clean"
+    fi
+}
+
+# san_known TEST TOOL -> the reference of a listed known false positive, or nothing.
+san_known() {
+    local list="$HERE/sanitizer-known-false-positives.tsv" pat tool ref
+    [[ -f "$list" ]] || return 0
+    while IFS=$'\t' read -r pat tool ref; do
+        [[ -z "$pat" || "$pat" == \#* ]] && continue
+        if [[ "$1" == *"$pat"* && "$2" == "$tool" ]]; then
+            echo "$ref"
+            return 0
+        fi
+    done < "$list"
+}
+
+sanitize_main() {
+    local san tools jobs stimeout deadline exclude work log summary t0
+    san="$(san_find)" || {
+        echo "gpu-suite --sanitize: compute-sanitizer not found (PATH, \$CUDA_HOME/bin, /usr/local/cuda*/bin)" >&2
+        return 2
+    }
+    read -r -a tools <<< "${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}"
+    jobs="${SANITIZE_JOBS:-$(($(nproc) < 8 ? $(nproc) : 8))}"
+    stimeout="${SANITIZE_TEST_TIMEOUT:-300}"
+    deadline="${SANITIZE_DEADLINE:-0}"
+    exclude="${SANITIZE_EXCLUDE:-gpu_faults::|gpu_hang::}"
+    work="$(mktemp -d /tmp/gpu-sanitize.XXXXXX)"
+    log="${OUT:+$OUT/gpu-sanitize.log}"
+    log="${log:-$work/gpu-sanitize.log}"
+    summary="${OUT:+$OUT/gpu-sanitize-summary.txt}"
+    summary="${summary:-$work/gpu-sanitize-summary.txt}"
+    : > "$log"
+    export BATON_SMALL=1
+    t0=$(date +%s)
+    slog() { printf '%s\n' "$*" | tee -a "$log"; }
+
+    slog "gpu-suite --sanitize: bundle $BUNDLE"
+    [[ -f "$BUNDLE/BUILD-INFO" ]] && sed 's/^/  /' "$BUNDLE/BUILD-INFO" | tee -a "$log"
+    slog "  $("$san" --version | tail -1) ($san)"
+    command -v nvidia-smi > /dev/null &&
+        nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader 2>&1 | sed 's/^/  GPU /' | tee -a "$log"
+    slog "  tools: ${tools[*]}; $jobs jobs at a time; ${stimeout}s per run; BATON_SMALL=1; excluded: $exclude"
+
+    # Instrument baton's kernels only, when this compute-sanitizer takes
+    # the filter (probed on `baton info`, which also warms the JIT cache).
+    local kfilter=(--kernel-name kns=baton_)
+    if ! "$san" --tool memcheck "${kfilter[@]}" "$BUNDLE/bin/baton" info > "$work/probe.log" 2>&1 ||
+        ! grep -q 'ERROR SUMMARY' "$work/probe.log"; then
+        slog "  (this compute-sanitizer refused '${kfilter[*]}': every kernel is instrumented; see probe.log)"
+        kfilter=()
+    else
+        slog "  kernel filter: ${kfilter[*]}"
+    fi
+
+    # The rows: name <TAB> command words (TAB-free), smoke CLI first.
+    local rows=() exe_name exe_path exe t full
+    if [[ -z "$FILTER" || "cli: baton smoke" == *"$FILTER"* ]]; then
+        rows+=("cli: baton smoke"$'\t'"$BUNDLE/bin/baton smoke")
+    fi
+    while IFS=$'\t' read -r exe_name exe_path; do
+        exe="$BUNDLE/$exe_path"
+        while IFS= read -r t; do
+            [[ -z "$t" ]] && continue
+            full="$exe_name::$t"
+            [[ -n "$FILTER" && "$full" != *"$FILTER"* ]] && continue
+            [[ "$full" =~ $exclude ]] && continue
+            rows+=("$full"$'\t'"$exe $t --exact --nocapture --test-threads=1")
+        done < <("$exe" --list --format terse 2> /dev/null | sed -n 's/: test$//p')
+    done < <(grep -i gpu "$BUNDLE/tests.tsv")
+    slog "  ${#rows[@]} tests x ${#tools[@]} tools"
+    slog ""
+
+    # Run every (row, tool) job, $jobs at a time.
+    local i tool name cmd started=0
+    for i in "${!rows[@]}"; do
+        for tool in "${tools[@]}"; do
+            while (($(jobs -rp | wc -l) >= jobs)); do wait -n; done
+            if ((deadline > 0 && $(date +%s) - t0 >= deadline)); then
+                echo "not run" > "$work/$i.$tool.cell"
+                continue
+            fi
+            name="${rows[$i]%%$'\t'*}"
+            cmd="${rows[$i]#*$'\t'}"
+            started=$((started + 1))
+            (
+                local s0 s1 rc cell
+                s0=$(date +%s)
+                # shellcheck disable=SC2086 # cmd is a word list without quoting
+                timeout -k 10 "$stimeout" "$san" --tool "$tool" --target-processes all "${kfilter[@]}" $cmd \
+                    > "$work/$i.$tool.log" 2>&1
+                rc=$?
+                s1=$(date +%s)
+                cell="$(san_cell "$work/$i.$tool.log" "$rc")"
+                echo "$cell" > "$work/$i.$tool.cell"
+                printf '  %-9s %4ss  %-26s %s\n' "$tool" "$((s1 - s0))" "$cell" "$name" | tee -a "$log"
+            ) &
+        done
+    done
+    wait
+
+    # The table.
+    local width=4 cell ref row ncl=0 nsk=0 nfp=0 nrep=0 nfail=0 nnot=0 notes=()
+    for i in "${!rows[@]}"; do
+        name="${rows[$i]%%$'\t'*}"
+        ((${#name} > width)) && width=${#name}
+    done
+    {
+        echo ""
+        echo "### sanitizer summary (compute-sanitizer, BATON_SMALL=1; $(($(date +%s) - t0)) s wall)"
+        row="$(printf "%-${width}s" test)"
+        for tool in "${tools[@]}"; do row+="$(printf ' | %-22s' "$tool")"; done
+        echo "$row"
+        for i in "${!rows[@]}"; do
+            name="${rows[$i]%%$'\t'*}"
+            row="$(printf "%-${width}s" "$name")"
+            for tool in "${tools[@]}"; do
+                cell="$(cat "$work/$i.$tool.cell" 2> /dev/null || echo "not run")"
+                case "$cell" in
+                    clean) ncl=$((ncl + 1)) ;;
+                    skip) nsk=$((nsk + 1)) ;;
+                    "not run") nnot=$((nnot + 1)) ;;
+                    FAIL*) nfail=$((nfail + 1)) ;;
+                    *reports)
+                        ref="$(san_known "$name" "$tool")"
+                        if [[ -n "$ref" ]]; then
+                            cell="$cell (known FP)"
+                            notes+=("$name / $tool: $ref")
+                            nfp=$((nfp + 1))
+                        else
+                            nrep=$((nrep + 1))
+                        fi
+                        ;;
+                esac
+                row+="$(printf ' | %-22s' "$cell")"
+            done
+            echo "$row"
+        done
+        echo ""
+        for ref in "${notes[@]}"; do echo "known FP: $ref"; done
+        echo "cells: clean $ncl, skip $nsk, known false positive $nfp, unexplained reports $nrep, FAIL $nfail, not run $nnot"
+    } > "$summary"
+    tee -a "$log" < "$summary"
+    if [[ -n "${OUT:-}" ]]; then
+        tar -C "$work" -czf "$OUT/gpu-sanitize-logs.tar.gz" . 2> /dev/null
+    else
+        slog "logs: $work"
+    fi
+    ((nrep == 0 && nfail == 0 && nnot == 0))
+}

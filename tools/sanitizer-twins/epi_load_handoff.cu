@@ -51,7 +51,7 @@ __device__ __forceinline__ void fence_init() {
 }
 __device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity) {
     asm volatile(
-        "{ .reg .pred p; WAIT_%=: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1; @!p bra WAIT_%=; }"
+        "{ .reg .pred p; TWIN_WAIT: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1; @!p bra TWIN_WAIT; }"
         ::"r"(smem_addr(bar)), "r"(parity) : "memory");
 }
 __device__ __forceinline__ void mbar_arrive(uint64_t *bar) {

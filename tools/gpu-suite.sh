@@ -20,16 +20,19 @@
 # initcheck, at small sizes (BATON_SMALL=1), one process per test and tool,
 # $SANITIZE_JOBS at a time (default: CPUs, at most 8), each limited to
 # $SANITIZE_TEST_TIMEOUT seconds (default 300); with $SANITIZE_DEADLINE
-# (seconds) no new job starts after that long. Only baton's kernels are
-# instrumented (--kernel-name kns=baton_; cuBLAS references run plainly).
+# (seconds) no new job starts after that long. Every kernel is
+# instrumented, the cuBLAS references' too.
 # Tests that fault on purpose and the build-only test ($SANITIZE_EXCLUDE, an
 # extended regex; default gpu_faults::, gpu_hang::, linear_stage_gpu_build::)
-# are left out. Prints one table, test x tool:
-# clean, skip, N reports, N reports (known FP: <twin>), FAIL (...), not run.
-# Known false positives are listed in sanitizer-known-false-positives.tsv
-# beside this script (test substring, tool, reference); see
-# docs/SANITIZERS.md. Exit 0 only when every cell is clean, skip or a known
-# false positive. With $OUT set: $OUT/gpu-sanitize.log (the table and
+# are left out. Prints one table, test x tool: clean, skip (no usable GPU),
+# ignored (#[ignore]), no CUDA use (the test never called CUDA), N reports,
+# N reports (known), skipped (listed), FAIL (...), not run (deadline).
+# sanitizer-known-false-positives.tsv beside this script lists explained
+# reports (test substring, tool, known=N, reference: exactly N reports, each
+# a false positive shown by a CUDA C++ twin or a deliberate API error) and
+# runs left out (..., skip, reason); see docs/SANITIZERS.md. Exit 0 only
+# when no cell is unexplained reports, FAIL or not run.
+# With $OUT set: $OUT/gpu-sanitize.log (the table and
 # progress), $OUT/gpu-sanitize-summary.txt and $OUT/gpu-sanitize-logs.tar.gz
 # (every sanitizer log).
 set -uo pipefail

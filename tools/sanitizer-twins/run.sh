@@ -50,6 +50,33 @@ for tool in synccheck memcheck; do
     timeout 300 "$SAN" --tool "$tool" "$BIN" elected > "$WORK/$tool-elected.log" 2>&1
     ROWS+=("$(printf '%-12s | %-28s | %s' "elected" "($tool)" "$(grep -o 'ERROR SUMMARY: .*' "$WORK/$tool-elected.log" | tail -1)")")
 done
+# The cuBLAS twin: baton's cuBLAS reference call, alone, under each tool
+# (racecheck with and without the suite's kernel filter).
+CUBLAS_BIN="$WORK/cublas_gemm"
+CUBLAS_FLAGS=(-lcublas)
+if ! "$NVCC" -O2 -arch=sm_90a -o "$CUBLAS_BIN" "$HERE/cublas_gemm.cu" "${CUBLAS_FLAGS[@]}" >> "$REPORT.logs" 2>&1; then
+    # No cuBLAS in the toolkit: the wheel's (nvidia-cublas, as PyTorch installs it).
+    lib="$(python3 -c 'import nvidia.cublas, os; print(os.path.dirname(nvidia.cublas.__file__))' 2>/dev/null ||
+        find / -path '*nvidia/cublas/lib/libcublas.so*' 2>/dev/null | head -1 | xargs -r dirname | xargs -r dirname)"
+    [[ -n "$lib" ]] && CUBLAS_FLAGS=(-I"$lib/include" -L"$lib/lib" -l:"$(ls "$lib/lib" | grep -m1 '^libcublas\.so')" -Xlinker -rpath="$lib/lib")
+    "$NVCC" -O2 -arch=sm_90a -o "$CUBLAS_BIN" "$HERE/cublas_gemm.cu" "${CUBLAS_FLAGS[@]}" >> "$REPORT.logs" 2>&1 ||
+        ROWS+=("cublas_gemm  | could not be built (no cuBLAS headers/library found; see the log)")
+fi
+if [[ -x "$CUBLAS_BIN" ]]; then
+    for mode in plain memcheck racecheck "racecheck --kernel-name kns=baton_" synccheck initcheck; do
+        f="$WORK/cublas-$(printf '%s' "$mode" | tr -c 'a-z0-9' '_').log"
+        if [[ "$mode" == plain ]]; then
+            timeout 120 "$CUBLAS_BIN" 512 > "$f" 2>&1
+        else
+            # shellcheck disable=SC2086 # mode is "tool [options]"
+            timeout 300 "$SAN" --tool $mode "$CUBLAS_BIN" 512 > "$f" 2>&1
+        fi
+        rc=$?
+        verdict="$(grep -oE 'cublas_gemm [0-9^]+: [0-9]+ of [0-9]+ sampled outputs wrong|Internal Sanitizer Error[^.]*|(RACECHECK|ERROR) SUMMARY: .*' "$f" | paste -sd ';' -)"
+        ROWS+=("$(printf '%-12s | %-28s | rc %s: %s' cublas_gemm "$mode" "$rc" "${verdict:-no output}")")
+        { echo; echo "=== cublas_gemm $mode (rc $rc)"; head -c 8000 "$f"; } >> "$REPORT.logs"
+    done
+fi
 say ""
 say "$(printf '%-12s | %-28s | %-58s | %s' variant "output check" "racecheck" "hazard sites (count: kind at pc)")"
 for r in "${ROWS[@]}"; do say "$r"; done

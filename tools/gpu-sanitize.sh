@@ -200,7 +200,8 @@ sanitize_main() {
                     clean) ncl=$((ncl + 1)) ;;
                     "clean (+"*)
                         nother=$((nother + 1))
-                        notes+=("$name / $tool: no report in baton's kernels; ${cell#clean (+} in: $extra")
+                        extra="${cell#clean (+}: $extra"
+                        notes+=("$name / $tool: no report in baton's kernels; ${extra/)/}")
                         ;;
                     skip | ignored | "no CUDA use") nsk=$((nsk + 1)) ;;
                     "skipped (listed)")

@@ -1,6 +1,11 @@
 //! The runtime's typed errors.
 
-use crate::Variant;
+pub mod gemm;
+
+pub use gemm::{Fp8ShapeError, GemmError, GemmShapeError};
+
+use crate::block_scaled::BlockScaledError;
+use crate::target::{Target, Variant};
 use cudarc::driver::DriverError;
 
 /// `Result` with the runtime's [`Error`].
@@ -70,9 +75,20 @@ pub enum Error {
     )]
     NoBuild {
         /// The GPU's target.
-        target: crate::Target,
+        target: Target,
         /// Which build was asked for.
         variant: Variant,
+    },
+    /// A stream of another context was given to [`Gpu::with_stream`](crate::Gpu::with_stream).
+    #[error(
+        "the stream belongs to another CUDA context (device {stream_ordinal}) than GPU {ordinal}'s; \
+         use Gpu::from_stream for a stream of your own context"
+    )]
+    ForeignStream {
+        /// The `Gpu`'s device ordinal.
+        ordinal: usize,
+        /// The device ordinal of the stream's context.
+        stream_ordinal: usize,
     },
     /// The driver's JIT compiler rejected the PTX module.
     #[error(
@@ -133,14 +149,21 @@ pub enum Error {
     /// Any other failed driver call.
     #[error("CUDA driver call failed: {}", describe(.0))]
     Cuda(#[from] DriverError),
-    /// A GEMM problem refused before launch: what is wrong with the shape,
-    /// alignment or buffer lengths, and what is allowed.
+    /// A BF16 (or block-scaled) GEMM problem refused before launch: what is
+    /// wrong with the shape or buffer lengths, and what is allowed.
     #[error("GEMM: {0}")]
-    GemmShape(#[from] crate::gemm::GemmShapeError),
-    /// A GEMM call that could not run for another reason (operands
-    /// overlapping, a tensor map or cuBLAS refusing).
+    GemmShape(#[from] GemmShapeError),
+    /// A blockwise FP8 GEMM problem refused before launch.
+    #[error("FP8 GEMM: {0}")]
+    Fp8Shape(#[from] Fp8ShapeError),
+    /// A GEMM call refused for another reason (wrong GPU, overlapping
+    /// operands, stream-K on a kernel without it).
     #[error("GEMM: {0}")]
-    Gemm(String),
+    Gemm(#[from] GemmError),
+    /// A block-scaled operand that cannot be quantized, mapped or
+    /// multiplied (shape, scale range, tile).
+    #[error("block-scaled operand: {0}")]
+    BlockScaled(#[from] BlockScaledError),
     /// A TMA tensor-map description that `cuTensorMapEncodeTiled` would
     /// refuse, caught by `TensorMapDesc::validate` before the driver call.
     #[error("invalid TMA tensor map: {0}")]

@@ -4,6 +4,12 @@ use std::path::PathBuf;
 
 /// A tool run that failed: missing tool, file system trouble, or the tool's
 /// own refusal (with everything it printed).
+///
+/// ```
+/// let e = xtask::ToolError::NotFound { tool: "nvdisasm", searched: "$NVDISASM" };
+/// assert!(e.to_string().contains("install-device-toolchain"));
+/// assert_eq!(e.output(), None);
+/// ```
 #[derive(Debug, thiserror::Error)]
 pub enum ToolError {
     /// The tool is not installed where it is looked for.
@@ -38,6 +44,11 @@ pub enum ToolError {
 
 impl ToolError {
     /// What the tool printed, for a [`ToolError::Failed`].
+    ///
+    /// ```
+    /// let e = xtask::ToolError::NotFound { tool: "ptxas", searched: "PATH" };
+    /// assert!(e.output().is_none());
+    /// ```
     pub fn output(&self) -> Option<&str> {
         match self {
             ToolError::Failed { output, .. } => Some(output),

@@ -7,6 +7,15 @@ use baton_runtime::cudarc::driver::DriverError;
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Why a check or benchmark could not produce its result.
+///
+/// ```
+/// use baton_reference::Error;
+/// let e = Error::LtBlockwiseShape { m: 6, k: 256 };
+/// assert!(e.to_string().contains("multiples of 4"));
+/// // The runtime's errors come through unchanged:
+/// let r = Error::from(baton_runtime::gemm::GemmShapeError::MissingC);
+/// assert!(matches!(r, Error::Runtime(baton_runtime::Error::GemmShape(_))));
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {

@@ -40,6 +40,11 @@ pub enum LtScaling {
 
 impl LtScaling {
     /// The GEMM in words, for messages.
+    ///
+    /// ```
+    /// use baton_reference::gemm_fp8_ref::LtScaling;
+    /// assert_eq!(LtScaling::Blockwise.name(), "blockwise FP8");
+    /// ```
     pub const fn name(self) -> &'static str {
         match self {
             LtScaling::Blockwise => "blockwise FP8",
@@ -365,7 +370,7 @@ pub struct Fp8BenchRow {
     pub mnk: (usize, usize, usize),
     /// CTAs ours launched.
     pub grid: u32,
-    /// The kernel ours launched (chosen by `gemm_fp8::choose`).
+    /// The kernel ours launched (chosen by `baton_runtime::gemm::fp8::choose`).
     pub kernel: &'static str,
     /// Stream-K minimum segment, when on.
     pub stream_k: Option<(u32, u32)>,

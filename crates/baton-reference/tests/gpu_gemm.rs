@@ -168,3 +168,40 @@ fn stream_k_plan_relaunch_uses_fresh_partials() {
         assert!(cmp.passes(1e-2), "launch {launch}: {cmp:?}");
     }
 }
+
+/// A `Gpu` made from the caller's own context and (non-blocking) stream:
+/// the GEMM runs there and its result, read back on that stream only,
+/// matches the f64 reference; `with_stream` accepts a stream of the same
+/// driver context.
+#[test]
+fn gemm_runs_on_the_callers_stream() {
+    use baton_runtime::cudarc::driver::CudaContext;
+    let Some(gpu) = Gpu::for_test() else { return };
+    // The application's own handles: a context of device 0 and a new stream.
+    let ctx = CudaContext::new(gpu.ordinal()).unwrap();
+    let stream = ctx.new_stream().unwrap();
+    let mine = Gpu::from_stream(stream.clone()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(std::sync::Arc::ptr_eq(mine.stream(), &stream));
+    assert_eq!(
+        (mine.target(), mine.sm_count()),
+        (gpu.target(), gpu.sm_count())
+    );
+    let kernels = mine
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    for (m, n, k) in [(129, 264, 72), (300, 520, 136)] {
+        let cmp =
+            gemm_check::check_vs_f64(&mine, &kernels, GemmConfig::T128x256, (m, n, k), 1.0, 0.5)
+                .unwrap_or_else(|e| panic!("{m}x{n}x{k} on the caller's stream: {e}"));
+        assert!(
+            cmp.passes(1e-2),
+            "{m}x{n}x{k} on the caller's stream: {cmp:?}"
+        );
+    }
+    let side = gpu
+        .with_stream(ctx.new_stream().unwrap())
+        .unwrap_or_else(|e| panic!("a stream of the same context was refused: {e}"));
+    let cmp = gemm_check::check_vs_f64(&side, &kernels, None, (77, 200, 8), 1.0, 0.0)
+        .unwrap_or_else(|e| panic!("with_stream: {e}"));
+    assert!(cmp.passes(1e-2), "with_stream: {cmp:?}");
+}

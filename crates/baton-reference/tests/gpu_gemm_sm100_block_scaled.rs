@@ -1,5 +1,5 @@
 //! The sm_100a block-scaled GEMMs (MXFP8, NVFP4) through the host API
-//! (`gemm_block_scaled`), on a real B200/GB200, against the f64 reference
+//! (`baton_runtime::gemm::block_scaled`), on a real B200/GB200, against the f64 reference
 //! of the dequantized inputs (`block_scaled::reference_gemm`): random
 //! inputs over a wide dynamic range, ragged shapes, beta, a NaN-poisoned D.
 //!

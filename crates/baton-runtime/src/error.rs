@@ -1,8 +1,10 @@
 //! The runtime's typed errors.
 
 pub mod gemm;
+pub mod launch;
 
 pub use gemm::{Fp8ShapeError, GemmError, GemmShapeError};
+pub use launch::LaunchRule;
 
 use crate::block_scaled::BlockScaledError;
 use crate::target::{Target, Variant};
@@ -104,14 +106,17 @@ pub enum Error {
         source: DriverError,
     },
     /// No kernel of that name in the loaded module.
-    #[error("no kernel named `{name}` in the {module} module; kernels there: {available}")]
+    #[error(
+        "no kernel named `{name}` in the {module} module; kernels there: {}",
+        if available.is_empty() { "(none)".to_string() } else { available.join(", ") }
+    )]
     UnknownKernel {
         /// The name asked for.
         name: String,
         /// Which module.
         module: String,
-        /// The module's kernel names, comma-separated.
-        available: String,
+        /// The module's kernel names.
+        available: Vec<String>,
     },
     /// A launch asked for more dynamic shared memory than the device gives
     /// one block of this kernel.
@@ -130,12 +135,12 @@ pub enum Error {
     },
     /// A launch configuration the hardware cannot run (zero dimensions, too
     /// many threads, a cluster that does not tile the grid, …).
-    #[error("invalid launch configuration for kernel `{kernel}`: {reason}")]
+    #[error("invalid launch configuration for kernel `{kernel}`: {rule}")]
     InvalidLaunch {
         /// The kernel.
         kernel: String,
-        /// What is wrong and what is allowed.
-        reason: String,
+        /// The rule broken, with the values that broke it.
+        rule: LaunchRule,
     },
     /// The driver refused the launch, or the kernel faulted while running
     /// (trap, illegal address; the context is then unusable).
@@ -175,12 +180,6 @@ pub enum Error {
         desc: String,
         /// The driver's error code.
         source: DriverError,
-    },
-    /// A GPU result disagreed with its reference.
-    #[error("verification failed: {what}")]
-    Verification {
-        /// What disagreed, and by how much.
-        what: String,
     },
 }
 

@@ -169,8 +169,9 @@ impl Gpu {
     }
 
     /// The same GPU with launches enqueued on `stream`, a stream of this
-    /// `Gpu`'s context. Errors: [`Error::ForeignStream`] for a stream of
-    /// another context.
+    /// `Gpu`'s CUDA context (any `Arc<CudaContext>` of the same driver
+    /// context). Errors: [`Error::ForeignStream`] for a stream of another
+    /// context.
     ///
     /// ```no_run
     /// let gpu = baton_runtime::Gpu::new(0)?;
@@ -179,7 +180,7 @@ impl Gpu {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn with_stream(&self, stream: Arc<CudaStream>) -> Result<Gpu> {
-        if !Arc::ptr_eq(stream.context(), &self.ctx) {
+        if stream.context().cu_ctx() != self.ctx.cu_ctx() {
             return Err(Error::ForeignStream {
                 ordinal: self.ordinal,
                 stream_ordinal: stream.context().ordinal(),
@@ -410,11 +411,7 @@ impl Kernels {
         let unknown = || Error::UnknownKernel {
             name: name.into(),
             module: self.name.clone(),
-            available: if self.entries.is_empty() {
-                "(none)".into()
-            } else {
-                self.entries.join(", ")
-            },
+            available: self.entries.clone(),
         };
         let cname = CString::new(name).map_err(|_| unknown())?;
         self.module.ctx.bind_to_thread()?;

@@ -56,11 +56,11 @@ pub struct KernelInfo {
     /// What it does.
     pub about: &'static str,
     /// Hot kernels must compile (release variant) with no spills and no
-    /// stack frame: `tests/ptxas.rs` enforces it.
+    /// stack frame: `xtask/tests/ptxas.rs` enforces it.
     pub hot: bool,
 }
 
-/// Every kernel `kernels/` defines. `tests/ptxas.rs` fails when the PTX and
+/// Every kernel `kernels/` defines. `xtask/tests/ptxas.rs` fails when the PTX and
 /// this table disagree.
 pub const KERNELS: &[KernelInfo] = &[
     KernelInfo {

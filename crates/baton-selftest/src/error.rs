@@ -7,6 +7,12 @@ use baton_runtime::cudarc::driver::DriverError;
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Why a self-test did not produce a passing result.
+///
+/// ```
+/// use baton_selftest::{Error, TileCopyRule};
+/// let e = Error::TileCopyShape { kernel: "baton_tile_copy_bf16", rows: 0, cols: 8, rule: TileCopyRule::Empty };
+/// assert!(e.to_string().contains("0x8") && e.to_string().contains("empty"));
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -45,6 +51,11 @@ pub enum Error {
 }
 
 /// What a tile copy's shape must satisfy.
+///
+/// ```
+/// let rule = baton_selftest::TileCopyRule::BufferTooSmall { needed: 64, src: 32, dst: 64 };
+/// assert!(rule.to_string().contains("source has 32"));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TileCopyRule {
     /// Rows and columns must both be at least 1.

@@ -153,6 +153,17 @@ impl std::fmt::Display for Fp8ShapeError {
 
 /// A GEMM call refused for a reason other than its shape: the wrong GPU,
 /// operands that overlap, stream-K asked of a kernel without it.
+///
+/// ```
+/// use baton_runtime::{Error, Target, gemm::GemmError};
+/// let e = Error::from(GemmError::WrongTarget {
+///     kernel: "baton_gemm_bf16_128x256".into(),
+///     runs_on: Target::Sm90a,
+///     gpu: Target::Sm100a,
+/// });
+/// assert!(matches!(e, Error::Gemm(GemmError::WrongTarget { .. })));
+/// assert!(e.to_string().contains("runs on sm_90a"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum GemmError {
@@ -199,4 +210,74 @@ pub enum GemmError {
     /// A stream-K launch on a plan whose stream-K is off.
     #[error("stream-K is off: set_stream_k(Some(min_segment)) first")]
     StreamKOff,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gemm_errors_name_the_rule_and_the_values() {
+        let e = GemmError::WrongTarget {
+            kernel: "baton_gemm_bf16_128x256".into(),
+            runs_on: Target::Sm90a,
+            gpu: Target::Sm100a,
+        }
+        .to_string();
+        assert!(
+            e.contains("baton_gemm_bf16_128x256") && e.contains("sm_90a") && e.contains("sm_100a"),
+            "{e}"
+        );
+        let e = GemmError::OutputOverlapsInput {
+            inputs: "A and B",
+            may_alias_c: true,
+        }
+        .to_string();
+        assert!(e.contains("A and B") && e.contains("may alias C"), "{e}");
+        let e = GemmError::OutputOverlapsInput {
+            inputs: "A, B and the scales",
+            may_alias_c: false,
+        }
+        .to_string();
+        assert!(e.contains("the scales") && !e.contains("alias"), "{e}");
+        let e = GemmError::NotAKernelOf {
+            kernel: "nope".into(),
+            family: "blockwise FP8 GEMM",
+            allowed: &["k1", "k2"],
+        }
+        .to_string();
+        assert!(
+            e.contains("nope") && e.contains("k1") && e.contains("k2"),
+            "{e}"
+        );
+        let e = GemmError::NoStreamK {
+            kernel: "k".into(),
+            rule: "only one-wave tiles",
+        }
+        .to_string();
+        assert!(e.contains("no stream-K") && e.contains("one-wave"), "{e}");
+        assert!(
+            GemmError::StreamKSegmentZero
+                .to_string()
+                .contains("at least 1")
+        );
+        assert!(GemmError::StreamKOff.to_string().contains("set_stream_k"));
+    }
+
+    #[test]
+    fn shape_errors_name_the_rule_and_the_values() {
+        let e = GemmShapeError::OutputTooLarge {
+            m: 1 << 20,
+            n: 1 << 13,
+        }
+        .to_string();
+        assert!(e.contains("1048576x8192") && e.contains("2^32"), "{e}");
+        let e = GemmShapeError::MissingC.to_string();
+        assert!(e.contains("beta") && e.contains("C"), "{e}");
+        let e = Fp8ShapeError::TooLarge {
+            mnk: (1 << 31, 8, 128),
+        }
+        .to_string();
+        assert!(e.contains("2^31"), "{e}");
+    }
 }

@@ -115,7 +115,7 @@ impl GemmConfig {
 
     /// Input stages: as many as the 227 KiB shared-memory budget holds after
     /// the barriers and the epilogue's 8 sub-tiles, at most 8 — the same
-    /// derivation as the kernel's `stages_for` (`tests/kernel_layouts.rs`
+    /// derivation as the kernel's `stages_for` (`xtask/tests/kernel_layouts.rs`
     /// checks the resulting sizes against the PTX).
     pub const fn stages(self) -> u32 {
         if let GemmConfig::Sm100T128x256 = self {
@@ -152,7 +152,7 @@ impl GemmConfig {
     /// Dynamic shared memory of the kernel's layout: barriers (padded to
     /// 1024), the input stages (A 128×64 + B bn×64 bf16 each), 8 epilogue
     /// sub-tiles of 4 KiB (C and D, two per consumer warpgroup), and the
-    /// epilogue barriers (padded). `tests/kernel_layouts.rs` checks it
+    /// epilogue barriers (padded). `xtask/tests/kernel_layouts.rs` checks it
     /// against the size each kernel demands in the PTX.
     ///
     /// Blackwell: barriers (padded to 1024), 4 stages of 48 KiB, 4 epilogue

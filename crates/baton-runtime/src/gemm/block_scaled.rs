@@ -12,7 +12,7 @@
 //! ```no_run
 //! use baton::block_scale::Mxfp8;
 //! use baton_runtime::block_scaled::QuantizedMatrix;
-//! use baton_runtime::gemm_block_scaled::{BlockScaledGemmPlan, DeviceQuantized};
+//! use baton_runtime::gemm::block_scaled::{BlockScaledGemmPlan, DeviceQuantized};
 //! use baton_runtime::{Gpu, Variant};
 //!
 //! let gpu = Gpu::new(0)?;
@@ -312,5 +312,58 @@ impl<'a, F: BlockScaledGemmFormat> BlockScaledGemmPlan<'a, F> {
         // k, group_m, alpha, beta); the maps describe operands borrowed for
         // the plan's lifetime, validated in `new`; k ≥ 1, group_m ≥ 1.
         unsafe { self.kernel.launch(&cfg, &mut args) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shape_validation_names_each_rule() {
+        assert_eq!(
+            validate_shape((128, 64, 256), Some(128 * 64), 128 * 64),
+            Ok(())
+        );
+        assert_eq!(
+            validate_shape((0, 64, 256), None, 0),
+            Err(GemmShapeError::EmptyDimension { mnk: (0, 64, 256) })
+        );
+        assert_eq!(
+            validate_shape((128, 60, 256), None, 128 * 60),
+            Err(GemmShapeError::RowNotAligned {
+                dim: "N",
+                value: 60
+            })
+        );
+        assert_eq!(
+            validate_shape((1 << 20, 1 << 13, 256), None, 0),
+            Err(GemmShapeError::OutputTooLarge {
+                m: 1 << 20,
+                n: 1 << 13
+            })
+        );
+        assert_eq!(
+            validate_shape((8, 8, 1 << 31), None, 64),
+            Err(GemmShapeError::TooLarge {
+                mnk: (8, 8, 1 << 31)
+            })
+        );
+        assert_eq!(
+            validate_shape((8, 8, 32), None, 63),
+            Err(GemmShapeError::WrongLength {
+                operand: "D",
+                expected: 64,
+                got: 63
+            })
+        );
+        assert_eq!(
+            validate_shape((8, 8, 32), Some(65), 64),
+            Err(GemmShapeError::WrongLength {
+                operand: "C",
+                expected: 64,
+                got: 65
+            })
+        );
     }
 }

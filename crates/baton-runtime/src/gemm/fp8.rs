@@ -53,7 +53,7 @@ pub const VARIANTS: [&str; 7] = [
 /// (BM, BN, input stages) of a kernel of [`VARIANTS`]; `None` for other names.
 ///
 /// ```
-/// use baton_runtime::gemm_fp8::{tile_of, KERNEL, KERNEL_256X128};
+/// use baton_runtime::gemm::fp8::{tile_of, KERNEL, KERNEL_256X128};
 /// assert_eq!(tile_of(KERNEL), Some((128, 128, 6)));
 /// assert_eq!(tile_of(KERNEL_256X128), Some((256, 128, 4)));
 /// assert_eq!(tile_of("sgemm"), None);
@@ -74,7 +74,7 @@ pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
 /// two-wave 256×128 and 128×256 tiles cannot.
 ///
 /// ```
-/// use baton_runtime::gemm_fp8::{has_stream_k, KERNEL, KERNEL_128X256, KERNEL_256X128};
+/// use baton_runtime::gemm::fp8::{has_stream_k, KERNEL, KERNEL_128X256, KERNEL_256X128};
 /// assert!(has_stream_k(KERNEL));
 /// assert!(!has_stream_k(KERNEL_256X128) && !has_stream_k(KERNEL_128X256));
 /// ```
@@ -85,7 +85,7 @@ pub fn has_stream_k(kernel: &str) -> bool {
 /// CTAs per cluster (along M, sharing B tiles) of a kernel of [`VARIANTS`].
 ///
 /// ```
-/// use baton_runtime::gemm_fp8::{cluster_of, KERNEL, KERNEL_C2};
+/// use baton_runtime::gemm::fp8::{cluster_of, KERNEL, KERNEL_C2};
 /// assert_eq!((cluster_of(KERNEL), cluster_of(KERNEL_C2)), (1, 2));
 /// ```
 pub fn cluster_of(kernel: &str) -> u32 {
@@ -98,7 +98,7 @@ pub fn cluster_of(kernel: &str) -> u32 {
 /// Checked against the PTX by a unit test.
 ///
 /// ```
-/// use baton_runtime::gemm_fp8::smem_bytes;
+/// use baton_runtime::gemm::fp8::smem_bytes;
 /// assert_eq!(smem_bytes((128, 128, 6)), 1024 + 6 * (16384 + 16384 + 1024) + 16384);
 /// ```
 pub const fn smem_bytes((bm, bn, stages): (u32, u32, u32)) -> u32 {
@@ -114,7 +114,7 @@ pub const fn smem_bytes((bm, bn, stages): (u32, u32, u32)) -> u32 {
 /// everything with a few rounds of tiles the 256×128 one.
 ///
 /// ```
-/// use baton_runtime::gemm_fp8::{choose, KERNEL, KERNEL_128X64, KERNEL_256X128};
+/// use baton_runtime::gemm::fp8::{choose, KERNEL, KERNEL_128X64, KERNEL_256X128};
 /// assert_eq!(choose(8192, 8192, 132), KERNEL_256X128);
 /// assert_eq!(choose(4096, 32768, 132), KERNEL_256X128);
 /// assert_eq!(choose(128, 7168, 132), KERNEL_128X64);
@@ -138,8 +138,17 @@ pub fn choose(m: usize, n: usize, sms: u32) -> &'static str {
 
 /// Which FP8 kernels have stream-K ([`Fp8GemmPlan::set_stream_k`]), in
 /// words for [`GemmError::NoStreamK`].
+///
+/// ```
+/// use baton_runtime::gemm::fp8::{STREAM_K_RULE, VARIANTS, has_stream_k, tile_of};
+/// for k in VARIANTS {
+///     let (bm, bn, _) = tile_of(k).unwrap();
+///     let named = STREAM_K_RULE.contains(&format!("{bm}x{bn}"));
+///     assert_eq!(has_stream_k(k), named, "{k}");
+/// }
+/// ```
 pub const STREAM_K_RULE: &str = "stream-K splits one-wave tiles only (128 rows, at most 192 columns): \
-     use baton_gemm_fp8_blockwise_128x128_db, _128x64_db, _128x128_db_c2 or _128x192";
+     use a 128x64, 128x128 (incl. _db, _db_c2) or 128x192 kernel";
 
 /// Threads per CTA: producer warpgroup + 2 MMA/promotion warpgroups.
 pub const THREADS: u32 = 384;
@@ -156,7 +165,8 @@ pub fn scale_lens(m: usize, n: usize, k: usize) -> (usize, usize) {
 /// floats for the scales, bf16 for D).
 ///
 /// ```
-/// use baton_runtime::gemm_fp8::{validate, Fp8ShapeError};
+/// use baton_runtime::gemm::fp8::validate;
+/// use baton_runtime::gemm::Fp8ShapeError;
 /// assert!(validate(1, 8, 128, 128, 8 * 128, 1, 1, 8).is_ok());
 /// assert_eq!(
 ///     validate(1, 8, 64, 64, 8 * 64, 0, 0, 8),

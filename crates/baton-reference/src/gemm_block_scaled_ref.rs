@@ -32,7 +32,7 @@
 //! ([`cublaslt_sf_offset`]; transcribed from NVIDIA's nvmath-python
 //! `_get_block_scale_offset`, which cites that section, and PyTorch/torchao's
 //! `to_blocked`). That is exactly [`baton::block_scale::SfLayout`] (the
-//! tcgen05 128×4 atom layout [`QuantizedMatrix`] produces, zero padding
+//! tcgen05 128×4 atom layout [`QuantizedMatrix`](baton_runtime::block_scaled::QuantizedMatrix) produces, zero padding
 //! included), so the scale factors go to cuBLASLt as they are, with no
 //! re-layout; a unit test below checks the two index functions agree.
 

@@ -1,6 +1,6 @@
 //! The rules a launch configuration must satisfy, one variant each with the
-//! values that broke it. A leaf module: [`LaunchConfig::validate`]
-//! (crate::LaunchConfig::validate) returns them inside
+//! values that broke it. A leaf module:
+//! [`LaunchConfig::validate`](crate::LaunchConfig::validate) returns them inside
 //! [`Error::InvalidLaunch`](crate::Error::InvalidLaunch).
 
 /// A launch configuration the hardware cannot run.

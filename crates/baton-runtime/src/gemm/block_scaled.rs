@@ -132,7 +132,7 @@ pub struct DeviceQuantized<F> {
 }
 
 impl<F: BlockScaledGemmFormat> DeviceQuantized<F> {
-    /// Copies `q` to the GPU (on its stream). Errors: [`Error::BlockScaled`] when
+    /// Copies `q` to the GPU (on its stream). Errors: [`Error::BlockScaled`](crate::Error::BlockScaled) when
     /// the layout cannot be loaded by the kernel's TMA (e.g. a row pitch
     /// that is not a multiple of 16 bytes: K must be a multiple of 32),
     /// driver errors.
@@ -201,8 +201,8 @@ impl<'a, F: BlockScaledGemmFormat> BlockScaledGemmPlan<'a, F> {
     /// Validates the problem (A and B of equal K; C and D of `M·N` bf16, N
     /// a multiple of 8; D not overlapping A, B or their scale factors; an
     /// sm_100a GPU) and prepares the tensor maps of A, B, SFA, SFB, C
-    /// (optional) and D. Errors: [`Error::GemmShape`], [`Error::Gemm`] and
-    /// [`Error::BlockScaled`] for each refusal, driver
+    /// (optional) and D. Errors: [`Error::GemmShape`](crate::Error::GemmShape), [`Error::Gemm`](crate::Error::Gemm) and
+    /// [`Error::BlockScaled`](crate::Error::BlockScaled) for each refusal, driver
     /// errors.
     pub fn new(
         gpu: &Gpu,

@@ -18,7 +18,10 @@ fn check(r: CUresult) -> std::result::Result<(), DriverError> {
     }
 }
 
-/// One Hopper GPU: its primary context and a stream that launches go to.
+/// One GPU baton builds for (Hopper, or Blackwell for the sm_100a kernels):
+/// a cudarc context and the stream every launch and GEMM of this `Gpu` is
+/// enqueued on — the device's default stream for [`Gpu::new`], or yours for
+/// [`Gpu::from_stream`] / [`Gpu::with_stream`].
 ///
 /// ```no_run
 /// use baton_runtime::{Gpu, Variant};

@@ -8,6 +8,7 @@ pub use launch::LaunchRule;
 
 use crate::block_scaled::BlockScaledError;
 use crate::target::{Target, Variant};
+use baton::tensor_map::TensorMapDesc;
 use cudarc::driver::DriverError;
 
 /// `Result` with the runtime's [`Error`].
@@ -174,10 +175,22 @@ pub enum Error {
     #[error("invalid TMA tensor map: {0}")]
     TensorMap(#[from] baton::tensor_map::TensorMapError),
     /// The driver refused to encode a tensor map that passed validation.
-    #[error("cuTensorMapEncodeTiled refused {desc}: {}", describe(source))]
+    #[error(
+        "cuTensorMapEncodeTiled refused {}{}: {}",
+        describe_tensor_map(desc),
+        if *no_current_context {
+            " (no CUDA context is current on this thread: open a `Gpu` first, or bind its context)"
+        } else {
+            ""
+        },
+        describe(source)
+    )]
     TensorMapEncode {
-        /// The description, in words.
-        desc: String,
+        /// The description the driver refused.
+        desc: TensorMapDesc,
+        /// Whether no CUDA context was current on the calling thread (a
+        /// likely cause).
+        no_current_context: bool,
         /// The driver's error code.
         source: DriverError,
     },
@@ -195,6 +208,22 @@ pub fn describe(e: &DriverError) -> String {
         Some(Ok(text)) => format!("{name}: {}", text.to_string_lossy()),
         _ => name,
     }
+}
+
+/// `rank-D dtype tensor [d0, d1, …] at base, box [b0, b1, …], swizzle` for
+/// error messages.
+fn describe_tensor_map(d: &TensorMapDesc) -> String {
+    let r = (d.rank as usize).min(d.dims.len());
+    format!(
+        "a rank-{} {:?} tensor of dims {:?} (innermost first), byte strides {:?}, at {:#x}, box {:?}, swizzle {:?}",
+        d.rank,
+        d.dtype,
+        &d.dims[..r],
+        &d.strides_bytes[..r.saturating_sub(1)],
+        d.base,
+        &d.box_dims[..r],
+        d.swizzle
+    )
 }
 
 impl Error {

@@ -249,6 +249,30 @@ mod tests {
     }
 
     #[test]
+    fn stream_and_kernel_lookup_errors_say_what_to_do() {
+        let msg = Error::ForeignStream {
+            ordinal: 0,
+            stream_ordinal: 1,
+        }
+        .to_string();
+        assert!(
+            msg.contains("device 1") && msg.contains("Gpu::from_stream"),
+            "{msg}"
+        );
+        let unknown = |available: Vec<String>| {
+            Error::UnknownKernel {
+                name: "k".into(),
+                module: "m".into(),
+                available,
+            }
+            .to_string()
+        };
+        assert!(unknown(vec![]).ends_with("(none)"), "{}", unknown(vec![]));
+        let msg = unknown(vec!["a".into(), "b".into()]);
+        assert!(msg.contains("`k`") && msg.ends_with("a, b"), "{msg}");
+    }
+
+    #[test]
     fn no_gpu_errors_are_classified() {
         assert!(Error::NoDriver { detail: "x".into() }.is_no_gpu());
         assert!(

@@ -318,11 +318,14 @@ unsafe fn gemm<
         // Consumer warpgroup `wg`: main loop, stream-K fixup, epilogue.
         #[inline(always)]
         |wg| {
+            // (usize, as the inline original: the same descriptor
+            // arithmetic, and so the same main loop.)
+            let wg = wg as usize;
             let tid = thread_idx_x() % 128;
             let signaller = tid == 0;
             let mut consumer: InputConsumer<'_, Payload<BN>, STAGES> = input.consumer();
             let mut c = LoadedC {
-                pipe: epi_for(wg as usize),
+                pipe: epi_for(wg),
                 beta,
             };
             // `zeroed` lowers to a memset that SROA splits into registers;
@@ -333,16 +336,10 @@ unsafe fn gemm<
             // This warpgroup's 64 rows of A (64 rows × 128 bytes further).
             let st0 = input.stage(0);
             let descs = StageDescriptors::new(
-                smem_field!(st0, Stage<BN>, a).addr() + wg * 64 * 128,
+                smem_field!(st0, Stage<BN>, a).addr() + (wg * 64 * 128) as u32,
                 smem_field!(st0, Stage<BN>, b).addr(),
                 core::mem::size_of::<Stage<BN>>() as u32,
             );
-            let epilogue = StoreEpilogue {
-                bufs: epi_tiles.at(wg as usize),
-                map_d: tma_d,
-                wg,
-                tid,
-            };
             let mut d_next = 0u32;
             for seg in work.segments() {
                 let (tm, tn) = work.tile_of(seg.unit);
@@ -357,10 +354,16 @@ unsafe fn gemm<
                 // unit's finalizer and has no epilogue (`continue`); a
                 // finalizer of a split unit adds the contributors' partials
                 // first.
-                stream_k_fixup!(fixup, sched, seg, CLUSTER_M, rank, wg, tid, acc, ACC);
+                stream_k_fixup!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC);
                 // Epilogue: BN / 32 sub-tiles of 64 rows × 32 columns, D in
                 // place over C (beta ≠ 0) or through the ring (`d_next`
                 // counts sub-tiles).
+                let epilogue = StoreEpilogue {
+                    bufs: epi_tiles.at(wg),
+                    map_d: tma_d,
+                    wg: wg as u32,
+                    tid,
+                };
                 // SAFETY: D map per the kernel contract; the C-load role
                 // loads this tile's C sub-tiles in this order.
                 unsafe {
@@ -368,7 +371,7 @@ unsafe fn gemm<
                     |j| {
                         (
                             (tn * bn) as i32 + (j as usize * SUB_COLS) as i32,
-                            (tm * BM) as i32 + (wg as usize * SUB_ROWS) as i32,
+                            (tm * BM) as i32 + (wg * SUB_ROWS) as i32,
                         )
                     })
                 };

@@ -445,12 +445,15 @@ unsafe fn gemm<
         // Consumer warpgroup `wg`: MMA + promotion, stream-K fixup, epilogue.
         #[inline(always)]
         |wg| {
+            // (usize, as the inline original: the same descriptor
+            // arithmetic, and so the same main loop.)
+            let wg = wg as usize;
             let tid = thread_idx_x() % 128;
             let signaller = tid == 0;
             let (warp, lane) = (tid / 32, tid % 32);
             // This thread's accumulator rows within the warpgroup: `row`, `row + 8`.
             let row = warp * 16 + lane / 4;
-            let scale_row = wg * 64 + row;
+            let scale_row = wg as u32 * 64 + row;
             let mut consumer: InputConsumer<'_, Payload<BM, BN>, STAGES> = input.consumer();
             // `zeroed` lowers to a memset that SROA splits into registers.
             // SAFETY: all-zero is a valid [f32; ACC].
@@ -460,16 +463,10 @@ unsafe fn gemm<
             // This warpgroup's 64 rows of A (64 rows × BK bytes further).
             let st0 = input.stage(0);
             let descs = StageDescriptors::new(
-                smem_field!(st0, Stage<BM, BN>, a).addr() + wg * 64 * BK,
+                smem_field!(st0, Stage<BM, BN>, a).addr() + (wg * 64 * BK as usize) as u32,
                 smem_field!(st0, Stage<BM, BN>, b).addr(),
                 core::mem::size_of::<Stage<BM, BN>>() as u32,
             );
-            let epilogue = StoreEpilogue {
-                bufs: d_tiles.at(wg as usize),
-                map_d: tma_d,
-                wg,
-                tid,
-            };
             for seg in work.segments() {
                 let (tm, tn) = work.tile_of(seg.unit);
                 // This tile's rows of B scales: one 128-wide n-block when BN
@@ -519,12 +516,18 @@ unsafe fn gemm<
                 // finalizer of a split unit adds the contributors' partials
                 // first.
                 if waves == 1 {
-                    stream_k_fixup!(fixup, sched, seg, CLUSTER_M, rank, wg, tid, acc, ACC);
+                    stream_k_fixup!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC);
                 }
 
                 // Epilogue: per wave, wave_n / 32 sub-tiles of 64 rows × 32
                 // columns (an even count: the two D buffers alternate
                 // across waves too).
+                let epilogue = StoreEpilogue {
+                    bufs: d_tiles.at(wg),
+                    map_d: tma_d,
+                    wg: wg as u32,
+                    tid,
+                };
                 baton::unroll!(W in [0, 1] {
                   if (W as usize) < waves {
                     let acc = if W == 0 { &acc } else { &acc_hi };
@@ -535,7 +538,7 @@ unsafe fn gemm<
                         |j| {
                             (
                                 (tn * bn + wn * 128) as i32 + (j as usize * SUB_COLS) as i32,
-                                (tm * bm + wm * WAVE_M) as i32 + (wg as usize * SUB_ROWS) as i32,
+                                (tm * bm + wm * WAVE_M) as i32 + (wg * SUB_ROWS) as i32,
                             )
                         })
                     };

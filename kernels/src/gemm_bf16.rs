@@ -40,6 +40,7 @@ use baton::tile_pipeline::{
     InputConsumer, InputTilePipeline, InputTileStorage, StandardStage, StandardTilePayload,
 };
 use baton_kernel_roles::sm90::c_load::CLoad;
+use baton_kernel_roles::dispatch_roles;
 use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
 use baton_kernel_roles::sm90::epilogue::{LoadedC, SUB_COLS, SUB_ROWS, StoreEpilogue, SubTile};
 use baton_kernel_roles::sm90::mainloop_bf16::{
@@ -263,13 +264,11 @@ unsafe fn gemm<
     let a_row_bytes = BK * 2;
     let b_bytes = bn * BK * 2;
 
-    GEMM_ROLES.dispatch(
-        residual,
+    dispatch_roles!(GEMM_ROLES, c_load_active: residual,
         // TMA producer: A (its loaded rows) and B (or this CTA's multicast
         // half) per stage; the full barrier expects Payload::TMA_BYTES, or
         // a_rows rows of A plus B.
-        #[inline(always)]
-        || {
+        producer => {
             TmaProducer { input, work, rows }.run(#[inline(always)]
                 |t| {
                 let map_a = if t.a_rows == BM { tma_a } else { tma_a_tail };
@@ -301,8 +300,7 @@ unsafe fn gemm<
             })
         },
         // C-load: C sub-tiles of the tiles this CTA finishes (beta ≠ 0).
-        #[inline(always)]
-        || {
+        c_load => {
             let c_load = CLoad {
                 pipes: [epi_for(0), epi_for(1)],
                 tiles: epi_tiles,
@@ -316,8 +314,7 @@ unsafe fn gemm<
             unsafe { c_load.run() }
         },
         // Consumer warpgroup `wg`: main loop, stream-K fixup, epilogue.
-        #[inline(always)]
-        |wg| {
+        consumer(wg) => {
             // (usize, as the inline original: the same descriptor
             // arithmetic, and so the same main loop.)
             let wg = wg as usize;

@@ -85,6 +85,7 @@ use baton::arch::sm90::{dynamic_smem, thread_idx_x};
 use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tile_pipeline::{InputConsumer, InputTilePipeline, InputTileStorage};
+use baton_kernel_roles::dispatch_roles;
 use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
 use baton_kernel_roles::sm90::epilogue::{NoC, SUB_COLS, SUB_ROWS, StoreEpilogue, SubTile};
 use baton_kernel_roles::sm90::mainloop_fp8::{
@@ -390,13 +391,11 @@ unsafe fn gemm<
     );
     let (sched, rank) = (work.sched, work.rank);
 
-    GEMM_ROLES.dispatch(
-        false,
+    dispatch_roles!(GEMM_ROLES, c_load_active: false,
         // TMA producer: A, its scales (its loaded rows) and B (or this
         // CTA's multicast half) per stage; the full barrier expects
         // Payload::TMA_BYTES, or the trimmed count.
-        #[inline(always)]
-        || {
+        producer => {
             TmaProducer { input, work, rows }.run(#[inline(always)]
                 |t| {
                 let (map_a, map_sa) = if t.a_rows == bm {
@@ -440,11 +439,9 @@ unsafe fn gemm<
             })
         },
         // No C: D = A·B.
-        #[inline(always)]
-        || {},
+        c_load => {},
         // Consumer warpgroup `wg`: MMA + promotion, stream-K fixup, epilogue.
-        #[inline(always)]
-        |wg| {
+        consumer(wg) => {
             // (usize, as the inline original: the same descriptor
             // arithmetic, and so the same main loop.)
             let wg = wg as usize;

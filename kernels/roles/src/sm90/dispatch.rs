@@ -2,8 +2,12 @@
 //! how many registers) and its dispatch; the CTA's setup before the roles
 //! start.
 
-use baton::arch::sm90::wgmma::{setmaxnreg_dec, setmaxnreg_inc};
-use baton::arch::sm90::{cluster_sync, elect_one, sync_threads, thread_idx_x, warp_idx};
+use baton::arch::sm90::{cluster_sync, sync_threads, thread_idx_x};
+// For `dispatch_roles!` (expanded in the kernel crate).
+#[doc(hidden)]
+pub use baton::arch::sm90::wgmma::{setmaxnreg_dec, setmaxnreg_inc};
+#[doc(hidden)]
+pub use baton::arch::sm90::{elect_one, warp_idx};
 
 /// Which warps of a Hopper GEMM CTA run which role: warpgroup 0 holds the
 /// single-lane roles and releases its registers to 40; the other
@@ -17,7 +21,7 @@ use baton::arch::sm90::{cluster_sync, elect_one, sync_threads, thread_idx_x, war
 /// | 4–7, 8–11, … | consumer warpgroup 0, 1, …: main loop, stream-K fixup, [`StoreEpilogue`](super::epilogue::StoreEpilogue) | 232 |
 ///
 /// ```ignore
-/// GEMM_ROLES.dispatch(beta != 0.0, || producer.run(load), || unsafe { c_load.run() }, |wg| consumer(wg));
+/// dispatch_roles!(GEMM_ROLES, c_load_active: beta != 0.0, producer => { … }, c_load => { … }, consumer(wg) => { … });
 /// ```
 #[derive(Clone, Copy)]
 pub struct RoleTable {
@@ -57,37 +61,54 @@ impl RoleTable {
         128 * (1 + self.consumer_warpgroups)
     }
 
-    /// Runs this thread's role: `producer` in the producer warp's elected
-    /// lane, `c_load` in the C-load warp's (only when `c_load_active`),
-    /// `consumer(wg)` in every thread of consumer warpgroup `wg`; the other
-    /// threads of warpgroup 0 return at once. Warpgroup 0 first releases
-    /// registers to [`PRODUCER_REGISTERS`], the consumers raise theirs to
-    /// [`CONSUMER_REGISTERS`] (each warpgroup-collective).
-    ///
-    /// ```ignore
-    /// GEMM_ROLES.dispatch(residual, || { /* producer */ }, || { /* C load */ }, |wg| { /* consumer */ });
-    /// ```
-    #[inline(always)]
-    pub fn dispatch(
-        &self,
-        c_load_active: bool,
-        producer: impl FnOnce(),
-        c_load: impl FnOnce(),
-        consumer: impl FnOnce(u32),
-    ) {
-        let warpgroup = warp_idx() / 4;
+}
+
+/// Runs this thread's role of a [`RoleTable`] (a macro: the role bodies
+/// are compiled exactly as if written inline in the kernel's `if`/`else`
+/// — passing them as closures cost up to 7 instructions per main-loop
+/// iteration in the two-wave FP8 kernels, and folding the role into an
+/// enum first made ptxas spill: both measured):
+///
+/// * warpgroup 0 releases its registers to [`PRODUCER_REGISTERS`]
+///   (`setmaxnreg.dec`, warpgroup-collective); the producer warp's elected
+///   lane runs `producer`, the C-load warp's elected lane `c_load` (only
+///   when `c_load_active`), the rest of the warpgroup nothing;
+/// * every other warpgroup raises its registers to [`CONSUMER_REGISTERS`]
+///   and runs `consumer` with `$wg` bound to its consumer index (0, 1, …).
+///
+/// Every thread of the CTA must reach it (the register reallocation is
+/// warpgroup-collective).
+///
+/// ```ignore
+/// baton_kernel_roles::dispatch_roles!(GEMM_ROLES, c_load_active: beta != 0.0,
+///     producer => { TmaProducer { input, work, rows }.run(loader) },
+///     c_load => { unsafe { c_load.run() } },
+///     consumer(wg) => { /* main loop, stream-K fixup, epilogue */ },
+/// );
+/// ```
+#[macro_export]
+macro_rules! dispatch_roles {
+    ($table:expr, c_load_active: $active:expr,
+     producer => $producer:block,
+     c_load => $c_load:block,
+     consumer($wg:ident) => $consumer:block $(,)?) => {{
+        let table: $crate::sm90::dispatch::RoleTable = $table;
+        let warpgroup = $crate::sm90::dispatch::warp_idx() / 4;
         if warpgroup == 0 {
-            setmaxnreg_dec::<PRODUCER_REGISTERS>();
-            if warp_idx() == self.producer_warp && elect_one() {
-                producer();
-            } else if warp_idx() == self.c_load_warp && c_load_active && elect_one() {
-                c_load();
-            }
+            $crate::sm90::dispatch::setmaxnreg_dec::<{ $crate::sm90::dispatch::PRODUCER_REGISTERS }>();
+            if $crate::sm90::dispatch::warp_idx() == table.producer_warp
+                && $crate::sm90::dispatch::elect_one()
+            $producer
+            else if $crate::sm90::dispatch::warp_idx() == table.c_load_warp
+                && $active
+                && $crate::sm90::dispatch::elect_one()
+            $c_load
         } else {
-            setmaxnreg_inc::<CONSUMER_REGISTERS>();
-            consumer(warpgroup - 1);
+            $crate::sm90::dispatch::setmaxnreg_inc::<{ $crate::sm90::dispatch::CONSUMER_REGISTERS }>();
+            let $wg: u32 = warpgroup - 1;
+            $consumer
         }
-    }
+    }};
 }
 
 /// CTA setup before the roles start: thread 0 runs `init` (barrier

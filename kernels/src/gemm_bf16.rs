@@ -29,6 +29,14 @@
 //!   tile's main loop.
 //! * Persistent grid: CTA `b` takes work units `b, b + grid, …` (a unit is a
 //!   cluster's tiles) in grouped, L2-friendly order (`group_m`).
+//!
+//! Assembled from the Hopper roles of `baton_kernel_roles::sm90` (their
+//! docs state each role's barrier contract): the layout (`GemmSmem`), then
+//! setup (`init_then_sync`), the schedule (`ClusterWork`, `TileRows`) and
+//! `dispatch_roles!` over `GEMM_ROLES` — `TmaProducer` with this kernel's
+//! loads, `CLoad`, and per consumer warpgroup `bf16_mainloop`,
+//! `stream_k_fixup!` and `StoreEpilogue` (in place over C through
+//! `LoadedC`, or the D ring).
 
 use baton::arch::sm90::tma::{TensorMap, load_2d, prefetch_tensormap, store_wait_group};
 use baton::arch::sm90::{dynamic_smem, thread_idx_x};
@@ -39,8 +47,8 @@ use baton::smem_field;
 use baton::tile_pipeline::{
     InputConsumer, InputTilePipeline, InputTileStorage, StandardStage, StandardTilePayload,
 };
-use baton_kernel_roles::sm90::c_load::CLoad;
 use baton_kernel_roles::dispatch_roles;
+use baton_kernel_roles::sm90::c_load::CLoad;
 use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
 use baton_kernel_roles::sm90::epilogue::{LoadedC, SUB_COLS, SUB_ROWS, StoreEpilogue, SubTile};
 use baton_kernel_roles::sm90::mainloop_bf16::{
@@ -216,32 +224,34 @@ unsafe fn gemm<
     let subtiles = (BN / SUB_COLS) as u32;
     let bn = BN as u32;
     let epi_for = |w: usize| EpiLoadPipeline::new(epi_bars.at(w), c"gemm-epi-load");
-    init_then_sync::<CLUSTER_M>(#[inline(always)]
-    || {
-        // Fetch the tensor maps into the descriptor cache while the
-        // barriers are set up (the first TMA of each would wait for it).
-        // SAFETY: the maps are valid per the kernel contract (C only read
-        // with beta ≠ 0).
-        unsafe {
-            prefetch_tensormap(tma_a);
-            prefetch_tensormap(tma_b);
-            prefetch_tensormap(tma_d);
-            if beta != 0.0 {
-                prefetch_tensormap(tma_c);
+    init_then_sync::<CLUSTER_M>(
+        #[inline(always)]
+        || {
+            // Fetch the tensor maps into the descriptor cache while the
+            // barriers are set up (the first TMA of each would wait for it).
+            // SAFETY: the maps are valid per the kernel contract (C only read
+            // with beta ≠ 0).
+            unsafe {
+                prefetch_tensormap(tma_a);
+                prefetch_tensormap(tma_b);
+                prefetch_tensormap(tma_d);
+                if beta != 0.0 {
+                    prefetch_tensormap(tma_c);
+                }
+                if tail_rows != 0 {
+                    prefetch_tensormap(tma_a_tail);
+                }
             }
-            if tail_rows != 0 {
-                prefetch_tensormap(tma_a_tail);
-            }
-        }
-        // Empty barriers: one arrival per consumer warpgroup of every CTA
-        // whose TMA multicast writes into the stage (the whole cluster).
-        input.init(GEMM_ROLES.consumer_warpgroups * CLUSTER_M);
-        // Producer: one elected thread's arrive_expect_tx; consumer: one
-        // arrival per warpgroup, once the D sub-tile written over the C
-        // sub-tile has been read by its TMA store.
-        epi_for(0).init_barriers(1, 1);
-        epi_for(1).init_barriers(1, 1);
-    });
+            // Empty barriers: one arrival per consumer warpgroup of every CTA
+            // whose TMA multicast writes into the stage (the whole cluster).
+            input.init(GEMM_ROLES.consumer_warpgroups * CLUSTER_M);
+            // Producer: one elected thread's arrive_expect_tx; consumer: one
+            // arrival per warpgroup, once the D sub-tile written over the C
+            // sub-tile has been read by its TMA store.
+            epi_for(0).init_barriers(1, 1);
+            epi_for(1).init_barriers(1, 1);
+        },
+    );
 
     // Every role walks the same schedule (data-parallel units, then this
     // worker's stream-K share): see `ClusterWork`.

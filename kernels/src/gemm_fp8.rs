@@ -58,6 +58,14 @@
 //! * Persistent grid: work unit `u` (a tile, or a cluster's tiles) goes to
 //!   CTA (cluster) `u mod grid`, in grouped order.
 //!
+//! Assembled from the Hopper roles of `baton_kernel_roles::sm90` (their
+//! docs state each role's barrier contract): the layout (`Fp8Smem`), then
+//! setup (`init_then_sync`), the schedule (`ClusterWork`, `TileRows`) and
+//! `dispatch_roles!` over `GEMM_ROLES` — `TmaProducer` with this kernel's
+//! loads (A, A scales, B), no C-load, and per consumer warpgroup
+//! `fp8_mainloop` (MMA + `promotion`), `stream_k_fixup!` and
+//! `StoreEpilogue` over the two D buffers (`NoC`).
+//!
 //! # Per-K output pipeline: Hopper vs Blackwell
 //!
 //! baton's `OutputKPipeline` (`MmaKStage` → `EpilogueKStage`) models the
@@ -88,11 +96,11 @@ use baton::tile_pipeline::{InputConsumer, InputTilePipeline, InputTileStorage};
 use baton_kernel_roles::dispatch_roles;
 use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
 use baton_kernel_roles::sm90::epilogue::{NoC, SUB_COLS, SUB_ROWS, StoreEpilogue, SubTile};
+pub use baton_kernel_roles::sm90::mainloop_fp8::{BK, WAVE_M};
 use baton_kernel_roles::sm90::mainloop_fp8::{
     Fp8Accumulators, Fp8Mma, Fp8N64, Fp8N128, Fp8N192, Fp8Payload, Fp8Scales, Fp8Stage,
     fp8_mainloop,
 };
-pub use baton_kernel_roles::sm90::mainloop_fp8::{BK, WAVE_M};
 use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile};
 use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};
 use baton_kernel_roles::sm90::stage_descriptors::StageDescriptors;
@@ -346,25 +354,27 @@ unsafe fn gemm<
         c"gemm-fp8-mainloop",
     );
     let d_tiles = smem_field!(smem, Fp8Smem<BM, BN, STAGES>, d_tiles);
-    init_then_sync::<CLUSTER_M>(#[inline(always)]
-    || {
-        // Fetch the tensor maps into the descriptor cache while the
-        // barriers are set up (the first TMA of each would wait for it).
-        // SAFETY: the maps are valid per the kernel contract.
-        unsafe {
-            prefetch_tensormap(tma_a);
-            prefetch_tensormap(tma_b);
-            prefetch_tensormap(tma_sa);
-            prefetch_tensormap(tma_d);
-            if tail_rows != 0 {
-                prefetch_tensormap(tma_a_tail);
-                prefetch_tensormap(tma_sa_tail);
+    init_then_sync::<CLUSTER_M>(
+        #[inline(always)]
+        || {
+            // Fetch the tensor maps into the descriptor cache while the
+            // barriers are set up (the first TMA of each would wait for it).
+            // SAFETY: the maps are valid per the kernel contract.
+            unsafe {
+                prefetch_tensormap(tma_a);
+                prefetch_tensormap(tma_b);
+                prefetch_tensormap(tma_sa);
+                prefetch_tensormap(tma_d);
+                if tail_rows != 0 {
+                    prefetch_tensormap(tma_a_tail);
+                    prefetch_tensormap(tma_sa_tail);
+                }
             }
-        }
-        // Empty barriers: one arrival per consumer warpgroup of every CTA
-        // whose B multicast writes into the stage (the whole cluster).
-        input.init(GEMM_ROLES.consumer_warpgroups * CLUSTER_M);
-    });
+            // Empty barriers: one arrival per consumer warpgroup of every CTA
+            // whose B multicast writes into the stage (the whole cluster).
+            input.init(GEMM_ROLES.consumer_warpgroups * CLUSTER_M);
+        },
+    );
 
     // Work units: CLUSTER_M vertically adjacent tiles sharing one B tile;
     // CTA `rank` of a cluster takes tile row `unit_row * CLUSTER_M + rank`

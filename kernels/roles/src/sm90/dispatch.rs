@@ -60,7 +60,6 @@ impl RoleTable {
     pub const fn threads(&self) -> u32 {
         128 * (1 + self.consumer_warpgroups)
     }
-
 }
 
 /// Runs this thread's role of a [`RoleTable`] (a macro: the role bodies

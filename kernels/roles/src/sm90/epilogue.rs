@@ -5,7 +5,9 @@
 //! warpgroup's `EpiLoadPipeline` (`D = alpha·acc + beta·C`).
 
 use baton::arch::sm90::tma::{TensorMap, store_2d, store_commit_group, store_wait_group_read};
-use baton::arch::sm90::{fence_proxy_async_shared, ld_shared_u32, named_barrier_sync, st_shared_u32};
+use baton::arch::sm90::{
+    fence_proxy_async_shared, ld_shared_u32, named_barrier_sync, st_shared_u32,
+};
 use baton::epi_load::EpiLoadPipeline;
 use baton::smem::SharedRef;
 use baton::tile_pipeline::Tile;
@@ -142,7 +144,10 @@ impl<const RING: usize> CSource for LoadedC<'_, RING> {
     }
     #[inline(always)]
     fn release(&mut self, slot: u32, signaller: bool) {
-        self.pipe.pipeline().consumer_mbar(slot).arrive_if(signaller);
+        self.pipe
+            .pipeline()
+            .consumer_mbar(slot)
+            .arrive_if(signaller);
     }
     #[inline(always)]
     fn step(&mut self) {

@@ -174,7 +174,14 @@ pub struct Fp8Accumulators<'r, const ACC: usize> {
 /// # Safety
 /// `kb < K/128`; `scales` per [`Fp8Scales`] (in bounds).
 #[inline(always)]
-unsafe fn issue<'a, M: Fp8Mma<ACC>, const BM: usize, const BN: usize, const ACC: usize, const STAGES: usize>(
+unsafe fn issue<
+    'a,
+    M: Fp8Mma<ACC>,
+    const BM: usize,
+    const BN: usize,
+    const ACC: usize,
+    const STAGES: usize,
+>(
     consumer: &mut InputConsumer<'a, Fp8Payload<BM, BN>, STAGES>,
     descs: StageDescriptors,
     sc: Fp8Scales,

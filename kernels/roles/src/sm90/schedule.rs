@@ -134,7 +134,7 @@ impl<const CLUSTER_M: u32> ClusterWork<CLUSTER_M> {
 ///
 /// ```
 /// use baton_kernel_roles::sm90::schedule::TileRows;
-/// let m = 300; // 3 tile rows of 128, the last with 44 rows
+/// let m: u32 = 300; // 3 tile rows of 128, the last with 44 rows
 /// let rows = TileRows { tiles_m: m.div_ceil(128), tail_rows: m % 128, bm: 128 };
 /// assert_eq!(rows.a_rows(2), 44);
 /// assert_eq!(rows.a_rows(rows.tiles_m), 0); // a cluster's row past M

@@ -30,8 +30,6 @@ compile_error!(
 #[cfg(not(feature = "sm100"))]
 pub mod gemm_bf16;
 #[cfg(not(feature = "sm100"))]
-mod gemm_common;
-#[cfg(not(feature = "sm100"))]
 pub mod gemm_fp8;
 pub mod pipeline;
 /// sm_100a only: built into `baton_sm100a.ptx` with `--features sm100`.

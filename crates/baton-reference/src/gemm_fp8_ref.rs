@@ -414,7 +414,7 @@ pub fn bench_shape(
     let mut ours = Fp8GemmPlan::with_kernel(
         gpu,
         kernels,
-        kernel.unwrap_or_else(|| baton_runtime::gemm::fp8::choose(m, n, gpu.sm_count())),
+        kernel.unwrap_or_else(|| baton_runtime::gemm::fp8::choose(m, n, k, gpu.sm_count())),
         &ops.a,
         &ops.b,
         &ops.a_scales,

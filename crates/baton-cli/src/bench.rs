@@ -4,7 +4,7 @@
 use crate::chart::{self, BarChart, BarGroup};
 use crate::commands::{Outcome, open_any_gpu_kernels, open_gpu_kernels};
 use crate::progress;
-use crate::report::{self, BenchReport, ReferenceResult, ShapeResult, Summary};
+use crate::report::{self, BenchReport, ReferenceResult, ShapeCheck, ShapeResult, Summary};
 use crate::sweep::Family;
 use baton_reference::copy_bandwidth;
 use baton_reference::gemm_check::{self, GemmTuning};
@@ -102,8 +102,12 @@ pub fn bf16_result(r: &BenchRow, reps: usize) -> ShapeResult {
             ratio: r.ratio(),
         }],
         ratio: r.ratio(),
-        check_rel_diff: finite(r.check.rel_error),
-        check_passed: r.check.passes(CHECK_TOLERANCE),
+        check: Some(ShapeCheck {
+            reference: "cuBLAS".into(),
+            rel_diff: finite(r.check.rel_error),
+            tolerance: CHECK_TOLERANCE,
+            passed: r.check.passes(CHECK_TOLERANCE),
+        }),
     }
 }
 
@@ -216,7 +220,7 @@ pub fn gemm(
             r.ratio,
             check_cell(r),
         );
-        if !r.check_passed {
+        if !r.check_passed() {
             outcome = Outcome::Fail;
         }
     }
@@ -271,10 +275,14 @@ pub fn gemm(
 
 /// A result's check against the reference, as a table cell.
 pub fn check_cell(r: &ShapeResult) -> String {
-    match (r.check_rel_diff, r.check_passed) {
-        (Some(d), true) => format!("{d:.1e} PASS"),
-        (Some(d), false) => format!("{d:.1e} FAIL"),
-        (None, _) => "non-finite FAIL".into(),
+    match &r.check {
+        Some(ShapeCheck {
+            rel_diff: Some(d),
+            passed,
+            ..
+        }) => format!("{d:.1e} {}", if *passed { "PASS" } else { "FAIL" }),
+        Some(ShapeCheck { rel_diff: None, .. }) => "non-finite FAIL".into(),
+        None => "-".into(),
     }
 }
 
@@ -302,12 +310,28 @@ pub fn loop_sizes(text: &str, dialect: Dialect) -> Option<(Vec<usize>, Vec<usize
     ))
 }
 
+/// `baton bench zero-cost --json`: both kernels' results.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ZeroCostReport {
+    /// The GPU's name.
+    pub gpu: String,
+    /// PTX instructions per iteration of each steady-state loop, pipeline
+    /// API and hand-written (`None` without PTX).
+    pub loop_sizes: Option<(Vec<usize>, Vec<usize>)>,
+    /// (kernel, handoffs per µs, median ms): pipeline API, then hand-written.
+    pub results: Vec<(String, f64, f64)>,
+    /// Pipeline / hand-written throughput.
+    pub ratio: f64,
+}
+
 /// `baton bench zero-cost`: handoffs/µs of the pipeline-API kernel and the
-/// hand-written one, interleaved in one process, plus their PTX loop sizes.
-pub fn zero_cost(ordinal: usize) -> Outcome {
-    if let Ok(text) = ptx::get(Variant::Release)
-        && let Some((ours, hand)) = loop_sizes(text, Dialect::Ptx)
-    {
+/// hand-written one, interleaved in one process, plus their PTX loop sizes;
+/// both to `json` when given.
+pub fn zero_cost(ordinal: usize, json: Option<&Path>) -> Outcome {
+    let sizes = ptx::get(Variant::Release)
+        .ok()
+        .and_then(|text| loop_sizes(text, Dialect::Ptx));
+    if let Some((ours, hand)) = &sizes {
         println!("PTX loop sizes (instructions/iteration), pipeline API: {ours:?}");
         println!("PTX loop sizes (instructions/iteration), hand-written: {hand:?}");
     }
@@ -324,11 +348,22 @@ pub fn zero_cost(ordinal: usize) -> Outcome {
                     r.kernel, r.handoffs_per_us, r.median_ms
                 );
             }
-            println!(
-                "pipeline / hand-written throughput: {:.4}",
-                ours.handoffs_per_us / hand.handoffs_per_us
-            );
-            Outcome::Pass
+            let ratio = ours.handoffs_per_us / hand.handoffs_per_us;
+            println!("pipeline / hand-written throughput: {ratio:.4}");
+            let report = ZeroCostReport {
+                gpu: gpu.name().into(),
+                loop_sizes: sizes,
+                results: [&ours, &hand]
+                    .iter()
+                    .map(|r| (r.kernel.to_string(), r.handoffs_per_us, r.median_ms))
+                    .collect(),
+                ratio,
+            };
+            if report::write_if_asked(json, &report) {
+                Outcome::Pass
+            } else {
+                Outcome::Fail
+            }
         }
         Err(e) => {
             println!("FAIL: {e}");

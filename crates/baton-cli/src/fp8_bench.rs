@@ -7,7 +7,7 @@ use crate::bench::geomean;
 use crate::chart::{BarChart, BarGroup};
 use crate::commands::{Outcome, open_gpu_kernels};
 use crate::progress;
-use crate::report::{BenchReport, ReferenceResult, ShapeResult, Summary};
+use crate::report::{BenchReport, ReferenceResult, ShapeCheck, ShapeResult, Summary};
 use crate::sweep::Family;
 use baton_reference::copy_bandwidth::gbps;
 use baton_reference::gemm_fp8_check::check_vs_f64;
@@ -174,7 +174,7 @@ pub fn gemm_fp8(
             t.ratio,
             crate::bench::check_cell(r),
         );
-        failed |= !r.check_passed;
+        failed |= !r.check_passed();
     }
     let vs_block: Vec<f64> = rows.iter().map(|r| r.references[0].ratio).collect();
     let vs_tensor: Vec<f64> = rows.iter().map(|r| r.references[1].ratio).collect();
@@ -234,8 +234,12 @@ pub fn fp8_result(r: &Fp8BenchRow, reps: usize) -> ShapeResult {
             reference("cuBLASLt tensorwise", r.tensorwise_ms),
         ],
         ratio: r.blockwise_ms / r.ours_ms,
-        check_rel_diff: r.check.rel_error.is_finite().then_some(r.check.rel_error),
-        check_passed: r.check.passes(FP8_CHECK_TOLERANCE),
+        check: Some(ShapeCheck {
+            reference: "cuBLASLt blockwise".into(),
+            rel_diff: r.check.rel_error.is_finite().then_some(r.check.rel_error),
+            tolerance: FP8_CHECK_TOLERANCE,
+            passed: r.check.passes(FP8_CHECK_TOLERANCE),
+        }),
     }
 }
 

@@ -178,6 +178,9 @@ enum BenchWhat {
         /// Timed runs per shape (median reported).
         #[arg(long, default_value_t = 21)]
         reps: usize,
+        /// Write every result as JSON here.
+        #[arg(long)]
+        json: Option<std::path::PathBuf>,
     },
     /// TMA tile copy (plain and 2-CTA multicast) vs a device-to-device memcpy (GB/s).
     TileCopy {
@@ -196,12 +199,18 @@ enum BenchWhat {
         /// Timed runs of each configuration (median reported).
         #[arg(long, default_value_t = 25)]
         reps: usize,
+        /// Write every configuration's result as JSON here.
+        #[arg(long)]
+        json: Option<std::path::PathBuf>,
     },
     /// Pipeline API vs hand-written mbarrier handoffs (throughput, loop sizes).
     ZeroCost {
         /// CUDA device ordinal.
         #[arg(long, default_value_t = 0)]
         ordinal: usize,
+        /// Write both kernels' results as JSON here.
+        #[arg(long)]
+        json: Option<std::path::PathBuf>,
     },
 }
 
@@ -348,15 +357,30 @@ fn main() {
                 format,
                 shape,
                 reps,
-            } => baton_cli::block_scaled_bench::gemm_block_scaled(ordinal, format, &shape, reps),
-            BenchWhat::ZeroCost { ordinal } => bench::zero_cost(ordinal),
+                json,
+            } => baton_cli::block_scaled_bench::gemm_block_scaled(
+                ordinal,
+                format,
+                &shape,
+                reps,
+                json.as_deref(),
+            ),
+            BenchWhat::ZeroCost { ordinal, json } => bench::zero_cost(ordinal, json.as_deref()),
             BenchWhat::TileCopy {
                 ordinal,
                 rows,
                 cols,
                 warmup,
                 reps,
-            } => baton_cli::tile_copy_bench::tile_copy(ordinal, rows, cols, warmup, reps.max(1)),
+                json,
+            } => baton_cli::tile_copy_bench::tile_copy(
+                ordinal,
+                rows,
+                cols,
+                warmup,
+                reps.max(1),
+                json.as_deref(),
+            ),
         },
     };
     exit(outcome)

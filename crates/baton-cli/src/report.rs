@@ -51,11 +51,30 @@ pub struct ShapeResult {
     pub references: Vec<ReferenceResult>,
     /// ours/first reference.
     pub ratio: f64,
-    /// ‖ours − reference‖/‖reference‖ checked before timing; `None` when
-    /// ours had a non-finite output (a failure).
-    pub check_rel_diff: Option<f64>,
-    /// Whether that check passed.
-    pub check_passed: bool,
+    /// This shape's output checked against a reference before timing;
+    /// `None` where the benchmark checks fixed shapes only.
+    pub check: Option<ShapeCheck>,
+}
+
+impl ShapeResult {
+    /// Whether the shape's check passed (or it had none).
+    pub fn check_passed(&self) -> bool {
+        self.check.as_ref().is_none_or(|c| c.passed)
+    }
+}
+
+/// A shape's output compared with a reference's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShapeCheck {
+    /// The reference compared with.
+    pub reference: String,
+    /// ‖ours − reference‖/‖reference‖; `None` when ours had a non-finite
+    /// output (a failure).
+    pub rel_diff: Option<f64>,
+    /// The tolerance.
+    pub tolerance: f64,
+    /// Whether it passed.
+    pub passed: bool,
 }
 
 /// A shape the run did not time, and why.
@@ -140,8 +159,9 @@ pub enum ReportError {
     },
 }
 
-/// Writes `report` to `path` as pretty-printed JSON. Non-finite numbers
-/// (a failed time) are written as `null`.
+/// Writes `report` (a [`BenchReport`], or another command's result type)
+/// to `path` as pretty-printed JSON. Non-finite numbers (a failed time)
+/// are written as `null`.
 ///
 /// ```
 /// use baton_cli::report::{BenchReport, Summary, read_json, write_json};
@@ -149,10 +169,10 @@ pub enum ReportError {
 ///     copy_gbps: None, results: vec![], skipped: vec![], summary: Summary::of(&[]) };
 /// let path = std::env::temp_dir().join("baton-report-doc.json");
 /// write_json(&path, &r)?;
-/// assert_eq!(read_json(&path)?, r);
+/// assert_eq!(read_json::<BenchReport>(&path)?, r);
 /// # Ok::<(), baton_cli::report::ReportError>(())
 /// ```
-pub fn write_json(path: &Path, report: &BenchReport) -> Result<(), ReportError> {
+pub fn write_json<T: Serialize>(path: &Path, report: &T) -> Result<(), ReportError> {
     let text = serde_json::to_string_pretty(report).map_err(|source| ReportError::Json {
         path: path.into(),
         source,
@@ -164,7 +184,7 @@ pub fn write_json(path: &Path, report: &BenchReport) -> Result<(), ReportError> 
 }
 
 /// Reads a report [`write_json`] wrote.
-pub fn read_json(path: &Path) -> Result<BenchReport, ReportError> {
+pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ReportError> {
     let text = std::fs::read_to_string(path).map_err(|source| ReportError::Io {
         path: path.into(),
         source,
@@ -177,7 +197,7 @@ pub fn read_json(path: &Path) -> Result<BenchReport, ReportError> {
 
 /// Writes `report` to `path` if one was asked for, printing where (or why
 /// not); returns whether that went well.
-pub fn write_if_asked(path: Option<&Path>, report: &BenchReport) -> bool {
+pub fn write_if_asked<T: Serialize>(path: Option<&Path>, report: &T) -> bool {
     match path {
         None => true,
         Some(p) => match write_json(p, report) {
@@ -237,8 +257,12 @@ mod tests {
                         },
                     ],
                     ratio: r1 / ours,
-                    check_rel_diff: (i != 4).then(|| f() * 1e-6),
-                    check_passed: i != 4,
+                    check: (i != 3).then(|| ShapeCheck {
+                        reference: "cuBLAS".into(),
+                        rel_diff: (i != 4).then(|| f() * 1e-6),
+                        tolerance: 1e-2,
+                        passed: i != 4,
+                    }),
                 }
             })
             .collect();
@@ -267,13 +291,18 @@ mod tests {
         let r = random_report(seed);
         let path = std::env::temp_dir().join(format!("baton-report-{}.json", std::process::id()));
         write_json(&path, &r).unwrap();
-        let back = read_json(&path).unwrap();
+        let back: BenchReport = read_json(&path).unwrap();
         assert_eq!(back, r, "seed {seed}");
         // Tools see plain JSON with the documented field names.
         let v: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(v["results"][0]["references"][0]["name"], "cuBLAS");
-        assert_eq!(v["results"][4]["check_rel_diff"], serde_json::Value::Null);
+        assert_eq!(
+            v["results"][4]["check"]["rel_diff"],
+            serde_json::Value::Null
+        );
+        assert_eq!(v["results"][3]["check"], serde_json::Value::Null);
+        assert!(back.results[3].check_passed() && !back.results[4].check_passed());
         assert_eq!(v["skipped"][0]["m"], 65536);
         let _ = std::fs::remove_file(&path);
     }
@@ -283,9 +312,15 @@ mod tests {
         let path =
             std::env::temp_dir().join(format!("baton-not-a-report-{}.json", std::process::id()));
         std::fs::write(&path, "{\"command\": 3}").unwrap();
-        assert!(matches!(read_json(&path), Err(ReportError::Json { .. })));
+        assert!(matches!(
+            read_json::<BenchReport>(&path),
+            Err(ReportError::Json { .. })
+        ));
         let _ = std::fs::remove_file(&path);
-        assert!(matches!(read_json(&path), Err(ReportError::Io { .. })));
+        assert!(matches!(
+            read_json::<BenchReport>(&path),
+            Err(ReportError::Io { .. })
+        ));
     }
 
     #[test]

@@ -117,10 +117,21 @@ pub fn run(args: &SweepArgs<'_>) -> Outcome {
         };
         match r {
             Ok(r) => {
-                if !r.check_passed {
+                if !r.check_passed() {
                     outcome = Outcome::Fail;
                 }
                 results.push((index, r));
+            }
+            // The reference has no algorithm for this shape: nothing to
+            // compare with (skipped, and said so), not a failure of ours.
+            Err(e @ baton_reference::Error::CublasLtNoAlgorithm { .. }) => {
+                bar.suspend(|| println!("bench {m}x{n}x{k}: skipped: {e}"));
+                skipped.push(SkippedShape {
+                    m,
+                    n,
+                    k,
+                    reason: e.to_string(),
+                });
             }
             Err(e) => {
                 bar.suspend(|| println!("bench {m}x{n}x{k}: FAIL {e}"));
@@ -138,7 +149,7 @@ pub fn run(args: &SweepArgs<'_>) -> Outcome {
     }
     let ratios: Vec<f64> = results
         .iter()
-        .filter(|(_, r)| r.check_passed)
+        .filter(|(_, r)| r.check_passed())
         .map(|(_, r)| r.ratio)
         .collect();
     let summary = Summary::of(&ratios);
@@ -148,7 +159,7 @@ pub fn run(args: &SweepArgs<'_>) -> Outcome {
             let worst = results
                 .iter()
                 .map(|(_, r)| r)
-                .filter(|r| r.check_passed)
+                .filter(|r| r.check_passed())
                 .min_by(|a, b| a.ratio.total_cmp(&b.ratio))
                 .map(|r| format!(" at {}x{}x{}", r.m, r.n, r.k))
                 .unwrap_or_default();
@@ -267,7 +278,7 @@ pub fn heatmap(
     let mut cells = vec![vec![None; SWEEP_NK.len()]; SWEEP_M.len()];
     for (index, r) in results {
         if let Some(s) = shapes.get(*index)
-            && r.check_passed
+            && r.check_passed()
         {
             cells[s.row][s.column] = Some(r.ratio);
         }
@@ -315,8 +326,12 @@ mod tests {
                 ratio,
             }],
             ratio,
-            check_rel_diff: Some(1e-3),
-            check_passed: passed,
+            check: Some(crate::report::ShapeCheck {
+                reference: "cuBLAS".into(),
+                rel_diff: Some(1e-3),
+                tolerance: 1e-2,
+                passed,
+            }),
         }
     }
 

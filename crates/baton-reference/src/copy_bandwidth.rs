@@ -31,7 +31,7 @@ pub fn device_copy_gbps(gpu: &Gpu, bytes: usize, reps: usize) -> Result<f64> {
 /// GB/s of `bytes` moved in `ms` milliseconds (10⁹ bytes per second).
 ///
 /// ```
-/// assert_eq!(baton_reference::copy_bandwidth::gbps(2_000_000, 1.0), 2000.0);
+/// assert_eq!(baton_reference::copy_bandwidth::gbps(2_000_000_000, 1.0), 2000.0);
 /// ```
 pub fn gbps(bytes: usize, ms: f64) -> f64 {
     bytes as f64 / (ms * 1e-3) / 1e9

@@ -1,12 +1,17 @@
 //! `baton gemm` / `baton bench gemm` and `baton bench zero-cost`: ours and
 //! the reference side by side in one process.
 
+use crate::chart::{self, BarChart, BarGroup};
 use crate::commands::{Outcome, open_any_gpu_kernels, open_gpu_kernels};
+use crate::progress;
+use crate::report::{self, BenchReport, ReferenceResult, ShapeCheck, ShapeResult, Summary};
+use crate::sweep::Family;
+use baton_reference::copy_bandwidth;
 use baton_reference::gemm_check::{self, GemmTuning};
 use baton_reference::gemm_cublas::{self, BenchRow};
-use baton_runtime::{Variant, ptx};
+use baton_runtime::{Gpu, Kernels, Variant, ptx};
 use baton_selftest::pipeline_gpu;
-use std::io::Write as _;
+use std::path::Path;
 use xtask::codegen::{Dialect, kernel_loops};
 
 /// The shape set (M, N, K).
@@ -20,45 +25,15 @@ pub const GEMM_SHAPES: [(usize, usize, usize); 7] = [
     (128, 8192, 8192),
 ];
 
-fn progress(done: usize, total: usize, what: &str) {
-    let width = 30;
-    let filled = done * width / total.max(1);
-    eprint!(
-        "\r[{}{}] {done}/{total} {what:<40}",
-        "#".repeat(filled),
-        ".".repeat(width - filled)
-    );
-    let _ = std::io::stderr().flush();
-    if done == total {
-        eprintln!();
-    }
-}
-
 /// Geometric mean.
 pub fn geomean(xs: &[f64]) -> f64 {
     (xs.iter().map(|x| x.ln()).sum::<f64>() / xs.len() as f64).exp()
 }
 
-/// Verifies the GEMM (f64 reference at small/ragged shapes, cuBLAS at
-/// 2048³), then benchmarks it against cuBLAS over `shapes` with `reps` timed
-/// runs each; prints a table and the geometric mean of the ratios. `tuning`
-/// forces a configuration, rasterization group or stream-K for every
-/// verification and timed run.
-pub fn gemm(
-    ordinal: usize,
-    tuning: GemmTuning,
-    shapes: &[(usize, usize, usize)],
-    reps: usize,
-    chart: Option<&std::path::Path>,
-) -> Outcome {
-    // Hopper runs the sm_90a family, Blackwell the sm_100a kernel; the
-    // heuristic (GemmPlan::new) picks by the GPU's target.
-    let (gpu, kernels) = match open_any_gpu_kernels(ordinal, Variant::Release) {
-        Ok(x) => x,
-        Err(o) => return o,
-    };
-    println!("GPU: {} ({} SMs)", gpu.name(), gpu.sm_count());
-    // 1. Correctness first.
+/// The BF16 GEMM's checks before any timing: f64 references at small and
+/// ragged shapes (beta 0, 0.5, 1), and cuBLAS at 2048³; prints one line per
+/// check and returns whether all passed.
+pub fn verify(gpu: &Gpu, kernels: &Kernels, tuning: GemmTuning) -> bool {
     let checks: [(usize, usize, usize, f32); 5] = [
         (129, 264, 72, 0.0),
         (300, 520, 136, 0.5),
@@ -68,7 +43,7 @@ pub fn gemm(
     ];
     let mut ok = true;
     for (m, n, k, beta) in checks {
-        match gemm_check::check_vs_f64(&gpu, &kernels, tuning, (m, n, k), 1.0, beta) {
+        match gemm_check::check_vs_f64(gpu, kernels, tuning, (m, n, k), 1.0, beta) {
             Ok(c) => {
                 let pass = c.passes(1e-2);
                 ok &= pass;
@@ -84,7 +59,7 @@ pub fn gemm(
             }
         }
     }
-    match gemm_cublas::check_vs_cublas(&gpu, &kernels, tuning, (2048, 2048, 2048), 1.0, 0.5) {
+    match gemm_cublas::check_vs_cublas(gpu, kernels, tuning, (2048, 2048, 2048), 1.0, 0.5) {
         Ok(c) => {
             let pass = c.passes(1e-2);
             ok &= pass;
@@ -99,7 +74,96 @@ pub fn gemm(
             println!("verify 2048^3 vs cuBLAS: FAIL {e}");
         }
     }
-    if !ok {
+    ok
+}
+
+/// A timed BF16 row as a [`ShapeResult`] (`reps` timed runs per side).
+pub fn bf16_result(r: &BenchRow, reps: usize) -> ShapeResult {
+    let (m, n, k) = r.mnk;
+    let ours_gbps = copy_bandwidth::gbps(Family::Bf16.min_bytes(m, n, k) as usize, r.ours_ms);
+    let finite = |x: f64| x.is_finite().then_some(x);
+    ShapeResult {
+        m,
+        n,
+        k,
+        beta: r.beta,
+        config: r.config.name(),
+        grid: r.grid,
+        stream_k: r.stream_k.map(|(s, w)| [s, w]),
+        reps,
+        ours_ms: r.ours_ms,
+        ours_tflops: r.ours_tflops(),
+        ours_gbps,
+        byte_bound: Family::Bf16.byte_bound(m, n, k),
+        references: vec![ReferenceResult {
+            name: "cuBLAS".into(),
+            ms: r.cublas_ms,
+            tflops: r.cublas_tflops(),
+            ratio: r.ratio(),
+        }],
+        ratio: r.ratio(),
+        check: Some(ShapeCheck {
+            reference: "cuBLAS".into(),
+            rel_diff: finite(r.check.rel_error),
+            tolerance: CHECK_TOLERANCE,
+            passed: r.check.passes(CHECK_TOLERANCE),
+        }),
+    }
+}
+
+/// Relative difference ours vs cuBLAS a shape's check allows (bf16 output
+/// rounding and fp32 accumulation order).
+pub const CHECK_TOLERANCE: f64 = 1e-2;
+
+/// The bar chart of BF16 results: ours vs cuBLAS TFLOP/s per shape, the
+/// ratio above each.
+pub fn bf16_chart(gpu: &str, rows: &[ShapeResult]) -> BarChart {
+    BarChart {
+        title: format!("BF16 GEMM: baton vs cuBLAS ({gpu})"),
+        series: vec!["baton".into(), "cuBLAS".into()],
+        groups: rows
+            .iter()
+            .map(|r| BarGroup {
+                label: if r.beta == 0.0 {
+                    format!("{}×{}×{}", r.m, r.n, r.k)
+                } else {
+                    format!("{}×{}×{} β={}", r.m, r.n, r.k, r.beta)
+                },
+                values: std::iter::once(r.ours_tflops)
+                    .chain(r.references.iter().map(|x| x.tflops))
+                    .collect(),
+                note: Some(format!("{:.3}×", r.ratio)),
+            })
+            .collect(),
+        y_label: "TFLOP/s".into(),
+        note_meaning: "above the bars: baton / cuBLAS throughput".into(),
+    }
+}
+
+/// Verifies the GEMM (f64 reference at small/ragged shapes, cuBLAS at
+/// 2048³), then benchmarks it against cuBLAS over `shapes` with `reps` timed
+/// runs each (each shape's output checked against cuBLAS's first); prints a
+/// table and the geometric mean of the ratios; writes the bar chart to
+/// `chart` and every result to `json` when given. `tuning` forces a
+/// configuration, rasterization group or stream-K for every verification
+/// and timed run.
+pub fn gemm(
+    ordinal: usize,
+    tuning: GemmTuning,
+    shapes: &[(usize, usize, usize)],
+    reps: usize,
+    chart: Option<&Path>,
+    json: Option<&Path>,
+) -> Outcome {
+    // Hopper runs the sm_90a family, Blackwell the sm_100a kernel; the
+    // heuristic (GemmPlan::new) picks by the GPU's target.
+    let (gpu, kernels) = match open_any_gpu_kernels(ordinal, Variant::Release) {
+        Ok(x) => x,
+        Err(o) => return o,
+    };
+    println!("GPU: {} ({} SMs)", gpu.name(), gpu.sm_count());
+    // 1. Correctness first.
+    if !verify(&gpu, &kernels, tuning) {
         println!("GEMM verification failed; not benchmarking.");
         return Outcome::Fail;
     }
@@ -115,60 +179,65 @@ pub fn gemm(
     if shapes.contains(&(8192, 8192, 8192)) {
         jobs.push(((8192, 8192, 8192), 0.5));
     }
-    let total = jobs.len() * reps;
-    let mut done = 0;
-    let mut rows: Vec<BenchRow> = Vec::new();
+    let bar = progress::bar((jobs.len() * reps) as u64);
+    let mut rows: Vec<ShapeResult> = Vec::new();
+    let mut outcome = Outcome::Pass;
     for &(shape, beta) in &jobs {
         let what = format!("{}x{}x{} beta={beta}", shape.0, shape.1, shape.2);
+        bar.set_message(what.clone());
         let row =
             gemm_cublas::bench_shape(&gpu, &kernels, &blas, shape, tuning, beta, reps, || {
-                done += 1;
-                progress(done, total, &what);
+                bar.inc(1)
             });
         match row {
-            Ok(r) => rows.push(r),
+            Ok(r) => rows.push(bf16_result(&r, reps)),
             Err(e) => {
-                println!("\nbench {what}: FAIL {e}");
+                bar.suspend(|| println!("bench {what}: FAIL {e}"));
+                bar.finish_and_clear();
                 return Outcome::Fail;
             }
         }
     }
-    println!();
+    bar.finish_and_clear();
     println!(
-        "{:<22} {:<13} {:>6} {:>10} {:>10} {:>9} {:>9} {:>7}",
+        "{:<22} {:<13} {:>6} {:>10} {:>10} {:>9} {:>9} {:>7}  check vs cuBLAS",
         "M x N x K", "tile", "beta", "ours ms", "cuBLAS ms", "ours TF/s", "cuBLAS TF", "ratio"
     );
     for r in &rows {
+        let reference = &r.references[0];
         println!(
-            "{:<22} {:<13} {:>6} {:>10.3} {:>10.3} {:>9.1} {:>9.1} {:>7.3}",
-            format!("{}x{}x{}", r.mnk.0, r.mnk.1, r.mnk.2),
+            "{:<22} {:<13} {:>6} {:>10.3} {:>10.3} {:>9.1} {:>9.1} {:>7.3}  {}",
+            format!("{}x{}x{}", r.m, r.n, r.k),
             match r.stream_k {
-                Some((s, w)) => format!("{}/{}/sk{s}w{w}", r.config.name(), r.grid),
-                None => format!("{}/{}", r.config.name(), r.grid),
+                Some([s, w]) => format!("{}/{}/sk{s}w{w}", r.config, r.grid),
+                None => format!("{}/{}", r.config, r.grid),
             },
             r.beta,
             r.ours_ms,
-            r.cublas_ms,
-            r.ours_tflops(),
-            r.cublas_tflops(),
-            r.ratio()
+            reference.ms,
+            r.ours_tflops,
+            reference.tflops,
+            r.ratio,
+            check_cell(r),
         );
+        if !r.check_passed() {
+            outcome = Outcome::Fail;
+        }
     }
     let base: Vec<f64> = rows
         .iter()
         .filter(|r| r.beta == 0.0)
-        .map(BenchRow::ratio)
+        .map(|r| r.ratio)
         .collect();
     println!(
         "geometric mean ours/cuBLAS (beta = 0): {:.3}",
         geomean(&base)
     );
-    if let (Some(b0), Some(b5)) = (
+    let at = |beta: f32| {
         rows.iter()
-            .find(|r| r.mnk == (8192, 8192, 8192) && r.beta == 0.0),
-        rows.iter()
-            .find(|r| r.mnk == (8192, 8192, 8192) && r.beta == 0.5),
-    ) {
+            .find(|r| (r.m, r.n, r.k) == (8192, 8192, 8192) && r.beta == beta)
+    };
+    if let (Some(b0), Some(b5)) = (at(0.0), at(0.5)) {
         println!(
             "8192^3 beta 0.5 vs beta 0 rows above (timed minutes apart): {:+.1}%",
             100.0 * (b5.ours_ms / b0.ours_ms - 1.0)
@@ -184,19 +253,49 @@ pub fn gemm(
         }
     }
     if let Some(path) = chart {
-        match crate::chart::write_bar_chart(path, &rows) {
+        match chart::write_bar_chart(path, &bf16_chart(gpu.name(), &rows)) {
             Ok(()) => println!("chart: {}", path.display()),
             Err(e) => println!("chart not written: {e}"),
         }
     }
-    Outcome::Pass
+    let report = BenchReport {
+        command: "bench gemm".into(),
+        gpu: gpu.name().into(),
+        sms: gpu.sm_count(),
+        copy_gbps: None,
+        summary: Summary::of(&base),
+        results: rows,
+        skipped: Vec::new(),
+    };
+    if !report::write_if_asked(json, &report) {
+        outcome = Outcome::Fail;
+    }
+    outcome
 }
 
-fn cudarc_blas(
-    gpu: &baton_runtime::Gpu,
-) -> Result<baton_runtime::cudarc::cublas::CudaBlas, String> {
-    baton_runtime::cudarc::cublas::CudaBlas::new(gpu.stream().clone())
-        .map_err(|e| format!("cuBLAS init: {e:?}"))
+/// A result's check against the reference, as a table cell.
+pub fn check_cell(r: &ShapeResult) -> String {
+    match &r.check {
+        Some(ShapeCheck {
+            rel_diff: Some(d),
+            passed,
+            ..
+        }) => format!("{d:.1e} {}", if *passed { "PASS" } else { "FAIL" }),
+        Some(ShapeCheck { rel_diff: None, .. }) => "non-finite FAIL".into(),
+        None => "-".into(),
+    }
+}
+
+/// A cuBLAS handle on the GPU's stream.
+pub(crate) fn cudarc_blas(
+    gpu: &Gpu,
+) -> Result<baton_runtime::cudarc::cublas::CudaBlas, baton_reference::Error> {
+    baton_runtime::cudarc::cublas::CudaBlas::new(gpu.stream().clone()).map_err(|status| {
+        baton_reference::Error::Cublas {
+            call: "cublasCreate",
+            status,
+        }
+    })
 }
 
 /// Instructions per iteration of each steady-state loop of the two
@@ -211,12 +310,28 @@ pub fn loop_sizes(text: &str, dialect: Dialect) -> Option<(Vec<usize>, Vec<usize
     ))
 }
 
+/// `baton bench zero-cost --json`: both kernels' results.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ZeroCostReport {
+    /// The GPU's name.
+    pub gpu: String,
+    /// PTX instructions per iteration of each steady-state loop, pipeline
+    /// API and hand-written (`None` without PTX).
+    pub loop_sizes: Option<(Vec<usize>, Vec<usize>)>,
+    /// (kernel, handoffs per µs, median ms): pipeline API, then hand-written.
+    pub results: Vec<(String, f64, f64)>,
+    /// Pipeline / hand-written throughput.
+    pub ratio: f64,
+}
+
 /// `baton bench zero-cost`: handoffs/µs of the pipeline-API kernel and the
-/// hand-written one, interleaved in one process, plus their PTX loop sizes.
-pub fn zero_cost(ordinal: usize) -> Outcome {
-    if let Ok(text) = ptx::get(Variant::Release)
-        && let Some((ours, hand)) = loop_sizes(text, Dialect::Ptx)
-    {
+/// hand-written one, interleaved in one process, plus their PTX loop sizes;
+/// both to `json` when given.
+pub fn zero_cost(ordinal: usize, json: Option<&Path>) -> Outcome {
+    let sizes = ptx::get(Variant::Release)
+        .ok()
+        .and_then(|text| loop_sizes(text, Dialect::Ptx));
+    if let Some((ours, hand)) = &sizes {
         println!("PTX loop sizes (instructions/iteration), pipeline API: {ours:?}");
         println!("PTX loop sizes (instructions/iteration), hand-written: {hand:?}");
     }
@@ -233,11 +348,22 @@ pub fn zero_cost(ordinal: usize) -> Outcome {
                     r.kernel, r.handoffs_per_us, r.median_ms
                 );
             }
-            println!(
-                "pipeline / hand-written throughput: {:.4}",
-                ours.handoffs_per_us / hand.handoffs_per_us
-            );
-            Outcome::Pass
+            let ratio = ours.handoffs_per_us / hand.handoffs_per_us;
+            println!("pipeline / hand-written throughput: {ratio:.4}");
+            let report = ZeroCostReport {
+                gpu: gpu.name().into(),
+                loop_sizes: sizes,
+                results: [&ours, &hand]
+                    .iter()
+                    .map(|r| (r.kernel.to_string(), r.handoffs_per_us, r.median_ms))
+                    .collect(),
+                ratio,
+            };
+            if report::write_if_asked(json, &report) {
+                Outcome::Pass
+            } else {
+                Outcome::Fail
+            }
         }
         Err(e) => {
             println!("FAIL: {e}");

@@ -8,6 +8,7 @@
 
 use crate::bench::geomean;
 use crate::commands::{Outcome, open_any_gpu};
+use crate::report::{BenchReport, ReferenceResult, ShapeResult, Summary};
 use baton::block_scale::{Mxfp8, Nvfp4};
 use baton_reference::gemm_block_scaled_check::{RAGGED_SHAPES, check_vs_f64};
 use baton_reference::gemm_block_scaled_ref::{
@@ -15,7 +16,7 @@ use baton_reference::gemm_block_scaled_ref::{
 };
 use baton_runtime::{Gpu, Kernels, Target, Variant};
 use std::fmt::Write as _;
-use std::io::Write as _;
+use std::path::Path;
 
 /// The timed shapes (M, N, K).
 pub const BLOCK_SCALED_SHAPES: [(usize, usize, usize); 3] =
@@ -240,12 +241,14 @@ pub fn table(rows: &[BlockScaledBenchRow]) -> String {
 /// (else SKIPPED, exit 77), verifies every format in `format` (f64 at
 /// [`RAGGED_SHAPES`], cuBLASLt at [`CUBLASLT_CHECK`]), then times ours and
 /// cuBLASLt on `shapes` (default [`BLOCK_SCALED_SHAPES`]) with `reps` timed
-/// runs each and prints [`table`].
+/// runs each and prints [`table`]; writes every result to `json` when
+/// given (no per-shape check: the checks are the fixed shapes above).
 pub fn gemm_block_scaled(
     ordinal: usize,
     format: FormatArg,
     shapes: &[(usize, usize, usize)],
     reps: usize,
+    json: Option<&Path>,
 ) -> Outcome {
     let formats = format.formats();
     let shapes = if shapes.is_empty() {
@@ -274,22 +277,12 @@ pub fn gemm_block_scaled(
         println!("block-scaled GEMM verification failed; not benchmarking.");
         return Outcome::Fail;
     }
-    let total = formats.len() * shapes.len() * reps;
-    let mut done = 0;
+    let bar = crate::progress::bar((formats.len() * shapes.len() * reps) as u64);
     let mut rows = Vec::new();
     for &f in &formats {
         for &mnk in shapes {
-            let mut tick = || {
-                done += 1;
-                eprint!(
-                    "\r{done}/{total} {} {}x{}x{}          ",
-                    f.name(),
-                    mnk.0,
-                    mnk.1,
-                    mnk.2
-                );
-                let _ = std::io::stderr().flush();
-            };
+            bar.set_message(format!("{} {}x{}x{}", f.name(), mnk.0, mnk.1, mnk.2));
+            let mut tick = || bar.inc(1);
             let row = match f {
                 Format::Mxfp8 => bench_shape::<Mxfp8>(&gpu, &kernels, mnk, reps, &mut tick),
                 Format::Nvfp4 => bench_shape::<Nvfp4>(&gpu, &kernels, mnk, reps, &mut tick),
@@ -297,16 +290,58 @@ pub fn gemm_block_scaled(
             match row {
                 Ok(r) => rows.push(r),
                 Err(e) => {
-                    eprintln!();
+                    bar.finish_and_clear();
                     println!("bench {} {mnk:?}: FAIL {e}", f.name());
                     return Outcome::Fail;
                 }
             }
         }
     }
-    eprintln!();
+    bar.finish_and_clear();
     print!("{}", table(&rows));
-    Outcome::Pass
+    let results: Vec<ShapeResult> = rows.iter().map(|r| block_scaled_result(r, reps)).collect();
+    let ratios: Vec<f64> = results.iter().map(|r| r.ratio).collect();
+    let report = BenchReport {
+        command: "bench gemm-block-scaled".into(),
+        gpu: gpu.name().into(),
+        sms: gpu.sm_count(),
+        copy_gbps: None,
+        results,
+        skipped: Vec::new(),
+        summary: Summary::of(&ratios),
+    };
+    if crate::report::write_if_asked(json, &report) {
+        Outcome::Pass
+    } else {
+        Outcome::Fail
+    }
+}
+
+/// A timed block-scaled row as a [`ShapeResult`] (config: the format).
+pub fn block_scaled_result(r: &BlockScaledBenchRow, reps: usize) -> ShapeResult {
+    let (m, n, k) = r.mnk;
+    ShapeResult {
+        m,
+        n,
+        k,
+        beta: 0.0,
+        config: r.format.into(),
+        grid: r.grid,
+        stream_k: None,
+        reps,
+        ours_ms: r.ours_ms,
+        ours_tflops: r.tflops(r.ours_ms),
+        ours_gbps: f64::NAN,
+        byte_bound: false,
+        references: vec![ReferenceResult {
+            name: "cuBLASLt".into(),
+            ms: r.cublaslt_ms,
+            tflops: r.tflops(r.cublaslt_ms),
+            ratio: r.ratio(),
+        }],
+        ratio: r.ratio(),
+        check: None,
+    }
 }
 
 #[cfg(test)]

@@ -4,12 +4,17 @@
 //! process.
 
 use crate::bench::geomean;
+use crate::chart::{BarChart, BarGroup};
 use crate::commands::{Outcome, open_gpu_kernels};
+use crate::progress;
+use crate::report::{BenchReport, ReferenceResult, ShapeCheck, ShapeResult, Summary};
+use crate::sweep::Family;
+use baton_reference::copy_bandwidth::gbps;
 use baton_reference::gemm_fp8_check::check_vs_f64;
 use baton_reference::gemm_fp8_ref::{Fp8BenchRow, bench_shape, check_vs_cublaslt};
-use baton_runtime::Variant;
 use baton_runtime::gemm::fp8::VARIANTS;
-use std::io::Write as _;
+use baton_runtime::{Gpu, Kernels, Variant};
+use std::path::Path;
 
 /// Issue #7's shape set (M, N, K).
 pub const FP8_SHAPES: [(usize, usize, usize); 9] = [
@@ -48,25 +53,10 @@ pub fn decode_shapes() -> Vec<(usize, usize, usize)> {
         .collect()
 }
 
-/// Verifies, then benchmarks `shapes` with `reps` timed runs each; prints a
-/// table, the ratios and their geometric means.
-/// `kernel` forces one of [`VARIANTS`] instead of the heuristic;
-/// `stream_k = Some((min_segment, extra_waves))` turns stream-K on for the
-/// timed runs; `chart` writes a PNG bar chart of TFLOP/s per shape (ours,
-/// cuBLASLt blockwise, cuBLASLt tensorwise).
-pub fn gemm_fp8(
-    ordinal: usize,
-    shapes: &[(usize, usize, usize)],
-    reps: usize,
-    kernel: Option<&'static str>,
-    stream_k: Option<(u32, u32)>,
-    chart: Option<&std::path::Path>,
-) -> Outcome {
-    let (gpu, kernels) = match open_gpu_kernels(ordinal, Variant::Release) {
-        Ok(x) => x,
-        Err(o) => return o,
-    };
-    println!("GPU: {} ({} SMs)", gpu.name(), gpu.sm_count());
+/// The FP8 GEMM's checks before any timing: every kernel variant vs f64 at
+/// small and ragged shapes, and cuBLASLt blockwise at 2048³; prints one
+/// line per check and returns whether all passed.
+pub fn verify(gpu: &Gpu, kernels: &Kernels) -> bool {
     let mut ok = true;
     let checks = [
         (129, 264, 256),
@@ -78,7 +68,7 @@ pub fn gemm_fp8(
         .iter()
         .flat_map(|k| checks.iter().map(move |s| (*k, *s)))
     {
-        match check_vs_f64(&gpu, &kernels, kernel, mnk) {
+        match check_vs_f64(gpu, kernels, kernel, mnk) {
             Ok(c) => {
                 let pass = c.passes(2e-2);
                 ok &= pass;
@@ -97,7 +87,7 @@ pub fn gemm_fp8(
             }
         }
     }
-    match check_vs_cublaslt(&gpu, &kernels, (2048, 2048, 2048)) {
+    match check_vs_cublaslt(gpu, kernels, (2048, 2048, 2048)) {
         Ok(c) => {
             let pass = c.passes(2e-2);
             ok &= pass;
@@ -112,58 +102,82 @@ pub fn gemm_fp8(
             println!("verify 2048^3 vs cuBLASLt: FAIL {e}");
         }
     }
-    if !ok {
+    ok
+}
+
+/// Verifies, then benchmarks `shapes` with `reps` timed runs each (each
+/// shape's output checked against cuBLASLt blockwise's first); prints a
+/// table, the ratios and their geometric means; writes every result to
+/// `json` when given.
+/// `kernel` forces one of [`VARIANTS`] instead of the heuristic;
+/// `stream_k = Some((min_segment, extra_waves))` turns stream-K on for the
+/// timed runs; `chart` writes a PNG bar chart of TFLOP/s per shape (ours,
+/// cuBLASLt blockwise, cuBLASLt tensorwise).
+pub fn gemm_fp8(
+    ordinal: usize,
+    shapes: &[(usize, usize, usize)],
+    reps: usize,
+    kernel: Option<&'static str>,
+    stream_k: Option<(u32, u32)>,
+    chart: Option<&Path>,
+    json: Option<&Path>,
+) -> Outcome {
+    let (gpu, kernels) = match open_gpu_kernels(ordinal, Variant::Release) {
+        Ok(x) => x,
+        Err(o) => return o,
+    };
+    println!("GPU: {} ({} SMs)", gpu.name(), gpu.sm_count());
+    if !verify(&gpu, &kernels) {
         println!("FP8 GEMM verification failed; not benchmarking.");
         return Outcome::Fail;
     }
-    let total = shapes.len() * reps;
-    let mut done = 0;
-    let mut rows: Vec<Fp8BenchRow> = Vec::new();
+    let bar = progress::bar((shapes.len() * reps) as u64);
+    let mut rows: Vec<ShapeResult> = Vec::new();
     let mut failed = false;
     for &mnk in shapes {
-        let r = bench_shape(&gpu, &kernels, mnk, kernel, stream_k, reps, || {
-            done += 1;
-            eprint!("\r{done}/{total} {}x{}x{}          ", mnk.0, mnk.1, mnk.2);
-            let _ = std::io::stderr().flush();
-        });
+        bar.set_message(format!("{}x{}x{}", mnk.0, mnk.1, mnk.2));
+        let r = bench_shape(&gpu, &kernels, mnk, kernel, stream_k, reps, || bar.inc(1));
         match r {
-            Ok(r) => rows.push(r),
+            Ok(r) => rows.push(fp8_result(&r, reps)),
             Err(e) => {
                 // Keep going: one shape's failure (ours or a reference's)
                 // should not hide the rest of a sweep.
-                println!("\nbench {mnk:?}: FAIL {e}");
+                bar.suspend(|| println!("bench {mnk:?}: FAIL {e}"));
                 failed = true;
             }
         }
     }
-    eprintln!();
+    bar.finish_and_clear();
     println!(
-        "| M×N×K | ours: kernel / grid | ours ms | cuBLASLt blockwise ms | cuBLASLt tensorwise ms | ours TFLOP/s | blockwise TFLOP/s | tensorwise TFLOP/s | ours/blockwise | ours/tensorwise |"
+        "| M×N×K | ours: kernel / grid | ours ms | cuBLASLt blockwise ms | cuBLASLt tensorwise ms | ours TFLOP/s | blockwise TFLOP/s | tensorwise TFLOP/s | ours/blockwise | ours/tensorwise | check vs blockwise |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for r in &rows {
+        let (b, t) = (&r.references[0], &r.references[1]);
         println!(
-            "| {}×{}×{} | {} / {} | {:.3} | {:.3} | {:.3} | {:.1} | {:.1} | {:.1} | {:.3} | {:.3} |",
-            r.mnk.0,
-            r.mnk.1,
-            r.mnk.2,
-            r.kernel.trim_start_matches("baton_gemm_fp8_blockwise_"),
+            "| {}×{}×{} | {} / {} | {:.3} | {:.3} | {:.3} | {:.1} | {:.1} | {:.1} | {:.3} | {:.3} | {} |",
+            r.m,
+            r.n,
+            r.k,
+            r.config,
             match r.stream_k {
-                Some((s, w)) => format!("{} sk{s}w{w}", r.grid),
+                Some([s, w]) => format!("{} sk{s}w{w}", r.grid),
                 None => r.grid.to_string(),
             },
             r.ours_ms,
-            r.blockwise_ms,
-            r.tensorwise_ms,
-            r.tflops(r.ours_ms),
-            r.tflops(r.blockwise_ms),
-            r.tflops(r.tensorwise_ms),
-            r.blockwise_ms / r.ours_ms,
-            r.tensorwise_ms / r.ours_ms,
+            b.ms,
+            t.ms,
+            r.ours_tflops,
+            b.tflops,
+            t.tflops,
+            b.ratio,
+            t.ratio,
+            crate::bench::check_cell(r),
         );
+        failed |= !r.check_passed();
     }
-    let vs_block: Vec<f64> = rows.iter().map(|r| r.blockwise_ms / r.ours_ms).collect();
-    let vs_tensor: Vec<f64> = rows.iter().map(|r| r.tensorwise_ms / r.ours_ms).collect();
+    let vs_block: Vec<f64> = rows.iter().map(|r| r.references[0].ratio).collect();
+    let vs_tensor: Vec<f64> = rows.iter().map(|r| r.references[1].ratio).collect();
     println!(
         "geometric mean ours/cuBLASLt blockwise: {:.3} (min {:.3}); ours/cuBLASLt tensorwise: {:.3}",
         geomean(&vs_block),
@@ -171,23 +185,88 @@ pub fn gemm_fp8(
         geomean(&vs_tensor)
     );
     if let Some(path) = chart {
-        let groups: Vec<Vec<f64>> = rows
-            .iter()
-            .map(|r| {
-                vec![
-                    r.tflops(r.ours_ms),
-                    r.tflops(r.blockwise_ms),
-                    r.tflops(r.tensorwise_ms),
-                ]
-            })
-            .collect();
-        match crate::chart::write_grouped_bars(path, &groups) {
-            Ok(()) => println!(
-                "chart: {} (per shape, in table order: ours, cuBLASLt blockwise, cuBLASLt tensorwise)",
-                path.display()
-            ),
+        match crate::chart::write_bar_chart(path, &fp8_chart(gpu.name(), &rows)) {
+            Ok(()) => println!("chart: {}", path.display()),
             Err(e) => println!("chart not written: {e}"),
         }
     }
+    let report = BenchReport {
+        command: "bench gemm-fp8".into(),
+        gpu: gpu.name().into(),
+        sms: gpu.sm_count(),
+        copy_gbps: None,
+        summary: Summary::of(&vs_block),
+        results: rows,
+        skipped: Vec::new(),
+    };
+    failed |= !crate::report::write_if_asked(json, &report);
     if failed { Outcome::Fail } else { Outcome::Pass }
+}
+
+/// A timed FP8 row as a [`ShapeResult`]: references cuBLASLt blockwise
+/// (the ratio's) and tensorwise.
+pub fn fp8_result(r: &Fp8BenchRow, reps: usize) -> ShapeResult {
+    let (m, n, k) = r.mnk;
+    let reference = |name: &str, ms: f64| ReferenceResult {
+        name: name.into(),
+        ms,
+        tflops: r.tflops(ms),
+        ratio: ms / r.ours_ms,
+    };
+    ShapeResult {
+        m,
+        n,
+        k,
+        beta: 0.0,
+        config: r
+            .kernel
+            .trim_start_matches("baton_gemm_fp8_blockwise_")
+            .into(),
+        grid: r.grid,
+        stream_k: r.stream_k.map(|(s, w)| [s, w]),
+        reps,
+        ours_ms: r.ours_ms,
+        ours_tflops: r.tflops(r.ours_ms),
+        ours_gbps: gbps(Family::Fp8.min_bytes(m, n, k) as usize, r.ours_ms),
+        byte_bound: Family::Fp8.byte_bound(m, n, k),
+        references: vec![
+            reference("cuBLASLt blockwise", r.blockwise_ms),
+            reference("cuBLASLt tensorwise", r.tensorwise_ms),
+        ],
+        ratio: r.blockwise_ms / r.ours_ms,
+        check: Some(ShapeCheck {
+            reference: "cuBLASLt blockwise".into(),
+            rel_diff: r.check.rel_error.is_finite().then_some(r.check.rel_error),
+            tolerance: FP8_CHECK_TOLERANCE,
+            passed: r.check.passes(FP8_CHECK_TOLERANCE),
+        }),
+    }
+}
+
+/// Relative difference ours vs cuBLASLt blockwise a shape's check allows.
+pub const FP8_CHECK_TOLERANCE: f64 = 2e-2;
+
+/// The bar chart of FP8 results: ours, cuBLASLt blockwise and tensorwise
+/// TFLOP/s per shape, ours/blockwise above each.
+pub fn fp8_chart(gpu: &str, rows: &[ShapeResult]) -> BarChart {
+    BarChart {
+        title: format!("Blockwise FP8 GEMM: baton vs cuBLASLt ({gpu})"),
+        series: vec![
+            "baton (blockwise)".into(),
+            "cuBLASLt blockwise".into(),
+            "cuBLASLt tensorwise".into(),
+        ],
+        groups: rows
+            .iter()
+            .map(|r| BarGroup {
+                label: format!("{}×{}×{}", r.m, r.n, r.k),
+                values: std::iter::once(r.ours_tflops)
+                    .chain(r.references.iter().map(|x| x.tflops))
+                    .collect(),
+                note: Some(format!("{:.3}×", r.ratio)),
+            })
+            .collect(),
+        y_label: "TFLOP/s".into(),
+        note_meaning: "above the bars: baton / cuBLASLt blockwise throughput".into(),
+    }
 }

@@ -3,6 +3,9 @@
 //!
 //! * [`demo`]: the CPU-backend pipeline demo (`baton demo`).
 //! * [`commands`]: `info`, `smoke`, `probe` and their reports.
+//! * [`bench`], [`fp8_bench`], [`sweep_bench`] (grid: [`sweep`]): the GEMM
+//!   benchmarks; [`chart`] (PNG charts), [`progress`] (bars),
+//!   [`report`] (`--json`).
 #![warn(missing_docs)]
 
 pub mod bench;
@@ -12,4 +15,8 @@ pub mod commands;
 pub mod demo;
 pub mod fp8_bench;
 pub mod hang;
+pub mod progress;
+pub mod report;
+pub mod sweep;
+pub mod sweep_bench;
 pub mod tile_copy_bench;

@@ -5,11 +5,14 @@
 //! baton smoke           run the smoke kernel (both PTX variants), PASS/FAIL table
 //! baton probe           exit 0 if a usable Hopper GPU is here, 77 if not
 //! baton demo            the pipeline on the CPU backend
+//! baton bench …         ours vs the reference (gemm, gemm-fp8 [--sweep] [--json PATH], …)
 //! ```
 //! Exit codes: 0 pass, 1 fail, 77 skipped (no usable GPU / no PTX).
 
 use baton_cli::bench;
 use baton_cli::commands::{self, Outcome};
+use baton_cli::sweep::Family;
+use baton_cli::sweep_bench;
 use baton_runtime::Variant;
 use baton_runtime::gemm::GemmConfig;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -96,6 +99,18 @@ enum BenchWhat {
         /// Where to write the PNG chart.
         #[arg(long, default_value = "gemm-bench.png")]
         chart: std::path::PathBuf,
+        /// The shape sweep instead (issue #18): M = 1 … 65536 × square, wide, tall, short-K, long-K and ragged (N, K); a heatmap PNG of the ratio.
+        #[arg(long, conflicts_with = "shape")]
+        sweep: bool,
+        /// With --sweep: where to write the heatmap PNG.
+        #[arg(long, default_value = "gemm-sweep.png", requires = "sweep")]
+        heatmap: std::path::PathBuf,
+        /// With --sweep: skip shapes whose input set exceeds this many GiB of device memory.
+        #[arg(long, default_value_t = baton_cli::sweep::DEFAULT_BUDGET_GIB, requires = "sweep")]
+        max_gib: f64,
+        /// Write every result (shape, config, times, ratios, TFLOP/s, GB/s, checks) as JSON here.
+        #[arg(long)]
+        json: Option<std::path::PathBuf>,
         /// Force a tile configuration (128x256c2, 128x256, 128x128c2, 128x128, 128x64) instead of
         /// the heuristic.
         #[arg(long, value_parser = parse_config)]
@@ -136,6 +151,18 @@ enum BenchWhat {
         /// Write a PNG bar chart of TFLOP/s per shape (ours, cuBLASLt blockwise, cuBLASLt tensorwise).
         #[arg(long)]
         chart: Option<std::path::PathBuf>,
+        /// The shape sweep instead (issue #18), ours vs cuBLASLt blockwise; shapes FP8 cannot run are listed as skipped.
+        #[arg(long, conflicts_with_all = ["shape", "decode", "kernel", "stream_k"])]
+        sweep: bool,
+        /// With --sweep: where to write the heatmap PNG.
+        #[arg(long, default_value = "gemm-fp8-sweep.png", requires = "sweep")]
+        heatmap: std::path::PathBuf,
+        /// With --sweep: skip shapes whose input set exceeds this many GiB of device memory.
+        #[arg(long, default_value_t = baton_cli::sweep::DEFAULT_BUDGET_GIB, requires = "sweep")]
+        max_gib: f64,
+        /// Write every result (shape, kernel, times, ratios, TFLOP/s, GB/s, checks) as JSON here.
+        #[arg(long)]
+        json: Option<std::path::PathBuf>,
     },
     /// Verify the sm_100a MXFP8/NVFP4 block-scaled GEMMs (f64, cuBLASLt), then time them against cuBLASLt (Blackwell only: exit 77 elsewhere).
     GemmBlockScaled {
@@ -151,6 +178,9 @@ enum BenchWhat {
         /// Timed runs per shape (median reported).
         #[arg(long, default_value_t = 21)]
         reps: usize,
+        /// Write every result as JSON here.
+        #[arg(long)]
+        json: Option<std::path::PathBuf>,
     },
     /// TMA tile copy (plain and 2-CTA multicast) vs a device-to-device memcpy (GB/s).
     TileCopy {
@@ -169,12 +199,18 @@ enum BenchWhat {
         /// Timed runs of each configuration (median reported).
         #[arg(long, default_value_t = 25)]
         reps: usize,
+        /// Write every configuration's result as JSON here.
+        #[arg(long)]
+        json: Option<std::path::PathBuf>,
     },
     /// Pipeline API vs hand-written mbarrier handoffs (throughput, loop sizes).
     ZeroCost {
         /// CUDA device ordinal.
         #[arg(long, default_value_t = 0)]
         ordinal: usize,
+        /// Write both kernels' results as JSON here.
+        #[arg(long)]
+        json: Option<std::path::PathBuf>,
     },
 }
 
@@ -238,19 +274,41 @@ fn main() {
                 group_m,
                 stream_k,
                 sk_waves,
+                sweep,
+                heatmap,
+                max_gib,
+                json,
             } => {
-                let shapes: Vec<(usize, usize, usize)> = if shape.is_empty() {
-                    bench::GEMM_SHAPES.to_vec()
-                } else {
-                    shape
-                };
                 let tuning = baton_reference::gemm_check::GemmTuning {
                     config,
                     group_m,
                     stream_k,
                     stream_k_waves: sk_waves,
                 };
-                bench::gemm(ordinal, tuning, &shapes, reps, Some(&chart))
+                if sweep {
+                    exit(sweep_bench::run(&sweep_bench::SweepArgs {
+                        ordinal,
+                        family: Family::Bf16,
+                        max_reps: reps.max(1),
+                        budget_bytes: gib_bytes(max_gib),
+                        heatmap: &heatmap,
+                        json: json.as_deref(),
+                        tuning,
+                    }))
+                }
+                let shapes: Vec<(usize, usize, usize)> = if shape.is_empty() {
+                    bench::GEMM_SHAPES.to_vec()
+                } else {
+                    shape
+                };
+                bench::gemm(
+                    ordinal,
+                    tuning,
+                    &shapes,
+                    reps,
+                    Some(&chart),
+                    json.as_deref(),
+                )
             }
             BenchWhat::GemmFp8 {
                 ordinal,
@@ -261,7 +319,22 @@ fn main() {
                 stream_k,
                 sk_waves,
                 chart,
+                sweep,
+                heatmap,
+                max_gib,
+                json,
             } => {
+                if sweep {
+                    exit(sweep_bench::run(&sweep_bench::SweepArgs {
+                        ordinal,
+                        family: Family::Fp8,
+                        max_reps: reps.max(1),
+                        budget_bytes: gib_bytes(max_gib),
+                        heatmap: &heatmap,
+                        json: json.as_deref(),
+                        tuning: Default::default(),
+                    }))
+                }
                 let shapes = if decode {
                     baton_cli::fp8_bench::decode_shapes()
                 } else if shape.is_empty() {
@@ -276,6 +349,7 @@ fn main() {
                     kernel,
                     stream_k.map(|s| (s, sk_waves.unwrap_or(1))),
                     chart.as_deref(),
+                    json.as_deref(),
                 )
             }
             BenchWhat::GemmBlockScaled {
@@ -283,16 +357,40 @@ fn main() {
                 format,
                 shape,
                 reps,
-            } => baton_cli::block_scaled_bench::gemm_block_scaled(ordinal, format, &shape, reps),
-            BenchWhat::ZeroCost { ordinal } => bench::zero_cost(ordinal),
+                json,
+            } => baton_cli::block_scaled_bench::gemm_block_scaled(
+                ordinal,
+                format,
+                &shape,
+                reps,
+                json.as_deref(),
+            ),
+            BenchWhat::ZeroCost { ordinal, json } => bench::zero_cost(ordinal, json.as_deref()),
             BenchWhat::TileCopy {
                 ordinal,
                 rows,
                 cols,
                 warmup,
                 reps,
-            } => baton_cli::tile_copy_bench::tile_copy(ordinal, rows, cols, warmup, reps.max(1)),
+                json,
+            } => baton_cli::tile_copy_bench::tile_copy(
+                ordinal,
+                rows,
+                cols,
+                warmup,
+                reps.max(1),
+                json.as_deref(),
+            ),
         },
     };
-    std::process::exit(outcome.code());
+    exit(outcome)
+}
+
+fn exit(outcome: Outcome) -> ! {
+    std::process::exit(outcome.code())
+}
+
+/// GiB → bytes (a negative or NaN budget is 0: every shape skipped).
+fn gib_bytes(gib: f64) -> u64 {
+    (gib.max(0.0) * (1u64 << 30) as f64) as u64
 }

@@ -190,9 +190,76 @@ pub fn measure(
         .collect())
 }
 
+/// One configuration's result in `baton bench tile-copy --json`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TileCopyResult {
+    /// What ran: `memcpy_dtod` or the kernel and its grid.
+    pub what: String,
+    /// CTAs launched (0 for the memcpy).
+    pub grid: u32,
+    /// Whether this is the plan's default grid.
+    pub default_grid: bool,
+    /// Median ms.
+    pub median_ms: f64,
+    /// Fastest ms.
+    pub min_ms: f64,
+    /// GB/s read + written at the median.
+    pub gbps: f64,
+    /// GB/s over the memcpy's.
+    pub vs_memcpy: f64,
+}
+
+/// `baton bench tile-copy --json`: the matrix and every configuration.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TileCopyReport {
+    /// The GPU's name.
+    pub gpu: String,
+    /// Matrix rows (bf16).
+    pub rows: usize,
+    /// Matrix columns.
+    pub cols: usize,
+    /// Timed runs per configuration.
+    pub reps: usize,
+    /// The memcpy first, then each kernel at each grid.
+    pub results: Vec<TileCopyResult>,
+}
+
+/// The JSON rows of `timings` (the memcpy first).
+///
+/// ```
+/// use baton_cli::tile_copy_bench::{Timing, json_results};
+/// let t = |what: &str, gbps| Timing { what: what.into(), mode: None, grid: 0, default: false,
+///     median_ms: 1.0, min_ms: 1.0, gbps };
+/// let r = json_results(&[t("memcpy_dtod", 2000.0), t("kernel", 1900.0)]);
+/// assert_eq!(r[1].vs_memcpy, 0.95);
+/// ```
+pub fn json_results(timings: &[Timing]) -> Vec<TileCopyResult> {
+    let copy = timings.first().map_or(f64::NAN, |t| t.gbps);
+    timings
+        .iter()
+        .map(|t| TileCopyResult {
+            what: t.what.clone(),
+            grid: t.grid,
+            default_grid: t.default,
+            median_ms: t.median_ms,
+            min_ms: t.min_ms,
+            gbps: t.gbps,
+            vs_memcpy: t.gbps / copy,
+        })
+        .collect()
+}
+
 /// `baton bench tile-copy`: prints one row per configuration and, per
-/// kernel, its default-grid and best bandwidth as a fraction of the memcpy's.
-pub fn tile_copy(ordinal: usize, rows: usize, cols: usize, warmup: usize, reps: usize) -> Outcome {
+/// kernel, its default-grid and best bandwidth as a fraction of the
+/// memcpy's; writes every configuration to `json` when given.
+pub fn tile_copy(
+    ordinal: usize,
+    rows: usize,
+    cols: usize,
+    warmup: usize,
+    reps: usize,
+    json: Option<&std::path::Path>,
+) -> Outcome {
     let gpu = match open_gpu(ordinal) {
         Ok(g) => g,
         Err((o, why)) => {
@@ -261,5 +328,16 @@ pub fn tile_copy(ordinal: usize, rows: usize, cols: usize, warmup: usize, reps: 
             "goal NOT met (see the grids above)"
         }
     );
-    Outcome::Pass
+    let report = TileCopyReport {
+        gpu: gpu.name().into(),
+        rows,
+        cols,
+        reps,
+        results: json_results(&timings),
+    };
+    if crate::report::write_if_asked(json, &report) {
+        Outcome::Pass
+    } else {
+        Outcome::Fail
+    }
 }

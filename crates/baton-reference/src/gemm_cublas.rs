@@ -121,6 +121,9 @@ pub struct BenchRow {
     pub ours_ms: f64,
     /// cuBLAS median time, ms.
     pub cublas_ms: f64,
+    /// Ours vs cuBLAS on the first input set, checked before timing
+    /// (`‖ours − cuBLAS‖ / ‖cuBLAS‖`; infinite when ours has a NaN).
+    pub check: Comparison,
 }
 
 impl BenchRow {
@@ -141,9 +144,10 @@ impl BenchRow {
     }
 }
 
-/// Times ours and cuBLAS on (m, n, k) with `beta`, interleaved, `reps`
-/// event-timed runs each after warm-up (queued back to back: see
-/// [`crate::timing`]), rotating among input sets so the
+/// Runs ours and cuBLAS once on the first input set and compares the
+/// outputs ([`BenchRow::check`]), then times them on (m, n, k) with
+/// `beta`, interleaved, `reps` event-timed runs each after warm-up (queued
+/// back to back: see [`crate::timing`]), rotating among input sets so the
 /// operands do not sit in L2; returns the medians. `progress` is called
 /// after each timed pair.
 #[allow(clippy::too_many_arguments)]
@@ -173,6 +177,34 @@ pub fn bench_shape(
         d_ours.push(stream.clone_htod(&vec![POISON_BF16; m * n])?);
         d_ref.push(stream.clone_htod(&vec![POISON_BF16; m * n])?);
     }
+    // Verify before timing: ours and cuBLAS on the first set (D poisoned).
+    {
+        let (a, b, c) = &inputs[0];
+        plan(
+            gpu,
+            kernels,
+            tuning,
+            a,
+            b,
+            Some(c),
+            &mut d_ours[0],
+            (m, n, k),
+        )?
+        .run(gpu, 1.0, beta)?;
+        let d = &mut d_ref[0];
+        if beta != 0.0 {
+            stream.memcpy_dtod(c, d)?;
+        }
+        cublas_gemm_bf16(blas, gpu, a, b, d, m, n, k, 1.0, beta)?;
+    }
+    gpu.synchronize()?;
+    let theirs: Vec<f64> = stream
+        .clone_dtoh(&d_ref[0])?
+        .iter()
+        .map(|&x| bf16_to_f32(x) as f64)
+        .collect();
+    let check = Comparison::new(&stream.clone_dtoh(&d_ours[0])?, &theirs);
+    drop(theirs);
     let plans: Vec<GemmPlan<'_>> = inputs
         .iter()
         .zip(d_ours.iter_mut())
@@ -209,5 +241,6 @@ pub fn bench_shape(
         beta,
         ours_ms: median(ours),
         cublas_ms: median(theirs),
+        check,
     })
 }

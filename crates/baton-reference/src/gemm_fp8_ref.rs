@@ -380,6 +380,9 @@ pub struct Fp8BenchRow {
     pub blockwise_ms: f64,
     /// cuBLASLt tensorwise, ms.
     pub tensorwise_ms: f64,
+    /// Ours vs cuBLASLt blockwise on the same operands, checked before
+    /// timing (infinite when ours has a NaN).
+    pub check: Comparison,
 }
 
 impl Fp8BenchRow {
@@ -390,7 +393,53 @@ impl Fp8BenchRow {
     }
 }
 
-/// Times ours and both cuBLASLt FP8 GEMMs on the same random operands,
+/// The three plans [`bench_shape`] runs: ours (`kernel`, stream-K as
+/// given), cuBLASLt blockwise and cuBLASLt tensorwise, writing `d` in that
+/// order.
+fn bench_plans<'a>(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    ops: &'a Fp8Operands,
+    [d_ours, d_block, d_tensor]: [&'a mut CudaSlice<u16>; 3],
+    mnk: (usize, usize, usize),
+    kernel: &str,
+    stream_k: Option<(u32, u32)>,
+) -> Result<(Fp8GemmPlan<'a>, LtFp8Plan<'a>, LtFp8Plan<'a>)> {
+    let mut ours = Fp8GemmPlan::with_kernel(
+        gpu,
+        kernels,
+        kernel,
+        &ops.a,
+        &ops.b,
+        &ops.a_scales,
+        &ops.b_scales,
+        d_ours,
+        mnk,
+    )?;
+    ours.set_stream_k(gpu, stream_k.map(|(s, _)| s))?;
+    if let Some((_, waves)) = stream_k {
+        ours.set_stream_k_extra_waves(waves)?;
+    }
+    let lt = |scaling, d| {
+        LtFp8Plan::new(
+            gpu,
+            scaling,
+            &ops.a,
+            &ops.b,
+            &ops.a_scales,
+            &ops.b_scales,
+            d,
+            mnk,
+        )
+    };
+    let block = lt(LtScaling::Blockwise, d_block)?;
+    let tensor = lt(LtScaling::Tensorwise, d_tensor)?;
+    Ok((ours, block, tensor))
+}
+
+/// Runs ours and cuBLASLt blockwise once and compares the outputs
+/// ([`Fp8BenchRow::check`]), then times ours and both cuBLASLt FP8 GEMMs on
+/// the same random operands,
 /// interleaved per repetition (event-timed, 3 warm-up rounds), medians of
 /// `reps`. `kernel` forces one of the FP8 kernel variants (default: the
 /// heuristic's choice); `stream_k = Some((min_segment, extra_waves))`
@@ -411,40 +460,38 @@ pub fn bench_shape(
     let mut d_ours = stream.clone_htod(&vec![POISON_BF16; m * n])?;
     let mut d_block = stream.clone_htod(&vec![POISON_BF16; m * n])?;
     let mut d_tensor = stream.clone_htod(&vec![POISON_BF16; m * n])?;
-    let mut ours = Fp8GemmPlan::with_kernel(
+    let kernel =
+        kernel.unwrap_or_else(|| baton_runtime::gemm::fp8::choose(m, n, k, gpu.sm_count()));
+    // Verify before timing (D poisoned): ours against cuBLASLt blockwise.
+    {
+        let (ours, block, _) = bench_plans(
+            gpu,
+            kernels,
+            &ops,
+            [&mut d_ours, &mut d_block, &mut d_tensor],
+            (m, n, k),
+            kernel,
+            stream_k,
+        )?;
+        ours.run(gpu)?;
+        block.run(gpu)?;
+    }
+    gpu.synchronize()?;
+    let theirs: Vec<f64> = stream
+        .clone_dtoh(&d_block)?
+        .iter()
+        .map(|&x| bf16_to_f32(x) as f64)
+        .collect();
+    let check = Comparison::new(&stream.clone_dtoh(&d_ours)?, &theirs);
+    drop(theirs);
+    let (ours, block, tensor) = bench_plans(
         gpu,
         kernels,
-        kernel.unwrap_or_else(|| baton_runtime::gemm::fp8::choose(m, n, gpu.sm_count())),
-        &ops.a,
-        &ops.b,
-        &ops.a_scales,
-        &ops.b_scales,
-        &mut d_ours,
+        &ops,
+        [&mut d_ours, &mut d_block, &mut d_tensor],
         (m, n, k),
-    )?;
-    ours.set_stream_k(gpu, stream_k.map(|(s, _)| s))?;
-    if let Some((_, waves)) = stream_k {
-        ours.set_stream_k_extra_waves(waves)?;
-    }
-    let block = LtFp8Plan::new(
-        gpu,
-        LtScaling::Blockwise,
-        &ops.a,
-        &ops.b,
-        &ops.a_scales,
-        &ops.b_scales,
-        &mut d_block,
-        (m, n, k),
-    )?;
-    let tensor = LtFp8Plan::new(
-        gpu,
-        LtScaling::Tensorwise,
-        &ops.a,
-        &ops.b,
-        &ops.a_scales,
-        &ops.b_scales,
-        &mut d_tensor,
-        (m, n, k),
+        kernel,
+        stream_k,
     )?;
     // Queued back to back, each launch between its own events (see
     // `timing`): no side's host launch overhead is timed.
@@ -466,5 +513,6 @@ pub fn bench_shape(
         ours_ms: median(t_ours),
         blockwise_ms: median(t_block),
         tensorwise_ms: median(t_tensor),
+        check,
     })
 }

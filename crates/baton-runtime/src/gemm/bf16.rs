@@ -281,7 +281,7 @@ impl<'a> GemmPlan<'a> {
                 })
                 .unwrap_or(0)
         };
-        let config = GemmConfig::choose_for(gpu.target(), m, n, slots);
+        let config = GemmConfig::choose_for(gpu.target(), m, n, k, slots);
         let mut plan = Self::with_config(gpu, kernels, config, a, b, c, d, m, n, k)?;
         if config.target() == Target::Sm90a && stream_k_pays(plan.units(), plan.slots) {
             plan.set_stream_k(gpu, Some(STREAM_K_MIN_SEGMENT))?;

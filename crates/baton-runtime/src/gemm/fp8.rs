@@ -105,35 +105,41 @@ pub const fn smem_bytes((bm, bn, stages): (u32, u32, u32)) -> u32 {
     1024 + stages * (bm * 128 + bn * 128 + (4 * bm).next_multiple_of(1024)) + 4 * 4096
 }
 
-/// Picks the kernel for an M×N problem on `sms` SMs: least estimated time,
-/// counting whole rounds of tiles (a partial round costs a full one), with
-/// each tile shape's measured speed per FLOP relative to 128×128 (H100,
+/// Picks the kernel for an M×N×K problem on `sms` SMs: the least
+/// estimate of the [cost model](super::cost_model) (waves, tile efficiency,
+/// K length, L2 reuse) among 128×64, 128×128 and 256×128 tiles, with each
+/// tile shape's measured speed per SM relative to 128×128 (H100,
 /// BENCHMARKS.md): 128×64 0.7, 256×128 1.1. Small M gets the narrow tiles
 /// when they fill more SMs (128×7168: 112 CTAs instead of 56), 128×128 when
-/// they only add rounds (128×24576: 2 rounds instead of 3, 5% faster),
-/// everything with a few rounds of tiles the 256×128 one.
+/// they only add waves (128×24576: 2 waves instead of 3), everything with a
+/// few waves of tiles the 256×128 one.
 ///
 /// ```
 /// use baton_runtime::gemm::fp8::{choose, KERNEL, KERNEL_128X64, KERNEL_256X128};
-/// assert_eq!(choose(8192, 8192, 132), KERNEL_256X128);
-/// assert_eq!(choose(4096, 32768, 132), KERNEL_256X128);
-/// assert_eq!(choose(128, 7168, 132), KERNEL_128X64);
-/// assert_eq!(choose(128, 24576, 132), KERNEL);
+/// assert_eq!(choose(8192, 8192, 8192, 132), KERNEL_256X128);
+/// assert_eq!(choose(4096, 32768, 512, 132), KERNEL_256X128);
+/// assert_eq!(choose(128, 7168, 16384, 132), KERNEL_128X64);
+/// assert_eq!(choose(128, 24576, 1536, 132), KERNEL);
 /// ```
-pub fn choose(m: usize, n: usize, sms: u32) -> &'static str {
-    const CANDIDATES: [(&str, usize, usize, f64); 3] = [
-        (KERNEL_128X64, 128, 64, 0.7),
-        (KERNEL, 128, 128, 1.0),
-        (KERNEL_256X128, 256, 128, 1.1),
-    ];
-    let cost = |&(_, bm, bn, speed): &(&str, usize, usize, f64)| {
-        let tiles = m.div_ceil(bm) * n.div_ceil(bn);
-        tiles.div_ceil(sms.max(1) as usize) as f64 * (bm * bn) as f64 / speed
+pub fn choose(m: usize, n: usize, k: usize, sms: u32) -> &'static str {
+    use super::cost_model::{Machine, Problem, TileShape, cheapest};
+    let tile = |bm, bn, speed| TileShape {
+        bm,
+        bn,
+        bk: SCALE_BLOCK,
+        cluster_m: 1,
+        speed,
     };
-    CANDIDATES
-        .iter()
-        .min_by(|a, b| cost(a).total_cmp(&cost(b)))
-        .map_or(KERNEL, |c| c.0)
+    let candidates = [
+        (KERNEL_128X64, tile(128, 64, 0.7)),
+        (KERNEL, tile(128, 128, 1.0)),
+        (KERNEL_256X128, tile(256, 128, 1.1)),
+    ];
+    let problem = Problem::fp8(m, n, k);
+    cheapest(&candidates, |_, t| {
+        t.cost(&problem, &Machine::H100_FP8, sms)
+    })
+    .map_or(KERNEL, |(kernel, _)| kernel)
 }
 
 /// Which FP8 kernels have stream-K ([`Fp8GemmPlan::set_stream_k`]), in
@@ -258,7 +264,7 @@ impl<'a> Fp8GemmPlan<'a> {
         d: &'a mut CudaSlice<u16>,
         mnk: (usize, usize, usize),
     ) -> Result<Self> {
-        let kernel = choose(mnk.0, mnk.1, gpu.sm_count());
+        let kernel = choose(mnk.0, mnk.1, mnk.2, gpu.sm_count());
         Self::with_kernel(gpu, kernels, kernel, a, b, a_scales, b_scales, d, mnk)
     }
 

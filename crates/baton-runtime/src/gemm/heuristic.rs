@@ -1,38 +1,95 @@
 //! Which GEMM configuration to run, and whether stream-K pays: the
-//! heuristics of the BF16 GEMM, from measured per-tile speeds
-//! (BENCHMARKS.md). (The FP8 kernel choice is [`fp8::choose`](super::fp8::choose).)
+//! heuristics of the BF16 GEMM, from the [cost model](super::cost_model)
+//! with the measured per-tile speeds (BENCHMARKS.md). (The FP8 kernel
+//! choice is [`fp8::choose`](super::fp8::choose), from the same model.)
 
 use super::GemmConfig;
+use super::cost_model::{Machine, Problem, TileCost, TileShape, cheapest};
 use crate::Target;
 
 impl GemmConfig {
-    /// Picks a configuration for an M×N problem on `sms` SMs: the one with
-    /// the least estimated time, counting whole waves of tiles (a partial
-    /// wave costs a full one) weighted by each configuration's measured
-    /// per-FLOP speed relative to 128×256 (H100, 8192³, BENCHMARKS.md):
-    /// 128×256 in 2-CTA clusters 1.02, 128×128 0.93, 128×128 in clusters
-    /// 0.85, 128×64 0.85.
+    /// Measured throughput per SM relative to 128×256 (H100, 8192³,
+    /// BENCHMARKS.md): 128×256 in 2-CTA clusters 1.02, 128×224 in clusters
+    /// 1.0, 128×128 0.93, 128×128 in clusters 0.85, 128×64 0.85.
     ///
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
-    /// assert_eq!(GemmConfig::choose(8192, 8192, 132), GemmConfig::T128x256C2);
-    /// assert_eq!(GemmConfig::choose(128, 8192, 132), GemmConfig::T128x64);
+    /// assert_eq!(GemmConfig::T128x256C2.speed(), 1.02);
     /// ```
-    pub fn choose(m: usize, n: usize, sms: u32) -> GemmConfig {
-        Self::choose_with_slots(m, n, |c| sms / c.cluster_m())
+    pub const fn speed(self) -> f64 {
+        match self {
+            GemmConfig::T128x256C2 => 1.02,
+            GemmConfig::T128x224C2 => 1.0,
+            GemmConfig::T128x256 => 1.0,
+            GemmConfig::T128x128C2 => 0.85,
+            GemmConfig::T128x128 => 0.93,
+            GemmConfig::T128x64 => 0.85,
+            GemmConfig::Sm100T128x256 => 1.0,
+        }
     }
 
-    /// The configuration for an M×N problem on a GPU of `target`: the
+    /// This configuration as the [cost model](super::cost_model) sees it.
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// let t = GemmConfig::T128x224C2.tile_shape();
+    /// assert_eq!((t.bm, t.bn, t.bk, t.cluster_m), (128, 224, 64, 2));
+    /// ```
+    pub const fn tile_shape(self) -> TileShape {
+        let (bm, bn, bk) = self.tile();
+        TileShape {
+            bm: bm as usize,
+            bn: bn as usize,
+            bk: bk as usize,
+            cluster_m: self.cluster_m() as usize,
+            speed: self.speed(),
+        }
+    }
+
+    /// The cost model's estimate of this configuration on an M×N×K problem
+    /// with `slots` work units (CTAs, or clusters) resident at once (H100
+    /// rates).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// let c = GemmConfig::T128x256C2.cost(8192, 8192, 8192, 66);
+    /// assert_eq!((c.units, c.waves), (1024, 16));
+    /// ```
+    pub fn cost(self, m: usize, n: usize, k: usize, slots: u32) -> TileCost {
+        self.tile_shape()
+            .cost(&Problem::bf16(m, n, k), &Machine::H100_BF16, slots)
+    }
+
+    /// Picks a configuration for an M×N×K problem on `sms` SMs (clusters
+    /// of two: `sms / 2` slots): the least [`cost`](Self::cost).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert_eq!(GemmConfig::choose(8192, 8192, 8192, 132), GemmConfig::T128x256C2);
+    /// assert_eq!(GemmConfig::choose(128, 8192, 8192, 132), GemmConfig::T128x64);
+    /// ```
+    pub fn choose(m: usize, n: usize, k: usize, sms: u32) -> GemmConfig {
+        Self::choose_with_slots(m, n, k, |c| sms / c.cluster_m())
+    }
+
+    /// The configuration for an M×N×K problem on a GPU of `target`: the
     /// Hopper heuristic ([`choose_with_slots`](Self::choose_with_slots)), or
     /// Blackwell's one configuration.
+    ///
+    /// ```
+    /// use baton_runtime::{Target, gemm::GemmConfig};
+    /// let c = GemmConfig::choose_for(Target::Sm100a, 64, 64, 64, |_| 148);
+    /// assert_eq!(c, GemmConfig::Sm100T128x256);
+    /// ```
     pub fn choose_for(
         target: Target,
         m: usize,
         n: usize,
+        k: usize,
         slots_of: impl Fn(GemmConfig) -> u32,
     ) -> GemmConfig {
         match target {
-            Target::Sm90a => Self::choose_with_slots(m, n, slots_of),
+            Target::Sm90a => Self::choose_with_slots(m, n, k, slots_of),
             Target::Sm100a => GemmConfig::Sm100T128x256,
         }
     }
@@ -40,35 +97,23 @@ impl GemmConfig {
     /// [`choose`](Self::choose) with the number of work units (CTAs, or
     /// clusters) each configuration can keep resident at once, as the driver
     /// reports it (`Kernel::max_active_clusters`).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// let c = GemmConfig::choose_with_slots(2048, 7168, 2048, |c| 132 / c.cluster_m());
+    /// assert_eq!(c, GemmConfig::T128x224C2);
+    /// ```
     pub fn choose_with_slots(
         m: usize,
         n: usize,
+        k: usize,
         slots_of: impl Fn(GemmConfig) -> u32,
     ) -> GemmConfig {
-        let cost = |c: GemmConfig| {
-            let (bm, bn, _) = c.tile();
-            let cm = c.cluster_m() as usize;
-            // Work units are clusters of `cm` vertically adjacent tiles.
-            let units = m.div_ceil(bm as usize).div_ceil(cm) * n.div_ceil(bn as usize);
-            let slots = (slots_of(c) as usize).max(1);
-            let waves = units.div_ceil(slots) as f64;
-            let per_tile = bn as f64
-                / match c {
-                    GemmConfig::T128x256C2 => 1.02,
-                    GemmConfig::T128x224C2 => 1.0,
-                    GemmConfig::T128x256 => 1.0,
-                    GemmConfig::T128x128C2 => 0.85,
-                    GemmConfig::T128x128 => 0.93,
-                    GemmConfig::T128x64 => 0.85,
-                    GemmConfig::Sm100T128x256 => 1.0,
-                };
-            // (A cluster whose second tile lies past M counts as a full unit.)
-            waves * per_tile
-        };
-        GemmConfig::ALL
-            .into_iter()
-            .min_by(|a, b| cost(*a).total_cmp(&cost(*b)))
-            .unwrap_or(GemmConfig::T128x256)
+        let candidates = GemmConfig::ALL.map(|c| (c, c.tile_shape()));
+        cheapest(&candidates, |c, t| {
+            t.cost(&Problem::bf16(m, n, k), &Machine::H100_BF16, slots_of(c))
+        })
+        .map_or(GemmConfig::T128x256, |(c, _)| c)
     }
 }
 
@@ -95,3 +140,138 @@ pub fn stream_k_pays(units: u32, slots: u32) -> bool {
 pub const STREAM_K_MIN_WAVES: u32 = 8;
 /// Minimum stream-K segment (K blocks of 64) [`GemmPlan::new`](super::GemmPlan::new) uses.
 pub const STREAM_K_MIN_SEGMENT: u32 = 8;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gemm::fp8;
+
+    fn h100_slots(c: GemmConfig) -> u32 {
+        132 / c.cluster_m()
+    }
+
+    /// 2048×7168×2048 by hand (132 SMs, 66 cluster slots): 128×224 in
+    /// pairs has 8 unit rows × 32 columns = 256 units, 4 waves (3.9), tile
+    /// efficiency 1; 128×256 in pairs 8 × 28 = 224 units, 4 waves (3.4),
+    /// the same K but 256/224 more math per tile at 1.02/1.0 the speed:
+    /// 4·256/1.02 = 1003.9 vs 4·224 = 896 (units of 128·64·33.5·2 FLOP /
+    /// 6.0e12). 128×128: 16 × 56 = 896 units, 7 waves (6.8): 7·128/0.93 =
+    /// 963.4. 128×64: 1792 units, 14 waves: 14·64/0.85 = 1054.1.
+    #[test]
+    fn short_k_picks_128x224_pairs_by_hand() {
+        let (m, n, k) = (2048, 7168, 2048);
+        let c224 = GemmConfig::T128x224C2.cost(m, n, k, 66);
+        let c256 = GemmConfig::T128x256C2.cost(m, n, k, 66);
+        let c128 = GemmConfig::T128x128.cost(m, n, k, 132);
+        let c64 = GemmConfig::T128x64.cost(m, n, k, 132);
+        assert_eq!((c224.units, c224.waves), (256, 4));
+        assert_eq!((c256.units, c256.waves), (224, 4));
+        assert_eq!((c128.units, c128.waves), (896, 7));
+        assert_eq!((c64.units, c64.waves), (1792, 14));
+        let unit = 2.0 * 128.0 * 64.0 * (32.0 + 1.5) / 6.0e12 * 1e6;
+        for (c, by_hand) in [
+            (c224, 4.0 * 224.0 / 1.0),
+            (c256, 4.0 * 256.0 / 1.02),
+            (c128, 7.0 * 128.0 / 0.93),
+            (c64, 14.0 * 64.0 / 0.85),
+        ] {
+            assert!((c.math_us - by_hand * unit).abs() < 1e-9, "{c:?}");
+            assert!(c.math_us > c.dram_us, "math-bound: {c:?}");
+        }
+        assert_eq!(
+            GemmConfig::choose_with_slots(m, n, k, h100_slots),
+            GemmConfig::T128x224C2
+        );
+    }
+
+    /// M = 8, N×K = 7168×16384 (decode) by hand: every tile shape has one
+    /// tile row; the operands are 8·16384 + 7168·16384 bf16 = 235 MB, read
+    /// once (81.1 µs at 2.9 TB/s) — far above any math (128×64: 112 units,
+    /// 1 wave, 2·128·64·64·257.5/(6.0e12·0.85) = 52.9 µs). DRAM-bound: the
+    /// tiles that keep the most SMs loading win: 128×64 (112 of 132 busy,
+    /// share 0.939) over 128×128 (56 busy, 0.770).
+    #[test]
+    fn decode_is_dram_bound_and_picks_the_most_ctas_by_hand() {
+        let (m, n, k) = (8, 7168, 16384);
+        let c64 = GemmConfig::T128x64.cost(m, n, k, 132);
+        let c128 = GemmConfig::T128x128.cost(m, n, k, 132);
+        let bytes = ((8 + 7168) * 16384 * 2 + 8 * 7168 * 2) as f64;
+        let share = |busy: f64| 1.0 - 0.4 * (1.0 - busy / 132.0);
+        assert!((c64.dram_us - bytes / (2.9e12 * share(112.0)) * 1e6).abs() < 1e-9);
+        assert!((c128.dram_us - bytes / (2.9e12 * share(56.0)) * 1e6).abs() < 1e-9);
+        assert!((c64.math_us - 52.9).abs() < 0.05, "{c64:?}");
+        assert!(c64.dram_us > c64.math_us);
+        assert_eq!(GemmConfig::choose(m, n, k, 132), GemmConfig::T128x64);
+    }
+
+    /// The picks the per-shape heuristic made (and were measured) on the
+    /// issue-#6 and issue-#7 sets and the decode sweeps stay.
+    #[test]
+    fn measured_shape_sets_keep_their_picks() {
+        use GemmConfig::*;
+        let bf16 = [
+            ((4096, 4096, 4096), T128x256C2),
+            ((8192, 8192, 8192), T128x256C2),
+            ((16384, 16384, 16384), T128x256C2),
+            ((8192, 28672, 8192), T128x256C2),
+            ((8192, 8192, 28672), T128x256C2),
+            ((2048, 7168, 2048), T128x224C2),
+            ((128, 8192, 8192), T128x64),
+        ];
+        for ((m, n, k), want) in bf16 {
+            assert_eq!(
+                GemmConfig::choose_with_slots(m, n, k, h100_slots),
+                want,
+                "{m}x{n}x{k}"
+            );
+        }
+        for (n, k) in [(7168, 16384), (24576, 1536)] {
+            for m in [8, 16, 32, 64, 96, 128, 160, 192, 256] {
+                let want = if m <= 128 { T128x64 } else { T128x128 };
+                assert_eq!(GemmConfig::choose(m, n, k, 132), want, "{m}x{n}x{k}");
+                let want = if m <= 128 && n == 7168 {
+                    fp8::KERNEL_128X64
+                } else {
+                    fp8::KERNEL
+                };
+                assert_eq!(fp8::choose(m, n, k, 132), want, "FP8 {m}x{n}x{k}");
+            }
+        }
+        let fp8_set = [
+            ((4096, 4096, 4096), fp8::KERNEL_256X128),
+            ((8192, 8192, 8192), fp8::KERNEL_256X128),
+            ((128, 24576, 1536), fp8::KERNEL),
+            ((128, 7168, 16384), fp8::KERNEL_128X64),
+            ((4096, 24576, 1536), fp8::KERNEL_256X128),
+            ((4096, 32768, 512), fp8::KERNEL_256X128),
+            ((4096, 7168, 16384), fp8::KERNEL_256X128),
+            ((4096, 4096, 7168), fp8::KERNEL_256X128),
+            ((4096, 7168, 2048), fp8::KERNEL_256X128),
+        ];
+        for ((m, n, k), want) in fp8_set {
+            assert_eq!(fp8::choose(m, n, k, 132), want, "FP8 {m}x{n}x{k}");
+        }
+    }
+
+    /// A shape nobody named gets a plan: every sweep shape picks a
+    /// configuration whose estimate is the least (no NaN, no ties lost).
+    #[test]
+    fn every_sweep_shape_gets_the_cheapest_estimate() {
+        for m in [
+            1, 8, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536,
+        ] {
+            for (n, k) in [(4096, 4096), (1024, 32768), (4104, 4104), (5000, 3000)] {
+                let pick = GemmConfig::choose_with_slots(m, n, k, h100_slots);
+                let best = pick.cost(m, n, k, h100_slots(pick)).estimate_us();
+                assert!(best.is_finite() && best > 0.0);
+                for c in GemmConfig::ALL {
+                    let e = c.cost(m, n, k, h100_slots(c)).estimate_us();
+                    assert!(
+                        e >= best * (1.0 - super::super::cost_model::EQUAL_WITHIN),
+                        "{m}x{n}x{k}: {c:?} {e} < {pick:?} {best}"
+                    );
+                }
+            }
+        }
+    }
+}

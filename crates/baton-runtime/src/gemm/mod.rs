@@ -2,7 +2,8 @@
 //!
 //! * [`bf16`]: the Hopper BF16 GEMM family (re-exported here:
 //!   `baton_runtime::gemm::GemmPlan`);
-//! * the heuristics: [`GemmConfig::choose`], [`stream_k_pays`];
+//! * the heuristics: [`GemmConfig::choose`], [`stream_k_pays`], from the
+//!   [`cost_model`];
 //! * [`fp8`]: the blockwise-scaled FP8 GEMM (sm_90a);
 //! * [`block_scaled`]: the MXFP8/NVFP4 block-scaled GEMM (sm_100a);
 //! * stream-K workspaces shared by the sm_90a plans.
@@ -13,6 +14,7 @@
 
 pub mod bf16;
 pub mod block_scaled;
+pub mod cost_model;
 pub mod fp8;
 mod heuristic;
 mod stream_k;

@@ -1,0 +1,386 @@
+//! The GEMM tile-configuration cost model: an estimate of a persistent,
+//! warp-specialized GEMM's time on a Hopper GPU for one tile shape, from
+//! four explicit terms. The BF16 heuristic
+//! ([`GemmConfig::choose`](super::GemmConfig::choose)) and the FP8 one
+//! ([`fp8::choose`](super::fp8::choose)) pick the configuration with the
+//! least [`TileCost::estimate_us`].
+//!
+//! * **Waves.** Work units (clusters of `cluster_m` tiles stacked along M)
+//!   run `slots` at a time; a partial last wave costs a full one
+//!   ([`TileCost::wave_efficiency`]).
+//! * **Tile efficiency.** Tiles past the edge of M or N compute padding
+//!   ([`TileCost::tile_efficiency`]); a cluster's tile past M still holds
+//!   its SM for the wave.
+//! * **K length.** Each tile runs `⌈K / BK⌉` K blocks (a ragged last block
+//!   costs a whole one) plus a fixed per-tile cost (prologue, epilogue) of
+//!   [`TILE_OVERHEAD_K_BLOCKS`] K blocks, so short K pays relatively more.
+//! * **L2 reuse.** The units of one wave run together and walk K in step,
+//!   so the A rows and B columns a wave touches come from DRAM once per
+//!   wave: with the grouped raster (`group_m` unit rows walked column by
+//!   column) a wave of `u` units spans `min(group_m, u)` unit rows and
+//!   `⌈u / rows⌉` unit columns. The DRAM time of all waves (plus D) is a
+//!   floor under the math time ([`TileCost::estimate_us`] is the larger).
+//!   Fewer busy SMs pull less bandwidth ([`dram_share`]); where two
+//!   configurations are equally DRAM-bound the one with less math wins.
+//! * **Measured speed.** Each tile shape's measured throughput per SM
+//!   relative to the family's reference tile ([`TileShape::speed`], from
+//!   BENCHMARKS.md) scales its math time.
+//!
+//! The rates are an H100's ([`Machine::H100_BF16`], [`Machine::H100_FP8`]);
+//! the slot count is the device's.
+//!
+//! ```
+//! use baton_runtime::gemm::cost_model::{Machine, Problem, TileShape};
+//! let tile = TileShape { bm: 128, bn: 128, bk: 64, cluster_m: 1, speed: 1.0 };
+//! let c = tile.cost(&Problem::bf16(4096, 4096, 4096), &Machine::H100_BF16, 132);
+//! assert_eq!((c.units, c.waves), (1024, 8));
+//! assert!(c.estimate_us() > 0.0);
+//! ```
+
+/// Per-tile fixed cost (pipeline fill at the first tile, epilogue, unit
+/// hand-over) in K blocks of the tile: the cooperative epilogue is not
+/// hidden behind the main loop (BENCHMARKS.md, session 4: about 4% of a
+/// 2048-K tile, i.e. 1–2 K blocks of 64).
+pub const TILE_OVERHEAD_K_BLOCKS: f64 = 1.5;
+
+/// The share of the DRAM bandwidth a kernel reaches with `busy` of the
+/// GPU's SMs loading: 0.8 with half of them, 1.0 with all (linear between;
+/// the TMA tile copy reached 0.785 of a device-to-device copy with 66 CTAs
+/// on 132 SMs and 0.98 with 132: BENCHMARKS.md, issue #5).
+///
+/// ```
+/// use baton_runtime::gemm::cost_model::dram_share;
+/// assert_eq!((dram_share(1.0), dram_share(0.5), dram_share(0.0)), (1.0, 0.8, 0.6));
+/// ```
+pub fn dram_share(busy: f64) -> f64 {
+    1.0 - 0.4 * (1.0 - busy.clamp(0.0, 1.0))
+}
+
+/// Estimates within this relative distance count as equal in [`cheapest`]
+/// (then the one with less math time wins).
+pub const EQUAL_WITHIN: f64 = 0.005;
+
+/// Rows of work units the kernels' grouped raster walks together
+/// (`DEFAULT_GROUP_M` of the plans).
+pub const RASTER_GROUP_M: usize = 8;
+
+/// Rates of the GPU a cost is estimated for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Machine {
+    /// Math throughput of one SM running the family's reference tile
+    /// (speed 1.0), FLOP/s.
+    pub flops_per_sm: f64,
+    /// DRAM bandwidth (bytes read + written per second).
+    pub dram_bytes_per_s: f64,
+}
+
+impl Machine {
+    /// H100 SXM, BF16: 128×256 tiles at 8192³ ran ≈ 790 TFLOP/s on 132 SMs
+    /// (6.0 TFLOP/s per SM); a device-to-device copy moved 2.9 TB/s
+    /// (BENCHMARKS.md, issues #5 and #6).
+    pub const H100_BF16: Machine = Machine {
+        flops_per_sm: 6.0e12,
+        dram_bytes_per_s: 2.9e12,
+    };
+    /// H100 SXM, blockwise FP8: 128×128 tiles at 8192³ ran ≈ 1180 TFLOP/s
+    /// on 132 SMs (9.0 TFLOP/s per SM); DRAM as [`Machine::H100_BF16`].
+    pub const H100_FP8: Machine = Machine {
+        flops_per_sm: 9.0e12,
+        dram_bytes_per_s: 2.9e12,
+    };
+}
+
+/// The problem a cost is estimated for: `D (M×N) = A (M×K) · B (N×K)ᵀ`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Problem {
+    /// Rows of A and D.
+    pub m: usize,
+    /// Rows of B, columns of D.
+    pub n: usize,
+    /// The reduction length.
+    pub k: usize,
+    /// Bytes per element of A and B, including their scales (FP8: 1 +
+    /// 4/128 for the A row scales).
+    pub operand_bytes: f64,
+    /// Bytes per element of D.
+    pub output_bytes: f64,
+}
+
+impl Problem {
+    /// A BF16 problem (2-byte operands and output).
+    ///
+    /// ```
+    /// let p = baton_runtime::gemm::cost_model::Problem::bf16(1, 2, 3);
+    /// assert_eq!((p.m, p.n, p.k, p.operand_bytes), (1, 2, 3, 2.0));
+    /// ```
+    pub const fn bf16(m: usize, n: usize, k: usize) -> Self {
+        Self {
+            m,
+            n,
+            k,
+            operand_bytes: 2.0,
+            output_bytes: 2.0,
+        }
+    }
+
+    /// A blockwise FP8 problem (1-byte operands plus one f32 scale per 128
+    /// of K, bf16 output).
+    ///
+    /// ```
+    /// let p = baton_runtime::gemm::cost_model::Problem::fp8(1, 2, 128);
+    /// assert_eq!(p.operand_bytes, 1.03125);
+    /// ```
+    pub const fn fp8(m: usize, n: usize, k: usize) -> Self {
+        Self {
+            m,
+            n,
+            k,
+            operand_bytes: 1.0 + 4.0 / 128.0,
+            output_bytes: 2.0,
+        }
+    }
+}
+
+/// A tile configuration as the cost model sees it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TileShape {
+    /// Tile rows (M).
+    pub bm: usize,
+    /// Tile columns (N).
+    pub bn: usize,
+    /// K block.
+    pub bk: usize,
+    /// Tiles per work unit, stacked along M (a cluster sharing B tiles).
+    pub cluster_m: usize,
+    /// Measured throughput per SM relative to the family's reference tile.
+    pub speed: f64,
+}
+
+/// The cost model's estimate for one tile shape on one problem.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TileCost {
+    /// Work units (clusters of tiles).
+    pub units: usize,
+    /// Units resident at once.
+    pub slots: usize,
+    /// Waves of units (a partial one counts whole).
+    pub waves: usize,
+    /// `units / (waves · slots)`: the share of the waves' slots doing work.
+    pub wave_efficiency: f64,
+    /// `M·N / (units · cluster_m · BM · BN)`: the share of the computed
+    /// tile area inside D.
+    pub tile_efficiency: f64,
+    /// Time of the waves' math, µs.
+    pub math_us: f64,
+    /// Time of the DRAM traffic (operands once per wave, D once) at the
+    /// [`dram_share`] of the first wave's busy slots, µs.
+    pub dram_us: f64,
+}
+
+impl TileCost {
+    /// The estimate: the math time, or the DRAM time where that is longer.
+    pub fn estimate_us(&self) -> f64 {
+        self.math_us.max(self.dram_us)
+    }
+}
+
+impl TileShape {
+    /// Estimates this tile shape on `p` with `slots` work units resident at
+    /// once (SMs, or co-resident clusters) on a GPU of rates `machine`.
+    ///
+    /// ```
+    /// use baton_runtime::gemm::cost_model::{Machine, Problem, TileShape};
+    /// let t = TileShape { bm: 128, bn: 64, bk: 64, cluster_m: 1, speed: 1.0 };
+    /// let c = t.cost(&Problem::bf16(100, 64, 64), &Machine::H100_BF16, 132);
+    /// assert_eq!((c.units, c.waves, c.tile_efficiency), (1, 1, 100.0 / 128.0));
+    /// ```
+    pub fn cost(&self, p: &Problem, machine: &Machine, slots: u32) -> TileCost {
+        let slots = (slots as usize).max(1);
+        let cm = self.cluster_m.max(1);
+        let unit_rows = p.m.div_ceil(self.bm).div_ceil(cm);
+        let unit_cols = p.n.div_ceil(self.bn);
+        let units = unit_rows * unit_cols;
+        let waves = units.div_ceil(slots);
+        let k_blocks = p.k.div_ceil(self.bk) as f64 + TILE_OVERHEAD_K_BLOCKS;
+        let tile_flops = 2.0 * (self.bm * self.bn * self.bk) as f64 * k_blocks;
+        let math_s = waves as f64 * tile_flops / (machine.flops_per_sm * self.speed);
+        // DRAM: each wave reads the A rows and B columns its units span.
+        let wave_bytes = |u: usize| {
+            let rows = u.min(RASTER_GROUP_M).min(unit_rows).max(1);
+            let cols = u.div_ceil(rows).min(unit_cols);
+            let a_rows = (rows * cm * self.bm).min(p.m);
+            let b_cols = (cols * self.bn).min(p.n);
+            ((a_rows + b_cols) * p.k) as f64 * p.operand_bytes
+        };
+        let full = units / slots;
+        let rest = units % slots;
+        let operand_bytes =
+            full as f64 * wave_bytes(slots) + if rest > 0 { wave_bytes(rest) } else { 0.0 };
+        let bytes = operand_bytes + (p.m * p.n) as f64 * p.output_bytes;
+        let busy = units.min(slots) as f64 / slots as f64;
+        TileCost {
+            units,
+            slots,
+            waves,
+            wave_efficiency: units as f64 / (waves * slots) as f64,
+            tile_efficiency: (p.m * p.n) as f64 / (units * cm * self.bm * self.bn) as f64,
+            math_us: math_s * 1e6,
+            dram_us: bytes / (machine.dram_bytes_per_s * dram_share(busy)) * 1e6,
+        }
+    }
+}
+
+/// The candidate with the least estimate, with its cost; of estimates
+/// within [`EQUAL_WITHIN`] of each other the one with less math time, then
+/// the first; `None` for no candidates. `cost` estimates candidate `id` of
+/// shape `shape`.
+///
+/// ```
+/// use baton_runtime::gemm::cost_model::{Machine, Problem, TileShape, cheapest};
+/// let shapes = [("narrow", TileShape { bm: 128, bn: 64, bk: 64, cluster_m: 1, speed: 0.85 }),
+///               ("wide", TileShape { bm: 128, bn: 256, bk: 64, cluster_m: 1, speed: 1.0 })];
+/// let p = Problem::bf16(8192, 8192, 8192);
+/// let (best, _) = cheapest(&shapes, |_, t| t.cost(&p, &Machine::H100_BF16, 132)).unwrap();
+/// assert_eq!(best, "wide");
+/// ```
+pub fn cheapest<T: Copy>(
+    candidates: &[(T, TileShape)],
+    cost: impl Fn(T, &TileShape) -> TileCost,
+) -> Option<(T, TileCost)> {
+    let mut best: Option<(T, TileCost)> = None;
+    for (id, shape) in candidates {
+        let c = cost(*id, shape);
+        let better = |b: &TileCost| {
+            let (e, be) = (c.estimate_us(), b.estimate_us());
+            if (e - be).abs() <= EQUAL_WITHIN * be {
+                c.math_us < b.math_us
+            } else {
+                e < be
+            }
+        };
+        if best.is_none_or(|(_, b)| better(&b)) {
+            best = Some((*id, c));
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(got: f64, want: f64) -> bool {
+        (got - want).abs() <= 1e-9 * want.abs().max(1.0)
+    }
+
+    /// 8192³ with 128×256 tiles in 2-CTA clusters on 66 cluster slots, by
+    /// hand: 32 unit rows × 32 unit columns = 1024 units, 16 waves (the
+    /// last holds 1024 − 15·66 = 34 units). Math: 2·128·256·64 FLOP per K
+    /// block × (128 + 1.5) blocks = 543,162,368 FLOP per tile; at
+    /// 6.0e12 · 1.02 FLOP/s: 88.752 µs; × 16 = 1420.03 µs. DRAM: a full
+    /// wave spans 8 unit rows (2048 A rows) and 9 unit columns (2304 B
+    /// columns): 4352 · 8192 · 2 = 71,303,168 B; 15 of them, then the last
+    /// wave's 34 units: 8 rows, 5 columns (1280 B cols): 3328 · 8192 · 2 =
+    /// 54,525,952 B; D 8192² · 2 = 134,217,728 B; total 1,258,291,200 B at
+    /// 2.9e12 B/s = 433.89 µs.
+    #[test]
+    fn bf16_8192_cubed_by_hand() {
+        let t = TileShape {
+            bm: 128,
+            bn: 256,
+            bk: 64,
+            cluster_m: 2,
+            speed: 1.02,
+        };
+        let c = t.cost(&Problem::bf16(8192, 8192, 8192), &Machine::H100_BF16, 66);
+        assert_eq!((c.units, c.slots, c.waves), (1024, 66, 16));
+        assert!(close(c.wave_efficiency, 1024.0 / 1056.0));
+        assert!(close(c.tile_efficiency, 1.0));
+        assert!(
+            close(c.math_us, 16.0 * 543_162_368.0 / 6.12e12 * 1e6),
+            "{c:?}"
+        );
+        assert!((c.math_us - 1420.03).abs() < 0.01, "{c:?}");
+        assert!(close(c.dram_us, 1_258_291_200.0 / 2.9e12 * 1e6), "{c:?}");
+        assert!((c.dram_us - 433.89).abs() < 0.01, "{c:?}");
+        assert_eq!(c.estimate_us(), c.math_us);
+    }
+
+    /// M = 1, N = 4096, K = 4096, 128×64 tiles on 132 SMs, by hand: 64
+    /// units in one wave, tile efficiency 1·4096 / (64·128·64) = 1/128.
+    /// Math: 2·128·64·64 · (64 + 1.5) = 68,681,728 FLOP at 6.0e12 · 0.85:
+    /// 13.467 µs. DRAM: 1 A row + 4096 B columns, · 4096 · 2 = 33,562,624
+    /// B, D 8192 B: 33,570,816 B; 64 of 132 SMs busy: DRAM share
+    /// 1 − 0.4 · 68/132 = 0.79394, so 2.3024e12 B/s: 14.581 µs. DRAM-bound.
+    #[test]
+    fn bf16_single_row_by_hand() {
+        let t = TileShape {
+            bm: 128,
+            bn: 64,
+            bk: 64,
+            cluster_m: 1,
+            speed: 0.85,
+        };
+        let c = t.cost(&Problem::bf16(1, 4096, 4096), &Machine::H100_BF16, 132);
+        assert_eq!((c.units, c.waves), (64, 1));
+        assert!(close(c.wave_efficiency, 64.0 / 132.0));
+        assert!(close(c.tile_efficiency, 1.0 / 128.0));
+        assert!((c.math_us - 13.467).abs() < 0.001, "{c:?}");
+        assert!((c.dram_us - 14.581).abs() < 0.001, "{c:?}");
+        assert_eq!(c.estimate_us(), c.dram_us);
+    }
+
+    /// A ragged shape: 300×520×100 with 128×128 tiles: 3 unit rows × 5
+    /// unit columns = 15 units, tile efficiency 156,000 / (15·16,384) =
+    /// 0.63477; K 100 runs 2 K blocks of 64.
+    #[test]
+    fn ragged_tile_efficiency_and_k_blocks_by_hand() {
+        let t = TileShape {
+            bm: 128,
+            bn: 128,
+            bk: 64,
+            cluster_m: 1,
+            speed: 1.0,
+        };
+        let c = t.cost(&Problem::bf16(300, 520, 100), &Machine::H100_BF16, 132);
+        assert_eq!((c.units, c.waves), (15, 1));
+        assert!(close(c.tile_efficiency, 156_000.0 / 245_760.0));
+        // 2·128·128·64 · (2 + 1.5) FLOP at 6.0e12.
+        assert!(close(c.math_us, 7_340_032.0 / 6.0e12 * 1e6), "{c:?}");
+    }
+
+    #[test]
+    fn cheapest_takes_less_math_among_equals_and_none_when_empty() {
+        let t = TileShape {
+            bm: 128,
+            bn: 128,
+            bk: 64,
+            cluster_m: 1,
+            speed: 1.0,
+        };
+        let p = Problem::bf16(128, 128, 64);
+        let cost = |_, s: &TileShape| s.cost(&p, &Machine::H100_BF16, 132);
+        assert_eq!(cheapest(&[(1, t), (2, t)], cost).unwrap().0, 1);
+        assert!(cheapest::<u8>(&[], cost).is_none());
+        // 128×16384×1024: one wave either way, equally DRAM-bound (same
+        // bytes, 128 CTAs busy); 128×128 has half the math of 128×256 in
+        // pairs (whose second tile lies past M).
+        let p = Problem::bf16(128, 16384, 1024);
+        let (narrow, pair) = (
+            t,
+            TileShape {
+                bn: 256,
+                cluster_m: 2,
+                speed: 1.02,
+                ..t
+            },
+        );
+        let slots = |id| if id == 2 { 66 } else { 132 };
+        let cost = |id, s: &TileShape| s.cost(&p, &Machine::H100_BF16, slots(id));
+        let (a, b) = (cost(1, &narrow), cost(2, &pair));
+        assert_eq!(a.dram_us, b.dram_us, "{a:?} {b:?}");
+        assert_eq!((a.estimate_us(), b.estimate_us()), (a.dram_us, b.dram_us));
+        assert!(a.math_us < b.math_us, "{a:?} {b:?}");
+        assert_eq!(cheapest(&[(2, pair), (1, narrow)], cost).unwrap().0, 1);
+    }
+}

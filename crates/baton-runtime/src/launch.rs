@@ -2,8 +2,11 @@
 //! kernel arguments.
 
 use crate::error::{Error, Result};
+use crate::gpu::{Kernel, Kernels};
+use baton::kernel::{KernelParams, KernelSpec};
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, SyncOnDrop};
 use std::ffi::c_void;
+use std::mem::MaybeUninit;
 
 /// Grid, block, optional thread-block cluster and dynamic shared memory of a
 /// launch.
@@ -162,6 +165,9 @@ enum ArgVal {
     I32(i32),
     U64(u64),
     F32(f32),
+    /// A by-value parameter struct's bytes (padding included), in 8-byte
+    /// words so the buffer is aligned for any `KernelParams` field.
+    Struct(Vec<MaybeUninit<u64>>),
 }
 
 /// Kernel parameters, in order, for [`Kernel::launch`](crate::Kernel::launch).
@@ -233,6 +239,13 @@ impl<'a> KernelArgs<'a> {
         self
     }
 
+    /// A `#[repr(C)]` parameter struct by value (one kernel parameter of
+    /// `size_of::<P>()` bytes); what [`TypedKernel::launch`] passes.
+    pub fn params<P: KernelParams>(&mut self, params: &P) -> &mut Self {
+        self.vals.push(ArgVal::Struct(struct_words(params)));
+        self
+    }
+
     /// The stream the launch goes to.
     pub fn stream(&self) -> &'a CudaStream {
         self.stream
@@ -258,14 +271,276 @@ impl<'a> KernelArgs<'a> {
                 ArgVal::I32(x) => x as *mut i32 as *mut c_void,
                 ArgVal::U64(x) => x as *mut u64 as *mut c_void,
                 ArgVal::F32(x) => x as *mut f32 as *mut c_void,
+                ArgVal::Struct(words) => words.as_mut_ptr() as *mut c_void,
             })
             .collect()
+    }
+}
+
+/// The bytes of `params` (padding included) in 8-byte-aligned words.
+fn struct_words<P: KernelParams>(params: &P) -> Vec<MaybeUninit<u64>> {
+    let words = std::mem::size_of::<P>().div_ceil(8);
+    let mut buf: Vec<MaybeUninit<u64>> = vec![MaybeUninit::uninit(); words];
+    // SAFETY: `buf` holds at least size_of::<P>() bytes, is 8-aligned (enough
+    // for every KernelParams field) and does not overlap `params`; the bytes
+    // are only read by the driver (or as a `P`), never as `u64`s.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            params as *const P as *const u8,
+            buf.as_mut_ptr() as *mut u8,
+            std::mem::size_of::<P>(),
+        )
+    };
+    buf
+}
+
+/// A launch grid in blocks; from a `u32` (x) or an `(x, y, z)` tuple.
+///
+/// ```
+/// use baton_runtime::Grid;
+/// assert_eq!(Grid::from(132), Grid { x: 132, y: 1, z: 1 });
+/// assert_eq!(Grid::from((4, 2, 1)).blocks(), 8);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grid {
+    /// Blocks along x.
+    pub x: u32,
+    /// Blocks along y.
+    pub y: u32,
+    /// Blocks along z.
+    pub z: u32,
+}
+
+impl Grid {
+    /// Blocks in all.
+    pub const fn blocks(&self) -> u64 {
+        self.x as u64 * self.y as u64 * self.z as u64
+    }
+}
+
+impl From<u32> for Grid {
+    fn from(x: u32) -> Self {
+        Grid { x, y: 1, z: 1 }
+    }
+}
+
+impl From<(u32, u32, u32)> for Grid {
+    fn from((x, y, z): (u32, u32, u32)) -> Self {
+        Grid { x, y, z }
+    }
+}
+
+/// The launch configuration `spec` gives a grid: block `(threads, 1, 1)`,
+/// the spec's cluster (none when it is `[1, 1, 1]`) and dynamic shared
+/// memory.
+///
+/// ```
+/// use baton::kernel::{KernelParams, KernelSpec};
+/// # #[repr(C)] #[derive(Clone, Copy)] pub struct P { pub x: u64 }
+/// # unsafe impl KernelParams for P {}
+/// const SPEC: KernelSpec<P> = KernelSpec::new("k", 384).with_cluster([2, 1, 1]).with_dynamic_smem_bytes(4096);
+/// let cfg = baton_runtime::launch_config(&SPEC, 132);
+/// assert_eq!(cfg.block, (384, 1, 1));
+/// assert_eq!(cfg.cluster, Some((2, 1, 1)));
+/// assert_eq!((cfg.grid, cfg.dynamic_smem_bytes), ((132, 1, 1), 4096));
+/// ```
+pub fn launch_config<P>(spec: &KernelSpec<P>, grid: impl Into<Grid>) -> LaunchConfig {
+    let g = grid.into();
+    let [cx, cy, cz] = spec.cluster;
+    LaunchConfig {
+        grid: (g.x, g.y, g.z),
+        block: (spec.threads, 1, 1),
+        cluster: (spec.cluster_size() > 1).then_some((cx, cy, cz)),
+        dynamic_smem_bytes: spec.dynamic_smem_bytes,
+    }
+}
+
+/// A kernel looked up through its [`KernelSpec`]: launches take the
+/// parameter struct the kernel was compiled against, and the block, cluster
+/// and dynamic shared memory come from the spec.
+///
+/// ```no_run
+/// use baton::kernel::{KernelParams, KernelSpec};
+/// #[repr(C)]
+/// #[derive(Clone, Copy)]
+/// pub struct FillParams { pub out: *mut u32, pub n: u32, pub value: u32 }
+/// // SAFETY: repr(C), a raw pointer and integers.
+/// unsafe impl KernelParams for FillParams {}
+/// pub const FILL: KernelSpec<FillParams> = KernelSpec::new("fill", 256);
+///
+/// # fn f(ptx: &str) -> baton_runtime::Result<()> {
+/// use baton_runtime::cudarc::driver::DevicePtrMut;
+/// let gpu = baton_runtime::Gpu::new(0)?;
+/// let module = gpu.load_ptx(ptx, "my_kernels")?;
+/// let fill = module.kernel(&FILL)?;
+/// let mut out = gpu.stream().alloc_zeros::<u32>(1000)?;
+/// let (ptr, _sync) = out.device_ptr_mut(gpu.stream());
+/// let params = FillParams { out: ptr as *mut u32, n: 1000, value: 7 };
+/// // SAFETY: `out` holds `n` words and outlives the launch (synchronized below).
+/// unsafe { fill.launch(gpu.stream(), 1000u32.div_ceil(256), &params)? };
+/// gpu.synchronize()?;
+/// # Ok(()) }
+/// ```
+pub struct TypedKernel<P> {
+    kernel: Kernel,
+    spec: KernelSpec<P>,
+}
+
+impl<P: KernelParams> TypedKernel<P> {
+    /// The spec it launches with.
+    pub fn spec(&self) -> &KernelSpec<P> {
+        &self.spec
+    }
+
+    /// The untyped kernel (attributes, occupancy).
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
+    /// Enqueues the kernel on `stream` over `grid` with `params`, configured
+    /// by the spec ([`launch_config`]). Errors as [`Kernel::launch`]:
+    /// [`Error::SmemTooLarge`] / [`Error::InvalidLaunch`] before anything is
+    /// enqueued, [`Error::Launch`] when the driver refuses; faults surface at
+    /// the next synchronization.
+    ///
+    /// # Safety
+    /// Every pointer in `params` must be valid for what the kernel does with
+    /// it over this grid, and stay valid until the kernel has finished;
+    /// `stream` must belong to the context the module was loaded in.
+    pub unsafe fn launch(
+        &self,
+        stream: &CudaStream,
+        grid: impl Into<Grid>,
+        params: &P,
+    ) -> Result<()> {
+        let cfg = launch_config(&self.spec, grid);
+        let mut args = KernelArgs::new(stream);
+        args.params(params);
+        // SAFETY: one parameter of size_of::<P>() bytes is what the entry
+        // takes (kernel! checks the type, baton-build the size); pointer
+        // validity is the caller's.
+        unsafe { self.kernel.launch(&cfg, &mut args) }
+    }
+
+    /// [`TypedKernel::launch`], then waits for `stream`; a fault while the
+    /// kernel ran becomes [`Error::Launch`] naming it.
+    ///
+    /// # Safety
+    /// As [`TypedKernel::launch`].
+    pub unsafe fn launch_sync(
+        &self,
+        stream: &CudaStream,
+        grid: impl Into<Grid>,
+        params: &P,
+    ) -> Result<()> {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.launch(stream, grid, params)? };
+        stream.synchronize().map_err(|source| Error::Launch {
+            kernel: self.kernel.name().to_string(),
+            source,
+        })
+    }
+}
+
+impl Kernels {
+    /// The kernel `spec` names, typed by its parameter struct. Checks that
+    /// the module has the entry ([`Error::UnknownKernel`]) and that the
+    /// spec's block, cluster and dynamic shared memory fit this kernel on
+    /// this device ([`Error::SmemTooLarge`], [`Error::InvalidLaunch`]); the
+    /// dynamic shared-memory attribute is raised to the spec's bytes at the
+    /// first launch.
+    ///
+    /// ```no_run
+    /// # use baton::kernel::{KernelParams, KernelSpec};
+    /// # #[repr(C)] #[derive(Clone, Copy)] pub struct P { pub x: u64 }
+    /// # unsafe impl KernelParams for P {}
+    /// # const SPEC: KernelSpec<P> = KernelSpec::new("k", 128);
+    /// # fn f(module: &baton_runtime::Kernels) -> baton_runtime::Result<()> {
+    /// let k = module.kernel(&SPEC)?;
+    /// assert_eq!(k.spec().threads, 128);
+    /// # Ok(()) }
+    /// ```
+    pub fn kernel<P: KernelParams>(&self, spec: &KernelSpec<P>) -> Result<TypedKernel<P>> {
+        let kernel = self.get(spec.name)?;
+        let [cx, cy, cz] = spec.cluster;
+        launch_config(spec, (cx, cy, cz)).validate(spec.name, &kernel.limits())?;
+        Ok(TypedKernel {
+            kernel,
+            spec: *spec,
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[derive(Clone, Copy)]
+    #[repr(C)]
+    struct Mixed {
+        ptr: *const u8,
+        a: u32,
+        b: f32,
+        c: u16,
+    }
+    // SAFETY: repr(C) of a raw pointer and numbers.
+    unsafe impl KernelParams for Mixed {}
+
+    #[test]
+    fn params_are_copied_byte_for_byte_into_one_aligned_argument() {
+        let seed = std::process::id();
+        let p = Mixed {
+            ptr: std::ptr::without_provenance(0xdead_0000 + seed as usize),
+            a: seed.wrapping_mul(2_654_435_761),
+            b: seed as f32 * 0.5,
+            c: seed as u16,
+        };
+        let buf = struct_words(&p);
+        assert_eq!(buf.len() * 8, std::mem::size_of::<Mixed>());
+        // SAFETY: the first size_of::<Mixed>() bytes were written from `p`.
+        let back: Mixed = unsafe { std::ptr::read(buf.as_ptr() as *const Mixed) };
+        assert_eq!(back.ptr as usize, p.ptr as usize);
+        assert_eq!(
+            (back.a, back.b.to_bits(), back.c),
+            (p.a, p.b.to_bits(), p.c)
+        );
+        assert_eq!(buf.as_ptr() as usize % 8, 0);
+    }
+
+    #[test]
+    fn spec_gives_block_cluster_and_smem() {
+        const S: KernelSpec<Mixed> = KernelSpec::new("k", 128).with_dynamic_smem_bytes(300_000);
+        let cfg = launch_config(&S, (3, 2, 1));
+        assert_eq!(
+            (cfg.grid, cfg.block, cfg.cluster),
+            ((3, 2, 1), (128, 1, 1), None)
+        );
+        let e = cfg.validate("k", &LaunchLimits::HOPPER).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::SmemTooLarge {
+                    requested: 300_000,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let c = launch_config(&S.with_cluster([2, 1, 1]), 3);
+        assert_eq!(c.cluster, Some((2, 1, 1)));
+        assert!(
+            c.validate(
+                "k",
+                &LaunchLimits {
+                    max_dynamic_smem_bytes: 300_000,
+                    ..LaunchLimits::HOPPER
+                }
+            )
+            .unwrap_err()
+            .to_string()
+            .contains("does not tile")
+        );
+    }
 
     fn err(cfg: LaunchConfig) -> Error {
         cfg.validate("k", &LaunchLimits::HOPPER)

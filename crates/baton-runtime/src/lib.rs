@@ -41,7 +41,9 @@ pub mod timing;
 pub use cudarc;
 pub use error::{Error, Result};
 pub use gpu::{Gpu, Kernel, KernelAttrs, Kernels, REQUIRED_ARCH, SM100A_ARCH, Target, report_skip};
-pub use launch::{KernelArgs, LaunchConfig, LaunchLimits, PORTABLE_CLUSTER_SIZE};
+pub use launch::{
+    Grid, KernelArgs, LaunchConfig, LaunchLimits, PORTABLE_CLUSTER_SIZE, TypedKernel, launch_config,
+};
 
 /// Which build of the kernels to load.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

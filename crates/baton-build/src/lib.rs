@@ -22,7 +22,8 @@
 //! and in the host crate:
 //!
 //! ```ignore
-//! static PTX: &str = baton_build::include_ptx!("kernel", "sm90a");
+//! static PTX: &str = baton_runtime::include_ptx!("kernel", "sm90a");
+//! // = include_str!(concat!(env!("OUT_DIR"), "/kernel_sm90a.ptx"))
 //! ```
 //!
 //! The nested build is `RUSTC_BOOTSTRAP=1 cargo rustc -Zbuild-std=core
@@ -744,19 +745,6 @@ fn hot_kernels_not_clean(specs: &[KernelRecord], resources: &[EntryResources]) -
             )
         })
         .collect()
-}
-
-/// `include_str!` of a module [`KernelCrate::build`] wrote to `OUT_DIR`:
-/// `include_ptx!("name", "sm90a")` or `include_ptx!("name", "sm90a_debug")`.
-///
-/// ```ignore
-/// static PTX: &str = baton_build::include_ptx!("my_kernels", "sm90a");
-/// ```
-#[macro_export]
-macro_rules! include_ptx {
-    ($name:literal, $suffix:literal) => {
-        include_str!(concat!(env!("OUT_DIR"), "/", $name, "_", $suffix, ".ptx"))
-    };
 }
 
 #[cfg(test)]

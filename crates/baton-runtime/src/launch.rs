@@ -294,6 +294,21 @@ fn struct_words<P: KernelParams>(params: &P) -> Vec<MaybeUninit<u64>> {
     buf
 }
 
+/// `include_str!` of a PTX module that `baton_build::KernelCrate::build`
+/// wrote to this crate's `OUT_DIR`: `include_ptx!("lib_name", "sm90a")`
+/// (or `"sm90a_debug"`, `"sm100a"`) is
+/// `include_str!(concat!(env!("OUT_DIR"), "/lib_name_sm90a.ptx"))`.
+///
+/// ```ignore
+/// static PTX: &str = baton_runtime::include_ptx!("my_kernel", "sm90a");
+/// ```
+#[macro_export]
+macro_rules! include_ptx {
+    ($name:literal, $suffix:literal) => {
+        include_str!(concat!(env!("OUT_DIR"), "/", $name, "_", $suffix, ".ptx"))
+    };
+}
+
 /// A launch grid in blocks; from a `u32` (x) or an `(x, y, z)` tuple.
 ///
 /// ```

@@ -163,6 +163,35 @@ fn entry_name(line: &str) -> Option<&str> {
     Some(rest[..end].trim())
 }
 
+/// Prefix of the comment line [`rewrite`] leaves in place of each spec
+/// record, so that the loaded module still says what each entry was built
+/// for (the host reads it: `baton_runtime::Kernels::kernel`).
+pub const SPEC_COMMENT_PREFIX: &str = "// baton-spec: ";
+
+/// The comment line that stands for `spec` in the rewritten PTX:
+/// `// baton-spec: <entry> threads=T cluster=X,Y,Z min_blocks_per_sm=M
+/// dynamic_smem_bytes=S hot=0|1 param_bytes=P`.
+///
+/// ```
+/// let r = baton_build::KernelRecord { name: "k".into(), threads: 128, cluster: [2, 1, 1], min_blocks_per_sm: 1, dynamic_smem_bytes: 4096, hot: true, param_bytes: 24 };
+/// assert_eq!(
+///     baton_build::ptx::spec_comment(&r),
+///     "// baton-spec: k threads=128 cluster=2,1,1 min_blocks_per_sm=1 dynamic_smem_bytes=4096 hot=1 param_bytes=24"
+/// );
+/// ```
+pub fn spec_comment(spec: &KernelRecord) -> String {
+    let [x, y, z] = spec.cluster;
+    format!(
+        "{SPEC_COMMENT_PREFIX}{} threads={} cluster={x},{y},{z} min_blocks_per_sm={} dynamic_smem_bytes={} hot={} param_bytes={}",
+        spec.name,
+        spec.threads,
+        spec.min_blocks_per_sm,
+        spec.dynamic_smem_bytes,
+        spec.hot as u32,
+        spec.param_bytes
+    )
+}
+
 /// The result of [`rewrite`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rewritten {
@@ -177,8 +206,8 @@ pub struct Rewritten {
 
 /// Turns rustc's PTX into the module the host loads:
 ///
-/// * removes the `__baton_spec_*` records (and their `// .globl` comments),
-///   returning what they said;
+/// * replaces each `__baton_spec_*` record by its [`spec_comment`] line (and
+///   drops the record's `// .globl` comment), returning what they said;
 /// * declares [`DYNAMIC_SMEM_DECL`] after `.address_size 64` when the
 ///   module uses the symbol;
 /// * writes `.maxntid threads, 1, 1` and `.minnctapersm n` (when n > 0)
@@ -204,6 +233,7 @@ pub struct Rewritten {
 /// ";
 /// let out = baton_build::ptx::rewrite(ptx).unwrap();
 /// assert!(!out.ptx.contains("__baton_spec_"));
+/// assert!(out.ptx.contains("// baton-spec: k threads=128 cluster=1,1,1 min_blocks_per_sm=1 dynamic_smem_bytes=1024 hot=0 param_bytes=16\n"));
 /// assert!(out.ptx.contains(".address_size 64\n.extern .shared .align 1024 .b8 baton_dynamic_smem[];\n"));
 /// assert!(out.ptx.contains(")\n.maxntid 128, 1, 1\n.minnctapersm 1\n{"));
 /// ```
@@ -232,9 +262,15 @@ pub fn rewrite(ptx: &str) -> Result<Rewritten, PtxError> {
         .iter()
         .map(|s| format!("{SPEC_SYMBOL_PREFIX}{}", s.name))
         .collect();
+    let comments: Vec<String> = specs.iter().map(spec_comment).collect();
     let mut lines: Vec<&str> = Vec::new();
     for line in ptx.lines() {
-        if spec_line(line).is_some() {
+        if let Some(r) = spec_line(line) {
+            // Checked above; the record becomes its comment line.
+            let name = r.map(|(n, _)| n).unwrap_or_default();
+            if let Some(i) = specs.iter().position(|s| s.name == name) {
+                lines.push(&comments[i]);
+            }
             continue;
         }
         let t = line.trim();
@@ -512,6 +548,8 @@ mod tests {
         assert_eq!(out.specs.len(), 2);
         assert!(out.entries_without_spec.is_empty());
         assert!(!out.ptx.contains("__baton_spec"), "{}", out.ptx);
+        assert_eq!(out.ptx.matches(SPEC_COMMENT_PREFIX).count(), 2);
+        assert!(out.ptx.contains("// baton-spec: a threads=384 cluster=2,1,1 min_blocks_per_sm=1 dynamic_smem_bytes=1024 hot=1 param_bytes=24\n"));
         assert!(out.ptx.starts_with(
             ".version 8.0\n.target sm_90a\n.address_size 64\n.extern .shared .align 1024 .b8 baton_dynamic_smem[];\n"
         ));

@@ -121,6 +121,35 @@ pub enum Error {
         /// What is wrong and what is allowed.
         reason: String,
     },
+    /// The module has the entry but no `// baton-spec:` line for it: it was
+    /// not declared with `baton::kernel!` or not built through `baton-build`.
+    #[error(
+        "kernel `{kernel}` in the {module} module has no baton-spec record: declare it with \
+         baton::kernel! and build the module with baton-build"
+    )]
+    NoKernelSpec {
+        /// The kernel.
+        kernel: String,
+        /// Which module.
+        module: String,
+    },
+    /// The host's `KernelSpec` (or its parameter struct) differs from the one
+    /// the module was compiled with: host and device were built from
+    /// different sources.
+    #[error(
+        "kernel `{kernel}`: host spec says {field} = {host}, the module was built with {device}; \
+         rebuild so host and kernels use the same KernelSpec and parameter struct"
+    )]
+    SpecMismatch {
+        /// The kernel.
+        kernel: String,
+        /// Which value differs (`threads`, `cluster`, `min_blocks_per_sm`, `param_bytes`).
+        field: &'static str,
+        /// The host's value.
+        host: String,
+        /// The module's value.
+        device: String,
+    },
     /// The driver refused the launch, or the kernel faulted while running
     /// (trap, illegal address; the context is then unusable).
     #[error("kernel `{kernel}` failed: {}", describe(source))]

@@ -375,6 +375,7 @@ impl Gpu {
             }),
             name: module.to_string(),
             entries: crate::ptx::entry_names(ptx_text),
+            specs: crate::launch::device_specs(ptx_text),
             jit_log: text(&info_log),
             max_smem_optin: self.max_smem_optin,
             max_threads_per_block: self.max_threads_per_block,
@@ -407,6 +408,8 @@ pub struct Kernels {
     module: Arc<Module>,
     name: String,
     entries: Vec<String>,
+    /// The `// baton-spec:` lines baton-build left in the PTX.
+    pub(crate) specs: Vec<crate::launch::DeviceSpec>,
     jit_log: String,
     max_smem_optin: u32,
     max_threads_per_block: u32,

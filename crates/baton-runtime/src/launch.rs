@@ -370,9 +370,122 @@ pub fn launch_config<P>(spec: &KernelSpec<P>, grid: impl Into<Grid>) -> LaunchCo
     }
 }
 
+/// What a module says one entry was compiled for: the `// baton-spec:` line
+/// `baton-build` writes in place of the spec record `baton::kernel!` emits.
+/// `dynamic_smem_bytes` is `size_of` the kernel's shared layout *on the
+/// device* (barrier cells are smaller there than their host simulation), so
+/// launches use it.
+///
+/// ```
+/// let ptx = "// baton-spec: k threads=128 cluster=2,1,1 min_blocks_per_sm=1 dynamic_smem_bytes=4096 hot=1 param_bytes=24\n";
+/// let s = &baton_runtime::device_specs(ptx)[0];
+/// assert_eq!((s.name.as_str(), s.threads, s.cluster, s.dynamic_smem_bytes, s.param_bytes), ("k", 128, [2, 1, 1], 4096, 24));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceSpec {
+    /// The entry.
+    pub name: String,
+    /// Threads per block (`.maxntid`).
+    pub threads: u32,
+    /// Blocks per cluster.
+    pub cluster: [u32; 3],
+    /// `.minnctapersm`.
+    pub min_blocks_per_sm: u32,
+    /// Dynamic shared memory per block, bytes (the device's `size_of`).
+    pub dynamic_smem_bytes: u32,
+    /// Held to no spills / no stack frame at build time.
+    pub hot: bool,
+    /// `size_of` the parameter struct on the device.
+    pub param_bytes: u32,
+}
+
+/// The `// baton-spec:` lines of a module (malformed lines are skipped: the
+/// entry then has no spec and [`Kernels::kernel`] says so).
+pub fn device_specs(ptx: &str) -> Vec<DeviceSpec> {
+    ptx.lines().filter_map(device_spec).collect()
+}
+
+fn device_spec(line: &str) -> Option<DeviceSpec> {
+    let rest = line.trim().strip_prefix("// baton-spec: ")?;
+    let mut words = rest.split_whitespace();
+    let name = words.next()?.to_string();
+    let mut s = DeviceSpec {
+        name,
+        threads: 0,
+        cluster: [0; 3],
+        min_blocks_per_sm: 0,
+        dynamic_smem_bytes: 0,
+        hot: false,
+        param_bytes: 0,
+    };
+    let mut seen = 0;
+    for w in words {
+        let (k, v) = w.split_once('=')?;
+        match k {
+            "threads" => s.threads = v.parse().ok()?,
+            "cluster" => {
+                let mut it = v.split(',').map(|x| x.parse::<u32>());
+                s.cluster = [it.next()?.ok()?, it.next()?.ok()?, it.next()?.ok()?];
+            }
+            "min_blocks_per_sm" => s.min_blocks_per_sm = v.parse().ok()?,
+            "dynamic_smem_bytes" => s.dynamic_smem_bytes = v.parse().ok()?,
+            "hot" => s.hot = v == "1",
+            "param_bytes" => s.param_bytes = v.parse().ok()?,
+            _ => continue,
+        }
+        seen += 1;
+    }
+    (seen == 6).then_some(s)
+}
+
+/// Checks the host's `spec` (and `size_of::<P>()`) against what the module
+/// was compiled with; the dynamic shared memory is the device's and not
+/// compared (see [`DeviceSpec`]).
+fn check_spec<P>(spec: &KernelSpec<P>, device: &DeviceSpec) -> Result<()> {
+    let mismatch = |field, host: String, dev: String| {
+        Err(Error::SpecMismatch {
+            kernel: spec.name.to_string(),
+            field,
+            host,
+            device: dev,
+        })
+    };
+    if spec.threads != device.threads {
+        return mismatch(
+            "threads",
+            spec.threads.to_string(),
+            device.threads.to_string(),
+        );
+    }
+    if spec.cluster != device.cluster {
+        return mismatch(
+            "cluster",
+            format!("{:?}", spec.cluster),
+            format!("{:?}", device.cluster),
+        );
+    }
+    if spec.min_blocks_per_sm != device.min_blocks_per_sm {
+        return mismatch(
+            "min_blocks_per_sm",
+            spec.min_blocks_per_sm.to_string(),
+            device.min_blocks_per_sm.to_string(),
+        );
+    }
+    let host_bytes = std::mem::size_of::<P>() as u32;
+    if host_bytes != device.param_bytes {
+        return mismatch(
+            "param_bytes",
+            host_bytes.to_string(),
+            device.param_bytes.to_string(),
+        );
+    }
+    Ok(())
+}
+
 /// A kernel looked up through its [`KernelSpec`]: launches take the
-/// parameter struct the kernel was compiled against, and the block, cluster
-/// and dynamic shared memory come from the spec.
+/// parameter struct the kernel was compiled against; the block and cluster
+/// come from the spec and the dynamic shared memory from the module (the
+/// device's `size_of` the kernel's shared layout).
 ///
 /// ```no_run
 /// use baton::kernel::{KernelParams, KernelSpec};
@@ -399,12 +512,24 @@ pub fn launch_config<P>(spec: &KernelSpec<P>, grid: impl Into<Grid>) -> LaunchCo
 pub struct TypedKernel<P> {
     kernel: Kernel,
     spec: KernelSpec<P>,
+    device: DeviceSpec,
 }
 
 impl<P: KernelParams> TypedKernel<P> {
-    /// The spec it launches with.
+    /// The host's spec.
     pub fn spec(&self) -> &KernelSpec<P> {
         &self.spec
+    }
+
+    /// What the module says the entry was compiled for.
+    pub fn device_spec(&self) -> &DeviceSpec {
+        &self.device
+    }
+
+    /// Dynamic shared memory each launch gets (the device's `size_of` the
+    /// kernel's shared layout).
+    pub fn dynamic_smem_bytes(&self) -> u32 {
+        self.device.dynamic_smem_bytes
     }
 
     /// The untyped kernel (attributes, occupancy).
@@ -412,8 +537,16 @@ impl<P: KernelParams> TypedKernel<P> {
         &self.kernel
     }
 
-    /// Enqueues the kernel on `stream` over `grid` with `params`, configured
-    /// by the spec ([`launch_config`]). Errors as [`Kernel::launch`]:
+    /// The launch configuration of `grid`: block `(threads, 1, 1)`, the
+    /// spec's cluster, the module's dynamic shared memory.
+    pub fn launch_config(&self, grid: impl Into<Grid>) -> LaunchConfig {
+        let mut cfg = launch_config(&self.spec, grid);
+        cfg.dynamic_smem_bytes = self.device.dynamic_smem_bytes;
+        cfg
+    }
+
+    /// Enqueues the kernel on `stream` over `grid` with `params`
+    /// ([`TypedKernel::launch_config`]). Errors as [`Kernel::launch`]:
     /// [`Error::SmemTooLarge`] / [`Error::InvalidLaunch`] before anything is
     /// enqueued, [`Error::Launch`] when the driver refuses; faults surface at
     /// the next synchronization.
@@ -428,12 +561,12 @@ impl<P: KernelParams> TypedKernel<P> {
         grid: impl Into<Grid>,
         params: &P,
     ) -> Result<()> {
-        let cfg = launch_config(&self.spec, grid);
+        let cfg = self.launch_config(grid);
         let mut args = KernelArgs::new(stream);
         args.params(params);
         // SAFETY: one parameter of size_of::<P>() bytes is what the entry
-        // takes (kernel! checks the type, baton-build the size); pointer
-        // validity is the caller's.
+        // takes (kernel! checks the type, baton-build the device size,
+        // Kernels::kernel the host size); pointer validity is the caller's.
         unsafe { self.kernel.launch(&cfg, &mut args) }
     }
 
@@ -458,11 +591,13 @@ impl<P: KernelParams> TypedKernel<P> {
 }
 
 impl Kernels {
-    /// The kernel `spec` names, typed by its parameter struct. Checks that
-    /// the module has the entry ([`Error::UnknownKernel`]) and that the
-    /// spec's block, cluster and dynamic shared memory fit this kernel on
-    /// this device ([`Error::SmemTooLarge`], [`Error::InvalidLaunch`]); the
-    /// dynamic shared-memory attribute is raised to the spec's bytes at the
+    /// The kernel `spec` names, typed by its parameter struct. Errors:
+    /// [`Error::UnknownKernel`] (no such entry), [`Error::NoKernelSpec`]
+    /// (the module has no baton-spec line for it), [`Error::SpecMismatch`]
+    /// (threads, cluster, launch bounds or `size_of::<P>()` differ from what
+    /// the module was compiled with), [`Error::SmemTooLarge`] /
+    /// [`Error::InvalidLaunch`] (the configuration does not fit this kernel
+    /// on this device). The dynamic shared-memory attribute is raised at the
     /// first launch.
     ///
     /// ```no_run
@@ -477,12 +612,26 @@ impl Kernels {
     /// ```
     pub fn kernel<P: KernelParams>(&self, spec: &KernelSpec<P>) -> Result<TypedKernel<P>> {
         let kernel = self.get(spec.name)?;
-        let [cx, cy, cz] = spec.cluster;
-        launch_config(spec, (cx, cy, cz)).validate(spec.name, &kernel.limits())?;
-        Ok(TypedKernel {
+        let device = self
+            .specs
+            .iter()
+            .find(|s| s.name == spec.name)
+            .cloned()
+            .ok_or_else(|| Error::NoKernelSpec {
+                kernel: spec.name.to_string(),
+                module: self.module_name().to_string(),
+            })?;
+        check_spec(spec, &device)?;
+        let typed = TypedKernel {
             kernel,
             spec: *spec,
-        })
+            device,
+        };
+        let [cx, cy, cz] = spec.cluster;
+        typed
+            .launch_config((cx, cy, cz))
+            .validate(spec.name, &typed.kernel.limits())?;
+        Ok(typed)
     }
 }
 
@@ -520,6 +669,40 @@ mod tests {
             (p.a, p.b.to_bits(), p.c)
         );
         assert_eq!(buf.as_ptr() as usize % 8, 0);
+    }
+
+    #[test]
+    fn device_spec_lines_parse_and_are_checked_against_the_host_spec() {
+        let line = "// baton-spec: k threads=128 cluster=2,1,1 min_blocks_per_sm=1 dynamic_smem_bytes=4096 hot=0 param_bytes=24";
+        let d = device_specs(&format!(".version 8.0\n{line}\n.visible .entry k(\n"));
+        assert_eq!(d.len(), 1);
+        const OK: KernelSpec<Mixed> = KernelSpec::new("k", 128).with_cluster([2, 1, 1]);
+        check_spec(&OK, &d[0]).unwrap();
+        let field = |r: Result<()>| match r {
+            Err(Error::SpecMismatch { field, .. }) => field,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            field(check_spec(
+                &KernelSpec::<Mixed>::new("k", 64).with_cluster([2, 1, 1]),
+                &d[0]
+            )),
+            "threads"
+        );
+        assert_eq!(
+            field(check_spec(&KernelSpec::<Mixed>::new("k", 128), &d[0])),
+            "cluster"
+        );
+        assert_eq!(
+            field(check_spec(&OK.with_min_blocks_per_sm(2), &d[0])),
+            "min_blocks_per_sm"
+        );
+        let mut other = d[0].clone();
+        other.param_bytes = 32;
+        assert_eq!(field(check_spec(&OK, &other)), "param_bytes");
+        // Malformed or incomplete lines give no spec.
+        assert!(device_specs("// baton-spec: k threads=x cluster=1,1,1 min_blocks_per_sm=1 dynamic_smem_bytes=0 hot=0 param_bytes=8").is_empty());
+        assert!(device_specs("// baton-spec: k threads=1").is_empty());
     }
 
     #[test]

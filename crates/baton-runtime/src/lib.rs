@@ -42,7 +42,8 @@ pub use cudarc;
 pub use error::{Error, Result};
 pub use gpu::{Gpu, Kernel, KernelAttrs, Kernels, REQUIRED_ARCH, SM100A_ARCH, Target, report_skip};
 pub use launch::{
-    Grid, KernelArgs, LaunchConfig, LaunchLimits, PORTABLE_CLUSTER_SIZE, TypedKernel, launch_config,
+    DeviceSpec, Grid, KernelArgs, LaunchConfig, LaunchLimits, PORTABLE_CLUSTER_SIZE, TypedKernel,
+    device_specs, launch_config,
 };
 
 /// Which build of the kernels to load.

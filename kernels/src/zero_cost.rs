@@ -10,38 +10,41 @@
 
 use baton::arch::sm90::{dynamic_smem, elect_one, sync_threads, thread_idx_x, warp_idx};
 use baton::pipeline::{PipelineBarriers, ProducerConsumerPipeline};
+use baton_kernels_abi::zero_cost as abi;
+use baton_kernels_abi::zero_cost::{HandoffBenchParams, STAGES};
 use core::arch::asm;
 
-const STAGES: usize = 4;
-
-/// `baton::pipeline` version (linear API on both sides).
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn baton_bench_handoff_pipeline(out: *mut u32, iters: u32) {
-    // SAFETY: the host launches with PipelineBarriers::<4>::GPU_BYTES of smem.
-    let bars = unsafe { dynamic_smem::<PipelineBarriers<STAGES>>() };
-    let mut pipe = ProducerConsumerPipeline::new(bars, c"bench");
-    if thread_idx_x() == 0 {
-        pipe.init_barriers(1, 128);
-    }
-    sync_threads();
-    if warp_idx() == 0 {
-        if elect_one() {
-            for _ in 0..iters {
-                pipe.acquire_producer().release();
+baton::kernel! {
+    #[spec(abi::PIPELINE)]
+    /// `baton::pipeline` version (linear API on both sides).
+    pub fn baton_bench_handoff_pipeline(p: HandoffBenchParams) {
+        let HandoffBenchParams { out, iters } = p;
+        // SAFETY: the host launches with PipelineBarriers::<4>::GPU_BYTES of smem.
+        let bars = unsafe { dynamic_smem::<PipelineBarriers<STAGES>>() };
+        let mut pipe = ProducerConsumerPipeline::new(bars, c"bench");
+        if thread_idx_x() == 0 {
+            pipe.init_barriers(1, 128);
+        }
+        sync_threads();
+        if warp_idx() == 0 {
+            if elect_one() {
+                for _ in 0..iters {
+                    pipe.acquire_producer().release();
+                }
+                pipe.producer_tail();
             }
-            pipe.producer_tail();
+        } else {
+            let mut acc = 0u32;
+            for _ in 0..iters {
+                let stage = pipe.acquire_consumer();
+                acc = acc.wrapping_add(stage.index());
+                stage.release();
+            }
+            // SAFETY: the host allocates grid × 160 words.
+            unsafe {
+                *out.add((baton::arch::sm90::block_idx_x() * 160 + thread_idx_x()) as usize) = acc
+            };
         }
-    } else {
-        let mut acc = 0u32;
-        for _ in 0..iters {
-            let stage = pipe.acquire_consumer();
-            acc = acc.wrapping_add(stage.index());
-            stage.release();
-        }
-        // SAFETY: the host allocates grid × 160 words.
-        unsafe {
-            *out.add((baton::arch::sm90::block_idx_x() * 160 + thread_idx_x()) as usize) = acc
-        };
     }
 }
 
@@ -75,61 +78,64 @@ fn raw_arrive(addr: u32) {
     };
 }
 
-/// Hand-written version: shared addresses, stage and phase kept by hand,
-/// the way a CUDA C++ kernel without a pipeline abstraction does it.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn baton_bench_handoff_handwritten(out: *mut u32, iters: u32) {
-    let full = smem_base();
-    let empty = full + 8 * STAGES as u32;
-    if thread_idx_x() == 0 {
-        for s in 0..STAGES as u32 {
-            // SAFETY: one thread initializes before the barrier below.
-            unsafe {
-                asm!("mbarrier.init.shared::cta.b64 [{a}], 1;", a = in(reg32) full + 8 * s, options(nostack));
-                asm!("mbarrier.init.shared::cta.b64 [{a}], 128;", a = in(reg32) empty + 8 * s, options(nostack));
+baton::kernel! {
+    #[spec(abi::HANDWRITTEN)]
+    /// Hand-written version: shared addresses, stage and phase kept by hand,
+    /// the way a CUDA C++ kernel without a pipeline abstraction does it.
+    pub fn baton_bench_handoff_handwritten(p: HandoffBenchParams) {
+        let HandoffBenchParams { out, iters } = p;
+        let full = smem_base();
+        let empty = full + 8 * STAGES as u32;
+        if thread_idx_x() == 0 {
+            for s in 0..STAGES as u32 {
+                // SAFETY: one thread initializes before the barrier below.
+                unsafe {
+                    asm!("mbarrier.init.shared::cta.b64 [{a}], 1;", a = in(reg32) full + 8 * s, options(nostack));
+                    asm!("mbarrier.init.shared::cta.b64 [{a}], 128;", a = in(reg32) empty + 8 * s, options(nostack));
+                }
             }
+            // SAFETY: a fence.
+            unsafe { asm!("fence.mbarrier_init.release.cluster;", options(nostack)) };
         }
-        // SAFETY: a fence.
-        unsafe { asm!("fence.mbarrier_init.release.cluster;", options(nostack)) };
-    }
-    sync_threads();
-    if warp_idx() == 0 {
-        if elect_one() {
-            let (mut stage, mut phase) = (0u32, 1u32);
+        sync_threads();
+        if warp_idx() == 0 {
+            if elect_one() {
+                let (mut stage, mut phase) = (0u32, 1u32);
+                for _ in 0..iters {
+                    raw_wait(empty + 8 * stage, phase);
+                    raw_arrive(full + 8 * stage);
+                    stage += 1;
+                    if stage == STAGES as u32 {
+                        stage = 0;
+                        phase ^= 1;
+                    }
+                }
+                // Tail: wait until the consumers released every stage.
+                for _ in 0..STAGES {
+                    raw_wait(empty + 8 * stage, phase);
+                    stage += 1;
+                    if stage == STAGES as u32 {
+                        stage = 0;
+                        phase ^= 1;
+                    }
+                }
+            }
+        } else {
+            let (mut stage, mut phase, mut acc) = (0u32, 0u32, 0u32);
             for _ in 0..iters {
-                raw_wait(empty + 8 * stage, phase);
-                raw_arrive(full + 8 * stage);
+                raw_wait(full + 8 * stage, phase);
+                acc = acc.wrapping_add(stage);
+                raw_arrive(empty + 8 * stage);
                 stage += 1;
                 if stage == STAGES as u32 {
                     stage = 0;
                     phase ^= 1;
                 }
             }
-            // Tail: wait until the consumers released every stage.
-            for _ in 0..STAGES {
-                raw_wait(empty + 8 * stage, phase);
-                stage += 1;
-                if stage == STAGES as u32 {
-                    stage = 0;
-                    phase ^= 1;
-                }
-            }
+            // SAFETY: as above.
+            unsafe {
+                *out.add((baton::arch::sm90::block_idx_x() * 160 + thread_idx_x()) as usize) = acc
+            };
         }
-    } else {
-        let (mut stage, mut phase, mut acc) = (0u32, 0u32, 0u32);
-        for _ in 0..iters {
-            raw_wait(full + 8 * stage, phase);
-            acc = acc.wrapping_add(stage);
-            raw_arrive(empty + 8 * stage);
-            stage += 1;
-            if stage == STAGES as u32 {
-                stage = 0;
-                phase ^= 1;
-            }
-        }
-        // SAFETY: as above.
-        unsafe {
-            *out.add((baton::arch::sm90::block_idx_x() * 160 + thread_idx_x()) as usize) = acc
-        };
     }
 }

@@ -274,10 +274,10 @@ pub fn rewrite(ptx: &str) -> Result<Rewritten, PtxError> {
             continue;
         }
         let t = line.trim();
-        if let Some(sym) = t.strip_prefix("// .globl") {
-            if record_names.iter().any(|r| r == sym.trim()) {
-                continue;
-            }
+        if let Some(sym) = t.strip_prefix("// .globl")
+            && record_names.iter().any(|r| r == sym.trim())
+        {
+            continue;
         }
         lines.push(line);
     }

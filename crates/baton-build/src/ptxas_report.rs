@@ -68,10 +68,10 @@ pub fn parse_entries(log: &str) -> Vec<EntryResources> {
                 properties_of_current = false;
             } else if let Some(n) = rest.strip_prefix("Function properties for ") {
                 properties_of_current = current.is_some_and(|i| out[i].name == n.trim());
-            } else if rest.starts_with("Used ") {
-                if let (Some(i), Some(r)) = (current, number_before(rest, " registers")) {
-                    out[i].registers = r;
-                }
+            } else if rest.starts_with("Used ")
+                && let (Some(i), Some(r)) = (current, number_before(rest, " registers"))
+            {
+                out[i].registers = r;
             }
         } else if t.contains("bytes stack frame") && properties_of_current {
             if let Some(i) = current {

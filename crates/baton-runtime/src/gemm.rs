@@ -9,6 +9,7 @@ use crate::stream_k::StreamKWorkspace;
 use crate::tensor_map::{self, DeviceTensorMaps, encode_matrix};
 use crate::{Gpu, Kernel, Kernels, LaunchConfig, Target};
 use baton::tensor_map::{ElemType, Swizzle};
+use baton_kernels_abi::sm100_gemm::{self, Sm100GemmParams};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 /// A tile configuration of the BF16 GEMM kernel family
@@ -90,7 +91,7 @@ impl GemmConfig {
     pub const fn kernel(self) -> &'static str {
         match self {
             GemmConfig::T128x256 => "baton_gemm_bf16_128x256",
-            GemmConfig::Sm100T128x256 => "baton_sm100_gemm_bf16",
+            GemmConfig::Sm100T128x256 => sm100_gemm::GEMM_BF16.name,
             GemmConfig::T128x256C2 => "baton_gemm_bf16_128x256_c2",
             GemmConfig::T128x224C2 => "baton_gemm_bf16_128x224_c2",
             GemmConfig::T128x128 => "baton_gemm_bf16_128x128",
@@ -644,6 +645,25 @@ impl<'a> GemmPlan<'a> {
             cfg.cluster = Some((self.config.cluster_m(), 1, 1));
         }
         let mut args = gpu.args();
+        if self.config.target() == Target::Sm100a {
+            let params = Sm100GemmParams {
+                tma_a: maps.ptr(0) as *const _,
+                tma_b: maps.ptr(1) as *const _,
+                tma_c: maps.ptr(2) as *const _,
+                tma_d: maps.ptr(3) as *const _,
+                m: self.m,
+                n: self.n,
+                k: self.k,
+                group_m: self.group_m,
+                alpha,
+                beta,
+            };
+            args.params(&params);
+            // SAFETY: the sm_100a entry takes this one struct (its spec,
+            // `kernel_abi::sm100_gemm::GEMM_BF16`); the tensor maps point at
+            // operands borrowed for the plan's lifetime, validated in `new`.
+            return unsafe { self.kernel.launch(&cfg, &mut args) };
+        }
         args.u64(maps.ptr(0))
             .u64(maps.ptr(1))
             .u64(maps.ptr(2))

@@ -570,6 +570,45 @@ impl<P: KernelParams> TypedKernel<P> {
         unsafe { self.kernel.launch(&cfg, &mut args) }
     }
 
+    /// Enqueues the kernel with an explicit configuration (e.g. a cluster
+    /// size chosen per launch for a kernel whose spec has none): the block
+    /// must be the spec's `(threads, 1, 1)` and the dynamic shared memory at
+    /// least the module's, else [`Error::InvalidLaunch`]; otherwise as
+    /// [`TypedKernel::launch`].
+    ///
+    /// # Safety
+    /// As [`TypedKernel::launch`].
+    pub unsafe fn launch_with(
+        &self,
+        stream: &CudaStream,
+        cfg: &LaunchConfig,
+        params: &P,
+    ) -> Result<()> {
+        let name = self.kernel.name();
+        if cfg.block != (self.spec.threads, 1, 1) {
+            return Err(Error::InvalidLaunch {
+                kernel: name.to_string(),
+                reason: format!(
+                    "block {:?}: the kernel's spec fixes it at ({}, 1, 1)",
+                    cfg.block, self.spec.threads
+                ),
+            });
+        }
+        if cfg.dynamic_smem_bytes < self.device.dynamic_smem_bytes {
+            return Err(Error::InvalidLaunch {
+                kernel: name.to_string(),
+                reason: format!(
+                    "{} bytes of dynamic shared memory; the kernel's layout needs {}",
+                    cfg.dynamic_smem_bytes, self.device.dynamic_smem_bytes
+                ),
+            });
+        }
+        let mut args = KernelArgs::new(stream);
+        args.params(params);
+        // SAFETY: as in `launch`; the block and shared memory were checked.
+        unsafe { self.kernel.launch(cfg, &mut args) }
+    }
+
     /// [`TypedKernel::launch`], then waits for `stream`; a fault while the
     /// kernel ran becomes [`Error::Launch`] naming it.
     ///

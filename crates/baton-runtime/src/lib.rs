@@ -38,6 +38,9 @@ pub mod tensor_map;
 pub mod tile_copy;
 pub mod timing;
 
+/// Parameter structs, `KernelSpec`s and shared layouts of baton's own
+/// kernels (crate `baton-kernels-abi`).
+pub use baton_kernels_abi as kernel_abi;
 pub use cudarc;
 pub use error::{Error, Result};
 pub use gpu::{Gpu, Kernel, KernelAttrs, Kernels, REQUIRED_ARCH, SM100A_ARCH, Target, report_skip};
@@ -90,43 +93,44 @@ pub struct KernelInfo {
     pub hot: bool,
 }
 
-/// Every kernel `kernels/` defines. `tests/ptxas.rs` fails when the PTX and
-/// this table disagree.
+/// Every kernel `kernels/` defines. Names and hotness come from the
+/// kernels' `KernelSpec`s ([`kernel_abi`]); `tests/ptxas.rs` fails when the
+/// PTX and this table disagree.
 pub const KERNELS: &[KernelInfo] = &[
     KernelInfo {
-        name: smoke::KERNEL,
+        name: kernel_abi::smoke::SMOKE.name,
         about: "smoke: one mbarrier hands 32 words from a producer warp to a consumer warp",
-        hot: true,
+        hot: kernel_abi::smoke::SMOKE.hot,
     },
     KernelInfo {
-        name: smoke::CLUSTER_KERNEL,
+        name: kernel_abi::smoke::SMOKE_CLUSTER.name,
         about: "smoke: cluster launch; each CTA's mbarrier completed by remote arrivals from its cluster",
-        hot: true,
+        hot: kernel_abi::smoke::SMOKE_CLUSTER.hot,
     },
     KernelInfo {
-        name: "baton_pipeline_handoff",
+        name: kernel_abi::pipeline::HANDOFF.name,
         about: "pipeline test: scoped produce/consume through a 4-stage ring",
-        hot: false,
+        hot: kernel_abi::pipeline::HANDOFF.hot,
     },
     KernelInfo {
-        name: "baton_pipeline_explicit",
+        name: kernel_abi::pipeline::EXPLICIT.name,
         about: "pipeline test: explicit-signal stages (consume_explicit, release_without_signal)",
-        hot: false,
+        hot: kernel_abi::pipeline::EXPLICIT.hot,
     },
     KernelInfo {
-        name: "baton_epi_load_roundtrip",
+        name: kernel_abi::pipeline::EPI_LOAD.name,
         about: "epilogue-load pipeline test: D = C * beta",
-        hot: false,
+        hot: kernel_abi::pipeline::EPI_LOAD.hot,
     },
     KernelInfo {
-        name: "baton_bench_handoff_pipeline",
+        name: kernel_abi::zero_cost::PIPELINE.name,
         about: "zero-cost bench: handoff loop written with baton::pipeline",
-        hot: true,
+        hot: kernel_abi::zero_cost::PIPELINE.hot,
     },
     KernelInfo {
-        name: "baton_bench_handoff_handwritten",
+        name: kernel_abi::zero_cost::HANDWRITTEN.name,
         about: "zero-cost bench: the same loop with hand-written mbarrier PTX",
-        hot: true,
+        hot: kernel_abi::zero_cost::HANDWRITTEN.hot,
     },
     KernelInfo {
         name: "baton_gemm_bf16_128x256",
@@ -154,19 +158,19 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
-        name: "baton_pipeline_hang",
+        name: kernel_abi::pipeline::HANG.name,
         about: "hang report test: a consumer waits on a stage nobody fills (debug PTX: bounded, prints, traps)",
-        hot: false,
+        hot: kernel_abi::pipeline::HANG.hot,
     },
     KernelInfo {
-        name: "baton_tile_copy_bf16",
+        name: kernel_abi::tile_copy::COPY.name,
         about: "tile_pipeline test: TMA tile loads through InputTilePipeline, TMA stores out",
-        hot: true,
+        hot: kernel_abi::tile_copy::COPY.hot,
     },
     KernelInfo {
-        name: "baton_tile_copy_bf16_multicast",
+        name: kernel_abi::tile_copy::COPY_MULTICAST.name,
         about: "tile_pipeline test: the tile copy with 2-CTA cluster multicast",
-        hot: true,
+        hot: kernel_abi::tile_copy::COPY_MULTICAST.hot,
     },
     KernelInfo {
         name: "baton_gemm_bf16_128x64",

@@ -146,7 +146,8 @@ pub struct KernelSpec<P> {
     /// as `size_of` of the kernel's shared layout ([`KernelSpec::with_dynamic_smem`]).
     pub dynamic_smem_bytes: u32,
     /// A hot kernel: `baton-build` fails the build when ptxas reports spills
-    /// or a stack frame for it.
+    /// or a stack frame for it in the release variant (the debug variant's
+    /// hang reports call `vprintf`, which needs a stack frame).
     pub hot: bool,
     params: PhantomData<fn(P)>,
 }

@@ -54,7 +54,7 @@ pub enum Error {
     #[error(
         "the {variant} PTX is not in this binary: the device toolchain was missing when baton-runtime was built. \
          Run tools/install-device-toolchain.sh and rebuild, or rebuild with BATON_PTX_DIR=<dir> holding \
-         baton_sm90a.ptx and baton_sm90a_debug.ptx (made by tools/build-ptx.sh)"
+         baton_sm90a.ptx and baton_sm90a_debug.ptx (tools/build-ptx.sh --out-dir <dir> makes them)"
     )]
     PtxNotBuilt {
         /// Which build was asked for.
@@ -65,7 +65,7 @@ pub enum Error {
     /// toolchain was present at build time).
     #[error(
         "no {variant} build of the kernels for {target} in this binary: the sm_100a PTX \
-         (baton_sm100a.ptx, tools/build-ptx.sh) exists in release only and is embedded only when \
+         (baton_sm100a.ptx, built by baton-build) exists in release only and is embedded only when \
          the device toolchain (tools/install-device-toolchain.sh) was present when baton-runtime was built"
     )]
     NoBuild {

@@ -1,4 +1,4 @@
-//! The PTX built from `kernels/` by `tools/build-ptx.sh` and embedded at
+//! The PTX built from `kernels/` by `baton-build` and embedded at
 //! build time (see `build.rs`), and helpers to read PTX text.
 
 use crate::Variant;

@@ -21,6 +21,7 @@
 #![no_std]
 #![warn(missing_docs)]
 
+pub mod gemm_params;
 pub mod pipeline;
 #[cfg(feature = "sm100")]
 pub mod sm100_gemm;

@@ -7,7 +7,9 @@
 #   <out>/baton_sm90a_debug.ptx  sm_90a, debug assertions (bounded waits that
 #                                report the hung site and trap), opt-level 3
 #   <out>/baton_sm100a.ptx       sm_100a (Blackwell), release
-# plus <name>.ptxas.txt (`ptxas -v`) for each when ptxas is present.
+# (the production GEMMs of kernels/), the same three as baton_selftest_*.ptx
+# (the test kernels of kernels/selftest), plus <name>.ptxas.txt (`ptxas -v`)
+# for each when ptxas is present.
 #
 # Usage: tools/build-ptx.sh [--check] [--out-dir DIR]
 #   --check    fail unless ptxas checked every module
@@ -53,7 +55,7 @@ if [[ ! -f "$SRC/baton_sm90a.ptx" ]]; then
     echo "build-ptx: no PTX was built (device toolchain missing?): run tools/install-device-toolchain.sh" >&2
     exit 3
 fi
-for name in baton_sm90a baton_sm90a_debug baton_sm100a; do
+for name in baton_sm90a baton_sm90a_debug baton_sm100a baton_selftest_sm90a baton_selftest_sm90a_debug baton_selftest_sm100a; do
     cp "$SRC/$name.ptx" "$OUT_DIR/$name.ptx"
     if [[ -f "$SRC/$name.ptxas.txt" ]]; then
         cp "$SRC/$name.ptxas.txt" "$OUT_DIR/$name.ptxas.txt"

@@ -1,7 +1,7 @@
 //! `baton gemm` / `baton bench gemm` and `baton bench zero-cost`: ours and
 //! the reference side by side in one process.
 
-use crate::commands::{Outcome, open_any_gpu_kernels, open_gpu_kernels};
+use crate::commands::{Outcome, open_any_gpu_kernels, open_gpu_selftest_kernels};
 use baton_runtime::codegen::{Dialect, kernel_loops};
 use baton_runtime::gemm_check::{self, BenchRow, GemmTuning};
 use baton_runtime::{Variant, pipeline_gpu, ptx};
@@ -211,13 +211,13 @@ pub fn loop_sizes(text: &str, dialect: Dialect) -> Option<(Vec<usize>, Vec<usize
 /// `baton bench zero-cost`: handoffs/µs of the pipeline-API kernel and the
 /// hand-written one, interleaved in one process, plus their PTX loop sizes.
 pub fn zero_cost(ordinal: usize) -> Outcome {
-    if let Ok(text) = ptx::get(Variant::Release)
+    if let Ok(text) = ptx::selftest(Variant::Release)
         && let Some((ours, hand)) = loop_sizes(text, Dialect::Ptx)
     {
         println!("PTX loop sizes (instructions/iteration), pipeline API: {ours:?}");
         println!("PTX loop sizes (instructions/iteration), hand-written: {hand:?}");
     }
-    let (gpu, kernels) = match open_gpu_kernels(ordinal, Variant::Release) {
+    let (gpu, kernels) = match open_gpu_selftest_kernels(ordinal, Variant::Release) {
         Ok(x) => x,
         Err(o) => return o,
     };

@@ -65,7 +65,17 @@ pub(crate) fn open_gpu_kernels(
     ordinal: usize,
     variant: Variant,
 ) -> Result<(Gpu, baton_runtime::Kernels), Outcome> {
-    open_kernels_with(open_gpu(ordinal), variant)
+    open_kernels_with(open_gpu(ordinal), variant, false)
+}
+
+/// [`open_gpu_kernels`] for the test and evidence kernels (their own module,
+/// `Gpu::load_selftest_kernels`: smoke, pipeline, tile copy, zero-cost pair,
+/// hang report).
+pub(crate) fn open_gpu_selftest_kernels(
+    ordinal: usize,
+    variant: Variant,
+) -> Result<(Gpu, baton_runtime::Kernels), Outcome> {
+    open_kernels_with(open_gpu(ordinal), variant, true)
 }
 
 /// [`open_gpu_kernels`] on a GPU of any supported [`Target`] (commands
@@ -74,12 +84,13 @@ pub(crate) fn open_any_gpu_kernels(
     ordinal: usize,
     variant: Variant,
 ) -> Result<(Gpu, baton_runtime::Kernels), Outcome> {
-    open_kernels_with(open_any_gpu(ordinal), variant)
+    open_kernels_with(open_any_gpu(ordinal), variant, false)
 }
 
 fn open_kernels_with(
     opened: Result<Gpu, (Outcome, String)>,
     variant: Variant,
+    selftest: bool,
 ) -> Result<(Gpu, baton_runtime::Kernels), Outcome> {
     let gpu = match opened {
         Ok(g) => g,
@@ -95,7 +106,12 @@ fn open_kernels_with(
             return Err(o);
         }
     };
-    match gpu.load_kernels(variant) {
+    let loaded = if selftest {
+        gpu.load_selftest_kernels(variant)
+    } else {
+        gpu.load_kernels(variant)
+    };
+    match loaded {
         Ok(k) => Ok((gpu, k)),
         Err(e) => {
             println!("FAIL: {e}");
@@ -107,14 +123,21 @@ fn open_kernels_with(
 /// The build-time ptxas report of `variant` as a table (kernel, hot,
 /// registers, spills, stack, smem), or a line saying why there is none.
 pub fn ptxas_table(variant: Variant) -> String {
-    let Some(text) = ptx::ptxas_report(variant) else {
+    // The production module's report, then the test kernels' module's.
+    let (Some(text), Some(selftest)) = (
+        ptx::ptxas_report(variant),
+        ptx::selftest_ptxas_report(variant),
+    ) else {
         return format!(
             "  (no ptxas report for the {variant} PTX: ptxas was not available when it was built)\n"
         );
     };
-    let reports = match ptxas::parse(text) {
-        Ok(r) => r,
-        Err(e) => return format!("  (unreadable ptxas report: {e})\n"),
+    let reports = match (ptxas::parse(text), ptxas::parse(selftest)) {
+        (Ok(mut r), Ok(t)) => {
+            r.extend(t);
+            r
+        }
+        (Err(e), _) | (_, Err(e)) => return format!("  (unreadable ptxas report: {e})\n"),
     };
     let mut s = String::new();
     let _ = writeln!(
@@ -175,11 +198,19 @@ pub fn info(ordinal: usize) -> Outcome {
                 (gpu.driver_version() % 1000) / 10
             );
             let mut outcome = Outcome::Pass;
-            for v in Variant::ALL {
-                match gpu.load_kernels(v) {
+            for (v, selftest) in Variant::ALL
+                .into_iter()
+                .flat_map(|v| [(v, false), (v, true)])
+            {
+                let (what, loaded) = if selftest {
+                    ("test-kernel module", gpu.load_selftest_kernels(v))
+                } else {
+                    ("module", gpu.load_kernels(v))
+                };
+                match loaded {
                     Ok(ks) => {
                         println!(
-                            "  {v} module loaded (driver JIT): {} kernels",
+                            "  {v} {what} loaded (driver JIT): {} kernels",
                             ks.names().len()
                         );
                         for name in ks.names() {
@@ -202,7 +233,7 @@ pub fn info(ordinal: usize) -> Outcome {
                         }
                     }
                     Err(e) => {
-                        println!("  {v} module: {e}");
+                        println!("  {v} {what}: {e}");
                         outcome = Outcome::Fail;
                     }
                 }
@@ -344,7 +375,7 @@ pub fn smoke(ordinal: usize, variants: &[Variant], seed: Option<u64>) -> Outcome
     );
     let mut outcome = Outcome::Pass;
     for &v in variants {
-        let kernels = match gpu.load_kernels(v) {
+        let kernels = match gpu.load_selftest_kernels(v) {
             Ok(k) => k,
             Err(e @ Error::PtxNotBuilt { .. }) => {
                 println!("SKIPPED: {e}");

@@ -63,7 +63,7 @@ pub fn measure(
     warmup: usize,
     reps: usize,
 ) -> Result<Vec<Timing>> {
-    let kernels = gpu.load_kernels(Variant::Release)?;
+    let kernels = gpu.load_selftest_kernels(Variant::Release)?;
     let n = rows * cols;
     let bytes = (2 * n) as f64;
     let stream = gpu.stream();

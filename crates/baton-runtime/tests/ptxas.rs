@@ -1,6 +1,7 @@
-//! Runs ptxas on the embedded PTX: every kernel of `baton_runtime::KERNELS`
-//! must be in it, and hot kernels must compile (release variant) with no
-//! spills and no stack frame.
+//! Runs ptxas on the embedded PTX (both modules: the GEMMs and the test
+//! kernels): every kernel of `baton_runtime::KERNELS` must be in them, in
+//! the module the table says, and hot kernels must compile (release variant)
+//! with no spills and no stack frame.
 //!
 //! Without the device toolchain or ptxas this test skips with a reason,
 //! except under `CI=true`, where it fails: CI installs the toolchain
@@ -24,10 +25,12 @@ fn unavailable(reason: &str) {
     ));
 }
 
+/// The ptxas reports of both modules of `variant` (production GEMMs, then
+/// the test kernels of `kernels/selftest`).
 fn reports(variant: Variant) -> Option<Vec<ptxas::PtxasReport>> {
-    let text = match ptx::get(variant) {
-        Ok(t) => t,
-        Err(e) => {
+    let texts = match (ptx::get(variant), ptx::selftest(variant)) {
+        (Ok(t), Ok(s)) => [t, s],
+        (Err(e), _) | (_, Err(e)) => {
             unavailable(&format!("no PTX embedded in this build: {e}"));
             return None;
         }
@@ -36,11 +39,15 @@ fn reports(variant: Variant) -> Option<Vec<ptxas::PtxasReport>> {
         unavailable("ptxas not found ($PTXAS, .tools/cuda-nvcc, PATH)");
         return None;
     };
-    let out = ptxas::run(&ptxas_bin, text, "sm_90a")
-        .unwrap_or_else(|e| panic!("{variant} PTX rejected: {e}"));
-    let r = ptxas::parse(&out).unwrap_or_else(|e| panic!("{e}\nfull output:\n{out}"));
-    println!("{variant}: ptxas -v:\n{out}");
-    Some(r)
+    let mut all = Vec::new();
+    for text in texts {
+        let out = ptxas::run(&ptxas_bin, text, "sm_90a")
+            .unwrap_or_else(|e| panic!("{variant} PTX rejected: {e}"));
+        let r = ptxas::parse(&out).unwrap_or_else(|e| panic!("{e}\nfull output:\n{out}"));
+        println!("{variant}: ptxas -v:\n{out}");
+        all.extend(r);
+    }
+    Some(all)
 }
 
 #[test]
@@ -62,6 +69,13 @@ fn hot_kernels_do_not_spill_or_use_a_stack() {
             entries.contains(&k.name),
             "kernel {} (in KERNELS) missing from the PTX: {entries:?}",
             k.name
+        );
+        let module = k.module_ptx(Variant::Release).unwrap();
+        assert!(
+            ptx::entry_names(module).iter().any(|e| e == k.name),
+            "kernel {} is not in the module KERNELS says (selftest: {})",
+            k.name,
+            k.selftest
         );
     }
     for e in &entries {

@@ -61,7 +61,7 @@ fn compare(text: &str, dialect: Dialect) {
 
 #[test]
 fn pipeline_loops_match_handwritten_in_ptx() {
-    match ptx::get(Variant::Release) {
+    match ptx::selftest(Variant::Release) {
         Ok(text) => compare(text, Dialect::Ptx),
         Err(e) => unavailable(&format!("no PTX embedded: {e}")),
     }
@@ -69,7 +69,7 @@ fn pipeline_loops_match_handwritten_in_ptx() {
 
 #[test]
 fn pipeline_loops_match_handwritten_in_sass() {
-    let text = match ptx::get(Variant::Release) {
+    let text = match ptx::selftest(Variant::Release) {
         Ok(t) => t,
         Err(e) => return unavailable(&format!("no PTX embedded: {e}")),
     };

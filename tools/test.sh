@@ -27,7 +27,14 @@ cargo fmt --all --check
 step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 
-step "cargo test --workspace (ptxas hot-kernel checks in baton-runtime/tests/ptxas.rs)"
+step "baton-reference builds without cuBLAS; baton-runtime does not enable cudarc's cublas/cublaslt"
+cargo clippy -p baton-reference --no-default-features --all-targets -- -D warnings
+if cargo tree -p baton-runtime -e features -i cudarc | grep -q 'cudarc feature "cublas'; then
+    echo "baton-runtime enables cudarc's cuBLAS features; they belong to baton-reference" >&2
+    exit 1
+fi
+
+step "cargo test --workspace (ptxas hot-kernel checks in xtask/tests/ptxas.rs)"
 cargo test --workspace
 
 step "loom model checks (tools/test-loom.sh: pipeline and tile pipeline protocols, incl. broken-protocol controls)"

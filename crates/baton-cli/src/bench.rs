@@ -2,10 +2,12 @@
 //! the reference side by side in one process.
 
 use crate::commands::{Outcome, open_any_gpu_kernels, open_gpu_selftest_kernels};
-use baton_runtime::codegen::{Dialect, kernel_loops};
-use baton_runtime::gemm_check::{self, BenchRow, GemmTuning};
-use baton_runtime::{Variant, pipeline_gpu, ptx};
+use baton_reference::gemm_check::{self, GemmTuning};
+use baton_reference::gemm_cublas::{self, BenchRow};
+use baton_runtime::{Variant, ptx};
+use baton_selftest::pipeline_gpu;
 use std::io::Write as _;
+use xtask::codegen::{Dialect, kernel_loops};
 
 /// The shape set (M, N, K).
 pub const GEMM_SHAPES: [(usize, usize, usize); 7] = [
@@ -82,7 +84,7 @@ pub fn gemm(
             }
         }
     }
-    match gemm_check::check_vs_cublas(&gpu, &kernels, tuning, (2048, 2048, 2048), 1.0, 0.5) {
+    match gemm_cublas::check_vs_cublas(&gpu, &kernels, tuning, (2048, 2048, 2048), 1.0, 0.5) {
         Ok(c) => {
             let pass = c.passes(1e-2);
             ok &= pass;
@@ -118,10 +120,11 @@ pub fn gemm(
     let mut rows: Vec<BenchRow> = Vec::new();
     for &(shape, beta) in &jobs {
         let what = format!("{}x{}x{} beta={beta}", shape.0, shape.1, shape.2);
-        let row = gemm_check::bench_shape(&gpu, &kernels, &blas, shape, tuning, beta, reps, || {
-            done += 1;
-            progress(done, total, &what);
-        });
+        let row =
+            gemm_cublas::bench_shape(&gpu, &kernels, &blas, shape, tuning, beta, reps, || {
+                done += 1;
+                progress(done, total, &what);
+            });
         match row {
             Ok(r) => rows.push(r),
             Err(e) => {

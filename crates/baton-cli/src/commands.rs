@@ -3,8 +3,11 @@
 //! Exit codes (see [`Outcome`]): 0 pass, 1 fail, 77 skipped (no usable GPU
 //! or no PTX in this build) — the convention `tools/gpu-suite.sh` reads.
 
-use baton_runtime::{Error, Gpu, KERNELS, Target, Variant, ptx, ptxas, smoke};
+use baton_reference::random::XorShift;
+use baton_runtime::{Error, Gpu, KERNELS, Target, Variant, ptx};
+use baton_selftest::smoke;
 use std::fmt::Write as _;
+use xtask::ptxas;
 
 /// How a command ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -390,7 +393,7 @@ pub fn smoke(ordinal: usize, variants: &[Variant], seed: Option<u64>) -> Outcome
                 continue;
             }
         };
-        let seed = seed.unwrap_or_else(smoke::XorShift::seed_from_time);
+        let seed = seed.unwrap_or_else(XorShift::seed_from_time);
         match smoke::run(&gpu, &kernels, seed) {
             Ok(r) => {
                 print!("{}", smoke_table(v, &r));

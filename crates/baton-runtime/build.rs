@@ -4,17 +4,17 @@
 //! * `baton_sm90a.ptx` (release) and `baton_sm90a_debug.ptx` (debug
 //!   assertions: bounded waits that report the hung pipeline), with their
 //!   `ptxas -v` reports when ptxas is present, from `kernels/` (the GEMMs);
-//! * `baton_sm100a.ptx` (Blackwell; the kernels crate's `sm100` feature);
-//! * the same three as `baton_selftest_*` from `kernels/selftest` (smoke,
-//!   pipeline and tile-pipeline tests, the zero-cost pair, sm_100a smoke).
+//! * `baton_sm100a.ptx` (Blackwell; the kernels crate's `sm100` feature).
+//!
+//! The test kernels (`kernels/selftest`) are built and embedded by
+//! `baton-selftest`, not here.
 //!
 //! Launch bounds, the dynamic shared-memory declaration and the hot-kernel
 //! rule (no spills, no stack) come from the kernels' `KernelSpec`s.
 //!
-//! * `BATON_PTX_DIR=<dir>`: embed `<dir>/baton[_selftest]_sm90a.ptx` and
-//!   `<dir>/baton[_selftest]_sm90a_debug.ptx` (and their `.ptxas.txt`
-//!   reports if present) instead of building; the `_sm100a.ptx` files too if
-//!   present.
+//! * `BATON_PTX_DIR=<dir>`: embed `<dir>/baton_sm90a.ptx` and
+//!   `<dir>/baton_sm90a_debug.ptx` (and their `.ptxas.txt` reports if
+//!   present) instead of building; `<dir>/baton_sm100a.ptx` too if present.
 //! * `BATON_SKIP_PTX=1`: embed nothing.
 //! * Device toolchain missing: embed nothing and warn with the command to
 //!   run; loading then fails with `Error::PtxNotBuilt`.
@@ -26,17 +26,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The modules (file stems) and the constants that embed them.
-const VARIANTS: [(&str, &str); 4] = [
-    ("baton_sm90a", "RELEASE"),
-    ("baton_sm90a_debug", "DEBUG"),
-    ("baton_selftest_sm90a", "SELFTEST_RELEASE"),
-    ("baton_selftest_sm90a_debug", "SELFTEST_DEBUG"),
-];
-/// The sm_100a modules; optional.
-const SM100A: [(&str, &str); 2] = [
-    ("baton_sm100a", "SM100A"),
-    ("baton_selftest_sm100a", "SELFTEST_SM100A"),
-];
+const VARIANTS: [(&str, &str); 2] = [("baton_sm90a", "RELEASE"), ("baton_sm90a_debug", "DEBUG")];
+/// The sm_100a module; optional.
+const SM100A: [(&str, &str); 1] = [("baton_sm100a", "SM100A")];
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -61,11 +53,7 @@ fn main() {
     } else if let Some(dir) = env::var_os("BATON_PTX_DIR") {
         copy_prebuilt(&PathBuf::from(dir), &out)
     } else {
-        let source = build(&root.join("kernels"), "baton");
-        if !source.starts_with("not built") {
-            build(&root.join("kernels/selftest"), "baton_selftest");
-        }
-        source
+        build(&root.join("kernels"), "baton")
     };
 
     let mut generated = String::new();

@@ -1,13 +1,37 @@
 //! Runs ptxas on the embedded PTX (both modules: the GEMMs and the test
-//! kernels): every kernel of `baton_runtime::KERNELS` must be in them, in
-//! the module the table says, and hot kernels must compile (release variant)
+//! kernels): every kernel of `baton_runtime::KERNELS` and
+//! `baton_selftest::kernels::KERNELS` must be in its module, and hot kernels must compile (release variant)
 //! with no spills and no stack frame.
 //!
 //! Without the device toolchain or ptxas this test skips with a reason,
 //! except under `CI=true`, where it fails: CI installs the toolchain
 //! (`tools/install-device-toolchain.sh`), so a missing one is a CI bug.
 
-use baton_runtime::{KERNELS, Variant, hot_kernels, ptx};
+use baton_runtime::{KernelInfo, Variant, ptx};
+
+/// The production kernels (runtime module), then the test kernels (their own
+/// module), each with the module's PTX of `variant`.
+/// A kernel table and the function that gives its module's PTX.
+type Table = (
+    &'static [KernelInfo],
+    fn(Variant) -> baton_runtime::Result<&'static str>,
+);
+
+fn tables() -> [Table; 2] {
+    [
+        (baton_runtime::KERNELS, ptx::get),
+        (
+            baton_selftest::kernels::KERNELS,
+            baton_selftest::kernels::ptx,
+        ),
+    ]
+}
+
+fn all_kernels() -> impl Iterator<Item = &'static KernelInfo> {
+    baton_runtime::KERNELS
+        .iter()
+        .chain(baton_selftest::kernels::KERNELS)
+}
 use xtask::ptxas;
 
 fn in_ci() -> bool {
@@ -29,7 +53,7 @@ fn unavailable(reason: &str) {
 /// The ptxas reports of both modules of `variant` (production GEMMs, then
 /// the test kernels of `kernels/selftest`).
 fn reports(variant: Variant) -> Option<Vec<ptxas::PtxasReport>> {
-    let texts = match (ptx::get(variant), ptx::selftest(variant)) {
+    let texts = match (ptx::get(variant), baton_selftest::kernels::ptx(variant)) {
         (Ok(t), Ok(s)) => [t, s],
         (Err(e), _) | (_, Err(e)) => {
             unavailable(&format!("no PTX embedded in this build: {e}"));
@@ -65,28 +89,24 @@ fn hot_kernels_do_not_spill_or_use_a_stack() {
         entries.contains(&"baton_smoke_mbarrier"),
         "smoke kernel missing from ptxas report: {entries:?}"
     );
-    for k in KERNELS {
-        assert!(
-            entries.contains(&k.name),
-            "kernel {} (in KERNELS) missing from the PTX: {entries:?}",
-            k.name
-        );
-        let module = k.module_ptx(Variant::Release).unwrap();
-        assert!(
-            ptx::entry_names(module).iter().any(|e| e == k.name),
-            "kernel {} is not in the module KERNELS says (selftest: {})",
-            k.name,
-            k.selftest
-        );
+    for (table, module) in tables() {
+        let module = module(Variant::Release).unwrap();
+        for k in table {
+            assert!(
+                ptx::entry_names(module).iter().any(|e| e == k.name),
+                "kernel {} (in its KERNELS table) missing from that table's module",
+                k.name
+            );
+        }
     }
     for e in &entries {
         assert!(
-            KERNELS.iter().any(|k| k.name == *e),
-            "PTX kernel {e} is not listed in baton_runtime::KERNELS"
+            all_kernels().any(|k| k.name == *e),
+            "PTX kernel {e} is not listed in baton_runtime::KERNELS or baton_selftest::kernels::KERNELS"
         );
     }
     let mut bad = Vec::new();
-    for hot in hot_kernels() {
+    for hot in all_kernels().filter(|k| k.hot).map(|k| k.name) {
         let r = reports
             .iter()
             .find(|r| r.kernel == hot && r.entry)
@@ -110,7 +130,7 @@ fn debug_variant_assembles_with_every_kernel() {
     let Some(reports) = reports(Variant::Debug) else {
         return;
     };
-    for k in KERNELS {
+    for k in all_kernels() {
         assert!(
             reports.iter().any(|r| r.entry && r.kernel == k.name),
             "kernel {} missing from debug PTX",

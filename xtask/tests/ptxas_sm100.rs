@@ -40,7 +40,7 @@ fn unavailable(reason: &str) {
 #[test]
 fn sm100_kernels_assemble_without_spills_or_stack() {
     // The GEMMs' module and the test kernels' module (tcgen05 smoke kernels).
-    let (Some(gemms), Some(selftest)) = (ptx::sm100a(), ptx::selftest_sm100a()) else {
+    let (Some(gemms), Some(selftest)) = (ptx::sm100a(), baton_selftest::kernels::sm100a()) else {
         unavailable("no sm_100a PTX embedded in this build");
         return;
     };
@@ -90,7 +90,7 @@ fn sm90a_ptx_has_no_sm100_kernels() {
     // ptxas for sm_90a rejects `tcgen05`, so they must not leak in.
     for (variant, text) in [Variant::Release, Variant::Debug]
         .into_iter()
-        .flat_map(|v| [(v, ptx::get(v)), (v, ptx::selftest(v))])
+        .flat_map(|v| [(v, ptx::get(v)), (v, baton_selftest::kernels::ptx(v))])
     {
         let Ok(text) = text else {
             unavailable(&format!("no {variant} PTX embedded in this build"));

@@ -4,7 +4,7 @@
 use crate::commands::{Outcome, open_any_gpu_kernels, open_gpu_selftest_kernels};
 use baton_reference::gemm_check::{self, GemmTuning};
 use baton_reference::gemm_cublas::{self, BenchRow};
-use baton_runtime::{Variant, ptx};
+use baton_runtime::Variant;
 use baton_selftest::pipeline_gpu;
 use std::io::Write as _;
 use xtask::codegen::{Dialect, kernel_loops};
@@ -214,7 +214,7 @@ pub fn loop_sizes(text: &str, dialect: Dialect) -> Option<(Vec<usize>, Vec<usize
 /// `baton bench zero-cost`: handoffs/µs of the pipeline-API kernel and the
 /// hand-written one, interleaved in one process, plus their PTX loop sizes.
 pub fn zero_cost(ordinal: usize) -> Outcome {
-    if let Ok(text) = ptx::selftest(Variant::Release)
+    if let Ok(text) = baton_selftest::kernels::ptx(Variant::Release)
         && let Some((ours, hand)) = loop_sizes(text, Dialect::Ptx)
     {
         println!("PTX loop sizes (instructions/iteration), pipeline API: {ours:?}");

@@ -72,7 +72,7 @@ pub(crate) fn open_gpu_kernels(
 }
 
 /// [`open_gpu_kernels`] for the test and evidence kernels (their own module,
-/// `Gpu::load_selftest_kernels`: smoke, pipeline, tile copy, zero-cost pair,
+/// `baton_selftest::kernels::load_kernels`: smoke, pipeline, tile copy, zero-cost pair,
 /// hang report).
 pub(crate) fn open_gpu_selftest_kernels(
     ordinal: usize,
@@ -110,7 +110,7 @@ fn open_kernels_with(
         }
     };
     let loaded = if selftest {
-        gpu.load_selftest_kernels(variant)
+        baton_selftest::kernels::load_kernels(&gpu, variant)
     } else {
         gpu.load_kernels(variant)
     };
@@ -129,7 +129,7 @@ pub fn ptxas_table(variant: Variant) -> String {
     // The production module's report, then the test kernels' module's.
     let (Some(text), Some(selftest)) = (
         ptx::ptxas_report(variant),
-        ptx::selftest_ptxas_report(variant),
+        baton_selftest::kernels::ptxas_report(variant),
     ) else {
         return format!(
             "  (no ptxas report for the {variant} PTX: ptxas was not available when it was built)\n"
@@ -149,7 +149,7 @@ pub fn ptxas_table(variant: Variant) -> String {
         "kernel", "hot", "regs", "spill-s", "spill-l", "stack", "smem"
     );
     for r in reports.iter().filter(|r| r.entry) {
-        let hot = match KERNELS.iter().find(|k| k.name == r.kernel) {
+        let hot = match all_kernels().find(|k| k.name == r.kernel) {
             Some(k) if k.hot => "yes",
             Some(_) => "no",
             None => "??",
@@ -168,12 +168,18 @@ pub fn ptxas_table(variant: Variant) -> String {
     s
 }
 
+/// The production kernels, then the test kernels (their own module).
+fn all_kernels() -> impl Iterator<Item = &'static baton_runtime::KernelInfo> {
+    KERNELS.iter().chain(baton_selftest::kernels::KERNELS)
+}
+
 /// `baton info`: the embedded kernels, their ptxas reports, and the GPU.
 pub fn info(ordinal: usize) -> Outcome {
     println!("baton {} — kernels for sm_90a", env!("CARGO_PKG_VERSION"));
     println!("PTX: {}", ptx::SOURCE);
+    println!("test-kernel PTX: {}", baton_selftest::kernels::SOURCE);
     println!("\nKernels:");
-    for k in KERNELS {
+    for k in all_kernels() {
         println!(
             "  {:<34} {:<4} {}",
             k.name,
@@ -206,7 +212,10 @@ pub fn info(ordinal: usize) -> Outcome {
                 .flat_map(|v| [(v, false), (v, true)])
             {
                 let (what, loaded) = if selftest {
-                    ("test-kernel module", gpu.load_selftest_kernels(v))
+                    (
+                        "test-kernel module",
+                        baton_selftest::kernels::load_kernels(&gpu, v),
+                    )
                 } else {
                     ("module", gpu.load_kernels(v))
                 };
@@ -378,7 +387,7 @@ pub fn smoke(ordinal: usize, variants: &[Variant], seed: Option<u64>) -> Outcome
     );
     let mut outcome = Outcome::Pass;
     for &v in variants {
-        let kernels = match gpu.load_selftest_kernels(v) {
+        let kernels = match baton_selftest::kernels::load_kernels(&gpu, v) {
             Ok(k) => k,
             Err(e @ Error::PtxNotBuilt { .. }) => {
                 println!("SKIPPED: {e}");

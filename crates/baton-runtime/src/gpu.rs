@@ -27,8 +27,8 @@ fn check(r: CUresult) -> std::result::Result<(), DriverError> {
 /// use baton_runtime::{Gpu, Variant};
 /// let gpu = Gpu::new(0)?;
 /// println!("{} ({} SMs)", gpu.name(), gpu.sm_count());
-/// let kernels = gpu.load_selftest_kernels(Variant::Release)?;
-/// let smoke = kernels.get("baton_smoke_mbarrier")?;
+/// let kernels = gpu.load_kernels(Variant::Release)?;
+/// let gemm = kernels.get("baton_gemm_bf16_128x256")?;
 /// # Ok::<(), baton_runtime::Error>(())
 /// ```
 pub struct Gpu {
@@ -297,31 +297,6 @@ impl Gpu {
                     variant,
                 })?;
                 self.load_ptx(text, "baton_sm100a")
-            }
-        }
-    }
-
-    /// Loads the embedded test and evidence kernels (`kernels/selftest`, a
-    /// module apart from the production GEMMs) of `variant` for this GPU's
-    /// [`Target`]: `baton_selftest_sm90a[_debug].ptx` on Hopper,
-    /// `baton_selftest_sm100a.ptx` (release only) on Blackwell.
-    pub fn load_selftest_kernels(&self, variant: Variant) -> Result<Kernels> {
-        match self.target {
-            Target::Sm90a => self.load_ptx(
-                ptx::selftest(variant)?,
-                match variant {
-                    Variant::Release => "baton_selftest_sm90a",
-                    Variant::Debug => "baton_selftest_sm90a_debug",
-                },
-            ),
-            Target::Sm100a => {
-                let text = ptx::selftest_sm100a()
-                    .filter(|_| variant == Variant::Release)
-                    .ok_or(Error::NoBuild {
-                        target: self.target,
-                        variant,
-                    })?;
-                self.load_ptx(text, "baton_selftest_sm100a")
             }
         }
     }

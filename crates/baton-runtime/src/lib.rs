@@ -64,169 +64,77 @@ pub struct KernelInfo {
     /// Hot kernels must compile (release variant) with no spills and no
     /// stack frame: `xtask/tests/ptxas.rs` enforces it.
     pub hot: bool,
-    /// In the test-kernel module (`kernels/selftest`,
-    /// [`ptx::selftest`]) rather than the production one ([`ptx::get`]).
-    pub selftest: bool,
 }
 
-impl KernelInfo {
-    /// The embedded PTX module of `variant` that holds this kernel.
-    ///
-    /// ```
-    /// let k = &baton_runtime::KERNELS[0];
-    /// // Ok(text) when the PTX was built, Err(PtxNotBuilt) otherwise.
-    /// let _ = k.module_ptx(baton_runtime::Variant::Release);
-    /// ```
-    pub fn module_ptx(&self, variant: Variant) -> Result<&'static str> {
-        if self.selftest {
-            ptx::selftest(variant)
-        } else {
-            ptx::get(variant)
-        }
-    }
-}
-
-/// Every kernel `kernels/` defines. Names and hotness come from the
-/// kernels' `KernelSpec`s ([`kernel_abi`]); `xtask/tests/ptxas.rs` fails when the
-/// PTX and this table disagree.
+/// Every kernel `kernels/` defines (the production module; the test kernels
+/// of `kernels/selftest` are listed by `baton_selftest::kernels::KERNELS`).
+/// Names and hotness come from the kernels' `KernelSpec`s ([`kernel_abi`]);
+/// `xtask/tests/ptxas.rs` fails when the PTX and this table disagree.
 pub const KERNELS: &[KernelInfo] = &[
-    KernelInfo {
-        name: kernel_abi::smoke::SMOKE.name,
-        about: "smoke: one mbarrier hands 32 words from a producer warp to a consumer warp",
-        hot: kernel_abi::smoke::SMOKE.hot,
-        selftest: true,
-    },
-    KernelInfo {
-        name: kernel_abi::smoke::SMOKE_CLUSTER.name,
-        about: "smoke: cluster launch; each CTA's mbarrier completed by remote arrivals from its cluster",
-        hot: kernel_abi::smoke::SMOKE_CLUSTER.hot,
-        selftest: true,
-    },
-    KernelInfo {
-        name: kernel_abi::pipeline::HANDOFF.name,
-        about: "pipeline test: scoped produce/consume through a 4-stage ring",
-        hot: kernel_abi::pipeline::HANDOFF.hot,
-        selftest: true,
-    },
-    KernelInfo {
-        name: kernel_abi::pipeline::EXPLICIT.name,
-        about: "pipeline test: explicit-signal stages (consume_explicit, release_without_signal)",
-        hot: kernel_abi::pipeline::EXPLICIT.hot,
-        selftest: true,
-    },
-    KernelInfo {
-        name: kernel_abi::pipeline::EPI_LOAD.name,
-        about: "epilogue-load pipeline test: D = C * beta",
-        hot: kernel_abi::pipeline::EPI_LOAD.hot,
-        selftest: true,
-    },
-    KernelInfo {
-        name: kernel_abi::zero_cost::PIPELINE.name,
-        about: "zero-cost bench: handoff loop written with baton::pipeline",
-        hot: kernel_abi::zero_cost::PIPELINE.hot,
-        selftest: true,
-    },
-    KernelInfo {
-        name: kernel_abi::zero_cost::HANDWRITTEN.name,
-        about: "zero-cost bench: the same loop with hand-written mbarrier PTX",
-        hot: kernel_abi::zero_cost::HANDWRITTEN.hot,
-        selftest: true,
-    },
     KernelInfo {
         name: "baton_gemm_bf16_128x256",
         about: "bf16 GEMM, 128x256x64 tiles, 4 stages, TMA + wgmma, warp-specialized",
         hot: true,
-        selftest: false,
     },
     KernelInfo {
         name: "baton_gemm_bf16_128x256_c2",
         about: "bf16 GEMM, 128x256x64 tiles, 2-CTA clusters sharing B by TMA multicast",
         hot: true,
-        selftest: false,
     },
     KernelInfo {
         name: "baton_gemm_bf16_128x224_c2",
         about: "bf16 GEMM, 128x224x64 tiles, 2-CTA clusters (N multiple of 224)",
         hot: true,
-        selftest: false,
     },
     KernelInfo {
         name: "baton_gemm_bf16_128x128_c2",
         about: "bf16 GEMM, 128x128x64 tiles, 2-CTA clusters sharing B by TMA multicast",
         hot: true,
-        selftest: false,
     },
     KernelInfo {
         name: "baton_gemm_bf16_128x128",
         about: "bf16 GEMM, 128x128x64 tiles, 6 stages",
         hot: true,
-        selftest: false,
-    },
-    KernelInfo {
-        name: kernel_abi::pipeline::HANG.name,
-        about: "hang report test: a consumer waits on a stage nobody fills (debug PTX: bounded, prints, traps)",
-        hot: kernel_abi::pipeline::HANG.hot,
-        selftest: true,
-    },
-    KernelInfo {
-        name: kernel_abi::tile_copy::COPY.name,
-        about: "tile_pipeline test: TMA tile loads through InputTilePipeline, TMA stores out",
-        hot: kernel_abi::tile_copy::COPY.hot,
-        selftest: true,
-    },
-    KernelInfo {
-        name: kernel_abi::tile_copy::COPY_MULTICAST.name,
-        about: "tile_pipeline test: the tile copy with 2-CTA cluster multicast",
-        hot: kernel_abi::tile_copy::COPY_MULTICAST.hot,
-        selftest: true,
     },
     KernelInfo {
         name: "baton_gemm_bf16_128x64",
         about: "bf16 GEMM, 128x64x64 tiles, 8 stages (skinny problems)",
         hot: true,
-        selftest: false,
     },
     KernelInfo {
         name: "baton_gemm_fp8_blockwise_128x128",
         about: "blockwise-scaled FP8 GEMM (e4m3, 1x128 A / 128x128 B scales, per-K promotion), 128x128x128 tiles, 6 stages",
         hot: true,
-        selftest: false,
     },
     KernelInfo {
         name: "baton_gemm_fp8_blockwise_128x128_db",
         about: "blockwise-scaled FP8 GEMM, two partial accumulators (MMAs of K block kb+1 overlap kb's promotion)",
         hot: true,
-        selftest: false,
     },
     KernelInfo {
         name: "baton_gemm_fp8_blockwise_128x128_db_c2",
         about: "blockwise-scaled FP8 GEMM, two partials, 2-CTA clusters along M sharing B by TMA multicast",
         hot: true,
-        selftest: false,
     },
     KernelInfo {
         name: "baton_gemm_fp8_blockwise_128x192",
         about: "blockwise-scaled FP8 GEMM, 128x192x128 tiles, 5 stages, one partial (two B-scale blocks per tile)",
         hot: true,
-        selftest: false,
     },
     KernelInfo {
         name: "baton_gemm_fp8_blockwise_128x64_db",
         about: "blockwise-scaled FP8 GEMM, 128x64x128 tiles, 8 stages, two partials (small M)",
         hot: true,
-        selftest: false,
     },
     KernelInfo {
         name: "baton_gemm_fp8_blockwise_256x128",
         about: "blockwise-scaled FP8 GEMM, 256x128x128 tiles, 4 stages, two 64-row waves per warpgroup",
         hot: true,
-        selftest: false,
     },
     KernelInfo {
         name: "baton_gemm_fp8_blockwise_128x256",
         about: "blockwise-scaled FP8 GEMM, 128x256x128 tiles, 4 stages, two 128-column waves per warpgroup (small M, wide N)",
         hot: true,
-        selftest: false,
     },
 ];
 
@@ -353,15 +261,13 @@ mod tests {
     fn embedded_ptx_matches_the_build_state() {
         // Either both variants are embedded, or loading says why not.
         match (ptx::get(Variant::Release), ptx::get(Variant::Debug)) {
-            (Ok(r), Ok(_)) => {
+            (Ok(r), Ok(d)) => {
                 for k in KERNELS {
-                    for v in Variant::ALL {
-                        let text = k.module_ptx(v).unwrap();
+                    for (v, text) in [("release", r), ("debug", d)] {
                         assert!(
                             ptx::entry_names(text).iter().any(|n| n == k.name),
-                            "{} missing from the {v} PTX (selftest module: {})",
-                            k.name,
-                            k.selftest
+                            "{} missing from {v} PTX",
+                            k.name
                         );
                     }
                 }

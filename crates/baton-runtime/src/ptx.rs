@@ -35,31 +35,6 @@ pub fn sm100a() -> Option<&'static str> {
     embedded::SM100A_PTX
 }
 
-/// The embedded PTX of the test and evidence kernels (`kernels/selftest`:
-/// smoke, pipeline and tile-pipeline tests, the zero-cost pair, the hang
-/// report's kernel) for `variant`, or [`Error::PtxNotBuilt`].
-pub fn selftest(variant: Variant) -> Result<&'static str> {
-    let p = match variant {
-        Variant::Release => embedded::SELFTEST_RELEASE_PTX,
-        Variant::Debug => embedded::SELFTEST_DEBUG_PTX,
-    };
-    p.ok_or(Error::PtxNotBuilt { variant })
-}
-
-/// The `ptxas -v` output of [`selftest`]'s module, if ptxas was available.
-pub fn selftest_ptxas_report(variant: Variant) -> Option<&'static str> {
-    match variant {
-        Variant::Release => embedded::SELFTEST_RELEASE_PTXAS,
-        Variant::Debug => embedded::SELFTEST_DEBUG_PTXAS,
-    }
-}
-
-/// The sm_100a build of the test kernels (`baton_selftest_sm100a.ptx`: the
-/// `tcgen05` smoke kernels and the tests that use no `wgmma`), if built.
-pub fn selftest_sm100a() -> Option<&'static str> {
-    embedded::SELFTEST_SM100A_PTX
-}
-
 /// Names of the `.entry` functions (kernels) in PTX text, in order.
 ///
 /// ```

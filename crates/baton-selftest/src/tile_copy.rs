@@ -12,7 +12,7 @@
 //! use baton_runtime::{Gpu, Variant};
 //! use baton_selftest::tile_copy::{self, Mode};
 //! let gpu = Gpu::new(0)?;
-//! let kernels = gpu.load_kernels(Variant::Release)?;
+//! let kernels = baton_selftest::kernels::load_kernels(&gpu, Variant::Release)?;
 //! let c = tile_copy::check(&gpu, &kernels, Mode::Multicast, 300, 200, XorShift::seed_from_time())?;
 //! assert!(c.passed(), "{c:?}");
 //! # Ok::<(), baton_selftest::Error>(())

@@ -11,9 +11,8 @@ use baton_selftest::pipeline_gpu;
 fn a_million_payloads_pass_through_the_ring_intact() {
     let Some(gpu) = Gpu::for_test() else { return };
     for variant in Variant::ALL {
-        let kernels = gpu
-            .load_selftest_kernels(variant)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let kernels =
+            baton_selftest::kernels::load_kernels(&gpu, variant).unwrap_or_else(|e| panic!("{e}"));
         for kernel in ["baton_pipeline_handoff", "baton_pipeline_explicit"] {
             // 132 blocks × 8192 payloads ≈ 1.08 × 10^6 handoffs to 128 consumers each.
             let run = pipeline_gpu::run_handoff(&gpu, &kernels, kernel, 132, 8192)
@@ -32,9 +31,8 @@ fn a_million_payloads_pass_through_the_ring_intact() {
 fn epilogue_load_pipeline_round_trip() {
     let Some(gpu) = Gpu::for_test() else { return };
     for variant in Variant::ALL {
-        let kernels = gpu
-            .load_selftest_kernels(variant)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let kernels =
+            baton_selftest::kernels::load_kernels(&gpu, variant).unwrap_or_else(|e| panic!("{e}"));
         for beta in [0.5f32, 1.0, -2.0] {
             let run = pipeline_gpu::run_epi_load(&gpu, &kernels, 16, 300, beta)
                 .unwrap_or_else(|e| panic!("{e}"));
@@ -50,8 +48,7 @@ fn epilogue_load_pipeline_round_trip() {
 #[test]
 fn pipeline_and_handwritten_handoffs_agree() {
     let Some(gpu) = Gpu::for_test() else { return };
-    let kernels = gpu
-        .load_selftest_kernels(Variant::Release)
+    let kernels = baton_selftest::kernels::load_kernels(&gpu, Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
     let [ours, hand] = pipeline_gpu::run_zero_cost(&gpu, &kernels, 132, 1 << 14, 3)
         .unwrap_or_else(|e| panic!("{e}"));

@@ -17,9 +17,8 @@ fn smoke_kernel_hands_data_through_an_mbarrier() {
         gpu.sm_count()
     );
     for variant in Variant::ALL {
-        let kernels = gpu
-            .load_selftest_kernels(variant)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let kernels =
+            baton_selftest::kernels::load_kernels(&gpu, variant).unwrap_or_else(|e| panic!("{e}"));
         for _ in 0..3 {
             let seed = XorShift::seed_from_time();
             let report =
@@ -36,8 +35,7 @@ fn smoke_kernel_hands_data_through_an_mbarrier() {
 #[test]
 fn oversized_shared_memory_is_refused_before_launch() {
     let Some(gpu) = Gpu::for_test() else { return };
-    let kernels = gpu
-        .load_selftest_kernels(Variant::Release)
+    let kernels = baton_selftest::kernels::load_kernels(&gpu, Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
     let k = kernels.get(smoke::KERNEL).unwrap();
     let requested = gpu.max_smem_optin() + 1024;
@@ -62,8 +60,7 @@ fn oversized_shared_memory_is_refused_before_launch() {
 #[test]
 fn unknown_kernel_lists_the_module() {
     let Some(gpu) = Gpu::for_test() else { return };
-    let kernels = gpu
-        .load_selftest_kernels(Variant::Release)
+    let kernels = baton_selftest::kernels::load_kernels(&gpu, Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
     let msg = kernels
         .get("no_such_kernel")
@@ -93,9 +90,8 @@ fn bad_ptx_is_rejected_with_the_jit_log() {
 fn cluster_launch_and_remote_mbarrier_arrivals() {
     let Some(gpu) = Gpu::for_test() else { return };
     for variant in Variant::ALL {
-        let kernels = gpu
-            .load_selftest_kernels(variant)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let kernels =
+            baton_selftest::kernels::load_kernels(&gpu, variant).unwrap_or_else(|e| panic!("{e}"));
         // 16 needs the non-portable cluster attribute, which launch sets.
         for cluster in [1, 2, 4, 8, 16] {
             let blocks = 3 * cluster;

@@ -41,8 +41,16 @@ impl StreamKWorkspace {
             return Err(GemmError::StreamKSegmentZero.into());
         }
         let stream = gpu.stream();
-        let partials = stream.alloc_zeros::<f32>(grid as usize * tile_floats as usize)?;
-        let flags = stream.alloc_zeros::<u32>(2 * grid as usize)?;
+        let partials = crate::device_memory::alloc_zeros::<f32>(
+            gpu,
+            "stream-K workspace (partial tiles)",
+            grid as usize * tile_floats as usize,
+        )?;
+        let flags = crate::device_memory::alloc_zeros::<u32>(
+            gpu,
+            "stream-K workspace (flags)",
+            2 * grid as usize,
+        )?;
         let (partials_ptr, flags_ptr) = (partials.device_ptr(stream).0, flags.device_ptr(stream).0);
         Ok(Self {
             min_segment,

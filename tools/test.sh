@@ -14,7 +14,7 @@ step() { printf '\n== %s\n' "$*"; }
 step "device toolchain (rustc-web for nvptx64, ptxas)"
 bash tools/install-device-toolchain.sh
 
-step "PTX build + ptxas -v (target/ptx/*.ptxas.txt)"
+step "PTX build through baton-build + ptxas -v (target/ptx/*.ptxas.txt; hot kernels held to no spills/stack)"
 bash tools/build-ptx.sh --check
 
 step "generated sources up to date (tools/gen/check.sh)"
@@ -23,6 +23,8 @@ bash tools/gen/check.sh
 step "cargo fmt --check"
 cargo fmt --all --check
 (cd kernels && cargo fmt --check)
+(cd kernels/selftest && cargo fmt --check)
+(cd crates/baton-build/tests/fixture-kernel && cargo fmt --check)
 
 step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings

@@ -1,25 +1,34 @@
-//! Builds the device kernels (`kernels/`) into PTX with `tools/build-ptx.sh`
-//! and generates `$OUT_DIR/baton_ptx.rs`, which embeds them.
+//! Builds baton's device kernels into PTX with `baton-build` and generates
+//! `$OUT_DIR/baton_ptx.rs`, which embeds them:
+//!
+//! * `baton_sm90a.ptx` (release) and `baton_sm90a_debug.ptx` (debug
+//!   assertions: bounded waits that report the hung pipeline), with their
+//!   `ptxas -v` reports when ptxas is present, from `kernels/` (the GEMMs);
+//! * `baton_sm100a.ptx` (Blackwell; the kernels crate's `sm100` feature).
+//!
+//! The test kernels (`kernels/selftest`) are built and embedded by
+//! `baton-selftest`, not here.
+//!
+//! Launch bounds, the dynamic shared-memory declaration and the hot-kernel
+//! rule (no spills, no stack) come from the kernels' `KernelSpec`s.
 //!
 //! * `BATON_PTX_DIR=<dir>`: embed `<dir>/baton_sm90a.ptx` and
 //!   `<dir>/baton_sm90a_debug.ptx` (and their `.ptxas.txt` reports if
 //!   present) instead of building; `<dir>/baton_sm100a.ptx` too if present.
-//!
-//! The sm_100a PTX (`baton_sm100a.ptx`, Blackwell kernels) is embedded when
-//! there is one, for the ptxas test; the runtime does not load it.
 //! * `BATON_SKIP_PTX=1`: embed nothing.
-//! * Device toolchain missing (`tools/build-ptx.sh` exits 3): embed nothing
-//!   and warn; loading then fails with `Error::PtxNotBuilt`.
+//! * Device toolchain missing: embed nothing and warn with the command to
+//!   run; loading then fails with `Error::PtxNotBuilt`.
 //! * Any other build failure of the kernels fails this build.
 
+use baton_build::{BuildError, KernelCrate, Target, Variant};
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-const VARIANTS: [&str; 2] = ["baton_sm90a", "baton_sm90a_debug"];
-/// Built by `tools/build-ptx.sh` next to the variants; optional.
-const SM100A: &str = "baton_sm100a";
+/// The modules (file stems) and the constants that embed them.
+const VARIANTS: [(&str, &str); 2] = [("baton_sm90a", "RELEASE"), ("baton_sm90a_debug", "DEBUG")];
+/// The sm_100a module; optional.
+const SM100A: [(&str, &str); 1] = [("baton_sm100a", "SM100A")];
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -28,32 +37,12 @@ fn main() {
         .canonicalize()
         .expect("repository root");
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
-
-    for p in [
-        "kernels/src",
-        "kernels/Cargo.toml",
-        "kernels/roles/src",
-        "kernels/roles/Cargo.toml",
-        "kernels/launch-bounds.txt",
-        "crates/baton/src",
-        "crates/baton/Cargo.toml",
-        "tools/build-ptx.sh",
-        "tools/env.sh",
-    ] {
-        println!("cargo:rerun-if-changed={}", root.join(p).display());
-    }
-    for v in [
-        "BATON_PTX_DIR",
-        "BATON_SKIP_PTX",
-        "PTXAS",
-        "RUSTC_DEVICE",
-        "CARGO_DEVICE",
-    ] {
+    for v in ["BATON_PTX_DIR", "BATON_SKIP_PTX"] {
         println!("cargo:rerun-if-env-changed={v}");
     }
 
     // Remove stale outputs so that nothing from an earlier build is embedded.
-    for v in VARIANTS.iter().chain(&[SM100A]) {
+    for (v, _) in VARIANTS.iter().chain(&SM100A) {
         let _ = fs::remove_file(out.join(format!("{v}.ptx")));
         let _ = fs::remove_file(out.join(format!("{v}.ptxas.txt")));
     }
@@ -62,37 +51,16 @@ fn main() {
         warn("BATON_SKIP_PTX=1: no PTX embedded; loading kernels will fail with PtxNotBuilt");
         "skipped (BATON_SKIP_PTX=1)".to_string()
     } else if let Some(dir) = env::var_os("BATON_PTX_DIR") {
-        let dir = PathBuf::from(dir);
-        for v in VARIANTS {
-            let ptx = dir.join(format!("{v}.ptx"));
-            println!("cargo:rerun-if-changed={}", ptx.display());
-            if let Err(e) = fs::copy(&ptx, out.join(format!("{v}.ptx"))) {
-                fail(&format!(
-                    "BATON_PTX_DIR={}: cannot read {}: {e} (make the directory with tools/build-ptx.sh --check --out-dir DIR)",
-                    dir.display(),
-                    ptx.display()
-                ));
-            }
-            let rep = dir.join(format!("{v}.ptxas.txt"));
-            if rep.exists() {
-                fs::copy(&rep, out.join(format!("{v}.ptxas.txt"))).expect("copy ptxas report");
-            }
-        }
-        let sm100 = dir.join(format!("{SM100A}.ptx"));
-        println!("cargo:rerun-if-changed={}", sm100.display());
-        if sm100.exists() {
-            fs::copy(&sm100, out.join(format!("{SM100A}.ptx"))).expect("copy sm_100a PTX");
-        }
-        format!("prebuilt from BATON_PTX_DIR={}", dir.display())
+        copy_prebuilt(&PathBuf::from(dir), &out)
     } else {
-        build_ptx(&root, &out)
+        build(&root.join("kernels"), "baton")
     };
 
     let mut generated = String::new();
     generated.push_str(&format!(
         "/// How the embedded PTX was obtained.\npub const SOURCE: &str = {source:?};\n"
     ));
-    for (v, konst) in VARIANTS.iter().zip(["RELEASE", "DEBUG"]) {
+    for (v, konst) in VARIANTS {
         generated.push_str(&embed(&out, &format!("{v}.ptx"), &format!("{konst}_PTX")));
         generated.push_str(&embed(
             &out,
@@ -100,8 +68,73 @@ fn main() {
             &format!("{konst}_PTXAS"),
         ));
     }
-    generated.push_str(&embed(&out, &format!("{SM100A}.ptx"), "SM100A_PTX"));
+    for (v, konst) in SM100A {
+        generated.push_str(&embed(&out, &format!("{v}.ptx"), &format!("{konst}_PTX")));
+    }
     fs::write(out.join("baton_ptx.rs"), generated).expect("write baton_ptx.rs");
+}
+
+/// Builds the kernel crate at `kernels` for sm_90a (release + debug) and
+/// sm_100a into `OUT_DIR` as `<name>_sm90a[_debug].ptx`, `<name>_sm100a.ptx`.
+fn build(kernels: &Path, name: &str) -> String {
+    let sm90 = KernelCrate::new(kernels)
+        .target(Target::Sm90a)
+        .variant(Variant::Release)
+        .variant(Variant::Debug)
+        .output_name(name)
+        .build();
+    let sm90 = match sm90 {
+        Ok(b) => b,
+        Err(BuildError::ToolchainMissing { what, install }) => {
+            warn(&format!("device toolchain missing: {what}"));
+            warn(&format!(
+                "no PTX embedded: GPU kernels unavailable in this build (Error::PtxNotBuilt); run: {install}, then rebuild"
+            ));
+            return format!("not built: device toolchain missing (run: {install})");
+        }
+        Err(e) => fail(&format!(
+            "{e}\n(fix the kernel build above, or set BATON_SKIP_PTX=1 to build the host side without kernels)"
+        )),
+    };
+    if let Err(e) = KernelCrate::new(kernels)
+        .target(Target::Sm100a)
+        .feature("sm100")
+        .output_name(name)
+        .build()
+    {
+        fail(&format!("sm_100a kernels ({name}): {e}"));
+    }
+    if sm90.toolchain.ptxas.is_some() {
+        "built by baton-build, checked by ptxas".to_string()
+    } else {
+        "built by baton-build (no ptxas check)".to_string()
+    }
+}
+
+fn copy_prebuilt(dir: &Path, out: &Path) -> String {
+    for (v, _) in VARIANTS {
+        let ptx = dir.join(format!("{v}.ptx"));
+        println!("cargo:rerun-if-changed={}", ptx.display());
+        if let Err(e) = fs::copy(&ptx, out.join(format!("{v}.ptx"))) {
+            fail(&format!(
+                "BATON_PTX_DIR={}: cannot read {}: {e} (make the directory with tools/build-ptx.sh --out-dir DIR)",
+                dir.display(),
+                ptx.display()
+            ));
+        }
+        let rep = dir.join(format!("{v}.ptxas.txt"));
+        if rep.exists() {
+            fs::copy(&rep, out.join(format!("{v}.ptxas.txt"))).expect("copy ptxas report");
+        }
+    }
+    for (v, _) in SM100A {
+        let sm100 = dir.join(format!("{v}.ptx"));
+        println!("cargo:rerun-if-changed={}", sm100.display());
+        if sm100.exists() {
+            fs::copy(&sm100, out.join(format!("{v}.ptx"))).expect("copy sm_100a PTX");
+        }
+    }
+    format!("prebuilt from BATON_PTX_DIR={}", dir.display())
 }
 
 fn embed(out: &Path, file: &str, konst: &str) -> String {
@@ -117,58 +150,13 @@ fn embed(out: &Path, file: &str, konst: &str) -> String {
 /// Ends the build script with `msg` on stderr (cargo shows it), without a
 /// panic backtrace in the way.
 fn fail(msg: &str) -> ! {
+    for line in msg.lines() {
+        println!("cargo::error={line}");
+    }
     eprintln!("error: {msg}");
     std::process::exit(1)
 }
 
 fn warn(msg: &str) {
     println!("cargo:warning=baton-runtime: {msg}");
-}
-
-fn build_ptx(root: &Path, out: &Path) -> String {
-    let script = root.join("tools/build-ptx.sh");
-    let ptxas = env::var_os("PTXAS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join(".tools/cuda-nvcc/nvidia/cu13/bin/ptxas"));
-    // Re-check on every build while a tool is missing (a missing path is
-    // always out of date), so installing it later takes effect.
-    println!("cargo:rerun-if-changed={}", ptxas.display());
-    println!("cargo:rerun-if-changed=/usr/bin/rustc");
-    let mut cmd = Command::new("bash");
-    cmd.arg(&script).arg("--out-dir").arg(out);
-    if ptxas.exists() {
-        cmd.arg("--check");
-    }
-    let res = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
-    let stderr = String::from_utf8_lossy(&res.stderr);
-    match res.status.code() {
-        Some(0) => {
-            if ptxas.exists() {
-                "built by tools/build-ptx.sh --check".to_string()
-            } else {
-                warn(
-                    "ptxas not found: PTX built but not checked (run tools/install-device-toolchain.sh)",
-                );
-                "built by tools/build-ptx.sh (no ptxas check)".to_string()
-            }
-        }
-        Some(3) => {
-            for line in stderr.lines() {
-                warn(line);
-            }
-            warn(
-                "no PTX embedded: GPU kernels unavailable in this build (Error::PtxNotBuilt); run tools/install-device-toolchain.sh and rebuild",
-            );
-            "not built: device toolchain missing (run tools/install-device-toolchain.sh)"
-                .to_string()
-        }
-        _ => fail(&format!(
-            "tools/build-ptx.sh failed ({}):\n{}\n{}\n(fix the kernel build above, or set BATON_SKIP_PTX=1 to build the host side without kernels)",
-            res.status,
-            String::from_utf8_lossy(&res.stdout),
-            stderr
-        )),
-    }
 }

@@ -92,10 +92,10 @@ use baton::arch::sm90::tma::{TensorMap, load_2d, prefetch_tensormap, store_wait_
 use baton::arch::sm90::{dynamic_smem, thread_idx_x};
 use baton::smem::SharedRef;
 use baton::smem_field;
-use baton::tile_pipeline::{InputConsumer, InputTilePipeline, InputTileStorage};
+use baton::tile_pipeline::{InputConsumer, InputTilePipeline};
 use baton_kernel_roles::dispatch_roles;
 use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
-use baton_kernel_roles::sm90::epilogue::{NoC, SUB_COLS, SUB_ROWS, StoreEpilogue, SubTile};
+use baton_kernel_roles::sm90::epilogue::{NoC, SUB_COLS, SUB_ROWS, StoreEpilogue};
 pub use baton_kernel_roles::sm90::mainloop_fp8::{BK, WAVE_M};
 use baton_kernel_roles::sm90::mainloop_fp8::{
     Fp8Accumulators, Fp8Mma, Fp8N64, Fp8N128, Fp8N192, Fp8Payload, Fp8Scales, Fp8Stage,
@@ -113,69 +113,28 @@ const GROUP_M: u32 = 8;
 type Payload<const BM: usize, const BN: usize> = Fp8Payload<BM, BN>;
 type Stage<const BM: usize, const BN: usize> = Fp8Stage<BM, BN>;
 
-/// Shared memory of the kernel.
-#[repr(C)]
-pub struct Fp8Smem<const BM: usize, const BN: usize, const STAGES: usize> {
-    input: InputTileStorage<Payload<BM, BN>, STAGES>,
-    /// D staging, `[warpgroup][buffer]`.
-    d_tiles: [[SubTile; 2]; 2],
-}
-
-const _: () = {
-    assert!(
-        core::mem::size_of::<Fp8Smem<128, 128, 6>>() <= 227 * 1024,
-        "128x128 FP8 GEMM exceeds 227 KiB of shared memory"
-    );
-    assert!(
-        core::mem::size_of::<Fp8Smem<128, 64, 8>>() <= 227 * 1024,
-        "128x64 FP8 GEMM exceeds 227 KiB of shared memory"
-    );
-    assert!(
-        core::mem::size_of::<Fp8Smem<128, 192, 5>>() <= 227 * 1024,
-        "128x192 FP8 GEMM exceeds 227 KiB of shared memory"
-    );
-    assert!(
-        core::mem::size_of::<Fp8Smem<256, 128, 4>>() <= 227 * 1024,
-        "256x128 FP8 GEMM exceeds 227 KiB of shared memory"
-    );
-    assert!(
-        core::mem::size_of::<Fp8Smem<128, 256, 4>>() <= 227 * 1024,
-        "128x256 FP8 GEMM exceeds 227 KiB of shared memory"
-    );
-};
+pub use baton_kernels_abi::gemm_fp8::Fp8Smem;
+use baton_kernels_abi::gemm_fp8::{self as abi};
+use baton_kernels_abi::gemm_params::{GemmFp8Params, StreamKParams};
 
 macro_rules! fp8_entry {
-    ($(#[$doc:meta])* $name:ident, $($gen:tt)*) => {
-        $(#[$doc])*
-        #[unsafe(no_mangle)]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn $name(
-            tma_a: *const TensorMap,
-            tma_b: *const TensorMap,
-            tma_sa: *const TensorMap,
-            tma_d: *const TensorMap,
-            tma_a_tail: *const TensorMap,
-            tma_sa_tail: *const TensorMap,
-            b_scales: *const f32,
-            m: u32,
-            n: u32,
-            k: u32,
-            tail_rows: u32,
-            sk_partials: *mut f32,
-            sk_flags: *mut u32,
-            sk_epoch: u32,
-            sk_min_segment: u32,
-            sk_extra_waves: u32,
-        ) {
-            // SAFETY: forwarded to the kernel's contract.
-            let sk = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
-            // SAFETY: forwarded to the kernel's contract.
-            unsafe {
-                gemm::<$($gen)*>(
-                    (tma_a, tma_b, tma_sa, tma_d),
-                    (tma_a_tail, tma_sa_tail, tail_rows),
-                    b_scales, m, n, k, sk, (sk_min_segment, sk_extra_waves),
-                )
+    ($(#[$doc:meta])* $spec:path, $name:ident, $mma:ty, $bm:literal, $bn:literal, $acc:literal, $stages:literal, $double:literal, $cluster:literal) => {
+        baton::kernel! {
+            #[spec($spec)]
+            $(#[$doc])*
+            pub fn $name(p: GemmFp8Params) {
+                let GemmFp8Params { tma_a, tma_b, tma_sa, tma_d, tma_a_tail, tma_sa_tail, b_scales, m, n, k, tail_rows, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves } } = p;
+                const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<Fp8Smem<$bm, $bn, $stages>>(), "the spec's shared memory is not this entry's layout") };
+                // SAFETY: forwarded to the kernel's contract.
+                let sk = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
+                // SAFETY: forwarded to the kernel's contract.
+                unsafe {
+                    gemm::<$mma, $bm, $bn, $acc, $stages, $double, $cluster>(
+                        (tma_a, tma_b, tma_sa, tma_d),
+                        (tma_a_tail, tma_sa_tail, tail_rows),
+                        b_scales, m, n, k, sk, (sk_min_segment, sk_extra_waves),
+                    )
+                }
             }
         }
     };
@@ -210,6 +169,7 @@ fp8_entry!(
     /// `2 · grid` `u32`s (zeroed once), and `sk_epoch ≠ 0` differs from the
     /// previous launch's on these buffers. With `sk_min_segment == 0` they are
     /// never touched (may be null).
+    abi::GEMM_128X128,
     baton_gemm_fp8_blockwise_128x128,
     Fp8N128, 128, 128, 64, 6, false, 1
 );
@@ -221,6 +181,7 @@ fp8_entry!(
     ///
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`].
+    abi::GEMM_128X128_DB,
     baton_gemm_fp8_blockwise_128x128_db,
     Fp8N128, 128, 128, 64, 6, true, 1
 );
@@ -235,6 +196,7 @@ fp8_entry!(
     ///
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 64}.
+    abi::GEMM_128X128_DB_C2,
     baton_gemm_fp8_blockwise_128x128_db_c2,
     Fp8N128, 128, 128, 64, 6, true, 2
 );
@@ -246,6 +208,7 @@ fp8_entry!(
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 64} and
     /// `size_of::<Fp8Smem<64, 8>>()` bytes of dynamic shared memory.
+    abi::GEMM_128X64_DB,
     baton_gemm_fp8_blockwise_128x64_db,
     Fp8N64, 128, 64, 32, 8, true, 1
 );
@@ -259,6 +222,7 @@ fp8_entry!(
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 192} and
     /// `size_of::<Fp8Smem<192, 5>>()` bytes of dynamic shared memory.
+    abi::GEMM_128X192,
     baton_gemm_fp8_blockwise_128x192,
     Fp8N192, 128, 192, 96, 5, false, 1
 );
@@ -277,6 +241,7 @@ fp8_entry!(
     /// As [`baton_gemm_fp8_blockwise_128x128`], with A's box {128, 256}, the
     /// A scales' box {256, 1} and `size_of::<Fp8Smem<256, 128, 4>>()` bytes
     /// of dynamic shared memory.
+    abi::GEMM_256X128,
     baton_gemm_fp8_blockwise_256x128,
     Fp8N128, 256, 128, 64, 4, false, 1
 );
@@ -292,6 +257,7 @@ fp8_entry!(
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 256} and
     /// `size_of::<Fp8Smem<128, 256, 4>>()` bytes of dynamic shared memory.
+    abi::GEMM_128X256,
     baton_gemm_fp8_blockwise_128x256,
     Fp8N128, 128, 256, 64, 4, false, 1
 );

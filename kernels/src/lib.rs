@@ -1,46 +1,39 @@
-//! baton's device kernels, built for `nvptx64-nvidia-cuda` / `sm_90a` into
-//! one PTX module by `tools/build-ptx.sh` and loaded by `baton-runtime`.
-//! With the `sm100` feature (and `-C target-cpu=sm_100a`) the same script
-//! builds `baton_sm100a.ptx`: the Blackwell kernels (`sm100_smoke`) plus the
-//! kernels that use no `wgmma`.
+//! baton's production kernels (the GEMMs), built for `nvptx64-nvidia-cuda` /
+//! `sm_90a` into one PTX module by `baton-build` (from `baton-runtime`'s
+//! build script) and loaded by `baton-runtime`. With the `sm100` feature (and
+//! `-C target-cpu=sm_100a`) the same build makes `baton_sm100a.ptx`: the
+//! Blackwell GEMMs. Test and evidence kernels live apart, in
+//! `kernels/selftest` (their own PTX module).
 //!
-//! Kernels are `extern "ptx-kernel"` functions with unmangled names; the host
-//! looks them up by those names (`baton_runtime::kernels`). Every kernel here
-//! must be listed in `baton-runtime`'s kernel table and, when it is on a hot
-//! path, in its `HOT_KERNELS` list (checked for spills by
-//! `crates/baton-runtime/tests/ptxas.rs`).
+//! Kernels are declared with `baton::kernel!` against their `KernelSpec`s and
+//! `#[repr(C)]` parameter structs in `kernels/abi` (`baton-kernels-abi`),
+//! which the host launches through (`Kernels::kernel(&SPEC)`); the spec says
+//! whether a kernel is hot (no spills, no stack frame: the build fails
+//! otherwise) and gives its launch bounds and shared memory.
 //!
 //! Build (needs the device toolchain; see `tools/install-device-toolchain.sh`):
 //!
 //! ```text
-//! tools/build-ptx.sh --check
+//! cargo build -p baton-runtime      # or: tools/build-ptx.sh --check --out-dir DIR
 //! ```
 #![no_std]
-#![feature(abi_ptx, asm_experimental_arch)]
+#![feature(abi_ptx)]
 
 #[cfg(not(target_arch = "nvptx64"))]
 compile_error!(
-    "baton-kernels builds only for nvptx64-nvidia-cuda: use tools/build-ptx.sh \
-     (after tools/install-device-toolchain.sh)"
+    "baton-kernels builds only for nvptx64-nvidia-cuda: baton-runtime's build script builds it \
+     with baton-build (after tools/install-device-toolchain.sh)"
 );
 
 // The `wgmma` kernels are Hopper-only (sm_100a has no `wgmma`), so the
-// sm_100a build (feature `sm100`) leaves them out; the other kernels use only
-// instructions both targets have and are in both builds.
+// sm_100a build (feature `sm100`) leaves them out.
 #[cfg(not(feature = "sm100"))]
 pub mod gemm_bf16;
 #[cfg(not(feature = "sm100"))]
 pub mod gemm_fp8;
-pub mod pipeline;
 /// sm_100a only: built into `baton_sm100a.ptx` with `--features sm100`.
 #[cfg(feature = "sm100")]
 pub mod sm100_gemm;
-#[cfg(feature = "sm100")]
-pub mod sm100_smoke;
-pub mod smem_io;
-pub mod smoke;
-pub mod tile_copy;
-pub mod zero_cost;
 
 /// A panic on the device ends the kernel with `trap`; the launch then fails
 /// on the host with an illegal-instruction error.

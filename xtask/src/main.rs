@@ -3,16 +3,18 @@
 //!
 //! ```text
 //! cargo xtask ptxas [release|debug|sm100a]   ptxas -v report of every kernel (hot ones flagged)
-//! cargo xtask loops <kernel> [ptx|sass]      the kernel's loops and their sizes (sm_90a release)
+//!                   [selftest|selftest-debug|selftest-sm100a]   the same for the test kernels' module
+//! cargo xtask loops <kernel> [ptx|sass]      the kernel's loops and their sizes (sm_90a release;
+//!                                            either module)
 //! ```
 
 use baton_runtime::{KERNELS, Variant, ptx};
+use baton_selftest::kernels as selftest;
 use std::process::ExitCode;
 use xtask::codegen::{self, Dialect};
 use xtask::ptxas;
 
-const USAGE: &str =
-    "usage: cargo xtask ptxas [release|debug|sm100a]\n       cargo xtask loops <kernel> [ptx|sass]";
+const USAGE: &str = "usage: cargo xtask ptxas [release|debug|sm100a|selftest|selftest-debug|selftest-sm100a]\n       cargo xtask loops <kernel> [ptx|sass]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -48,8 +50,21 @@ fn embedded(which: &str) -> Result<(&'static str, &'static str), String> {
             ptx::sm100a().ok_or("no sm_100a PTX embedded (tools/install-device-toolchain.sh)")?,
             "sm_100a",
         )),
+        "selftest" => Ok((
+            selftest::ptx(Variant::Release).map_err(|e| e.to_string())?,
+            "sm_90a",
+        )),
+        "selftest-debug" => Ok((
+            selftest::ptx(Variant::Debug).map_err(|e| e.to_string())?,
+            "sm_90a",
+        )),
+        "selftest-sm100a" => Ok((
+            selftest::sm100a()
+                .ok_or("no sm_100a test-kernel PTX embedded (tools/install-device-toolchain.sh)")?,
+            "sm_100a",
+        )),
         other => Err(format!(
-            "unknown build `{other}`: release, debug or sm100a\n{USAGE}"
+            "unknown build `{other}`: release, debug, sm100a, selftest, selftest-debug or selftest-sm100a\n{USAGE}"
         )),
     }
 }
@@ -64,7 +79,10 @@ fn ptxas_report(which: &str) -> Result<(), String> {
         "kernel", "regs", "spill_st", "spill_ld", "stack", "smem"
     );
     for r in reports.iter().filter(|r| r.entry) {
-        let hot = KERNELS.iter().any(|k| k.hot && k.name == r.kernel);
+        let hot = KERNELS
+            .iter()
+            .chain(selftest::KERNELS)
+            .any(|k| k.hot && k.name == r.kernel);
         let flag = match (hot, r.is_clean()) {
             (true, false) => "  HOT: must not spill or use a stack",
             (true, true) => "  hot",
@@ -79,7 +97,11 @@ fn ptxas_report(which: &str) -> Result<(), String> {
 }
 
 fn loops(kernel: &str, dialect: &str) -> Result<(), String> {
-    let (ptx_text, arch) = embedded("release")?;
+    // The kernel's module: the production one, else the test kernels'.
+    let (ptx_text, arch) = match embedded("release") {
+        Ok((t, a)) if ptx::entry_names(t).iter().any(|e| e == kernel) => (t, a),
+        _ => embedded("selftest")?,
+    };
     let (text, dialect) = match dialect {
         "ptx" => (ptx_text.to_string(), Dialect::Ptx),
         "sass" => (

@@ -100,13 +100,18 @@ fn block_scaled_host_smem_matches_the_kernel_layouts() {
     use baton::block_scale::{Mxfp8, Nvfp4};
     use baton_runtime::gemm::block_scaled::BlockScaledGemmFormat;
     if let Some(text) = embedded(ptx::sm100a(), "sm_100a") {
-        for (kernel, host) in [
-            (Mxfp8::KERNEL, Mxfp8::SMEM_BYTES),
-            (Nvfp4::KERNEL, Nvfp4::SMEM_BYTES),
-        ] {
+        // The host launches with the module's baton-spec record (size_of the
+        // layout on the device); it must be what the kernel checks for.
+        let specs = baton_runtime::device_specs(text);
+        for kernel in [Mxfp8::KERNEL, Nvfp4::KERNEL] {
             let need = required_smem(text, kernel);
+            let host = specs
+                .iter()
+                .find(|s| s.name == kernel)
+                .unwrap_or_else(|| panic!("{kernel}: no baton-spec record in the sm_100a PTX"))
+                .dynamic_smem_bytes;
             println!("{kernel}: layout needs {need} bytes; host launches with {host}");
-            assert_eq!(host, need, "{kernel}: host SMEM_BYTES != kernel layout");
+            assert_eq!(host, need, "{kernel}: spec's dynamic smem != kernel layout");
             assert!(host <= 227 * 1024, "{kernel} exceeds 227 KiB");
         }
     }

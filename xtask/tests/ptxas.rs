@@ -1,12 +1,37 @@
-//! Runs ptxas on the embedded PTX: every kernel of `baton_runtime::KERNELS`
-//! must be in it, and hot kernels must compile (release variant) with no
-//! spills and no stack frame.
+//! Runs ptxas on the embedded PTX (both modules: the GEMMs and the test
+//! kernels): every kernel of `baton_runtime::KERNELS` and
+//! `baton_selftest::kernels::KERNELS` must be in its module, and hot kernels must compile (release variant)
+//! with no spills and no stack frame.
 //!
 //! Without the device toolchain or ptxas this test skips with a reason,
 //! except under `CI=true`, where it fails: CI installs the toolchain
 //! (`tools/install-device-toolchain.sh`), so a missing one is a CI bug.
 
-use baton_runtime::{KERNELS, Variant, hot_kernels, ptx};
+use baton_runtime::{KernelInfo, Variant, ptx};
+
+/// The production kernels (runtime module), then the test kernels (their own
+/// module), each with the module's PTX of `variant`.
+/// A kernel table and the function that gives its module's PTX.
+type Table = (
+    &'static [KernelInfo],
+    fn(Variant) -> baton_runtime::Result<&'static str>,
+);
+
+fn tables() -> [Table; 2] {
+    [
+        (baton_runtime::KERNELS, ptx::get),
+        (
+            baton_selftest::kernels::KERNELS,
+            baton_selftest::kernels::ptx,
+        ),
+    ]
+}
+
+fn all_kernels() -> impl Iterator<Item = &'static KernelInfo> {
+    baton_runtime::KERNELS
+        .iter()
+        .chain(baton_selftest::kernels::KERNELS)
+}
 use xtask::ptxas;
 
 fn in_ci() -> bool {
@@ -25,10 +50,12 @@ fn unavailable(reason: &str) {
     ));
 }
 
+/// The ptxas reports of both modules of `variant` (production GEMMs, then
+/// the test kernels of `kernels/selftest`).
 fn reports(variant: Variant) -> Option<Vec<ptxas::PtxasReport>> {
-    let text = match ptx::get(variant) {
-        Ok(t) => t,
-        Err(e) => {
+    let texts = match (ptx::get(variant), baton_selftest::kernels::ptx(variant)) {
+        (Ok(t), Ok(s)) => [t, s],
+        (Err(e), _) | (_, Err(e)) => {
             unavailable(&format!("no PTX embedded in this build: {e}"));
             return None;
         }
@@ -37,11 +64,15 @@ fn reports(variant: Variant) -> Option<Vec<ptxas::PtxasReport>> {
         unavailable("ptxas not found ($PTXAS, .tools/cuda-nvcc, PATH)");
         return None;
     };
-    let out = ptxas::run(&ptxas_bin, text, "sm_90a")
-        .unwrap_or_else(|e| panic!("{variant} PTX rejected: {e}"));
-    let r = ptxas::parse(&out).unwrap_or_else(|e| panic!("{e}\nfull output:\n{out}"));
-    println!("{variant}: ptxas -v:\n{out}");
-    Some(r)
+    let mut all = Vec::new();
+    for text in texts {
+        let out = ptxas::run(&ptxas_bin, text, "sm_90a")
+            .unwrap_or_else(|e| panic!("{variant} PTX rejected: {e}"));
+        let r = ptxas::parse(&out).unwrap_or_else(|e| panic!("{e}\nfull output:\n{out}"));
+        println!("{variant}: ptxas -v:\n{out}");
+        all.extend(r);
+    }
+    Some(all)
 }
 
 #[test]
@@ -58,21 +89,24 @@ fn hot_kernels_do_not_spill_or_use_a_stack() {
         entries.contains(&"baton_smoke_mbarrier"),
         "smoke kernel missing from ptxas report: {entries:?}"
     );
-    for k in KERNELS {
-        assert!(
-            entries.contains(&k.name),
-            "kernel {} (in KERNELS) missing from the PTX: {entries:?}",
-            k.name
-        );
+    for (table, module) in tables() {
+        let module = module(Variant::Release).unwrap();
+        for k in table {
+            assert!(
+                ptx::entry_names(module).iter().any(|e| e == k.name),
+                "kernel {} (in its KERNELS table) missing from that table's module",
+                k.name
+            );
+        }
     }
     for e in &entries {
         assert!(
-            KERNELS.iter().any(|k| k.name == *e),
-            "PTX kernel {e} is not listed in baton_runtime::KERNELS"
+            all_kernels().any(|k| k.name == *e),
+            "PTX kernel {e} is not listed in baton_runtime::KERNELS or baton_selftest::kernels::KERNELS"
         );
     }
     let mut bad = Vec::new();
-    for hot in hot_kernels() {
+    for hot in all_kernels().filter(|k| k.hot).map(|k| k.name) {
         let r = reports
             .iter()
             .find(|r| r.kernel == hot && r.entry)
@@ -96,7 +130,7 @@ fn debug_variant_assembles_with_every_kernel() {
     let Some(reports) = reports(Variant::Debug) else {
         return;
     };
-    for k in KERNELS {
+    for k in all_kernels() {
         assert!(
             reports.iter().any(|r| r.entry && r.kernel == k.name),
             "kernel {} missing from debug PTX",

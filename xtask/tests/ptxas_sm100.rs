@@ -1,5 +1,5 @@
 //! Runs `ptxas -arch=sm_100a` on the embedded sm_100a PTX
-//! (`baton_sm100a.ptx`, built by `tools/build-ptx.sh`): the Blackwell
+//! (`baton_sm100a.ptx` and `baton_selftest_sm100a.ptx`, built by baton-build): the Blackwell
 //! (`tcgen05`) kernels must be in it and compile with no spills and no stack
 //! frame. No Blackwell GPU runs them; this is the check that they assemble.
 //!
@@ -9,7 +9,7 @@
 use baton_runtime::{Variant, ptx};
 use xtask::ptxas;
 
-/// The sm_100a kernels (`kernels/src/sm100_smoke.rs`, `kernels/src/sm100_gemm.rs`).
+/// The sm_100a kernels (`kernels/selftest/src/sm100_smoke.rs`, `kernels/src/sm100_gemm.rs`).
 const SM100_KERNELS: [&str; 8] = [
     "baton_sm100_gemm_bf16",
     "baton_sm100_gemm_mxfp8",
@@ -39,7 +39,8 @@ fn unavailable(reason: &str) {
 
 #[test]
 fn sm100_kernels_assemble_without_spills_or_stack() {
-    let Some(text) = ptx::sm100a() else {
+    // The GEMMs' module and the test kernels' module (tcgen05 smoke kernels).
+    let (Some(gemms), Some(selftest)) = (ptx::sm100a(), baton_selftest::kernels::sm100a()) else {
         unavailable("no sm_100a PTX embedded in this build");
         return;
     };
@@ -47,10 +48,14 @@ fn sm100_kernels_assemble_without_spills_or_stack() {
         unavailable("ptxas not found ($PTXAS, .tools/cuda-nvcc, PATH)");
         return;
     };
-    let out = ptxas::run(&ptxas_bin, text, "sm_100a")
-        .unwrap_or_else(|e| panic!("sm_100a PTX rejected: {e}"));
-    println!("sm_100a: ptxas -v:\n{out}");
-    let reports = ptxas::parse(&out).unwrap_or_else(|e| panic!("{e}\nfull output:\n{out}"));
+    let mut reports = Vec::new();
+    for text in [gemms, selftest] {
+        let out = ptxas::run(&ptxas_bin, text, "sm_100a")
+            .unwrap_or_else(|e| panic!("sm_100a PTX rejected: {e}"));
+        println!("sm_100a: ptxas -v:\n{out}");
+        reports.extend(ptxas::parse(&out).unwrap_or_else(|e| panic!("{e}\nfull output:\n{out}")));
+    }
+    let text = format!("{gemms}\n{selftest}");
     let mut bad = Vec::new();
     for k in SM100_KERNELS {
         let Some(r) = reports.iter().find(|r| r.entry && r.kernel == k) else {
@@ -83,8 +88,11 @@ fn sm100_kernels_assemble_without_spills_or_stack() {
 fn sm90a_ptx_has_no_sm100_kernels() {
     // The sm_100a kernels are behind the kernels crate's `sm100` feature;
     // ptxas for sm_90a rejects `tcgen05`, so they must not leak in.
-    for variant in [Variant::Release, Variant::Debug] {
-        let Ok(text) = ptx::get(variant) else {
+    for (variant, text) in [Variant::Release, Variant::Debug]
+        .into_iter()
+        .flat_map(|v| [(v, ptx::get(v)), (v, baton_selftest::kernels::ptx(v))])
+    {
+        let Ok(text) = text else {
             unavailable(&format!("no {variant} PTX embedded in this build"));
             return;
         };

@@ -9,7 +9,7 @@
 //! Without the device toolchain (PTX not built, ptxas or nvdisasm missing)
 //! this test skips with a reason, except under `CI=true`, where it fails.
 
-use baton_runtime::{Variant, ptx};
+use baton_runtime::Variant;
 use xtask::codegen::{Dialect, kernel_loops, sass_of};
 
 const OURS: &str = "baton_bench_handoff_pipeline";
@@ -60,7 +60,7 @@ fn compare(text: &str, dialect: Dialect) {
 
 #[test]
 fn pipeline_loops_match_handwritten_in_ptx() {
-    match ptx::get(Variant::Release) {
+    match baton_selftest::kernels::ptx(Variant::Release) {
         Ok(text) => compare(text, Dialect::Ptx),
         Err(e) => unavailable(&format!("no PTX embedded: {e}")),
     }
@@ -68,7 +68,7 @@ fn pipeline_loops_match_handwritten_in_ptx() {
 
 #[test]
 fn pipeline_loops_match_handwritten_in_sass() {
-    let text = match ptx::get(Variant::Release) {
+    let text = match baton_selftest::kernels::ptx(Variant::Release) {
         Ok(t) => t,
         Err(e) => return unavailable(&format!("no PTX embedded: {e}")),
     };

@@ -2,14 +2,14 @@
 //! the reference side by side in one process.
 
 use crate::chart::{self, BarChart, BarGroup};
-use crate::commands::{Outcome, open_any_gpu_kernels, open_gpu_kernels};
+use crate::commands::{Outcome, open_any_gpu_kernels, open_gpu_selftest_kernels};
 use crate::progress;
 use crate::report::{self, BenchReport, ReferenceResult, ShapeCheck, ShapeResult, Summary};
 use crate::sweep::Family;
 use baton_reference::copy_bandwidth;
 use baton_reference::gemm_check::{self, GemmTuning};
 use baton_reference::gemm_cublas::{self, BenchRow};
-use baton_runtime::{Gpu, Kernels, Variant, ptx};
+use baton_runtime::{Gpu, Kernels, Variant};
 use baton_selftest::pipeline_gpu;
 use std::path::Path;
 use xtask::codegen::{Dialect, kernel_loops};
@@ -328,14 +328,14 @@ pub struct ZeroCostReport {
 /// hand-written one, interleaved in one process, plus their PTX loop sizes;
 /// both to `json` when given.
 pub fn zero_cost(ordinal: usize, json: Option<&Path>) -> Outcome {
-    let sizes = ptx::get(Variant::Release)
+    let sizes = baton_selftest::kernels::ptx(Variant::Release)
         .ok()
         .and_then(|text| loop_sizes(text, Dialect::Ptx));
     if let Some((ours, hand)) = &sizes {
         println!("PTX loop sizes (instructions/iteration), pipeline API: {ours:?}");
         println!("PTX loop sizes (instructions/iteration), hand-written: {hand:?}");
     }
-    let (gpu, kernels) = match open_gpu_kernels(ordinal, Variant::Release) {
+    let (gpu, kernels) = match open_gpu_selftest_kernels(ordinal, Variant::Release) {
         Ok(x) => x,
         Err(o) => return o,
     };

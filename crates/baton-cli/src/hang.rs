@@ -7,22 +7,27 @@
 //! without a GPU. The context is unusable afterwards, so this runs as its
 //! own process (the test `tests/gpu_hang.rs` checks the printed report).
 
-use crate::commands::{Outcome, open_gpu_kernels};
-use baton_runtime::{LaunchConfig, Variant};
+use crate::commands::{Outcome, open_gpu_selftest_kernels};
+use baton_runtime::Variant;
+use baton_runtime::cudarc::driver::DevicePtrMut;
+use baton_runtime::kernel_abi::pipeline::{HANG, HangParams};
 
 /// Runs the hang and reports how it ended.
 pub fn hang_check(ordinal: usize) -> Outcome {
-    let (gpu, kernels) = match open_gpu_kernels(ordinal, Variant::Debug) {
+    let (gpu, kernels) = match open_gpu_selftest_kernels(ordinal, Variant::Debug) {
         Ok(x) => x,
         Err(o) => return o,
     };
     let run = || -> baton_runtime::Result<()> {
-        let k = kernels.get("baton_pipeline_hang")?;
-        let mut out = gpu.stream().alloc_zeros::<u32>(1)?;
-        let mut args = gpu.args();
-        args.slice_mut(&mut out);
-        // SAFETY: (out: one u32); 16 bytes of smem hold PipelineBarriers<1>.
-        unsafe { k.launch_sync(&LaunchConfig::linear(1, 32, 16), &mut args) }
+        let k = kernels.kernel(&HANG)?;
+        let stream = gpu.stream();
+        let mut out = stream.alloc_zeros::<u32>(1)?;
+        let (out, _out_sync) = out.device_ptr_mut(stream);
+        let params = HangParams {
+            out: out as *mut u32,
+        };
+        // SAFETY: `out` holds one u32 and lives until launch_sync returns.
+        unsafe { k.launch_sync(stream, 1, &params) }
     };
     let started = std::time::Instant::now();
     let result = run();

@@ -64,7 +64,7 @@ pub fn measure(
     warmup: usize,
     reps: usize,
 ) -> Result<Vec<Timing>> {
-    let kernels = gpu.load_kernels(Variant::Release)?;
+    let kernels = baton_selftest::kernels::load_kernels(gpu, Variant::Release)?;
     let n = rows * cols;
     let bytes = (2 * n) as f64;
     let stream = gpu.stream();

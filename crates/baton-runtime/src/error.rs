@@ -62,7 +62,7 @@ pub enum Error {
     #[error(
         "the {variant} PTX is not in this binary: the device toolchain was missing when baton-runtime was built. \
          Run tools/install-device-toolchain.sh and rebuild, or rebuild with BATON_PTX_DIR=<dir> holding \
-         baton_sm90a.ptx and baton_sm90a_debug.ptx (made by tools/build-ptx.sh)"
+         baton_sm90a.ptx and baton_sm90a_debug.ptx (tools/build-ptx.sh --out-dir <dir> makes them)"
     )]
     PtxNotBuilt {
         /// Which build was asked for.
@@ -73,7 +73,7 @@ pub enum Error {
     /// toolchain was present at build time).
     #[error(
         "no {variant} build of the kernels for {target} in this binary: the sm_100a PTX \
-         (baton_sm100a.ptx, tools/build-ptx.sh) exists in release only and is embedded only when \
+         (baton_sm100a.ptx, built by baton-build) exists in release only and is embedded only when \
          the device toolchain (tools/install-device-toolchain.sh) was present when baton-runtime was built"
     )]
     NoBuild {
@@ -142,6 +142,35 @@ pub enum Error {
         kernel: String,
         /// The rule broken, with the values that broke it.
         rule: LaunchRule,
+    },
+    /// The module has the entry but no `// baton-spec:` line for it: it was
+    /// not declared with `baton::kernel!` or not built through `baton-build`.
+    #[error(
+        "kernel `{kernel}` in the {module} module has no baton-spec record: declare it with \
+         baton::kernel! and build the module with baton-build"
+    )]
+    NoKernelSpec {
+        /// The kernel.
+        kernel: String,
+        /// Which module.
+        module: String,
+    },
+    /// The host's `KernelSpec` (or its parameter struct) differs from the one
+    /// the module was compiled with: host and device were built from
+    /// different sources.
+    #[error(
+        "kernel `{kernel}`: host spec says {field} = {host}, the module was built with {device}; \
+         rebuild so host and kernels use the same KernelSpec and parameter struct"
+    )]
+    SpecMismatch {
+        /// The kernel.
+        kernel: String,
+        /// Which value differs (`threads`, `cluster`, `min_blocks_per_sm`, `param_bytes`).
+        field: &'static str,
+        /// The host's value.
+        host: String,
+        /// The module's value.
+        device: String,
     },
     /// The driver refused the launch, or the kernel faulted while running
     /// (trap, illegal address; the context is then unusable).

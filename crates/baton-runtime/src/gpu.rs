@@ -28,7 +28,7 @@ fn check(r: CUresult) -> std::result::Result<(), DriverError> {
 /// let gpu = Gpu::new(0)?;
 /// println!("{} ({} SMs)", gpu.name(), gpu.sm_count());
 /// let kernels = gpu.load_kernels(Variant::Release)?;
-/// let smoke = kernels.get("baton_smoke_mbarrier")?;
+/// let gemm = kernels.get("baton_gemm_bf16_128x256")?;
 /// # Ok::<(), baton_runtime::Error>(())
 /// ```
 pub struct Gpu {
@@ -356,6 +356,7 @@ impl Gpu {
             }),
             name: module.to_string(),
             entries: crate::ptx::entry_names(ptx_text),
+            specs: crate::launch::device_specs(ptx_text),
             jit_log: text(&info_log),
             max_smem_optin: self.max_smem_optin,
             max_threads_per_block: self.max_threads_per_block,
@@ -388,6 +389,8 @@ pub struct Kernels {
     module: Arc<Module>,
     name: String,
     entries: Vec<String>,
+    /// The `// baton-spec:` lines baton-build left in the PTX.
+    pub(crate) specs: Vec<crate::launch::DeviceSpec>,
     jit_log: String,
     max_smem_optin: u32,
     max_threads_per_block: u32,

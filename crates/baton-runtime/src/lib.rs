@@ -43,10 +43,16 @@ pub mod ptx;
 mod target;
 pub mod tensor_map;
 
+/// Parameter structs, `KernelSpec`s and shared layouts of baton's own
+/// kernels (crate `baton-kernels-abi`).
+pub use baton_kernels_abi as kernel_abi;
 pub use cudarc;
 pub use error::{Error, Result};
 pub use gpu::{Gpu, Kernel, KernelAttrs, Kernels, report_skip};
-pub use launch::{KernelArgs, LaunchConfig, LaunchLimits, PORTABLE_CLUSTER_SIZE};
+pub use launch::{
+    DeviceSpec, Grid, KernelArgs, LaunchConfig, LaunchLimits, PORTABLE_CLUSTER_SIZE, TypedKernel,
+    device_specs, launch_config,
+};
 pub use target::{REQUIRED_ARCH, SM100A_ARCH, Target, Variant};
 
 /// A kernel of `kernels/` and whether it is on a hot path.
@@ -61,44 +67,11 @@ pub struct KernelInfo {
     pub hot: bool,
 }
 
-/// Every kernel `kernels/` defines. `xtask/tests/ptxas.rs` fails when the PTX and
-/// this table disagree.
+/// Every kernel `kernels/` defines (the production module; the test kernels
+/// of `kernels/selftest` are listed by `baton_selftest::kernels::KERNELS`).
+/// Names and hotness come from the kernels' `KernelSpec`s ([`kernel_abi`]);
+/// `xtask/tests/ptxas.rs` fails when the PTX and this table disagree.
 pub const KERNELS: &[KernelInfo] = &[
-    KernelInfo {
-        name: "baton_smoke_mbarrier",
-        about: "smoke: one mbarrier hands 32 words from a producer warp to a consumer warp",
-        hot: true,
-    },
-    KernelInfo {
-        name: "baton_smoke_cluster",
-        about: "smoke: cluster launch; each CTA's mbarrier completed by remote arrivals from its cluster",
-        hot: true,
-    },
-    KernelInfo {
-        name: "baton_pipeline_handoff",
-        about: "pipeline test: scoped produce/consume through a 4-stage ring",
-        hot: false,
-    },
-    KernelInfo {
-        name: "baton_pipeline_explicit",
-        about: "pipeline test: explicit-signal stages (consume_explicit, release_without_signal)",
-        hot: false,
-    },
-    KernelInfo {
-        name: "baton_epi_load_roundtrip",
-        about: "epilogue-load pipeline test: D = C * beta",
-        hot: false,
-    },
-    KernelInfo {
-        name: "baton_bench_handoff_pipeline",
-        about: "zero-cost bench: handoff loop written with baton::pipeline",
-        hot: true,
-    },
-    KernelInfo {
-        name: "baton_bench_handoff_handwritten",
-        about: "zero-cost bench: the same loop with hand-written mbarrier PTX",
-        hot: true,
-    },
     KernelInfo {
         name: "baton_gemm_bf16_128x256",
         about: "bf16 GEMM, 128x256x64 tiles, 4 stages, TMA + wgmma, warp-specialized",
@@ -122,21 +95,6 @@ pub const KERNELS: &[KernelInfo] = &[
     KernelInfo {
         name: "baton_gemm_bf16_128x128",
         about: "bf16 GEMM, 128x128x64 tiles, 6 stages",
-        hot: true,
-    },
-    KernelInfo {
-        name: "baton_pipeline_hang",
-        about: "hang report test: a consumer waits on a stage nobody fills (debug PTX: bounded, prints, traps)",
-        hot: false,
-    },
-    KernelInfo {
-        name: "baton_tile_copy_bf16",
-        about: "tile_pipeline test: TMA tile loads through InputTilePipeline, TMA stores out",
-        hot: true,
-    },
-    KernelInfo {
-        name: "baton_tile_copy_bf16_multicast",
-        about: "tile_pipeline test: the tile copy with 2-CTA cluster multicast",
         hot: true,
     },
     KernelInfo {
@@ -306,16 +264,13 @@ mod tests {
         match (ptx::get(Variant::Release), ptx::get(Variant::Debug)) {
             (Ok(r), Ok(d)) => {
                 for k in KERNELS {
-                    assert!(
-                        ptx::entry_names(r).iter().any(|n| n == k.name),
-                        "{} missing from release PTX",
-                        k.name
-                    );
-                    assert!(
-                        ptx::entry_names(d).iter().any(|n| n == k.name),
-                        "{} missing from debug PTX",
-                        k.name
-                    );
+                    for (v, text) in [("release", r), ("debug", d)] {
+                        assert!(
+                            ptx::entry_names(text).iter().any(|n| n == k.name),
+                            "{} missing from {v} PTX",
+                            k.name
+                        );
+                    }
                 }
                 assert!(r.contains(".target sm_90a"));
             }

@@ -10,15 +10,16 @@
 //!   load pipeline, the zero-cost benchmark;
 //! * [`tile_copy`]: TMA tile loads through `InputTilePipeline`.
 //!
-//! The test kernels are loaded, for now, from the runtime's embedded
-//! module ([`Gpu::load_kernels`](baton_runtime::Gpu::load_kernels)).
+//! The test kernels are a PTX module of their own (`kernels/selftest`),
+//! built by this crate's build script with `baton-build` and loaded with
+//! [`kernels::load_kernels`].
 //!
 //! ```no_run
 //! use baton_reference::random::XorShift;
 //! use baton_runtime::{Gpu, Variant};
 //! use baton_selftest::smoke;
 //! let gpu = Gpu::new(0)?;
-//! let kernels = gpu.load_kernels(Variant::Release)?;
+//! let kernels = baton_selftest::kernels::load_kernels(&gpu, Variant::Release)?;
 //! let report = smoke::run(&gpu, &kernels, XorShift::seed_from_time())?;
 //! assert!(report.passed());
 //! # Ok::<(), baton_selftest::Error>(())
@@ -26,6 +27,7 @@
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod kernels;
 pub mod pipeline_gpu;
 pub mod smoke;
 pub mod tile_copy;

@@ -6,18 +6,18 @@
 
 use crate::error::{Error, Result};
 use baton_reference::random::XorShift;
-use baton_runtime::{Gpu, Kernels, LaunchConfig};
+use baton_runtime::cudarc::driver::{DevicePtr, DevicePtrMut};
+use baton_runtime::kernel_abi::pipeline::{self as abi, EpiLoadParams, HandoffParams};
+use baton_runtime::kernel_abi::zero_cost::{self, HandoffBenchParams};
+use baton_runtime::{Gpu, Kernels};
 use std::time::Instant;
 
 /// Threads per block of the pipeline kernels: 1 producer warp + 4 consumer warps.
-pub const THREADS: u32 = 160;
+pub const THREADS: u32 = abi::THREADS;
 /// Consumer threads per block.
-pub const CONSUMERS: u32 = 128;
+pub const CONSUMERS: u32 = abi::CONSUMER_THREADS;
 /// Word written before a run; a word still equal to it was never written.
 pub const POISON: u32 = 0xDEAD_BEEF;
-const HANDOFF_SMEM: u32 = 64 + 4 * 32 * 4;
-const EPI_SMEM: u32 = 1024 + 2 * 128 * 32 * 4;
-const BENCH_SMEM: u32 = 64;
 
 /// The payload `kernels/src/pipeline.rs` writes (must match the kernel).
 pub fn payload(seed: u32, seq: u32, lane: u32) -> u32 {
@@ -63,18 +63,23 @@ pub fn run_handoff(
     blocks: u32,
     items: u32,
 ) -> Result<HandoffRun> {
-    let f = kernels.get(kernel)?;
+    // Both handoff kernels share one geometry and parameter struct.
+    let f = kernels.kernel(&abi::HANDOFF.renamed(kernel))?;
     let seed = XorShift::new(XorShift::seed_from_time()).next_u32();
     let words = (blocks * CONSUMERS * 2) as usize;
     let stream = gpu.stream();
     let mut out = stream.clone_htod(&vec![POISON; words])?;
-    let cfg = LaunchConfig::linear(blocks, THREADS, HANDOFF_SMEM);
     let start = Instant::now();
     {
-        let mut args = gpu.args();
-        args.slice_mut(&mut out).u32(items).u32(seed);
-        // SAFETY: (out: *mut u32 with 2·128 words per block, items, seed).
-        unsafe { f.launch(&cfg, &mut args)? };
+        let (out, _out_sync) = out.device_ptr_mut(stream);
+        let params = HandoffParams {
+            out: out as *mut u32,
+            items,
+            seed,
+        };
+        // SAFETY: `out` holds 2·128 words per block and lives until the
+        // synchronization below.
+        unsafe { f.launch(stream, blocks, &params)? };
     }
     gpu.synchronize()?;
     let ms = start.elapsed().as_secs_f64() * 1e3;
@@ -128,7 +133,7 @@ pub fn run_epi_load(
     tiles: u32,
     beta: f32,
 ) -> Result<EpiRun> {
-    let f = kernels.get("baton_epi_load_roundtrip")?;
+    let f = kernels.kernel(&abi::EPI_LOAD)?;
     let mut rng = XorShift::new(XorShift::seed_from_time());
     let n = (tiles * 128 * 32) as usize;
     let c: Vec<f32> = (0..n)
@@ -138,15 +143,18 @@ pub fn run_epi_load(
     let c_dev = stream.clone_htod(&c)?;
     let poison = f32::from_bits(0x7FC0_DEAD);
     let mut d_dev = stream.clone_htod(&vec![poison; n])?;
-    let cfg = LaunchConfig::linear(blocks, THREADS, EPI_SMEM);
     {
-        let mut args = gpu.args();
-        args.slice_mut(&mut d_dev)
-            .slice(&c_dev)
-            .u32(tiles)
-            .f32(beta);
-        // SAFETY: (d, c: tiles·128·32 f32, tiles, beta).
-        unsafe { f.launch(&cfg, &mut args)? };
+        let (d, _d_sync) = d_dev.device_ptr_mut(stream);
+        let (c, _c_sync) = c_dev.device_ptr(stream);
+        let params = EpiLoadParams {
+            d: d as *mut f32,
+            c: c as *const f32,
+            tiles,
+            beta,
+        };
+        // SAFETY: d and c hold tiles·128·32 f32 and live until the
+        // synchronization below.
+        unsafe { f.launch(stream, blocks, &params)? };
     }
     gpu.synchronize()?;
     let d = stream.clone_dtoh(&d_dev)?;
@@ -194,14 +202,13 @@ pub fn run_zero_cost(
     iters: u32,
     repeats: usize,
 ) -> Result<[ZeroCostRun; 2]> {
-    const NAMES: [&str; 2] = [
-        "baton_bench_handoff_pipeline",
-        "baton_bench_handoff_handwritten",
+    const NAMES: [&str; 2] = [zero_cost::PIPELINE.name, zero_cost::HANDWRITTEN.name];
+    let fs = [
+        kernels.kernel(&zero_cost::PIPELINE)?,
+        kernels.kernel(&zero_cost::HANDWRITTEN)?,
     ];
-    let fs = [kernels.get(NAMES[0])?, kernels.get(NAMES[1])?];
     let stream = gpu.stream();
-    let words = (blocks * THREADS) as usize;
-    let cfg = LaunchConfig::linear(blocks, THREADS, BENCH_SMEM);
+    let words = (blocks * zero_cost::THREADS) as usize;
     let expected: u32 = (0..iters).fold(0u32, |s, i| s.wrapping_add(i % 4));
     let mut times = [Vec::new(), Vec::new()];
     for rep in 0..repeats + 1 {
@@ -210,10 +217,14 @@ pub fn run_zero_cost(
             gpu.synchronize()?;
             let start = Instant::now();
             {
-                let mut args = gpu.args();
-                args.slice_mut(&mut out).u32(iters);
-                // SAFETY: (out: grid·160 words, iters).
-                unsafe { f.launch(&cfg, &mut args)? };
+                let (out, _out_sync) = out.device_ptr_mut(stream);
+                let params = HandoffBenchParams {
+                    out: out as *mut u32,
+                    iters,
+                };
+                // SAFETY: `out` holds grid·160 words and lives until the
+                // synchronization below.
+                unsafe { f.launch(stream, blocks, &params)? };
             }
             gpu.synchronize()?;
             let ms = start.elapsed().as_secs_f64() * 1e3;

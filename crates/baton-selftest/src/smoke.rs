@@ -7,19 +7,16 @@
 
 use crate::error::Result;
 use baton_reference::random::XorShift;
+use baton_runtime::cudarc::driver::{DevicePtr, DevicePtrMut};
+use baton_runtime::kernel_abi::smoke::{self as abi, ClusterSmokeParams, SmokeParams};
 use baton_runtime::{Gpu, Kernels, LaunchConfig};
 
 /// The kernel's name.
-pub const KERNEL: &str = "baton_smoke_mbarrier";
+pub const KERNEL: &str = abi::SMOKE.name;
 /// Words handed over.
-pub const N: usize = 32;
-/// Dynamic shared memory: the barrier (8 bytes) and 32 words.
-pub const SMEM_BYTES: u32 = 8 + 4 * N as u32;
+pub const N: usize = abi::SMOKE_MAX_N as usize;
 /// What unwritten output words hold.
 pub const POISON: u32 = 0xDEAD_BEEF;
-
-/// The launch the kernel expects: one block of two warps.
-pub const CONFIG: LaunchConfig = LaunchConfig::linear(1, 64, SMEM_BYTES);
 
 /// What the kernel computes from an input word.
 pub const fn transform(x: u32) -> u32 {
@@ -115,17 +112,23 @@ pub fn expected(input: &[u32]) -> Vec<Check> {
 
 /// Runs the smoke kernel of `kernels` once on input drawn from `seed`.
 pub fn run(gpu: &Gpu, kernels: &Kernels, seed: u64) -> Result<SmokeReport> {
-    let kernel = kernels.get(KERNEL)?;
+    let kernel = kernels.kernel(&abi::SMOKE)?;
     let input = input(seed);
     let mut checks = expected(&input);
-    let d_in = gpu.stream().clone_htod(&input)?;
-    let mut d_out = gpu.stream().clone_htod(&vec![POISON; checks.len()])?;
+    let stream = gpu.stream();
+    let d_in = stream.clone_htod(&input)?;
+    let mut d_out = stream.clone_htod(&vec![POISON; checks.len()])?;
     {
-        let mut args = gpu.args();
-        args.slice_mut(&mut d_out).slice(&d_in).u32(N as u32);
-        // SAFETY: matches `baton_smoke_mbarrier(out: *mut u32, input: *const
-        // u32, n: u32)`; `out` has n + 4 words, `input` n.
-        unsafe { kernel.launch_sync(&CONFIG, &mut args)? };
+        let (out, _out_sync) = d_out.device_ptr_mut(stream);
+        let (input, _in_sync) = d_in.device_ptr(stream);
+        let params = SmokeParams {
+            out: out as *mut u32,
+            input: input as *const u32,
+            n: N as u32,
+        };
+        // SAFETY: `out` has n + 4 words, `input` n; both live until the
+        // synchronization inside launch_sync.
+        unsafe { kernel.launch_sync(stream, 1, &params)? };
     }
     let out = gpu.stream().clone_dtoh(&d_out)?;
     for (c, got) in checks.iter_mut().zip(out) {
@@ -139,27 +142,26 @@ pub fn run(gpu: &Gpu, kernels: &Kernels, seed: u64) -> Result<SmokeReport> {
 }
 
 /// The cluster smoke kernel's name (`kernels/src/smoke.rs`).
-pub const CLUSTER_KERNEL: &str = "baton_smoke_cluster";
+pub const CLUSTER_KERNEL: &str = abi::SMOKE_CLUSTER.name;
 /// Words each block of the cluster kernel writes.
-pub const CLUSTER_WORDS: usize = 4;
+pub const CLUSTER_WORDS: usize = abi::CLUSTER_SMOKE_WORDS;
 
 /// The launch of the cluster smoke kernel: `blocks` one-warp blocks in
-/// clusters of `cluster` (x only), one barrier (8 bytes) of dynamic shared
-/// memory each.
+/// clusters of `cluster` (x only), with `dynamic_smem_bytes` (the module's
+/// `size_of` one barrier) each.
 ///
 /// ```
 /// use baton_runtime::LaunchLimits;
 /// use baton_selftest::smoke;
-/// let cfg = smoke::cluster_config(16, 8);
+/// let cfg = smoke::cluster_config(16, 8, 8);
 /// assert_eq!(cfg.cluster, Some((8, 1, 1)));
 /// cfg.validate(smoke::CLUSTER_KERNEL, &LaunchLimits::HOPPER).unwrap();
 /// ```
-pub const fn cluster_config(blocks: u32, cluster: u32) -> LaunchConfig {
+pub fn cluster_config(blocks: u32, cluster: u32, dynamic_smem_bytes: u32) -> LaunchConfig {
     LaunchConfig {
-        grid: (blocks, 1, 1),
-        block: (32, 1, 1),
         cluster: Some((cluster, 1, 1)),
-        dynamic_smem_bytes: 8,
+        dynamic_smem_bytes,
+        ..baton_runtime::launch_config(&abi::SMOKE_CLUSTER, blocks)
     }
 }
 
@@ -207,16 +209,24 @@ pub fn cluster_checks(out: &[u32], blocks: u32, cluster: u32) -> Vec<Check> {
 /// of `cluster`, each CTA's barrier completed by arrivals from every CTA of
 /// its cluster through distributed shared memory.
 pub fn run_cluster(gpu: &Gpu, kernels: &Kernels, blocks: u32, cluster: u32) -> Result<SmokeReport> {
-    let kernel = kernels.get(CLUSTER_KERNEL)?;
-    let mut d_out = gpu
-        .stream()
-        .clone_htod(&vec![POISON; blocks as usize * CLUSTER_WORDS])?;
+    let kernel = kernels.kernel(&abi::SMOKE_CLUSTER)?;
+    let stream = gpu.stream();
+    let mut d_out = stream.clone_htod(&vec![POISON; blocks as usize * CLUSTER_WORDS])?;
     {
-        let mut args = gpu.args();
-        args.slice_mut(&mut d_out);
-        // SAFETY: matches `baton_smoke_cluster(out: *mut u32)`; `out` has
-        // blocks * 4 words.
-        unsafe { kernel.launch_sync(&cluster_config(blocks, cluster), &mut args)? };
+        let (out, _out_sync) = d_out.device_ptr_mut(stream);
+        let params = ClusterSmokeParams {
+            out: out as *mut u32,
+        };
+        let cfg = cluster_config(blocks, cluster, kernel.dynamic_smem_bytes());
+        // SAFETY: `out` has blocks * 4 words and lives until the
+        // synchronization below.
+        unsafe { kernel.launch_with(stream, &cfg, &params)? };
+        stream
+            .synchronize()
+            .map_err(|source| baton_runtime::Error::Launch {
+                kernel: CLUSTER_KERNEL.to_string(),
+                source,
+            })?;
     }
     let out = gpu.stream().clone_dtoh(&d_out)?;
     Ok(SmokeReport {
@@ -267,11 +277,5 @@ mod tests {
                 .iter()
                 .all(|c| c.got == 0)
         );
-    }
-
-    #[test]
-    fn smem_matches_the_kernel_layout() {
-        // kernels/src/smoke.rs: #[repr(C)] { bar: MbarrierCell (8, align 8), data: [u32; 32] }
-        assert_eq!(SMEM_BYTES, 136);
     }
 }

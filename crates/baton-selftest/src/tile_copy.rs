@@ -12,34 +12,30 @@
 //! use baton_runtime::{Gpu, Variant};
 //! use baton_selftest::tile_copy::{self, Mode};
 //! let gpu = Gpu::new(0)?;
-//! let kernels = gpu.load_kernels(Variant::Release)?;
+//! let kernels = baton_selftest::kernels::load_kernels(&gpu, Variant::Release)?;
 //! let c = tile_copy::check(&gpu, &kernels, Mode::Multicast, 300, 200, XorShift::seed_from_time())?;
 //! assert!(c.passed(), "{c:?}");
 //! # Ok::<(), baton_selftest::Error>(())
 //! ```
 
 use crate::error::{Error, Result, TileCopyRule};
+use baton::kernel::KernelSpec;
 use baton::tensor_map::{ElemType, L2Promotion, Swizzle, TensorMapDesc};
 use baton_reference::random::XorShift;
 use baton_runtime::cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+use baton_runtime::kernel_abi::tile_copy::{self as abi, TileCopyParams};
 use baton_runtime::tensor_map::{self, DeviceTensorMaps};
-use baton_runtime::{Gpu, Kernel, Kernels, LaunchConfig};
+use baton_runtime::{Gpu, Kernels, LaunchConfig, TypedKernel};
 use std::time::Instant;
 
 /// The plain kernel.
-pub const KERNEL: &str = "baton_tile_copy_bf16";
+pub const KERNEL: &str = abi::COPY.name;
 /// The 2-CTA-cluster multicast kernel.
-pub const MULTICAST_KERNEL: &str = "baton_tile_copy_bf16_multicast";
+pub const MULTICAST_KERNEL: &str = abi::COPY_MULTICAST.name;
 /// Tile edge in rows and bf16 columns (`TILE` in the kernels).
-pub const TILE: u32 = 64;
+pub const TILE: u32 = abi::TILE;
 /// Threads per CTA: a producer warpgroup and a consumer warpgroup.
-pub const THREADS: u32 = 256;
-/// Pipeline stages (`STAGES` in the kernels; must match).
-pub const STAGES: u32 = 4;
-/// Dynamic shared memory per CTA: `size_of::<CopySmem>()` (= `McSmem`'s) —
-/// the barriers padded to the 1024-byte tile alignment, then `STAGES`
-/// 64 × 64 bf16 tiles.
-pub const SMEM_BYTES: u32 = 1024 + STAGES * TILE * TILE * 2;
+pub const THREADS: u32 = abi::THREADS;
 /// Output value before a copy (a bf16 NaN pattern the inputs never use).
 pub const POISON: u16 = 0xFFFF;
 /// Poisoned elements after the output matrix, checked untouched: TMA stores
@@ -60,20 +56,22 @@ impl Mode {
     /// Both kernels.
     pub const ALL: [Mode; 2] = [Mode::Plain, Mode::Multicast];
 
+    /// The kernel's spec.
+    pub const fn spec(self) -> &'static KernelSpec<TileCopyParams> {
+        match self {
+            Mode::Plain => &abi::COPY,
+            Mode::Multicast => &abi::COPY_MULTICAST,
+        }
+    }
+
     /// The kernel's name.
     pub const fn kernel(self) -> &'static str {
-        match self {
-            Mode::Plain => KERNEL,
-            Mode::Multicast => MULTICAST_KERNEL,
-        }
+        self.spec().name
     }
 
     /// CTAs per cluster (1: launched without the cluster attribute).
     pub const fn cluster(self) -> u32 {
-        match self {
-            Mode::Plain => 1,
-            Mode::Multicast => 2,
-        }
+        self.spec().cluster_size()
     }
 
     /// Rows of one TMA box (load and store maps).
@@ -120,7 +118,7 @@ pub fn matrix_desc(
 /// kernel. Borrows both buffers (the destination mutably) while it lives.
 pub struct TileCopyPlan<'a> {
     mode: Mode,
-    kernel: Kernel,
+    kernel: TypedKernel<TileCopyParams>,
     maps: DeviceTensorMaps,
     tiles_m: u32,
     tiles_n: u32,
@@ -146,7 +144,7 @@ impl<'a> TileCopyPlan<'a> {
         rows: usize,
         cols: usize,
     ) -> Result<Self> {
-        let kernel = kernels.get(mode.kernel())?;
+        let kernel = kernels.kernel(mode.spec())?;
         let elements = rows.checked_mul(cols);
         let bad = |rule| Error::TileCopyShape {
             kernel: mode.kernel(),
@@ -186,13 +184,15 @@ impl<'a> TileCopyPlan<'a> {
         )?;
         let c = mode.cluster();
         // CTAs that fit on the GPU at once (the kernels stride over tiles).
+        let smem = kernel.dynamic_smem_bytes();
         let slots = kernel
-            .max_active_clusters((c, 1, 1), THREADS, SMEM_BYTES)
+            .kernel()
+            .max_active_clusters((c, 1, 1), THREADS, smem)
             .ok()
             .filter(|&n| n > 0)
             .map(|n| n * c)
             .unwrap_or_else(|| {
-                let per_sm = (228 * 1024 / (SMEM_BYTES + 1024)).min(2048 / THREADS);
+                let per_sm = (228 * 1024 / (smem + 1024)).min(2048 / THREADS);
                 gpu.sm_count() * per_sm / c * c
             })
             .max(c);
@@ -242,25 +242,21 @@ impl<'a> TileCopyPlan<'a> {
     }
     /// The launch configuration.
     pub fn config(&self) -> LaunchConfig {
-        let mut cfg = LaunchConfig::linear(self.grid, THREADS, SMEM_BYTES);
-        if self.mode == Mode::Multicast {
-            cfg.cluster = Some((2, 1, 1));
-        }
-        cfg
+        self.kernel.launch_config(self.grid)
     }
 
     /// Enqueues the copy on `gpu`'s stream.
     pub fn launch(&self, gpu: &Gpu) -> Result<()> {
-        let mut args = gpu.args();
-        args.u64(self.maps.ptr(0))
-            .u64(self.maps.ptr(1))
-            .u32(self.tiles_m)
-            .u32(self.tiles_n);
-        // SAFETY: (load_map, store_map: *const TensorMap in global memory,
-        // tiles_m, tiles_n) with the maps' boxes, block size, cluster and
-        // dynamic shared memory of the kernels' host contract; the plan
-        // borrows both buffers, so the maps' addresses stay valid.
-        Ok(unsafe { self.kernel.launch(&self.config(), &mut args) }?)
+        let params = TileCopyParams {
+            load_map: self.maps.ptr(0) as *const _,
+            store_map: self.maps.ptr(1) as *const _,
+            tiles_m: self.tiles_m,
+            tiles_n: self.tiles_n,
+        };
+        // SAFETY: tensor maps in global memory with the boxes the kernels'
+        // host contract asks for; the plan borrows both buffers, so the
+        // maps' addresses stay valid until the copy completes.
+        Ok(unsafe { self.kernel.launch(gpu.stream(), self.grid, &params) }?)
     }
 }
 
@@ -406,12 +402,5 @@ mod tests {
                 .validate()
                 .is_err()
         );
-    }
-
-    #[test]
-    fn smem_matches_the_kernels_layout() {
-        // 8 mbarriers (64 bytes) padded to the tiles' 1024-byte alignment,
-        // then 4 stages of 8 KiB: what the scratch H100 run launched with.
-        assert_eq!(SMEM_BYTES, 33_792);
     }
 }

@@ -13,8 +13,10 @@
 
 use baton_reference::gemm_check;
 use baton_reference::random::XorShift;
+use baton_runtime::cudarc::driver::DevicePtrMut;
 use baton_runtime::gemm::{GemmConfig, GemmPlan};
-use baton_runtime::{Error, Gpu, LaunchConfig, Variant, report_skip};
+use baton_runtime::kernel_abi::pipeline::{HANG, HangParams};
+use baton_runtime::{Error, Gpu, Variant, report_skip};
 use baton_selftest::pipeline_gpu;
 use std::process::Command;
 
@@ -30,9 +32,6 @@ const CHILD_ENV: &str = "BATON_FAULT_CHILD";
 const HANG_ENV: &str = "BATON_FAULT_HANG";
 /// Printed by a child whose every check held; anything else is a failure.
 const CHILD_OK: &str = "fault-child: every check held";
-/// Launch of `baton_pipeline_hang`: one warp; 16 bytes of shared memory
-/// hold its `PipelineBarriers<1>`.
-const HANG_LAUNCH: LaunchConfig = LaunchConfig::linear(1, 32, 16);
 
 /// In the child (`BATON_FAULT_CHILD` names `test`): runs `body`, prints its
 /// report and exits the process — 0 only when `body` found every check
@@ -90,8 +89,7 @@ fn check_child_then_fresh_context(test: &str) {
         "the debug build's hang report is missing:\n{text}"
     );
     let gpu = Gpu::for_test().expect("the GPU is still there after the child's trap");
-    let kernels = gpu
-        .load_kernels(Variant::Release)
+    let kernels = baton_selftest::kernels::load_kernels(&gpu, Variant::Release)
         .unwrap_or_else(|e| panic!("a fresh context after a trap: {e}"));
     let run = pipeline_gpu::run_handoff(&gpu, &kernels, "baton_pipeline_handoff", 8, 256)
         .unwrap_or_else(|e| panic!("a fresh context after a trap: {e}"));
@@ -109,22 +107,20 @@ const TRAP_TEST: &str = "trapped_kernel_is_a_typed_error_and_a_fresh_context_wor
 /// `Error::Launch` naming the kernel, with a context-fatal driver code.
 fn trap_child() -> Result<(), String> {
     let gpu = Gpu::new(0).map_err(|e| e.to_string())?;
-    let kernels = gpu
-        .load_kernels(Variant::Debug)
-        .map_err(|e| e.to_string())?;
-    let hang = kernels
-        .get("baton_pipeline_hang")
-        .map_err(|e| e.to_string())?;
+    let kernels =
+        baton_selftest::kernels::load_kernels(&gpu, Variant::Debug).map_err(|e| e.to_string())?;
+    let hang = kernels.kernel(&HANG).map_err(|e| e.to_string())?;
     let mut out = gpu
         .stream()
         .alloc_zeros::<u32>(1)
         .map_err(|e| e.to_string())?;
-    let mut args = gpu.args();
-    args.slice_mut(&mut out);
+    let (out_ptr, _out_sync) = out.device_ptr_mut(gpu.stream());
+    let params = HangParams {
+        out: out_ptr as *mut u32,
+    };
     let started = std::time::Instant::now();
-    // SAFETY: (out: one u32) matches the kernel; HANG_LAUNCH gives it the
-    // 16 bytes of shared memory its barriers need.
-    let result = unsafe { hang.launch_sync(&HANG_LAUNCH, &mut args) };
+    // SAFETY: `out` holds one u32 and outlives the launch.
+    let result = unsafe { hang.launch_sync(gpu.stream(), 1, &params) };
     let secs = started.elapsed().as_secs_f64();
     let err = match result {
         Ok(()) => {
@@ -159,24 +155,22 @@ const QUEUED_TEST: &str = "work_queued_behind_a_fault_is_reported_not_hidden";
 /// the fault surfaced, must fail: never a result read from a dead context.
 fn queued_child() -> Result<(), String> {
     let gpu = Gpu::new(0).map_err(|e| e.to_string())?;
-    let debug = gpu
-        .load_kernels(Variant::Debug)
-        .map_err(|e| e.to_string())?;
-    let release = gpu
-        .load_kernels(Variant::Release)
-        .map_err(|e| e.to_string())?;
-    let hang = debug
-        .get("baton_pipeline_hang")
-        .map_err(|e| e.to_string())?;
+    let debug =
+        baton_selftest::kernels::load_kernels(&gpu, Variant::Debug).map_err(|e| e.to_string())?;
+    let release =
+        baton_selftest::kernels::load_kernels(&gpu, Variant::Release).map_err(|e| e.to_string())?;
+    let hang = debug.kernel(&HANG).map_err(|e| e.to_string())?;
     let mut out = gpu
         .stream()
         .alloc_zeros::<u32>(1)
         .map_err(|e| e.to_string())?;
     {
-        let mut args = gpu.args();
-        args.slice_mut(&mut out);
+        let (out_ptr, _out_sync) = out.device_ptr_mut(gpu.stream());
+        let params = HangParams {
+            out: out_ptr as *mut u32,
+        };
         // SAFETY: as in trap_child.
-        unsafe { hang.launch(&HANG_LAUNCH, &mut args) }
+        unsafe { hang.launch(gpu.stream(), 1, &params) }
             .map_err(|e| format!("enqueueing the hang kernel failed at once: {e}"))?;
     }
     // 1. Queued behind the kernel that will trap in ~4 s: the handoff
@@ -351,15 +345,16 @@ fn release_build_hang_is_stopped_by_the_suite_time_limit() {
         return;
     }
     let Some(gpu) = Gpu::for_test() else { return };
-    let kernels = gpu
-        .load_kernels(Variant::Release)
+    let kernels = baton_selftest::kernels::load_kernels(&gpu, Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
-    let hang = kernels.get("baton_pipeline_hang").unwrap();
+    let hang = kernels.kernel(&HANG).unwrap();
     let mut out = gpu.stream().alloc_zeros::<u32>(1).unwrap();
-    let mut args = gpu.args();
-    args.slice_mut(&mut out);
+    let (out_ptr, _out_sync) = out.device_ptr_mut(gpu.stream());
+    let params = HangParams {
+        out: out_ptr as *mut u32,
+    };
     println!("launching the release-build hang; only the suite's time limit ends this test");
     // SAFETY: as in trap_child.
-    let result = unsafe { hang.launch_sync(&HANG_LAUNCH, &mut args) };
+    let result = unsafe { hang.launch_sync(gpu.stream(), 1, &params) };
     panic!("the release-build hang returned ({result:?}); its consumer had nothing to consume");
 }

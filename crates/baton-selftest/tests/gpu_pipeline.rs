@@ -17,7 +17,8 @@ fn small() -> bool {
 fn a_million_payloads_pass_through_the_ring_intact() {
     let Some(gpu) = Gpu::for_test() else { return };
     for variant in Variant::ALL {
-        let kernels = gpu.load_kernels(variant).unwrap_or_else(|e| panic!("{e}"));
+        let kernels =
+            baton_selftest::kernels::load_kernels(&gpu, variant).unwrap_or_else(|e| panic!("{e}"));
         for kernel in ["baton_pipeline_handoff", "baton_pipeline_explicit"] {
             // 132 blocks × 8192 payloads ≈ 1.08 × 10^6 handoffs to 128 consumers
             // each (small: 8 × 512, every slot reused 128 times).
@@ -38,7 +39,8 @@ fn a_million_payloads_pass_through_the_ring_intact() {
 fn epilogue_load_pipeline_round_trip() {
     let Some(gpu) = Gpu::for_test() else { return };
     for variant in Variant::ALL {
-        let kernels = gpu.load_kernels(variant).unwrap_or_else(|e| panic!("{e}"));
+        let kernels =
+            baton_selftest::kernels::load_kernels(&gpu, variant).unwrap_or_else(|e| panic!("{e}"));
         for beta in [0.5f32, 1.0, -2.0] {
             let (blocks, tiles) = if small() { (4, 24) } else { (16, 300) };
             let run = pipeline_gpu::run_epi_load(&gpu, &kernels, blocks, tiles, beta)
@@ -55,8 +57,7 @@ fn epilogue_load_pipeline_round_trip() {
 #[test]
 fn pipeline_and_handwritten_handoffs_agree() {
     let Some(gpu) = Gpu::for_test() else { return };
-    let kernels = gpu
-        .load_kernels(Variant::Release)
+    let kernels = baton_selftest::kernels::load_kernels(&gpu, Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
     let (blocks, iters, repeats) = if small() {
         (8, 1 << 10, 1)

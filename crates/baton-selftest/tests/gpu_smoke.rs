@@ -3,6 +3,8 @@
 //! `SKIPPED: no CUDA GPU (<reason>)` and returns.
 
 use baton_reference::random::XorShift;
+use baton_runtime::cudarc::driver::{DevicePtr, DevicePtrMut};
+use baton_runtime::kernel_abi::smoke::{SMOKE, SmokeParams};
 use baton_runtime::{Error, Gpu, LaunchConfig, Variant};
 use baton_selftest::smoke;
 
@@ -17,7 +19,8 @@ fn smoke_kernel_hands_data_through_an_mbarrier() {
         gpu.sm_count()
     );
     for variant in Variant::ALL {
-        let kernels = gpu.load_kernels(variant).unwrap_or_else(|e| panic!("{e}"));
+        let kernels =
+            baton_selftest::kernels::load_kernels(&gpu, variant).unwrap_or_else(|e| panic!("{e}"));
         for _ in 0..3 {
             let seed = XorShift::seed_from_time();
             let report =
@@ -34,18 +37,27 @@ fn smoke_kernel_hands_data_through_an_mbarrier() {
 #[test]
 fn oversized_shared_memory_is_refused_before_launch() {
     let Some(gpu) = Gpu::for_test() else { return };
-    let kernels = gpu
-        .load_kernels(Variant::Release)
+    let kernels = baton_selftest::kernels::load_kernels(&gpu, Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
-    let k = kernels.get(smoke::KERNEL).unwrap();
+    let k = kernels.kernel(&SMOKE).unwrap();
     let requested = gpu.max_smem_optin() + 1024;
-    let cfg = LaunchConfig::linear(1, 64, requested);
-    let mut out = gpu.stream().alloc_zeros::<u32>(smoke::N + 4).unwrap();
-    let input = gpu.stream().clone_htod(&smoke::input(1)).unwrap();
-    let mut args = gpu.args();
-    args.slice_mut(&mut out).slice(&input).u32(smoke::N as u32);
-    // SAFETY: arguments match the kernel; the launch is refused before it is enqueued.
-    let err = unsafe { k.launch(&cfg, &mut args) }.unwrap_err();
+    let cfg = LaunchConfig {
+        dynamic_smem_bytes: requested,
+        ..k.launch_config(1)
+    };
+    let stream = gpu.stream();
+    let mut out = stream.alloc_zeros::<u32>(smoke::N + 4).unwrap();
+    let input = stream.clone_htod(&smoke::input(1)).unwrap();
+    let (out_ptr, _out_sync) = out.device_ptr_mut(stream);
+    let (in_ptr, _in_sync) = input.device_ptr(stream);
+    let params = SmokeParams {
+        out: out_ptr as *mut u32,
+        input: in_ptr as *const u32,
+        n: smoke::N as u32,
+    };
+    // SAFETY: real buffers of the kernel's sizes; the launch is refused
+    // before it is enqueued.
+    let err = unsafe { k.launch_with(stream, &cfg, &params) }.unwrap_err();
     match err {
         Error::SmemTooLarge {
             requested: r, max, ..
@@ -60,8 +72,7 @@ fn oversized_shared_memory_is_refused_before_launch() {
 #[test]
 fn unknown_kernel_lists_the_module() {
     let Some(gpu) = Gpu::for_test() else { return };
-    let kernels = gpu
-        .load_kernels(Variant::Release)
+    let kernels = baton_selftest::kernels::load_kernels(&gpu, Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
     let msg = kernels
         .get("no_such_kernel")
@@ -91,7 +102,8 @@ fn bad_ptx_is_rejected_with_the_jit_log() {
 fn cluster_launch_and_remote_mbarrier_arrivals() {
     let Some(gpu) = Gpu::for_test() else { return };
     for variant in Variant::ALL {
-        let kernels = gpu.load_kernels(variant).unwrap_or_else(|e| panic!("{e}"));
+        let kernels =
+            baton_selftest::kernels::load_kernels(&gpu, variant).unwrap_or_else(|e| panic!("{e}"));
         // 16 needs the non-portable cluster attribute, which launch sets.
         for cluster in [1, 2, 4, 8, 16] {
             let blocks = 3 * cluster;

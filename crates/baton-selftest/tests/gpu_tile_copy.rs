@@ -11,7 +11,8 @@ use baton_selftest::tile_copy::{self, Mode};
 
 fn copy_all(variant: Variant, shapes: &[(usize, usize)]) {
     let Some(gpu) = Gpu::for_test() else { return };
-    let kernels = gpu.load_kernels(variant).unwrap_or_else(|e| panic!("{e}"));
+    let kernels =
+        baton_selftest::kernels::load_kernels(&gpu, variant).unwrap_or_else(|e| panic!("{e}"));
     let mut failed = Vec::new();
     for &(rows, cols) in shapes {
         for mode in Mode::ALL {
@@ -70,8 +71,7 @@ fn tile_copy_is_bit_exact_debug() {
 #[test]
 fn unaligned_rows_are_a_tensor_map_error() {
     let Some(gpu) = Gpu::for_test() else { return };
-    let kernels = gpu
-        .load_kernels(Variant::Release)
+    let kernels = baton_selftest::kernels::load_kernels(&gpu, Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
     // 100 bf16 columns = 200-byte rows: not a multiple of 16 bytes.
     let e = tile_copy::check(&gpu, &kernels, Mode::Plain, 64, 100, 1).unwrap_err();

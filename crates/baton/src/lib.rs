@@ -24,6 +24,7 @@
 //! | `arch/sm100` | Blackwell additions (assembled, not yet run): TMEM alloc/dealloc/`tcgen05.ld`, `tcgen05.mma` kind f16 (one CTA and CTA pairs), commit to mbarriers, `tcgen05` fences |
 //! | `arch/cpu`  | host backend: atomics-based mbarrier, warps as threads, byte-exact simulated TMA (`tma`) |
 //! | `smem`      | typed shared-memory references ([`smem::SharedRef`]) |
+//! | `kernel`    | a kernel's parameter struct and [`kernel::KernelSpec`] (threads, cluster, launch bounds, dynamic shared memory), the [`kernel!`] entry macro |
 //! | `tensor_map` | arch-independent TMA descriptor and its validation ([`tensor_map::TensorMapDesc`]) |
 //! | `block_scale` | MXFP8 / NVFP4 formats and the tcgen05 scale-factor atom layout ([`block_scale::SfLayout`], [`block_scale::sf_tile_offset`]) |
 //! | `numeric`   | narrow number formats (bf16, f16, e4m3, e5m2, e2m1, ue8m0, ue4m3): exact decode, round-to-nearest-even saturating encode ([`numeric::SmallFloat`]) |
@@ -57,6 +58,7 @@
 
 pub mod arch;
 pub mod block_scale;
+pub mod kernel;
 pub mod numeric;
 pub mod protocol;
 pub mod smem;

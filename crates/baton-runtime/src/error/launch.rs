@@ -81,4 +81,21 @@ pub enum LaunchRule {
         /// The portable limit ([`PORTABLE_CLUSTER_SIZE`](crate::PORTABLE_CLUSTER_SIZE)).
         portable: u32,
     },
+    /// A typed launch with a block other than the kernel's spec fixes.
+    #[error("block {block:?}: the kernel's KernelSpec fixes it at ({threads}, 1, 1)")]
+    BlockNotSpec {
+        /// The block asked for.
+        block: (u32, u32, u32),
+        /// The spec's threads.
+        threads: u32,
+    },
+    /// A typed launch with less dynamic shared memory than the kernel's
+    /// layout (the module's baton-spec record).
+    #[error("{bytes} bytes of dynamic shared memory; the kernel's shared layout needs {needed}")]
+    SmemBelowLayout {
+        /// Bytes asked for.
+        bytes: u32,
+        /// `size_of` the layout on the device.
+        needed: u32,
+    },
 }

@@ -31,40 +31,40 @@ use super::ranges_overlap;
 use crate::block_scaled::{BlockScaledError, Quantize, QuantizedMatrix};
 use crate::error::{GemmError, GemmShapeError};
 use crate::tensor_map::{self, DeviceTensorMaps, encode, encode_matrix};
-use crate::{Gpu, Kernel, Kernels, LaunchConfig, Result, Target};
+use crate::{Gpu, Kernels, Result, Target, TypedKernel};
 use baton::block_scale::{Mxfp8, Nvfp4};
+use baton::kernel::KernelSpec;
 use baton::tensor_map::{ElemType, Swizzle, TensorMapDesc};
+use baton_kernels_abi::sm100_gemm::{self, BlockScaledGemmParams};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 /// CTA tile rows and columns of both kernels (`gemm_sm100_block_scaled::BM`
 /// and `BN`).
 pub const TILE: usize = 128;
-/// Threads per CTA (`gemm_sm100_block_scaled::THREADS`).
-pub const THREADS: u32 = 256;
+/// Threads per CTA (the kernels' spec).
+pub const THREADS: u32 = sm100_gemm::GEMM_MXFP8.threads;
 /// Rasterization group (tile rows) the plans start with.
 pub const DEFAULT_GROUP_M: u32 = 8;
 
-/// A format the sm_100a block-scaled GEMM runs: its kernel, the dynamic
-/// shared memory it demands (checked against the PTX by
-/// `tests/gpu_gemm_sm100_block_scaled.rs`) and K per pipeline stage.
+/// A format the sm_100a block-scaled GEMM runs: its kernel's spec (name,
+/// threads, and the dynamic shared memory, which the module records as the
+/// device's `size_of` the layout) and K per pipeline stage.
 pub trait BlockScaledGemmFormat: Quantize {
-    /// The kernel's name in `baton_sm100a.ptx`.
-    const KERNEL: &'static str;
-    /// `size_of` of the kernel's shared-memory layout.
-    const SMEM_BYTES: u32;
+    /// The kernel's spec in `baton_sm100a.ptx`.
+    const SPEC: KernelSpec<BlockScaledGemmParams>;
+    /// The kernel's name.
+    const KERNEL: &'static str = Self::SPEC.name;
     /// K elements per stage (the TMA box: 128 bytes of elements per row).
     const BK: usize;
 }
 
 impl BlockScaledGemmFormat for Mxfp8 {
-    const KERNEL: &'static str = "baton_sm100_gemm_mxfp8";
-    const SMEM_BYTES: u32 = 209_920;
+    const SPEC: KernelSpec<BlockScaledGemmParams> = sm100_gemm::GEMM_MXFP8;
     const BK: usize = 128;
 }
 
 impl BlockScaledGemmFormat for Nvfp4 {
-    const KERNEL: &'static str = "baton_sm100_gemm_nvfp4";
-    const SMEM_BYTES: u32 = 220_160;
+    const SPEC: KernelSpec<BlockScaledGemmParams> = sm100_gemm::GEMM_NVFP4;
     const BK: usize = 256;
 }
 
@@ -182,7 +182,7 @@ impl<F: BlockScaledGemmFormat> DeviceQuantized<F> {
 /// A block-scaled GEMM bound to its operands: shapes validated, tensor maps
 /// encoded and uploaded once, so [`run`](Self::run) only launches.
 pub struct BlockScaledGemmPlan<'a, F> {
-    kernel: Kernel,
+    kernel: TypedKernel<BlockScaledGemmParams>,
     maps: DeviceTensorMaps,
     m: u32,
     n: u32,
@@ -265,7 +265,7 @@ impl<'a, F: BlockScaledGemmFormat> BlockScaledGemmPlan<'a, F> {
             bf16(d_ptr)?,
         ];
         let maps = tensor_map::upload(gpu, &maps)?;
-        let kernel = kernels.get(F::KERNEL)?;
+        let kernel = kernels.kernel(&F::SPEC)?;
         let tiles = (m.div_ceil(TILE) * n.div_ceil(TILE)) as u32;
         Ok(Self {
             kernel,
@@ -297,21 +297,24 @@ impl<'a, F: BlockScaledGemmFormat> BlockScaledGemmPlan<'a, F> {
         if beta != 0.0 && !self.has_c {
             return Err(GemmShapeError::MissingC.into());
         }
-        let cfg = LaunchConfig::linear(self.grid, THREADS, F::SMEM_BYTES);
-        let mut args = gpu.args();
-        for i in 0..6 {
-            args.u64(self.maps.ptr(i));
-        }
-        args.u32(self.m)
-            .u32(self.n)
-            .u32(self.k)
-            .u32(self.group_m)
-            .f32(alpha)
-            .f32(beta);
-        // SAFETY: the argument list is the kernel's (six tensor maps, m, n,
-        // k, group_m, alpha, beta); the maps describe operands borrowed for
-        // the plan's lifetime, validated in `new`; k ≥ 1, group_m ≥ 1.
-        unsafe { self.kernel.launch(&cfg, &mut args) }
+        let m = &self.maps;
+        let params = BlockScaledGemmParams {
+            tma_a: m.ptr(0) as *const _,
+            tma_b: m.ptr(1) as *const _,
+            tma_sfa: m.ptr(2) as *const _,
+            tma_sfb: m.ptr(3) as *const _,
+            tma_c: m.ptr(4) as *const _,
+            tma_d: m.ptr(5) as *const _,
+            m: self.m,
+            n: self.n,
+            k: self.k,
+            group_m: self.group_m,
+            alpha,
+            beta,
+        };
+        // SAFETY: the maps describe operands borrowed for the plan's
+        // lifetime, validated in `new`; k ≥ 1, group_m ≥ 1.
+        unsafe { self.kernel.launch(gpu.stream(), self.grid, &params) }
     }
 }
 

@@ -22,7 +22,7 @@ use crate::smem::SharedRef;
 use core::arch::asm;
 
 /// Name of the `.extern .shared` array that stands for the launch's dynamic
-/// shared memory. The PTX build step (`tools/build-ptx.sh`) declares it at
+/// shared memory. The PTX build step (`baton-build`) declares it at
 /// module scope, aligned to 1024 bytes (what 128-byte-swizzled TMA tiles
 /// need); PTX does not allow the declaration inside a function body.
 pub const DYNAMIC_SMEM_SYMBOL: &str = "baton_dynamic_smem";

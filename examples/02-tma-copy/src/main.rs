@@ -58,7 +58,11 @@ fn main() -> ExitCode {
             }
         }
     }
-    if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 /// The tensor map of a row-major `rows × cols` bf16 matrix at `base`, as the
@@ -80,7 +84,9 @@ fn desc(base: u64, rows: usize, cols: usize) -> TensorMapDesc {
 fn run(gpu: &Gpu, ptx: &str, rows: usize, cols: usize, rng: &mut u64) -> Result<usize, Error> {
     let module = gpu.load_ptx(ptx, "tma_copy_kernel")?;
     let kernel = module.kernel(&TMA_COPY)?;
-    let src: Vec<u16> = (0..rows * cols).map(|_| splitmix64(rng) as u16 & 0x7FFF).collect();
+    let src: Vec<u16> = (0..rows * cols)
+        .map(|_| splitmix64(rng) as u16 & 0x7FFF)
+        .collect();
     let stream = gpu.stream();
     let d_src = stream.clone_htod(&src)?;
     let mut d_dst = stream.clone_htod(&vec![POISON; rows * cols + GUARD])?;
@@ -111,7 +117,11 @@ fn run(gpu: &Gpu, ptx: &str, rows: usize, cols: usize, rng: &mut u64) -> Result<
     for (i, (&s, &d)) in src.iter().zip(&dst).enumerate() {
         if s != d {
             if wrong < 5 {
-                println!("  ({}, {}): {d:#06x}, expected {s:#06x}", i / cols, i % cols);
+                println!(
+                    "  ({}, {}): {d:#06x}, expected {s:#06x}",
+                    i / cols,
+                    i % cols
+                );
             }
             wrong += 1;
         }

@@ -62,7 +62,11 @@ pub fn producer<W: Warp>(
             while j < CHUNK {
                 let i = c * CHUNK + j;
                 // SAFETY: i < n: `input` holds n words.
-                let v = if i < p.n { unsafe { *p.input.add(i as usize) } } else { 0 };
+                let v = if i < p.n {
+                    unsafe { *p.input.add(i as usize) }
+                } else {
+                    0
+                };
                 // SAFETY: j < CHUNK; the producer holds this stage.
                 unsafe { store_word(slot, j, v) };
                 j += 32;

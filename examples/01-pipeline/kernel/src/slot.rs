@@ -20,7 +20,10 @@ pub unsafe fn load_word(slot: SharedRef<'_, Slot>, i: u32) -> u32 {
     #[cfg(not(target_arch = "nvptx64"))]
     {
         // SAFETY: forwarded: in bounds, no concurrent write.
-        unsafe { slot.get().read(baton::tensor_map::Swizzle::None, 0, i as usize) }
+        unsafe {
+            slot.get()
+                .read(baton::tensor_map::Swizzle::None, 0, i as usize)
+        }
     }
 }
 
@@ -38,6 +41,9 @@ pub unsafe fn store_word(slot: SharedRef<'_, Slot>, i: u32, value: u32) {
     #[cfg(not(target_arch = "nvptx64"))]
     {
         // SAFETY: forwarded: in bounds, exclusive.
-        unsafe { slot.get().write(baton::tensor_map::Swizzle::None, 0, i as usize, value) }
+        unsafe {
+            slot.get()
+                .write(baton::tensor_map::Swizzle::None, 0, i as usize, value)
+        }
     }
 }

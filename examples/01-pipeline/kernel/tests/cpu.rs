@@ -26,7 +26,11 @@ impl Rng {
 fn check(n: u32, grid: u32, rng: &mut Rng) {
     let input: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
     let mut out = vec![0xDEAD_BEEFu32; n as usize];
-    let p = PipelineParams { input: input.as_ptr(), out: out.as_mut_ptr(), n };
+    let p = PipelineParams {
+        input: input.as_ptr(),
+        out: out.as_mut_ptr(),
+        n,
+    };
     // SAFETY: both vectors hold n words and outlive the call.
     unsafe { cpu::run_grid(&p, grid) };
     for (i, (&x, &y)) in input.iter().zip(&out).enumerate() {
@@ -39,7 +43,13 @@ fn check(n: u32, grid: u32, rng: &mut Rng) {
 fn ragged_sizes_and_grids_match_the_definition() {
     let mut rng = Rng::from_time();
     // Fewer chunks than stages, exactly the ring, many laps, ragged tails.
-    for n in [1, CHUNK - 1, CHUNK * STAGES as u32, 40 * CHUNK + 17, 5000 + (rng.next() % 3000) as u32] {
+    for n in [
+        1,
+        CHUNK - 1,
+        CHUNK * STAGES as u32,
+        40 * CHUNK + 17,
+        5000 + (rng.next() % 3000) as u32,
+    ] {
         for grid in [1, 3] {
             check(n, grid, &mut rng);
         }
@@ -49,7 +59,11 @@ fn ragged_sizes_and_grids_match_the_definition() {
 #[test]
 fn empty_input_writes_nothing_and_terminates() {
     let mut out = [7u32; 4];
-    let p = PipelineParams { input: [].as_ptr(), out: out.as_mut_ptr(), n: 0 };
+    let p = PipelineParams {
+        input: [].as_ptr(),
+        out: out.as_mut_ptr(),
+        n: 0,
+    };
     // SAFETY: n = 0: nothing is read or written.
     unsafe { cpu::run_grid(&p, 2) };
     assert_eq!(out, [7; 4]);

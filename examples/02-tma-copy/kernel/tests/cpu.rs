@@ -45,7 +45,9 @@ fn desc(base: u64, rows: usize, cols: usize) -> TensorMapDesc {
 }
 
 fn check(rows: usize, cols: usize, grid: u32, rng: &mut Rng) {
-    let src: Vec<u16> = (0..rows * cols).map(|_| rng.next() as u16 & 0x7FFF).collect();
+    let src: Vec<u16> = (0..rows * cols)
+        .map(|_| rng.next() as u16 & 0x7FFF)
+        .collect();
     let mut dst = vec![POISON; rows * cols + GUARD];
     // SAFETY: both vectors outlive the maps, and nothing else touches them
     // while `run_grid` runs.
@@ -60,7 +62,13 @@ fn check(rows: usize, cols: usize, grid: u32, rng: &mut Rng) {
     // SAFETY: as above.
     unsafe { cpu::run_grid(&p, grid) };
     for (i, (&s, &d)) in src.iter().zip(&dst).enumerate() {
-        assert_eq!(d, s, "{rows}×{cols}, grid {grid}: element ({}, {})", i / cols, i % cols);
+        assert_eq!(
+            d,
+            s,
+            "{rows}×{cols}, grid {grid}: element ({}, {})",
+            i / cols,
+            i % cols
+        );
     }
     assert!(
         dst[rows * cols..].iter().all(|&g| g == POISON),
@@ -75,7 +83,13 @@ fn random_matrices_copy_bit_exactly() {
     // (columns: multiples of 8, so rows are 16-byte aligned as TMA needs).
     let ragged = (70 + rng.next() % 200) as usize;
     let ragged_cols = 8 * (9 + rng.next() % 30) as usize;
-    for (rows, cols) in [(64, 64), (1, 8), (128, 192), (ragged, ragged_cols), (300, 200)] {
+    for (rows, cols) in [
+        (64, 64),
+        (1, 8),
+        (128, 192),
+        (ragged, ragged_cols),
+        (300, 200),
+    ] {
         for grid in [1, 4] {
             check(rows, cols, grid, &mut rng);
         }

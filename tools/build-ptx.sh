@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Builds baton's device kernels into PTX by building baton-runtime, whose
-# build script does it through baton-build (crates/baton-build; launch bounds,
+# Builds baton's device kernels into PTX by building baton-runtime and
+# baton-selftest, whose build scripts do it through baton-build (crates/baton-build; launch bounds,
 # dynamic shared memory and the hot-kernel rule come from the kernels'
 # KernelSpecs), and copies the modules out:
 #   <out>/baton_sm90a.ptx        sm_90a, release: unbounded mbarrier waits
 #   <out>/baton_sm90a_debug.ptx  sm_90a, debug assertions (bounded waits that
 #                                report the hung site and trap), opt-level 3
 #   <out>/baton_sm100a.ptx       sm_100a (Blackwell), release
-# plus <name>.ptxas.txt (`ptxas -v`) for each when ptxas is present.
+# (the production GEMMs of kernels/, embedded by baton-runtime), the same
+# three as baton_selftest_*.ptx (the test kernels of kernels/selftest,
+# embedded by baton-selftest), plus <name>.ptxas.txt (`ptxas -v`)
+# for each when ptxas is present.
 #
 # Usage: tools/build-ptx.sh [--check] [--out-dir DIR]
 #   --check    fail unless ptxas checked every module
@@ -34,32 +37,42 @@ mkdir -p "$OUT_DIR"
 cd "$ROOT"
 LOG="$(mktemp)"
 trap 'rm -f "$LOG"' EXIT
-if ! env -u BATON_PTX_DIR -u BATON_SKIP_PTX cargo build --quiet -p baton-runtime \
+if ! env -u BATON_PTX_DIR -u BATON_SKIP_PTX cargo build --quiet -p baton-runtime -p baton-selftest \
         --message-format=json-render-diagnostics > "$LOG"; then
-    echo "build-ptx: building baton-runtime (and with it the kernels) failed" >&2
+    echo "build-ptx: building baton-runtime and baton-selftest (and with them the kernels) failed" >&2
     exit 1
 fi
-# The build script's OUT_DIR, from cargo's build-script-executed message.
-SRC="$(python3 -c '
+# A build script's OUT_DIR, from cargo's build-script-executed message.
+out_dir_of() {
+    python3 -c '
 import json, sys
 for line in open(sys.argv[1]):
     try: m = json.loads(line)
     except ValueError: continue
-    if m.get("reason") == "build-script-executed" and m.get("package_id", "").find("baton-runtime") >= 0:
+    pkg = m.get("package_id", "")
+    if m.get("reason") == "build-script-executed" and ("/" + sys.argv[2] + "#") in pkg:
         print(m["out_dir"])
-' "$LOG" | tail -1)"
-[[ -n "$SRC" ]] || { echo "build-ptx: cargo reported no build-script output directory for baton-runtime" >&2; exit 1; }
-if [[ ! -f "$SRC/baton_sm90a.ptx" ]]; then
-    echo "build-ptx: no PTX was built (device toolchain missing?): run tools/install-device-toolchain.sh" >&2
-    exit 3
-fi
-for name in baton_sm90a baton_sm90a_debug baton_sm100a; do
-    cp "$SRC/$name.ptx" "$OUT_DIR/$name.ptx"
-    if [[ -f "$SRC/$name.ptxas.txt" ]]; then
-        cp "$SRC/$name.ptxas.txt" "$OUT_DIR/$name.ptxas.txt"
-    elif [[ $CHECK == 1 ]]; then
-        echo "build-ptx: --check: $name.ptx was not checked by ptxas (install it: tools/install-device-toolchain.sh)" >&2
+' "$LOG" "$1" | tail -1
+}
+copy_modules() { # package file-stem...
+    local pkg="$1" src name
+    shift
+    src="$(out_dir_of "$pkg")"
+    [[ -n "$src" ]] || { echo "build-ptx: cargo reported no build-script output directory for $pkg" >&2; exit 1; }
+    if [[ ! -f "$src/$1.ptx" ]]; then
+        echo "build-ptx: no PTX was built (device toolchain missing?): run tools/install-device-toolchain.sh" >&2
         exit 3
     fi
-    echo "build-ptx: wrote $OUT_DIR/$name.ptx ($(grep -c '^\.visible \.entry' "$OUT_DIR/$name.ptx") kernels)"
-done
+    for name in "$@"; do
+        cp "$src/$name.ptx" "$OUT_DIR/$name.ptx"
+        if [[ -f "$src/$name.ptxas.txt" ]]; then
+            cp "$src/$name.ptxas.txt" "$OUT_DIR/$name.ptxas.txt"
+        elif [[ $CHECK == 1 ]]; then
+            echo "build-ptx: --check: $name.ptx was not checked by ptxas (install it: tools/install-device-toolchain.sh)" >&2
+            exit 3
+        fi
+        echo "build-ptx: wrote $OUT_DIR/$name.ptx ($(grep -c '^\.visible \.entry' "$OUT_DIR/$name.ptx") kernels)"
+    done
+}
+copy_modules baton-runtime baton_sm90a baton_sm90a_debug baton_sm100a
+copy_modules baton-selftest baton_selftest_sm90a baton_selftest_sm90a_debug baton_selftest_sm100a

@@ -17,7 +17,8 @@
 #
 # Only the test executables whose name matches $BUNDLE_TESTS (a Python
 # regex, default `gpu`: the tests that need the device; CI runs the rest)
-# go in, which keeps the bundle under the device tool's 64 MiB (every test
+# go in (baton-reference::gpu_gemm*, baton-selftest::gpu_*, baton-cli::gpu_*,
+# xtask::linear_stage_gpu_build), which keeps the bundle under the device tool's 64 MiB (every test
 # executable embeds the PTX: all of them together are over 70 MiB).
 set -euo pipefail
 

@@ -15,7 +15,7 @@ step() { printf '\n== %s\n' "$*"; }
 step "device toolchain (rustc-web for nvptx64, ptxas)"
 bash tools/install-device-toolchain.sh
 
-step "PTX build + ptxas -v (target/ptx/*.ptxas.txt)"
+step "PTX build through baton-build + ptxas -v (target/ptx/*.ptxas.txt; hot kernels held to no spills/stack)"
 bash tools/build-ptx.sh --check
 
 step "generated sources up to date (tools/gen/check.sh)"
@@ -24,11 +24,20 @@ bash tools/gen/check.sh
 step "cargo fmt --check"
 cargo fmt --all --check
 (cd kernels && cargo fmt --check)
+(cd kernels/selftest && cargo fmt --check)
+(cd crates/baton-build/tests/fixture-kernel && cargo fmt --check)
 
 step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 
-step "cargo test --workspace (ptxas hot-kernel checks in baton-runtime/tests/ptxas.rs)"
+step "baton-reference builds without cuBLAS; baton-runtime does not enable cudarc's cublas/cublaslt"
+cargo clippy -p baton-reference --no-default-features --all-targets -- -D warnings
+if cargo tree -p baton-runtime -e features -i cudarc | grep -q 'cudarc feature "cublas'; then
+    echo "baton-runtime enables cudarc's cuBLAS features; they belong to baton-reference" >&2
+    exit 1
+fi
+
+step "cargo test --workspace (ptxas hot-kernel checks in xtask/tests/ptxas.rs)"
 cargo test --workspace
 
 step "examples (tools/test-examples.sh: each example's cargo build, fmt, clippy, CPU tests, host binary)"

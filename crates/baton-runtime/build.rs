@@ -1,10 +1,13 @@
-//! Builds baton's device kernels (`kernels/`) into PTX with `baton-build`
-//! and generates `$OUT_DIR/baton_ptx.rs`, which embeds them:
+//! Builds baton's device kernels into PTX with `baton-build` and generates
+//! `$OUT_DIR/baton_ptx.rs`, which embeds them:
 //!
 //! * `baton_sm90a.ptx` (release) and `baton_sm90a_debug.ptx` (debug
 //!   assertions: bounded waits that report the hung pipeline), with their
-//!   `ptxas -v` reports when ptxas is present;
+//!   `ptxas -v` reports when ptxas is present, from `kernels/` (the GEMMs);
 //! * `baton_sm100a.ptx` (Blackwell; the kernels crate's `sm100` feature).
+//!
+//! The test kernels (`kernels/selftest`) are built and embedded by
+//! `baton-selftest`, not here.
 //!
 //! Launch bounds, the dynamic shared-memory declaration and the hot-kernel
 //! rule (no spills, no stack) come from the kernels' `KernelSpec`s.
@@ -22,9 +25,10 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-const VARIANTS: [&str; 2] = ["baton_sm90a", "baton_sm90a_debug"];
+/// The modules (file stems) and the constants that embed them.
+const VARIANTS: [(&str, &str); 2] = [("baton_sm90a", "RELEASE"), ("baton_sm90a_debug", "DEBUG")];
 /// The sm_100a module; optional.
-const SM100A: &str = "baton_sm100a";
+const SM100A: [(&str, &str); 1] = [("baton_sm100a", "SM100A")];
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -38,7 +42,7 @@ fn main() {
     }
 
     // Remove stale outputs so that nothing from an earlier build is embedded.
-    for v in VARIANTS.iter().chain(&[SM100A]) {
+    for (v, _) in VARIANTS.iter().chain(&SM100A) {
         let _ = fs::remove_file(out.join(format!("{v}.ptx")));
         let _ = fs::remove_file(out.join(format!("{v}.ptxas.txt")));
     }
@@ -49,14 +53,14 @@ fn main() {
     } else if let Some(dir) = env::var_os("BATON_PTX_DIR") {
         copy_prebuilt(&PathBuf::from(dir), &out)
     } else {
-        build(&root.join("kernels"))
+        build(&root.join("kernels"), "baton")
     };
 
     let mut generated = String::new();
     generated.push_str(&format!(
         "/// How the embedded PTX was obtained.\npub const SOURCE: &str = {source:?};\n"
     ));
-    for (v, konst) in VARIANTS.iter().zip(["RELEASE", "DEBUG"]) {
+    for (v, konst) in VARIANTS {
         generated.push_str(&embed(&out, &format!("{v}.ptx"), &format!("{konst}_PTX")));
         generated.push_str(&embed(
             &out,
@@ -64,17 +68,20 @@ fn main() {
             &format!("{konst}_PTXAS"),
         ));
     }
-    generated.push_str(&embed(&out, &format!("{SM100A}.ptx"), "SM100A_PTX"));
+    for (v, konst) in SM100A {
+        generated.push_str(&embed(&out, &format!("{v}.ptx"), &format!("{konst}_PTX")));
+    }
     fs::write(out.join("baton_ptx.rs"), generated).expect("write baton_ptx.rs");
 }
 
-/// Builds the sm_90a (release + debug) and sm_100a modules into `OUT_DIR`.
-fn build(kernels: &Path) -> String {
+/// Builds the kernel crate at `kernels` for sm_90a (release + debug) and
+/// sm_100a into `OUT_DIR` as `<name>_sm90a[_debug].ptx`, `<name>_sm100a.ptx`.
+fn build(kernels: &Path, name: &str) -> String {
     let sm90 = KernelCrate::new(kernels)
         .target(Target::Sm90a)
         .variant(Variant::Release)
         .variant(Variant::Debug)
-        .output_name("baton")
+        .output_name(name)
         .build();
     let sm90 = match sm90 {
         Ok(b) => b,
@@ -92,10 +99,10 @@ fn build(kernels: &Path) -> String {
     if let Err(e) = KernelCrate::new(kernels)
         .target(Target::Sm100a)
         .feature("sm100")
-        .output_name("baton")
+        .output_name(name)
         .build()
     {
-        fail(&format!("sm_100a kernels: {e}"));
+        fail(&format!("sm_100a kernels ({name}): {e}"));
     }
     if sm90.toolchain.ptxas.is_some() {
         "built by baton-build, checked by ptxas".to_string()
@@ -105,7 +112,7 @@ fn build(kernels: &Path) -> String {
 }
 
 fn copy_prebuilt(dir: &Path, out: &Path) -> String {
-    for v in VARIANTS {
+    for (v, _) in VARIANTS {
         let ptx = dir.join(format!("{v}.ptx"));
         println!("cargo:rerun-if-changed={}", ptx.display());
         if let Err(e) = fs::copy(&ptx, out.join(format!("{v}.ptx"))) {
@@ -120,10 +127,12 @@ fn copy_prebuilt(dir: &Path, out: &Path) -> String {
             fs::copy(&rep, out.join(format!("{v}.ptxas.txt"))).expect("copy ptxas report");
         }
     }
-    let sm100 = dir.join(format!("{SM100A}.ptx"));
-    println!("cargo:rerun-if-changed={}", sm100.display());
-    if sm100.exists() {
-        fs::copy(&sm100, out.join(format!("{SM100A}.ptx"))).expect("copy sm_100a PTX");
+    for (v, _) in SM100A {
+        let sm100 = dir.join(format!("{v}.ptx"));
+        println!("cargo:rerun-if-changed={}", sm100.display());
+        if sm100.exists() {
+            fs::copy(&sm100, out.join(format!("{v}.ptx"))).expect("copy sm_100a PTX");
+        }
     }
     format!("prebuilt from BATON_PTX_DIR={}", dir.display())
 }

@@ -1,9 +1,9 @@
-//! baton's device kernels, built for `nvptx64-nvidia-cuda` / `sm_90a` into
-//! one PTX module by `baton-build` (from `baton-runtime`'s build script) and
-//! loaded by `baton-runtime`.
-//! With the `sm100` feature (and `-C target-cpu=sm_100a`) the same build
-//! builds `baton_sm100a.ptx`: the Blackwell kernels (`sm100_smoke`) plus the
-//! kernels that use no `wgmma`.
+//! baton's production kernels (the GEMMs), built for `nvptx64-nvidia-cuda` /
+//! `sm_90a` into one PTX module by `baton-build` (from `baton-runtime`'s
+//! build script) and loaded by `baton-runtime`. With the `sm100` feature (and
+//! `-C target-cpu=sm_100a`) the same build makes `baton_sm100a.ptx`: the
+//! Blackwell GEMMs. Test and evidence kernels live apart, in
+//! `kernels/selftest` (their own PTX module).
 //!
 //! Kernels are declared with `baton::kernel!` against their `KernelSpec`s and
 //! `#[repr(C)]` parameter structs in `kernels/abi` (`baton-kernels-abi`),
@@ -26,24 +26,16 @@ compile_error!(
 );
 
 // The `wgmma` kernels are Hopper-only (sm_100a has no `wgmma`), so the
-// sm_100a build (feature `sm100`) leaves them out; the other kernels use only
-// instructions both targets have and are in both builds.
+// sm_100a build (feature `sm100`) leaves them out.
 #[cfg(not(feature = "sm100"))]
 pub mod gemm_bf16;
 #[cfg(not(feature = "sm100"))]
 mod gemm_common;
 #[cfg(not(feature = "sm100"))]
 pub mod gemm_fp8;
-pub mod pipeline;
 /// sm_100a only: built into `baton_sm100a.ptx` with `--features sm100`.
 #[cfg(feature = "sm100")]
 pub mod sm100_gemm;
-#[cfg(feature = "sm100")]
-pub mod sm100_smoke;
-pub mod smem_io;
-pub mod smoke;
-pub mod tile_copy;
-pub mod zero_cost;
 
 /// A panic on the device ends the kernel with `trap`; the launch then fails
 /// on the host with an illegal-instruction error.

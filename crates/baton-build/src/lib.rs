@@ -29,8 +29,8 @@
 //! --target nvptx64-nvidia-cuda --crate-type cdylib --profile baton-release
 //! -- --emit=asm -C target-cpu=<sm> -C target-feature=+<ptx isa>` in an
 //! environment cleaned of the outer cargo's variables, with its own target
-//! directory under the host's (`target/baton-build/<crate>/<sm>`), so it is
-//! incremental. The profiles `baton-release` and `baton-debug` (release with
+//! directory under the host's (`target/baton-build/<target>`, shared by kernel
+//! crates so `core` is built once per target), so it is incremental. The profiles `baton-release` and `baton-debug` (release with
 //! debug assertions: baton's bounded, reporting mbarrier waits) are defined
 //! on the command line (`lto`, `codegen-units = 1`, `opt-level = 3`,
 //! `panic = "abort"`): the kernel crate's manifest needs none.
@@ -242,8 +242,9 @@ impl KernelCrate {
         self
     }
 
-    /// The nested build's target directory (default: `baton-build/<crate>`
-    /// under the host's target directory, found from `OUT_DIR`).
+    /// The nested build's target directory (default: `baton-build` under the
+    /// host's target directory, found from `OUT_DIR`; one subdirectory per
+    /// target, shared by every kernel crate so `core` is built once).
     pub fn target_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.target_dir = Some(dir.into());
         self
@@ -367,8 +368,7 @@ impl KernelCrate {
                         out_dir.display()
                     ),
                 })?
-                .join("baton-build")
-                .join(&lib_name),
+                .join("baton-build"),
         };
         let name = self.output_name.clone().unwrap_or_else(|| lib_name.clone());
         let variants = if self.variants.is_empty() {

@@ -1,11 +1,13 @@
 //! `baton gemm` / `baton bench gemm` and `baton bench zero-cost`: ours and
 //! the reference side by side in one process.
 
-use crate::commands::{Outcome, open_any_gpu_kernels, open_gpu_kernels};
-use baton_runtime::codegen::{Dialect, kernel_loops};
-use baton_runtime::gemm_check::{self, BenchRow, GemmTuning};
-use baton_runtime::{Variant, pipeline_gpu, ptx};
+use crate::commands::{Outcome, open_any_gpu_kernels, open_gpu_selftest_kernels};
+use baton_reference::gemm_check::{self, GemmTuning};
+use baton_reference::gemm_cublas::{self, BenchRow};
+use baton_runtime::Variant;
+use baton_selftest::pipeline_gpu;
 use std::io::Write as _;
+use xtask::codegen::{Dialect, kernel_loops};
 
 /// The shape set (M, N, K).
 pub const GEMM_SHAPES: [(usize, usize, usize); 7] = [
@@ -82,7 +84,7 @@ pub fn gemm(
             }
         }
     }
-    match gemm_check::check_vs_cublas(&gpu, &kernels, tuning, (2048, 2048, 2048), 1.0, 0.5) {
+    match gemm_cublas::check_vs_cublas(&gpu, &kernels, tuning, (2048, 2048, 2048), 1.0, 0.5) {
         Ok(c) => {
             let pass = c.passes(1e-2);
             ok &= pass;
@@ -118,10 +120,11 @@ pub fn gemm(
     let mut rows: Vec<BenchRow> = Vec::new();
     for &(shape, beta) in &jobs {
         let what = format!("{}x{}x{} beta={beta}", shape.0, shape.1, shape.2);
-        let row = gemm_check::bench_shape(&gpu, &kernels, &blas, shape, tuning, beta, reps, || {
-            done += 1;
-            progress(done, total, &what);
-        });
+        let row =
+            gemm_cublas::bench_shape(&gpu, &kernels, &blas, shape, tuning, beta, reps, || {
+                done += 1;
+                progress(done, total, &what);
+            });
         match row {
             Ok(r) => rows.push(r),
             Err(e) => {
@@ -211,13 +214,13 @@ pub fn loop_sizes(text: &str, dialect: Dialect) -> Option<(Vec<usize>, Vec<usize
 /// `baton bench zero-cost`: handoffs/µs of the pipeline-API kernel and the
 /// hand-written one, interleaved in one process, plus their PTX loop sizes.
 pub fn zero_cost(ordinal: usize) -> Outcome {
-    if let Ok(text) = ptx::get(Variant::Release)
+    if let Ok(text) = baton_selftest::kernels::ptx(Variant::Release)
         && let Some((ours, hand)) = loop_sizes(text, Dialect::Ptx)
     {
         println!("PTX loop sizes (instructions/iteration), pipeline API: {ours:?}");
         println!("PTX loop sizes (instructions/iteration), hand-written: {hand:?}");
     }
-    let (gpu, kernels) = match open_gpu_kernels(ordinal, Variant::Release) {
+    let (gpu, kernels) = match open_gpu_selftest_kernels(ordinal, Variant::Release) {
         Ok(x) => x,
         Err(o) => return o,
     };

@@ -9,9 +9,9 @@
 use crate::bench::geomean;
 use crate::commands::{Outcome, open_any_gpu};
 use baton::block_scale::{Mxfp8, Nvfp4};
-use baton_runtime::gemm_block_scaled_ref::{
-    BlockScaledBenchRow, LtBlockScaledFormat, RAGGED_SHAPES, bench_shape, check_vs_cublaslt,
-    check_vs_f64, validate,
+use baton_reference::gemm_block_scaled_check::{RAGGED_SHAPES, check_vs_f64};
+use baton_reference::gemm_block_scaled_ref::{
+    BlockScaledBenchRow, LtBlockScaledFormat, bench_shape, check_vs_cublaslt, validate,
 };
 use baton_runtime::{Gpu, Kernels, Target, Variant};
 use std::fmt::Write as _;
@@ -188,7 +188,7 @@ fn verify<F: LtBlockScaledFormat>(gpu: &Gpu, kernels: &Kernels) -> bool {
 ///
 /// ```
 /// use baton_cli::block_scaled_bench::table;
-/// use baton_runtime::gemm_block_scaled_ref::BlockScaledBenchRow;
+/// use baton_reference::gemm_block_scaled_ref::BlockScaledBenchRow;
 /// let row = |format, ours_ms| BlockScaledBenchRow {
 ///     format, mnk: (4096, 4096, 4096), grid: 148, ours_ms, cublaslt_ms: 1.0,
 /// };

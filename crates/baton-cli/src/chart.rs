@@ -2,7 +2,7 @@
 //! (blue) beside cuBLAS's (grey), on a common scale with 100-TFLOP/s grid
 //! lines. Shapes appear left to right in table order.
 
-use baton_runtime::gemm_check::BenchRow;
+use baton_reference::gemm_cublas::BenchRow;
 
 const W: usize = 960;
 const H: usize = 480;

@@ -3,8 +3,11 @@
 //! Exit codes (see [`Outcome`]): 0 pass, 1 fail, 77 skipped (no usable GPU
 //! or no PTX in this build) — the convention `tools/gpu-suite.sh` reads.
 
-use baton_runtime::{Error, Gpu, KERNELS, Target, Variant, ptx, ptxas, smoke};
+use baton_reference::random::XorShift;
+use baton_runtime::{Error, Gpu, KERNELS, Target, Variant, ptx};
+use baton_selftest::smoke;
 use std::fmt::Write as _;
+use xtask::ptxas;
 
 /// How a command ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,7 +68,17 @@ pub(crate) fn open_gpu_kernels(
     ordinal: usize,
     variant: Variant,
 ) -> Result<(Gpu, baton_runtime::Kernels), Outcome> {
-    open_kernels_with(open_gpu(ordinal), variant)
+    open_kernels_with(open_gpu(ordinal), variant, false)
+}
+
+/// [`open_gpu_kernels`] for the test and evidence kernels (their own module,
+/// `baton_selftest::kernels::load_kernels`: smoke, pipeline, tile copy, zero-cost pair,
+/// hang report).
+pub(crate) fn open_gpu_selftest_kernels(
+    ordinal: usize,
+    variant: Variant,
+) -> Result<(Gpu, baton_runtime::Kernels), Outcome> {
+    open_kernels_with(open_gpu(ordinal), variant, true)
 }
 
 /// [`open_gpu_kernels`] on a GPU of any supported [`Target`] (commands
@@ -74,12 +87,13 @@ pub(crate) fn open_any_gpu_kernels(
     ordinal: usize,
     variant: Variant,
 ) -> Result<(Gpu, baton_runtime::Kernels), Outcome> {
-    open_kernels_with(open_any_gpu(ordinal), variant)
+    open_kernels_with(open_any_gpu(ordinal), variant, false)
 }
 
 fn open_kernels_with(
     opened: Result<Gpu, (Outcome, String)>,
     variant: Variant,
+    selftest: bool,
 ) -> Result<(Gpu, baton_runtime::Kernels), Outcome> {
     let gpu = match opened {
         Ok(g) => g,
@@ -95,7 +109,12 @@ fn open_kernels_with(
             return Err(o);
         }
     };
-    match gpu.load_kernels(variant) {
+    let loaded = if selftest {
+        baton_selftest::kernels::load_kernels(&gpu, variant)
+    } else {
+        gpu.load_kernels(variant)
+    };
+    match loaded {
         Ok(k) => Ok((gpu, k)),
         Err(e) => {
             println!("FAIL: {e}");
@@ -107,14 +126,21 @@ fn open_kernels_with(
 /// The build-time ptxas report of `variant` as a table (kernel, hot,
 /// registers, spills, stack, smem), or a line saying why there is none.
 pub fn ptxas_table(variant: Variant) -> String {
-    let Some(text) = ptx::ptxas_report(variant) else {
+    // The production module's report, then the test kernels' module's.
+    let (Some(text), Some(selftest)) = (
+        ptx::ptxas_report(variant),
+        baton_selftest::kernels::ptxas_report(variant),
+    ) else {
         return format!(
             "  (no ptxas report for the {variant} PTX: ptxas was not available when it was built)\n"
         );
     };
-    let reports = match ptxas::parse(text) {
-        Ok(r) => r,
-        Err(e) => return format!("  (unreadable ptxas report: {e})\n"),
+    let reports = match (ptxas::parse(text), ptxas::parse(selftest)) {
+        (Ok(mut r), Ok(t)) => {
+            r.extend(t);
+            r
+        }
+        (Err(e), _) | (_, Err(e)) => return format!("  (unreadable ptxas report: {e})\n"),
     };
     let mut s = String::new();
     let _ = writeln!(
@@ -123,7 +149,7 @@ pub fn ptxas_table(variant: Variant) -> String {
         "kernel", "hot", "regs", "spill-s", "spill-l", "stack", "smem"
     );
     for r in reports.iter().filter(|r| r.entry) {
-        let hot = match KERNELS.iter().find(|k| k.name == r.kernel) {
+        let hot = match all_kernels().find(|k| k.name == r.kernel) {
             Some(k) if k.hot => "yes",
             Some(_) => "no",
             None => "??",
@@ -142,12 +168,18 @@ pub fn ptxas_table(variant: Variant) -> String {
     s
 }
 
+/// The production kernels, then the test kernels (their own module).
+fn all_kernels() -> impl Iterator<Item = &'static baton_runtime::KernelInfo> {
+    KERNELS.iter().chain(baton_selftest::kernels::KERNELS)
+}
+
 /// `baton info`: the embedded kernels, their ptxas reports, and the GPU.
 pub fn info(ordinal: usize) -> Outcome {
     println!("baton {} — kernels for sm_90a", env!("CARGO_PKG_VERSION"));
     println!("PTX: {}", ptx::SOURCE);
+    println!("test-kernel PTX: {}", baton_selftest::kernels::SOURCE);
     println!("\nKernels:");
-    for k in KERNELS {
+    for k in all_kernels() {
         println!(
             "  {:<34} {:<4} {}",
             k.name,
@@ -175,11 +207,22 @@ pub fn info(ordinal: usize) -> Outcome {
                 (gpu.driver_version() % 1000) / 10
             );
             let mut outcome = Outcome::Pass;
-            for v in Variant::ALL {
-                match gpu.load_kernels(v) {
+            for (v, selftest) in Variant::ALL
+                .into_iter()
+                .flat_map(|v| [(v, false), (v, true)])
+            {
+                let (what, loaded) = if selftest {
+                    (
+                        "test-kernel module",
+                        baton_selftest::kernels::load_kernels(&gpu, v),
+                    )
+                } else {
+                    ("module", gpu.load_kernels(v))
+                };
+                match loaded {
                     Ok(ks) => {
                         println!(
-                            "  {v} module loaded (driver JIT): {} kernels",
+                            "  {v} {what} loaded (driver JIT): {} kernels",
                             ks.names().len()
                         );
                         for name in ks.names() {
@@ -202,7 +245,7 @@ pub fn info(ordinal: usize) -> Outcome {
                         }
                     }
                     Err(e) => {
-                        println!("  {v} module: {e}");
+                        println!("  {v} {what}: {e}");
                         outcome = Outcome::Fail;
                     }
                 }
@@ -344,7 +387,7 @@ pub fn smoke(ordinal: usize, variants: &[Variant], seed: Option<u64>) -> Outcome
     );
     let mut outcome = Outcome::Pass;
     for &v in variants {
-        let kernels = match gpu.load_kernels(v) {
+        let kernels = match baton_selftest::kernels::load_kernels(&gpu, v) {
             Ok(k) => k,
             Err(e @ Error::PtxNotBuilt { .. }) => {
                 println!("SKIPPED: {e}");
@@ -359,7 +402,7 @@ pub fn smoke(ordinal: usize, variants: &[Variant], seed: Option<u64>) -> Outcome
                 continue;
             }
         };
-        let seed = seed.unwrap_or_else(smoke::XorShift::seed_from_time);
+        let seed = seed.unwrap_or_else(XorShift::seed_from_time);
         match smoke::run(&gpu, &kernels, seed) {
             Ok(r) => {
                 print!("{}", smoke_table(v, &r));

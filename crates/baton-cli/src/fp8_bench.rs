@@ -5,9 +5,10 @@
 
 use crate::bench::geomean;
 use crate::commands::{Outcome, open_gpu_kernels};
+use baton_reference::gemm_fp8_check::check_vs_f64;
+use baton_reference::gemm_fp8_ref::{Fp8BenchRow, bench_shape, check_vs_cublaslt};
 use baton_runtime::Variant;
-use baton_runtime::gemm_fp8::{VARIANTS, check_vs_f64};
-use baton_runtime::gemm_fp8_ref::{Fp8BenchRow, bench_shape, check_vs_cublaslt};
+use baton_runtime::gemm::fp8::VARIANTS;
 use std::io::Write as _;
 
 /// Issue #7's shape set (M, N, K).

@@ -7,14 +7,14 @@
 //! without a GPU. The context is unusable afterwards, so this runs as its
 //! own process (the test `tests/gpu_hang.rs` checks the printed report).
 
-use crate::commands::{Outcome, open_gpu_kernels};
+use crate::commands::{Outcome, open_gpu_selftest_kernels};
 use baton_runtime::Variant;
 use baton_runtime::cudarc::driver::DevicePtrMut;
 use baton_runtime::kernel_abi::pipeline::{HANG, HangParams};
 
 /// Runs the hang and reports how it ended.
 pub fn hang_check(ordinal: usize) -> Outcome {
-    let (gpu, kernels) = match open_gpu_kernels(ordinal, Variant::Debug) {
+    let (gpu, kernels) = match open_gpu_selftest_kernels(ordinal, Variant::Debug) {
         Ok(x) => x,
         Err(o) => return o,
     };

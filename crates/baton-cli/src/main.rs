@@ -190,7 +190,7 @@ fn parse_config(s: &str) -> Result<GemmConfig, String> {
 }
 
 fn parse_fp8_kernel(s: &str) -> Result<&'static str, String> {
-    let variants = baton_runtime::gemm_fp8::VARIANTS;
+    let variants = baton_runtime::gemm::fp8::VARIANTS;
     variants
         .into_iter()
         .find(|v| *v == s || v.trim_start_matches("baton_gemm_fp8_blockwise_") == s)
@@ -244,7 +244,7 @@ fn main() {
                 } else {
                     shape
                 };
-                let tuning = baton_runtime::gemm_check::GemmTuning {
+                let tuning = baton_reference::gemm_check::GemmTuning {
                     config,
                     group_m,
                     stream_k,

@@ -8,11 +8,12 @@
 //! before its first run and compared bit for bit with the source at the end.
 
 use crate::commands::{Outcome, open_gpu};
+use baton_reference::random::XorShift;
 use baton_runtime::cudarc::driver::sys::CUevent_flags;
 use baton_runtime::cudarc::driver::{CudaSlice, DevicePtrMut, result};
-use baton_runtime::smoke::XorShift;
-use baton_runtime::tile_copy::{self, Mode, TileCopyPlan};
-use baton_runtime::{Error, Gpu, Result, Variant};
+use baton_runtime::{Gpu, Variant};
+use baton_selftest::tile_copy::{self, Mode, TileCopyPlan};
+use baton_selftest::{Error, Result};
 
 /// Default matrix: 16384 × 16384 bf16 = 512 MiB in, 512 MiB out.
 pub const DEFAULT_SHAPE: (usize, usize) = (16384, 16384);
@@ -63,7 +64,7 @@ pub fn measure(
     warmup: usize,
     reps: usize,
 ) -> Result<Vec<Timing>> {
-    let kernels = gpu.load_kernels(Variant::Release)?;
+    let kernels = baton_selftest::kernels::load_kernels(gpu, Variant::Release)?;
     let n = rows * cols;
     let bytes = (2 * n) as f64;
     let stream = gpu.stream();
@@ -155,11 +156,13 @@ pub fn measure(
         let bad = host.iter().zip(&src_host).filter(|(a, b)| a != b).count();
         if bad != 0 {
             let first = host.iter().zip(&src_host).position(|(a, b)| a != b);
-            return Err(Error::Verification {
-                what: format!(
-                    "{what} {rows}×{cols}: {bad} of {n} elements differ from the source (first at {:?}, seed {seed:#x})",
-                    first.map(|i| (i / cols, i % cols))
-                ),
+            println!("{what} {rows}×{cols}: seed {seed:#x}");
+            return Err(Error::Mismatch {
+                check: what,
+                wrong: bad,
+                total: n,
+                unit: "elements",
+                first: first.map(|i| (i / cols, i % cols)),
             });
         }
         println!("verified {what}: {n} elements bit-exact (seed {seed:#x})");

@@ -1,7 +1,8 @@
 //! Host side of the block-scaled formats (MXFP8, NVFP4; issue #8):
 //! quantizers from `f32` matrices to elements + scale factors in the
 //! tcgen05 SF layout ([`baton::block_scale`]), their TMA tensor-map
-//! descriptions, and an `f64` reference GEMM of the dequantized inputs.
+//! descriptions. (The `f64` reference GEMM of the dequantized inputs is
+//! `baton_reference::block_scaled_ref::reference_gemm`.)
 //!
 //! Operands are K-major (`rows × k`, K contiguous), as the GEMMs' A (M × K)
 //! and B (N × K). Per block of [`BlockScaleFormat::VEC`] elements of a row:
@@ -18,7 +19,7 @@
 //!
 //! ```
 //! use baton::block_scale::{Mxfp8, Nvfp4};
-//! use baton_runtime::block_scaled::{QuantizedMatrix, reference_gemm};
+//! use baton_runtime::block_scaled::QuantizedMatrix;
 //!
 //! let (m, n, k) = (2, 3, 64);
 //! let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 - 3.0).collect();
@@ -27,8 +28,7 @@
 //! let qb = QuantizedMatrix::<Mxfp8>::quantize(&b, n, k).unwrap();
 //! // Small integers and halves are exact in e4m3 with a power-of-two scale.
 //! assert_eq!(qa.dequantize(), a.iter().map(|&x| x as f64).collect::<Vec<_>>());
-//! let d = reference_gemm(&qa, &qb).unwrap();
-//! assert_eq!(d.len(), m * n);
+//! assert_eq!(qb.dequantize().len(), n * k);
 //! assert!(QuantizedMatrix::<Nvfp4>::quantize(&a, m, 40).is_err()); // shape: 2 × 40 ≠ len
 //! ```
 
@@ -400,34 +400,6 @@ impl<F: Quantize> QuantizedMatrix<F> {
     }
 }
 
-/// `D = A · Bᵀ` in `f64` over the dequantized operands (A: M × K, B: N × K,
-/// both K-major), D row-major M × N. Error: [`BlockScaledError::KMismatch`].
-///
-/// ```
-/// use baton::block_scale::Mxfp8;
-/// use baton_runtime::block_scaled::{QuantizedMatrix, reference_gemm};
-/// let a = QuantizedMatrix::<Mxfp8>::quantize(&[2.0; 32], 1, 32).unwrap();
-/// let b = QuantizedMatrix::<Mxfp8>::quantize(&[0.5; 64], 2, 32).unwrap();
-/// assert_eq!(reference_gemm(&a, &b).unwrap(), [32.0, 32.0]);
-/// ```
-pub fn reference_gemm<F: Quantize>(
-    a: &QuantizedMatrix<F>,
-    b: &QuantizedMatrix<F>,
-) -> Result<Vec<f64>, BlockScaledError> {
-    if a.k != b.k {
-        return Err(BlockScaledError::KMismatch { a_k: a.k, b_k: b.k });
-    }
-    let (da, db) = (a.dequantize(), b.dequantize());
-    let k = a.k;
-    let mut d = vec![0f64; a.rows * b.rows];
-    for m in 0..a.rows {
-        for n in 0..b.rows {
-            d[m * b.rows + n] = (0..k).map(|i| da[m * k + i] * db[n * k + i]).sum();
-        }
-    }
-    Ok(d)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -579,12 +551,6 @@ mod tests {
             matches!(e, BlockScaledError::ScaleOutOfRange { block: 1, .. }),
             "{e}"
         );
-        let a = QuantizedMatrix::<Mxfp8>::quantize(&[0.0; 64], 1, 64).unwrap();
-        let b = QuantizedMatrix::<Mxfp8>::quantize(&[0.0; 32], 1, 32).unwrap();
-        assert_eq!(
-            reference_gemm(&a, &b).unwrap_err(),
-            BlockScaledError::KMismatch { a_k: 64, b_k: 32 }
-        );
         // Tensor maps: tile shapes and TMA's own rules.
         let q = QuantizedMatrix::<Mxfp8>::quantize(&[0.0; 128 * 96], 128, 96).unwrap();
         assert!(matches!(
@@ -678,24 +644,5 @@ mod tests {
         sf_tiles_land_where_the_index_says::<Mxfp8, 256, 8>();
         sf_tiles_land_where_the_index_says::<Nvfp4, 128, 16>();
         sf_tiles_land_where_the_index_says::<Nvfp4, 256, 4>();
-    }
-
-    #[test]
-    fn reference_gemm_matches_a_direct_sum() {
-        let (m, n, k) = (5, 4, 64);
-        let qa = QuantizedMatrix::<Nvfp4>::quantize(&random(m * k, 3, 2.0), m, k).unwrap();
-        let qb = QuantizedMatrix::<Nvfp4>::quantize(&random(n * k, 4, 2.0), n, k).unwrap();
-        let d = reference_gemm(&qa, &qb).unwrap();
-        for i in 0..m {
-            for j in 0..n {
-                let mut s = 0.0;
-                for c in 0..k {
-                    let (ea, sa) = qa.parts(i, c);
-                    let (eb, sb) = qb.parts(j, c);
-                    s += ea.to_f64() * sa.to_f64() * eb.to_f64() * sb.to_f64();
-                }
-                assert_eq!(d[i * n + j], s);
-            }
-        }
     }
 }

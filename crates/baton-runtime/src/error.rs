@@ -1,6 +1,14 @@
 //! The runtime's typed errors.
 
-use crate::Variant;
+pub mod gemm;
+pub mod launch;
+
+pub use gemm::{Fp8ShapeError, GemmError, GemmShapeError};
+pub use launch::LaunchRule;
+
+use crate::block_scaled::BlockScaledError;
+use crate::target::{Target, Variant};
+use baton::tensor_map::TensorMapDesc;
 use cudarc::driver::DriverError;
 
 /// `Result` with the runtime's [`Error`].
@@ -70,9 +78,20 @@ pub enum Error {
     )]
     NoBuild {
         /// The GPU's target.
-        target: crate::Target,
+        target: Target,
         /// Which build was asked for.
         variant: Variant,
+    },
+    /// A stream of another context was given to [`Gpu::with_stream`](crate::Gpu::with_stream).
+    #[error(
+        "the stream belongs to another CUDA context (device {stream_ordinal}) than GPU {ordinal}'s; \
+         use Gpu::from_stream for a stream of your own context"
+    )]
+    ForeignStream {
+        /// The `Gpu`'s device ordinal.
+        ordinal: usize,
+        /// The device ordinal of the stream's context.
+        stream_ordinal: usize,
     },
     /// The driver's JIT compiler rejected the PTX module.
     #[error(
@@ -88,14 +107,17 @@ pub enum Error {
         source: DriverError,
     },
     /// No kernel of that name in the loaded module.
-    #[error("no kernel named `{name}` in the {module} module; kernels there: {available}")]
+    #[error(
+        "no kernel named `{name}` in the {module} module; kernels there: {}",
+        if available.is_empty() { "(none)".to_string() } else { available.join(", ") }
+    )]
     UnknownKernel {
         /// The name asked for.
         name: String,
         /// Which module.
         module: String,
-        /// The module's kernel names, comma-separated.
-        available: String,
+        /// The module's kernel names.
+        available: Vec<String>,
     },
     /// A launch asked for more dynamic shared memory than the device gives
     /// one block of this kernel.
@@ -114,12 +136,12 @@ pub enum Error {
     },
     /// A launch configuration the hardware cannot run (zero dimensions, too
     /// many threads, a cluster that does not tile the grid, …).
-    #[error("invalid launch configuration for kernel `{kernel}`: {reason}")]
+    #[error("invalid launch configuration for kernel `{kernel}`: {rule}")]
     InvalidLaunch {
         /// The kernel.
         kernel: String,
-        /// What is wrong and what is allowed.
-        reason: String,
+        /// The rule broken, with the values that broke it.
+        rule: LaunchRule,
     },
     /// The module has the entry but no `// baton-spec:` line for it: it was
     /// not declared with `baton::kernel!` or not built through `baton-build`.
@@ -162,31 +184,44 @@ pub enum Error {
     /// Any other failed driver call.
     #[error("CUDA driver call failed: {}", describe(.0))]
     Cuda(#[from] DriverError),
-    /// A GEMM problem refused before launch: what is wrong with the shape,
-    /// alignment or buffer lengths, and what is allowed.
+    /// A BF16 (or block-scaled) GEMM problem refused before launch: what is
+    /// wrong with the shape or buffer lengths, and what is allowed.
     #[error("GEMM: {0}")]
-    GemmShape(#[from] crate::gemm::GemmShapeError),
-    /// A GEMM call that could not run for another reason (operands
-    /// overlapping, a tensor map or cuBLAS refusing).
+    GemmShape(#[from] GemmShapeError),
+    /// A blockwise FP8 GEMM problem refused before launch.
+    #[error("FP8 GEMM: {0}")]
+    Fp8Shape(#[from] Fp8ShapeError),
+    /// A GEMM call refused for another reason (wrong GPU, overlapping
+    /// operands, stream-K on a kernel without it).
     #[error("GEMM: {0}")]
-    Gemm(String),
+    Gemm(#[from] GemmError),
+    /// A block-scaled operand that cannot be quantized, mapped or
+    /// multiplied (shape, scale range, tile).
+    #[error("block-scaled operand: {0}")]
+    BlockScaled(#[from] BlockScaledError),
     /// A TMA tensor-map description that `cuTensorMapEncodeTiled` would
     /// refuse, caught by `TensorMapDesc::validate` before the driver call.
     #[error("invalid TMA tensor map: {0}")]
     TensorMap(#[from] baton::tensor_map::TensorMapError),
     /// The driver refused to encode a tensor map that passed validation.
-    #[error("cuTensorMapEncodeTiled refused {desc}: {}", describe(source))]
+    #[error(
+        "cuTensorMapEncodeTiled refused {}{}: {}",
+        describe_tensor_map(desc),
+        if *no_current_context {
+            " (no CUDA context is current on this thread: open a `Gpu` first, or bind its context)"
+        } else {
+            ""
+        },
+        describe(source)
+    )]
     TensorMapEncode {
-        /// The description, in words.
-        desc: String,
+        /// The description the driver refused.
+        desc: TensorMapDesc,
+        /// Whether no CUDA context was current on the calling thread (a
+        /// likely cause).
+        no_current_context: bool,
         /// The driver's error code.
         source: DriverError,
-    },
-    /// A GPU result disagreed with its reference.
-    #[error("verification failed: {what}")]
-    Verification {
-        /// What disagreed, and by how much.
-        what: String,
     },
 }
 
@@ -202,6 +237,22 @@ pub fn describe(e: &DriverError) -> String {
         Some(Ok(text)) => format!("{name}: {}", text.to_string_lossy()),
         _ => name,
     }
+}
+
+/// `rank-D dtype tensor [d0, d1, …] at base, box [b0, b1, …], swizzle` for
+/// error messages.
+fn describe_tensor_map(d: &TensorMapDesc) -> String {
+    let r = (d.rank as usize).min(d.dims.len());
+    format!(
+        "a rank-{} {:?} tensor of dims {:?} (innermost first), byte strides {:?}, at {:#x}, box {:?}, swizzle {:?}",
+        d.rank,
+        d.dtype,
+        &d.dims[..r],
+        &d.strides_bytes[..r.saturating_sub(1)],
+        d.base,
+        &d.box_dims[..r],
+        d.swizzle
+    )
 }
 
 impl Error {

@@ -2,89 +2,13 @@
 
 use crate::error::{Error, Result};
 use crate::launch::{KernelArgs, LaunchConfig, LaunchLimits, PORTABLE_CLUSTER_SIZE};
-use crate::{Variant, ptx};
+use crate::ptx;
+use crate::target::{REQUIRED_ARCH, Target, Variant};
 use cudarc::driver::sys::{self, CUdevice_attribute, CUfunction_attribute, CUjit_option, CUresult};
 use cudarc::driver::{CudaContext, CudaStream, DriverError};
 use std::ffi::{CString, c_void};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
-
-/// Compute capability the sm_90a kernels need.
-pub const REQUIRED_ARCH: (u32, u32) = (9, 0);
-
-/// Compute capability the sm_100a kernels need.
-pub const SM100A_ARCH: (u32, u32) = (10, 0);
-
-/// Which kernel build a GPU runs: architecture-specific (`a`) PTX runs only
-/// on the one compute capability it was built for.
-///
-/// ```
-/// use baton_runtime::Target;
-/// assert_eq!(Target::of_compute_capability((9, 0)), Some(Target::Sm90a));
-/// assert_eq!(Target::of_compute_capability((10, 0)), Some(Target::Sm100a));
-/// assert_eq!(Target::of_compute_capability((8, 0)), None); // A100: no build
-/// assert_eq!(Target::of_compute_capability((12, 0)), None); // RTX 50xx: no build
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Target {
-    /// Hopper (H100, H200, GH200), compute capability 9.0: `baton_sm90a.ptx`
-    /// (every kernel, release and debug builds).
-    Sm90a,
-    /// Blackwell datacenter (B200, GB200), compute capability 10.0:
-    /// `baton_sm100a.ptx` (the `tcgen05` kernels and those without `wgmma`;
-    /// release build only).
-    Sm100a,
-}
-
-impl Target {
-    /// Every target baton builds kernels for.
-    pub const ALL: [Target; 2] = [Target::Sm90a, Target::Sm100a];
-
-    /// The target whose kernels run on compute capability `cc`, if any.
-    pub const fn of_compute_capability(cc: (u32, u32)) -> Option<Target> {
-        match cc {
-            REQUIRED_ARCH => Some(Target::Sm90a),
-            SM100A_ARCH => Some(Target::Sm100a),
-            _ => None,
-        }
-    }
-
-    /// The compute capability this target's kernels run on.
-    pub const fn compute_capability(self) -> (u32, u32) {
-        match self {
-            Target::Sm90a => REQUIRED_ARCH,
-            Target::Sm100a => SM100A_ARCH,
-        }
-    }
-
-    /// The PTX target name (`sm_90a`, `sm_100a`).
-    pub const fn name(self) -> &'static str {
-        match self {
-            Target::Sm90a => "sm_90a",
-            Target::Sm100a => "sm_100a",
-        }
-    }
-
-    /// The GPUs of this target, for messages.
-    pub const fn gpus(self) -> &'static str {
-        match self {
-            Target::Sm90a => "Hopper: H100, H200, GH200",
-            Target::Sm100a => "Blackwell: B200, GB200",
-        }
-    }
-}
-
-impl std::fmt::Display for Target {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (major, minor) = self.compute_capability();
-        write!(
-            f,
-            "{} (compute capability {major}.{minor}, {})",
-            self.name(),
-            self.gpus()
-        )
-    }
-}
 
 fn check(r: CUresult) -> std::result::Result<(), DriverError> {
     if r == CUresult::CUDA_SUCCESS {
@@ -94,14 +18,17 @@ fn check(r: CUresult) -> std::result::Result<(), DriverError> {
     }
 }
 
-/// One Hopper GPU: its primary context and a stream that launches go to.
+/// One GPU baton builds for (Hopper, or Blackwell for the sm_100a kernels):
+/// a cudarc context and the stream every launch and GEMM of this `Gpu` is
+/// enqueued on — the device's default stream for [`Gpu::new`], or yours for
+/// [`Gpu::from_stream`] / [`Gpu::with_stream`].
 ///
 /// ```no_run
 /// use baton_runtime::{Gpu, Variant};
 /// let gpu = Gpu::new(0)?;
 /// println!("{} ({} SMs)", gpu.name(), gpu.sm_count());
 /// let kernels = gpu.load_kernels(Variant::Release)?;
-/// let smoke = kernels.get("baton_smoke_mbarrier")?;
+/// let gemm = kernels.get("baton_gemm_bf16_128x256")?;
 /// # Ok::<(), baton_runtime::Error>(())
 /// ```
 pub struct Gpu {
@@ -217,6 +144,61 @@ impl Gpu {
             });
         }
         let ctx = CudaContext::new(ordinal)?;
+        let stream = ctx.default_stream();
+        Gpu::open(ordinal, ctx, stream)
+    }
+
+    /// Wraps a stream of your own cudarc context: every launch and GEMM of
+    /// the returned `Gpu` is enqueued on `stream` (its [`Gpu::stream`]), and
+    /// buffers you allocated in that context can be passed to it directly.
+    /// Use one `Gpu` per stream: `Gpu::from_stream` is cheap (a few
+    /// attribute queries).
+    ///
+    /// Errors: [`Error::WrongArch`] (the context's device is not a GPU baton
+    /// builds for), [`Error::Cuda`] (an attribute query failed).
+    ///
+    /// ```no_run
+    /// use baton_runtime::{Gpu, Variant, cudarc::driver::CudaContext};
+    /// let ctx = CudaContext::new(0)?;        // the application's context
+    /// let stream = ctx.new_stream()?;        // ... and its stream
+    /// let gpu = Gpu::from_stream(stream.clone())?;
+    /// assert!(std::sync::Arc::ptr_eq(gpu.stream(), &stream));
+    /// let kernels = gpu.load_kernels(Variant::Release)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_stream(stream: Arc<CudaStream>) -> Result<Gpu> {
+        let ctx = stream.context().clone();
+        Gpu::open(ctx.ordinal(), ctx, stream)
+    }
+
+    /// The same GPU with launches enqueued on `stream`, a stream of this
+    /// `Gpu`'s CUDA context (any `Arc<CudaContext>` of the same driver
+    /// context). Errors: [`Error::ForeignStream`] for a stream of another
+    /// context.
+    ///
+    /// ```no_run
+    /// let gpu = baton_runtime::Gpu::new(0)?;
+    /// let side = gpu.with_stream(gpu.context().new_stream()?)?;
+    /// assert!(std::sync::Arc::ptr_eq(side.context(), gpu.context()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_stream(&self, stream: Arc<CudaStream>) -> Result<Gpu> {
+        if stream.context().cu_ctx() != self.ctx.cu_ctx() {
+            return Err(Error::ForeignStream {
+                ordinal: self.ordinal,
+                stream_ordinal: stream.context().ordinal(),
+            });
+        }
+        Ok(Gpu {
+            stream,
+            name: self.name.clone(),
+            ctx: self.ctx.clone(),
+            ..*self
+        })
+    }
+
+    /// Reads the device's properties for a context and a stream of it.
+    fn open(ordinal: usize, ctx: Arc<CudaContext>, stream: Arc<CudaStream>) -> Result<Gpu> {
         let (maj, min) = ctx.compute_capability()?;
         let name = ctx.name()?;
         let arch = (maj as u32, min as u32);
@@ -237,7 +219,6 @@ impl Gpu {
         let mut driver_version = 0;
         // SAFETY: writes one int.
         check(unsafe { sys::cuDriverGetVersion(&mut driver_version) })?;
-        let stream = ctx.default_stream();
         Ok(Gpu {
             ordinal,
             ctx,
@@ -436,11 +417,7 @@ impl Kernels {
         let unknown = || Error::UnknownKernel {
             name: name.into(),
             module: self.name.clone(),
-            available: if self.entries.is_empty() {
-                "(none)".into()
-            } else {
-                self.entries.join(", ")
-            },
+            available: self.entries.clone(),
         };
         let cname = CString::new(name).map_err(|_| unknown())?;
         self.module.ctx.bind_to_thread()?;

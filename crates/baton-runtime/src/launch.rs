@@ -1,7 +1,7 @@
 //! Launch configuration, its validation (pure, testable without a GPU) and
 //! kernel arguments.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, LaunchRule, Result};
 use crate::gpu::{Kernel, Kernels};
 use baton::kernel::{KernelParams, KernelSpec};
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, SyncOnDrop};
@@ -90,62 +90,48 @@ impl LaunchConfig {
     /// assert!(matches!(err, Error::SmemTooLarge { requested: 300_000, max: 232_448, .. }));
     /// ```
     pub fn validate(&self, kernel: &str, limits: &LaunchLimits) -> Result<()> {
-        let bad = |reason: String| {
+        let bad = |rule| {
             Err(Error::InvalidLaunch {
                 kernel: kernel.to_string(),
-                reason,
+                rule,
             })
         };
-        let (gx, gy, gz) = self.grid;
-        let (bx, by, bz) = self.block;
+        let (grid, block) = (self.grid, self.block);
+        let (gx, gy, gz) = grid;
+        let (bx, by, bz) = block;
         if gx == 0 || gy == 0 || gz == 0 {
-            return bad(format!(
-                "grid {:?} has a zero dimension; every dimension must be at least 1",
-                self.grid
-            ));
+            return bad(LaunchRule::ZeroGrid { grid });
         }
         if gx > i32::MAX as u32 || gy > 65_535 || gz > 65_535 {
-            return bad(format!(
-                "grid {:?} too large; allowed: x <= 2^31-1, y <= 65535, z <= 65535",
-                self.grid
-            ));
+            return bad(LaunchRule::GridTooLarge { grid });
         }
         if bx == 0 || by == 0 || bz == 0 {
-            return bad(format!(
-                "block {:?} has a zero dimension; every dimension must be at least 1",
-                self.block
-            ));
+            return bad(LaunchRule::ZeroBlock { block });
         }
         if bz > 64 {
-            return bad(format!("block {:?}: z may be at most 64", self.block));
+            return bad(LaunchRule::BlockZTooLarge { block });
         }
         if self.threads_per_block() > limits.max_threads_per_block as u64 {
-            return bad(format!(
-                "block {:?} has {} threads; this kernel allows at most {} per block",
-                self.block,
-                self.threads_per_block(),
-                limits.max_threads_per_block
-            ));
+            return bad(LaunchRule::TooManyThreads {
+                block,
+                threads: self.threads_per_block(),
+                max: limits.max_threads_per_block,
+            });
         }
-        if let Some(c @ (cx, cy, cz)) = self.cluster {
+        if let Some(cluster @ (cx, cy, cz)) = self.cluster {
             if cx == 0 || cy == 0 || cz == 0 {
-                return bad(format!(
-                    "cluster {c:?} has a zero dimension; every dimension must be at least 1"
-                ));
+                return bad(LaunchRule::ZeroCluster { cluster });
             }
             if gx % cx != 0 || gy % cy != 0 || gz % cz != 0 {
-                return bad(format!(
-                    "cluster {c:?} does not tile grid {:?}: each grid dimension must be a multiple of the cluster's",
-                    self.grid
-                ));
+                return bad(LaunchRule::ClusterDoesNotTileGrid { cluster, grid });
             }
             if self.cluster_size() > limits.max_cluster_size as u64 {
-                return bad(format!(
-                    "cluster {c:?} has {} blocks; this device allows at most {} ({} portably)",
-                    self.cluster_size(),
-                    limits.max_cluster_size,
-                    PORTABLE_CLUSTER_SIZE
-                ));
+                return bad(LaunchRule::ClusterTooLarge {
+                    cluster,
+                    size: self.cluster_size(),
+                    max: limits.max_cluster_size,
+                    portable: PORTABLE_CLUSTER_SIZE,
+                });
             }
         }
         if self.dynamic_smem_bytes > limits.max_dynamic_smem_bytes {
@@ -588,19 +574,19 @@ impl<P: KernelParams> TypedKernel<P> {
         if cfg.block != (self.spec.threads, 1, 1) {
             return Err(Error::InvalidLaunch {
                 kernel: name.to_string(),
-                reason: format!(
-                    "block {:?}: the kernel's spec fixes it at ({}, 1, 1)",
-                    cfg.block, self.spec.threads
-                ),
+                rule: LaunchRule::BlockNotSpec {
+                    block: cfg.block,
+                    threads: self.spec.threads,
+                },
             });
         }
         if cfg.dynamic_smem_bytes < self.device.dynamic_smem_bytes {
             return Err(Error::InvalidLaunch {
                 kernel: name.to_string(),
-                reason: format!(
-                    "{} bytes of dynamic shared memory; the kernel's layout needs {}",
-                    cfg.dynamic_smem_bytes, self.device.dynamic_smem_bytes
-                ),
+                rule: LaunchRule::SmemBelowLayout {
+                    bytes: cfg.dynamic_smem_bytes,
+                    needed: self.device.dynamic_smem_bytes,
+                },
             });
         }
         let mut args = KernelArgs::new(stream);
@@ -804,6 +790,69 @@ mod tests {
             "{msg}"
         );
         assert!(msg.contains("fewer pipeline stages"), "{msg}");
+    }
+
+    #[test]
+    fn each_rule_is_its_own_variant_with_the_values() {
+        let rule = |cfg: LaunchConfig| match err(cfg) {
+            Error::InvalidLaunch { kernel, rule } => {
+                assert_eq!(kernel, "k");
+                rule
+            }
+            e => panic!("not an InvalidLaunch: {e:?}"),
+        };
+        let with = |grid, block, cluster| LaunchConfig {
+            grid,
+            block,
+            cluster,
+            dynamic_smem_bytes: 0,
+        };
+        assert_eq!(
+            rule(with((0, 1, 1), (32, 1, 1), None)),
+            LaunchRule::ZeroGrid { grid: (0, 1, 1) }
+        );
+        assert_eq!(
+            rule(with((1, 70_000, 1), (32, 1, 1), None)),
+            LaunchRule::GridTooLarge {
+                grid: (1, 70_000, 1)
+            }
+        );
+        assert_eq!(
+            rule(with((1, 1, 1), (32, 0, 1), None)),
+            LaunchRule::ZeroBlock { block: (32, 0, 1) }
+        );
+        assert_eq!(
+            rule(with((1, 1, 1), (1, 1, 65), None)),
+            LaunchRule::BlockZTooLarge { block: (1, 1, 65) }
+        );
+        assert_eq!(
+            rule(with((1, 1, 1), (1056, 1, 1), None)),
+            LaunchRule::TooManyThreads {
+                block: (1056, 1, 1),
+                threads: 1056,
+                max: 1024
+            }
+        );
+        assert_eq!(
+            rule(with((2, 1, 1), (32, 1, 1), Some((0, 1, 1)))),
+            LaunchRule::ZeroCluster { cluster: (0, 1, 1) }
+        );
+        assert_eq!(
+            rule(with((3, 1, 1), (32, 1, 1), Some((2, 1, 1)))),
+            LaunchRule::ClusterDoesNotTileGrid {
+                cluster: (2, 1, 1),
+                grid: (3, 1, 1)
+            }
+        );
+        assert_eq!(
+            rule(with((32, 1, 1), (32, 1, 1), Some((32, 1, 1)))),
+            LaunchRule::ClusterTooLarge {
+                cluster: (32, 1, 1),
+                size: 32,
+                max: 16,
+                portable: PORTABLE_CLUSTER_SIZE
+            }
+        );
     }
 
     #[test]

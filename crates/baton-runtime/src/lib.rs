@@ -1,85 +1,58 @@
 //! # baton-runtime
 //!
-//! Host side of baton: finds a Hopper GPU, loads the sm_90a PTX built from
-//! `kernels/` (embedded at build time), and launches kernels with thread
-//! block clusters and large dynamic shared memory through the CUDA driver
-//! API (via [`cudarc`], loaded at run time).
+//! The public host library of baton: finds a Hopper (or Blackwell) GPU,
+//! loads PTX (the sm_90a/sm_100a kernels embedded at build time, or a PTX
+//! string of your own), launches kernels with thread block clusters and
+//! large dynamic shared memory through the CUDA driver API (via [`cudarc`],
+//! loaded at run time), encodes TMA tensor maps, and runs the GEMMs
+//! ([`gemm`]: BF16 and blockwise FP8 on sm_90a, block-scaled MXFP8/NVFP4 on
+//! sm_100a).
+//!
+//! It works on your own cudarc context and stream: [`Gpu::from_stream`]
+//! wraps an existing `Arc<CudaStream>`, and every launch and GEMM of that
+//! `Gpu` is enqueued on it.
 //!
 //! ```no_run
-//! use baton_runtime::{Gpu, Variant, smoke};
-//! let gpu = Gpu::new(0)?;                       // NoDriver / NoDevice / WrongArch
+//! use baton_runtime::{Gpu, Variant, gemm};
+//! let gpu = Gpu::new(0)?;                            // NoDriver / NoDevice / WrongArch
 //! let kernels = gpu.load_kernels(Variant::Release)?; // PtxNotBuilt / PtxRejected
-//! let report = smoke::run(&gpu, &kernels, smoke::XorShift::seed_from_time())?;
-//! assert!(report.passed());
+//! let (m, n, k) = (256, 256, 256);
+//! let a = gpu.stream().alloc_zeros::<u16>(m * k)?;
+//! let b = gpu.stream().alloc_zeros::<u16>(n * k)?;
+//! let mut d = gpu.stream().alloc_zeros::<u16>(m * n)?;
+//! gemm::gemm_bf16(&gpu, &kernels, &a, &b, None, &mut d, (m, n, k), 1.0, 0.0)?;
+//! gpu.synchronize()?;
 //! # Ok::<(), baton_runtime::Error>(())
 //! ```
 //!
 //! Without a GPU, [`Gpu::new`] returns an error for which
 //! [`Error::is_no_gpu`] is true; GPU tests print a skip reason on it.
+//!
+//! References (cuBLAS, f64), checks and benchmarks live in
+//! `baton-reference`, the GPU self-tests in `baton-selftest`, and the
+//! PTX/SASS tooling in `xtask`.
 #![warn(missing_docs)]
 
 pub mod block_scaled;
-pub mod codegen;
 pub mod error;
 pub mod gemm;
-pub mod gemm_block_scaled;
-pub mod gemm_block_scaled_ref;
-pub mod gemm_check;
-pub mod gemm_fp8;
-pub mod gemm_fp8_ref;
 mod gpu;
 mod launch;
-pub mod pipeline_gpu;
 pub mod ptx;
-pub mod ptxas;
-pub mod smoke;
-mod stream_k;
+mod target;
 pub mod tensor_map;
-pub mod tile_copy;
-pub mod timing;
 
 /// Parameter structs, `KernelSpec`s and shared layouts of baton's own
 /// kernels (crate `baton-kernels-abi`).
 pub use baton_kernels_abi as kernel_abi;
 pub use cudarc;
 pub use error::{Error, Result};
-pub use gpu::{Gpu, Kernel, KernelAttrs, Kernels, REQUIRED_ARCH, SM100A_ARCH, Target, report_skip};
+pub use gpu::{Gpu, Kernel, KernelAttrs, Kernels, report_skip};
 pub use launch::{
     DeviceSpec, Grid, KernelArgs, LaunchConfig, LaunchLimits, PORTABLE_CLUSTER_SIZE, TypedKernel,
     device_specs, launch_config,
 };
-
-/// Which build of the kernels to load.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Variant {
-    /// Optimized, unbounded `mbarrier` waits: what benchmarks run.
-    Release,
-    /// Debug assertions on (still `opt-level=3`): bounded waits that print
-    /// the hung pipeline, role, stage and phase, then trap.
-    Debug,
-}
-
-impl Variant {
-    /// Both variants.
-    pub const ALL: [Variant; 2] = [Variant::Release, Variant::Debug];
-
-    /// The PTX module's name: `baton_sm90a` or `baton_sm90a_debug`.
-    pub const fn module_name(self) -> &'static str {
-        match self {
-            Variant::Release => "baton_sm90a",
-            Variant::Debug => "baton_sm90a_debug",
-        }
-    }
-}
-
-impl std::fmt::Display for Variant {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Variant::Release => "release",
-            Variant::Debug => "debug",
-        })
-    }
-}
+pub use target::{REQUIRED_ARCH, SM100A_ARCH, Target, Variant};
 
 /// A kernel of `kernels/` and whether it is on a hot path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,49 +62,15 @@ pub struct KernelInfo {
     /// What it does.
     pub about: &'static str,
     /// Hot kernels must compile (release variant) with no spills and no
-    /// stack frame: `tests/ptxas.rs` enforces it.
+    /// stack frame: `xtask/tests/ptxas.rs` enforces it.
     pub hot: bool,
 }
 
-/// Every kernel `kernels/` defines. Names and hotness come from the
-/// kernels' `KernelSpec`s ([`kernel_abi`]); `tests/ptxas.rs` fails when the
-/// PTX and this table disagree.
+/// Every kernel `kernels/` defines (the production module; the test kernels
+/// of `kernels/selftest` are listed by `baton_selftest::kernels::KERNELS`).
+/// Names and hotness come from the kernels' `KernelSpec`s ([`kernel_abi`]);
+/// `xtask/tests/ptxas.rs` fails when the PTX and this table disagree.
 pub const KERNELS: &[KernelInfo] = &[
-    KernelInfo {
-        name: kernel_abi::smoke::SMOKE.name,
-        about: "smoke: one mbarrier hands 32 words from a producer warp to a consumer warp",
-        hot: kernel_abi::smoke::SMOKE.hot,
-    },
-    KernelInfo {
-        name: kernel_abi::smoke::SMOKE_CLUSTER.name,
-        about: "smoke: cluster launch; each CTA's mbarrier completed by remote arrivals from its cluster",
-        hot: kernel_abi::smoke::SMOKE_CLUSTER.hot,
-    },
-    KernelInfo {
-        name: kernel_abi::pipeline::HANDOFF.name,
-        about: "pipeline test: scoped produce/consume through a 4-stage ring",
-        hot: kernel_abi::pipeline::HANDOFF.hot,
-    },
-    KernelInfo {
-        name: kernel_abi::pipeline::EXPLICIT.name,
-        about: "pipeline test: explicit-signal stages (consume_explicit, release_without_signal)",
-        hot: kernel_abi::pipeline::EXPLICIT.hot,
-    },
-    KernelInfo {
-        name: kernel_abi::pipeline::EPI_LOAD.name,
-        about: "epilogue-load pipeline test: D = C * beta",
-        hot: kernel_abi::pipeline::EPI_LOAD.hot,
-    },
-    KernelInfo {
-        name: kernel_abi::zero_cost::PIPELINE.name,
-        about: "zero-cost bench: handoff loop written with baton::pipeline",
-        hot: kernel_abi::zero_cost::PIPELINE.hot,
-    },
-    KernelInfo {
-        name: kernel_abi::zero_cost::HANDWRITTEN.name,
-        about: "zero-cost bench: the same loop with hand-written mbarrier PTX",
-        hot: kernel_abi::zero_cost::HANDWRITTEN.hot,
-    },
     KernelInfo {
         name: "baton_gemm_bf16_128x256",
         about: "bf16 GEMM, 128x256x64 tiles, 4 stages, TMA + wgmma, warp-specialized",
@@ -156,21 +95,6 @@ pub const KERNELS: &[KernelInfo] = &[
         name: "baton_gemm_bf16_128x128",
         about: "bf16 GEMM, 128x128x64 tiles, 6 stages",
         hot: true,
-    },
-    KernelInfo {
-        name: kernel_abi::pipeline::HANG.name,
-        about: "hang report test: a consumer waits on a stage nobody fills (debug PTX: bounded, prints, traps)",
-        hot: kernel_abi::pipeline::HANG.hot,
-    },
-    KernelInfo {
-        name: kernel_abi::tile_copy::COPY.name,
-        about: "tile_pipeline test: TMA tile loads through InputTilePipeline, TMA stores out",
-        hot: kernel_abi::tile_copy::COPY.hot,
-    },
-    KernelInfo {
-        name: kernel_abi::tile_copy::COPY_MULTICAST.name,
-        about: "tile_pipeline test: the tile copy with 2-CTA cluster multicast",
-        hot: kernel_abi::tile_copy::COPY_MULTICAST.hot,
     },
     KernelInfo {
         name: "baton_gemm_bf16_128x64",
@@ -283,6 +207,30 @@ mod tests {
     }
 
     #[test]
+    fn stream_and_kernel_lookup_errors_say_what_to_do() {
+        let msg = Error::ForeignStream {
+            ordinal: 0,
+            stream_ordinal: 1,
+        }
+        .to_string();
+        assert!(
+            msg.contains("device 1") && msg.contains("Gpu::from_stream"),
+            "{msg}"
+        );
+        let unknown = |available: Vec<String>| {
+            Error::UnknownKernel {
+                name: "k".into(),
+                module: "m".into(),
+                available,
+            }
+            .to_string()
+        };
+        assert!(unknown(vec![]).ends_with("(none)"), "{}", unknown(vec![]));
+        let msg = unknown(vec!["a".into(), "b".into()]);
+        assert!(msg.contains("`k`") && msg.ends_with("a, b"), "{msg}");
+    }
+
+    #[test]
     fn no_gpu_errors_are_classified() {
         assert!(Error::NoDriver { detail: "x".into() }.is_no_gpu());
         assert!(
@@ -315,16 +263,13 @@ mod tests {
         match (ptx::get(Variant::Release), ptx::get(Variant::Debug)) {
             (Ok(r), Ok(d)) => {
                 for k in KERNELS {
-                    assert!(
-                        ptx::entry_names(r).iter().any(|n| n == k.name),
-                        "{} missing from release PTX",
-                        k.name
-                    );
-                    assert!(
-                        ptx::entry_names(d).iter().any(|n| n == k.name),
-                        "{} missing from debug PTX",
-                        k.name
-                    );
+                    for (v, text) in [("release", r), ("debug", d)] {
+                        assert!(
+                            ptx::entry_names(text).iter().any(|n| n == k.name),
+                            "{} missing from {v} PTX",
+                            k.name
+                        );
+                    }
                 }
                 assert!(r.contains(".target sm_90a"));
             }

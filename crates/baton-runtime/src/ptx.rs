@@ -29,9 +29,8 @@ pub fn ptxas_report(variant: Variant) -> Option<&'static str> {
 }
 
 /// The sm_100a (Blackwell) PTX, `baton_sm100a.ptx`, if this build has it:
-/// the `tcgen05` kernels (`kernels/src/sm100_smoke.rs`) and the kernels that
-/// use no `wgmma`. Only checked by ptxas (`tests/ptxas_sm100.rs`); the
-/// runtime does not load it.
+/// the sm_100a GEMMs. [`Gpu::load_kernels`](crate::Gpu::load_kernels) loads
+/// it on a compute-capability-10.0 GPU.
 pub fn sm100a() -> Option<&'static str> {
     embedded::SM100A_PTX
 }

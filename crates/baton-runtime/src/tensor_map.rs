@@ -105,22 +105,6 @@ pub fn cu_l2_promotion(p: L2Promotion) -> CUtensorMapL2promotion {
     }
 }
 
-/// `rank-D dtype tensor [d0, d1, …] at base, box [b0, b1, …], swizzle` for
-/// error messages.
-fn describe_desc(d: &TensorMapDesc) -> String {
-    let r = (d.rank as usize).min(d.dims.len());
-    format!(
-        "a rank-{} {:?} tensor of dims {:?} (innermost first), byte strides {:?}, at {:#x}, box {:?}, swizzle {:?}",
-        d.rank,
-        d.dtype,
-        &d.dims[..r],
-        &d.strides_bytes[..r.saturating_sub(1)],
-        d.base,
-        &d.box_dims[..r],
-        d.swizzle
-    )
-}
-
 /// Encodes the map of a packed row-major `rows × cols` matrix of `dtype`
 /// at `ptr`, moved in `box_rows × box_cols` boxes with `swizzle`: zero fill
 /// out of bounds and 256-byte L2 promotion, as the GEMMs' streaming operands
@@ -195,14 +179,9 @@ pub fn encode(desc: &TensorMapDesc) -> Result<EncodedTensorMap> {
         )
     };
     if r != sys::CUresult::CUDA_SUCCESS {
-        let mut desc = describe_desc(desc);
-        if let Ok(None) = cudarc::driver::result::ctx::get_current() {
-            desc.push_str(
-                " (no CUDA context is current on this thread: open a `Gpu` first, or bind its context)",
-            );
-        }
         return Err(Error::TensorMapEncode {
-            desc,
+            desc: *desc,
+            no_current_context: matches!(cudarc::driver::result::ctx::get_current(), Ok(None)),
             source: cudarc::driver::DriverError(r),
         });
     }
@@ -573,7 +552,8 @@ mod tests {
     fn driver_refusal_names_the_description() {
         use cudarc::driver::{DriverError, sys::CUresult};
         let e = Error::TensorMapEncode {
-            desc: describe_desc(&bf16(300, 200)),
+            desc: bf16(300, 200),
+            no_current_context: true,
             source: DriverError(CUresult::CUDA_ERROR_INVALID_VALUE),
         };
         let msg = e.to_string();
@@ -582,7 +562,8 @@ mod tests {
                 && msg.contains("[200, 300]")
                 && msg.contains("[64, 64]")
                 && msg.contains("B128")
-                && msg.contains("INVALID_VALUE"),
+                && msg.contains("INVALID_VALUE")
+                && msg.contains("no CUDA context is current"),
             "{msg}"
         );
     }

@@ -1,0 +1,207 @@
+//! The BF16 GEMM on a real GPU: against an f64 CPU reference at small and
+//! ragged shapes, and against cuBLAS at a large one; fresh random inputs,
+//! poisoned outputs, NaN never passes. Without a CUDA GPU each test prints
+//! `SKIPPED: no CUDA GPU (<reason>)` and returns.
+
+use baton_reference::gemm_check;
+#[cfg(feature = "cublas")]
+use baton_reference::gemm_cublas::check_vs_cublas;
+use baton_runtime::gemm::{GemmConfig, GemmPlan, GemmShapeError};
+use baton_runtime::{Error, Gpu, Variant};
+
+#[test]
+fn gemm_matches_f64_reference_on_ragged_shapes() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    gemm_check::assert_ragged_shapes_match_f64(&gpu, &kernels, &GemmConfig::ALL);
+}
+
+#[cfg(feature = "cublas")]
+#[test]
+fn gemm_matches_cublas_at_2048() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    for (config, beta) in [
+        (None, 0.0f32),
+        (None, 0.5),
+        (Some(GemmConfig::T128x256C2), 0.5),
+        (Some(GemmConfig::T128x128C2), 0.0),
+        (Some(GemmConfig::T128x128), 0.5),
+        (Some(GemmConfig::T128x64), 1.0),
+    ] {
+        let cmp = check_vs_cublas(&gpu, &kernels, config, (2048, 2048, 2048), 1.0, beta)
+            .unwrap_or_else(|e| panic!("{e}"));
+        println!("2048^3 beta {beta} vs cuBLAS: rel {:.2e}", cmp.rel_error);
+        assert!(cmp.passes(1e-2), "{cmp:?}");
+    }
+}
+
+#[test]
+fn bad_shapes_are_refused_before_launch() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let s = gpu.stream();
+    let a = s.alloc_zeros::<u16>(64 * 30).unwrap();
+    let b = s.alloc_zeros::<u16>(64 * 30).unwrap();
+    let mut d = s.alloc_zeros::<u16>(64 * 64).unwrap();
+    match GemmPlan::new(&gpu, &kernels, &a, &b, None, &mut d, 64, 64, 30) {
+        Err(Error::GemmShape(e)) => {
+            assert_eq!(
+                e,
+                GemmShapeError::RowNotAligned {
+                    dim: "K",
+                    value: 30
+                }
+            );
+            assert!(e.to_string().contains("multiple of 8"), "{e}");
+        }
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("K = 30 accepted"),
+    }
+}
+
+/// Stream-K with one-K-block segments: at these small shapes every unit is
+/// split across several CTAs (up to 16 contributors for 256×256×1024), so
+/// the fixup — partials through the workspace, flags, the finalizer's sum in
+/// worker order, C read only by finalizers — is exercised on every config.
+#[test]
+fn stream_k_matches_f64_reference_on_ragged_shapes() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    gemm_check::assert_ragged_shapes_match_f64_with(&gpu, &kernels, &GemmConfig::ALL, Some(1));
+}
+
+/// Stream-K where a data-parallel wave comes first: 2304×4096 is 144 units
+/// of 128×256 in 2-CTA clusters (or 288/576 tiles) on 66/132 workers, so
+/// each worker computes whole units, then a contributor segment, then a
+/// finalizer segment; checked against cuBLAS with beta 0.5.
+#[cfg(feature = "cublas")]
+#[test]
+fn stream_k_matches_cublas_after_a_data_parallel_wave() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    for config in GemmConfig::ALL {
+        for (min_segment, waves) in [(1, 1), (4, 1), (4, 0)] {
+            let tuning = gemm_check::GemmTuning {
+                config: Some(config),
+                stream_k: Some(min_segment),
+                stream_k_waves: Some(waves),
+                ..Default::default()
+            };
+            let cmp = check_vs_cublas(&gpu, &kernels, tuning, (2304, 4096, 512), 1.0, 0.5)
+                .unwrap_or_else(|e| panic!("{config:?}: {e}"));
+            println!(
+                "{config:?} sk{min_segment} w{waves} 2304x4096x512 vs cuBLAS: rel {:.2e}",
+                cmp.rel_error
+            );
+            assert!(
+                cmp.passes(1e-2),
+                "{config:?} sk{min_segment} w{waves}: {cmp:?}"
+            );
+        }
+    }
+}
+
+/// One stream-K plan launched three times, with new A data written into
+/// the same buffer before each launch: every launch must use a new epoch,
+/// or its finalizers would take the previous launch's flags as published
+/// and could add stale partials.
+#[test]
+fn stream_k_plan_relaunch_uses_fresh_partials() {
+    use baton_runtime::cudarc::driver::{DevicePtr, DevicePtrMut, result};
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (m, n, k) = (300, 520, 1024);
+    let mut rng = baton_reference::random::XorShift::new(7);
+    let s = gpu.stream();
+    let b = gemm_check::random_bf16(n * k, &mut rng);
+    let b_d = s.clone_htod(&b).unwrap();
+    let a_d = s.alloc_zeros::<u16>(m * k).unwrap();
+    let mut d_d = s.alloc_zeros::<u16>(m * n).unwrap();
+    let a_ptr = a_d.device_ptr(s).0;
+    let d_ptr = d_d.device_ptr_mut(s).0;
+    let mut plan = GemmPlan::with_config(
+        &gpu,
+        &kernels,
+        GemmConfig::T128x128,
+        &a_d,
+        &b_d,
+        None,
+        &mut d_d,
+        m,
+        n,
+        k,
+    )
+    .unwrap();
+    plan.set_stream_k(&gpu, Some(1)).unwrap();
+    for launch in 0..3 {
+        let a = gemm_check::random_bf16(m * k, &mut rng);
+        let poison = vec![gemm_check::POISON_BF16; m * n];
+        let mut d = vec![0u16; m * n];
+        // SAFETY: a_ptr / d_ptr are A's and D's live buffers (m·k and m·n
+        // u16), used only on this stream while the plan borrows them; the
+        // copies are ordered around the launch on the stream, and the host
+        // vectors outlive them (synchronized before they are read or
+        // dropped).
+        unsafe {
+            result::memcpy_htod_async(a_ptr, &a, s.cu_stream()).unwrap();
+            result::memcpy_htod_async(d_ptr, &poison, s.cu_stream()).unwrap();
+            plan.run(&gpu, 1.0, 0.0).unwrap();
+            result::memcpy_dtoh_async(&mut d, d_ptr, s.cu_stream()).unwrap();
+        }
+        gpu.synchronize().unwrap();
+        let reference = gemm_check::reference_f64(&a, &b, None, m, n, k, 1.0, 0.0);
+        let cmp = gemm_check::Comparison::new(&d, &reference);
+        println!("launch {launch}: rel {:.2e}", cmp.rel_error);
+        assert!(cmp.passes(1e-2), "launch {launch}: {cmp:?}");
+    }
+}
+
+/// A `Gpu` made from the caller's own context and (non-blocking) stream:
+/// the GEMM runs there and its result, read back on that stream only,
+/// matches the f64 reference; `with_stream` accepts a stream of the same
+/// driver context.
+#[test]
+fn gemm_runs_on_the_callers_stream() {
+    use baton_runtime::cudarc::driver::CudaContext;
+    let Some(gpu) = Gpu::for_test() else { return };
+    // The application's own handles: a context of device 0 and a new stream.
+    let ctx = CudaContext::new(gpu.ordinal()).unwrap();
+    let stream = ctx.new_stream().unwrap();
+    let mine = Gpu::from_stream(stream.clone()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(std::sync::Arc::ptr_eq(mine.stream(), &stream));
+    assert_eq!(
+        (mine.target(), mine.sm_count()),
+        (gpu.target(), gpu.sm_count())
+    );
+    let kernels = mine
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    for (m, n, k) in [(129, 264, 72), (300, 520, 136)] {
+        let cmp =
+            gemm_check::check_vs_f64(&mine, &kernels, GemmConfig::T128x256, (m, n, k), 1.0, 0.5)
+                .unwrap_or_else(|e| panic!("{m}x{n}x{k} on the caller's stream: {e}"));
+        assert!(
+            cmp.passes(1e-2),
+            "{m}x{n}x{k} on the caller's stream: {cmp:?}"
+        );
+    }
+    let side = gpu
+        .with_stream(ctx.new_stream().unwrap())
+        .unwrap_or_else(|e| panic!("a stream of the same context was refused: {e}"));
+    let cmp = gemm_check::check_vs_f64(&side, &kernels, None, (77, 200, 8), 1.0, 0.0)
+        .unwrap_or_else(|e| panic!("with_stream: {e}"));
+    assert!(cmp.passes(1e-2), "with_stream: {cmp:?}");
+}

@@ -1,0 +1,139 @@
+//! The blockwise-scaled FP8 GEMM on a real GPU: against an f64 CPU reference
+//! of the dequantized inputs at small and ragged shapes; fresh random e4m3
+//! data and random (unequal) scales, poisoned outputs, NaN never passes.
+//! Without a CUDA GPU each test prints `SKIPPED: no CUDA GPU (<reason>)`.
+
+use baton_reference::gemm_fp8_check;
+use baton_runtime::gemm::Fp8ShapeError;
+use baton_runtime::gemm::fp8::{self as gemm_fp8, Fp8GemmPlan};
+use baton_runtime::{Error, Gpu, Variant};
+
+#[test]
+fn fp8_gemm_matches_f64_reference_on_ragged_shapes() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let shapes = [
+        (1, 8, 128),
+        (128, 128, 128),
+        (128, 256, 512),
+        (129, 264, 256),
+        (77, 200, 384),
+        (300, 520, 640),
+        (1, 1024, 1024),
+        (513, 8, 128),
+        (256, 384, 2048),
+        (3, 136, 256),
+    ];
+    for kernel in gemm_fp8::VARIANTS {
+        for &(m, n, k) in &shapes {
+            let cmp = gemm_fp8_check::check_vs_f64(&gpu, &kernels, kernel, (m, n, k))
+                .unwrap_or_else(|e| panic!("{kernel} {m}x{n}x{k}: {e}"));
+            println!(
+                "{kernel} {m}x{n}x{k}: rel {:.2e} max abs {:.2e} non-finite {}",
+                cmp.rel_error, cmp.max_abs_error, cmp.non_finite
+            );
+            assert!(cmp.passes(2e-2), "{kernel} {m}x{n}x{k}: {cmp:?}");
+        }
+    }
+}
+
+/// Stream-K with one-K-block segments on every variant: small shapes
+/// split each unit across several CTAs (up to 16 for K = 2048), and
+/// 1280×4096×512 (160 or more units on 66/132 workers) has a
+/// data-parallel wave before the stream-K region.
+#[test]
+fn fp8_stream_k_matches_f64_reference() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let shapes = [
+        (129, 264, 256),
+        (300, 520, 640),
+        (256, 384, 2048),
+        (1280, 4096, 512),
+    ];
+    for kernel in gemm_fp8::VARIANTS {
+        if !gemm_fp8::has_stream_k(kernel) {
+            println!("{kernel}: no stream-K (two-wave tiles); checking that it is refused");
+            let err = gemm_fp8_check::check_vs_f64_with(&gpu, &kernels, kernel, shapes[0], Some(1))
+                .expect_err("stream-K on a two-wave kernel must be refused");
+            assert!(err.to_string().contains("no stream-K"), "{err}");
+            continue;
+        }
+        for &(m, n, k) in &shapes {
+            let cmp = gemm_fp8_check::check_vs_f64_with(&gpu, &kernels, kernel, (m, n, k), Some(1))
+                .unwrap_or_else(|e| panic!("{kernel} {m}x{n}x{k}: {e}"));
+            println!("{kernel} sk1 {m}x{n}x{k}: rel {:.2e}", cmp.rel_error);
+            assert!(cmp.passes(2e-2), "{kernel} sk1 {m}x{n}x{k}: {cmp:?}");
+        }
+    }
+}
+
+#[test]
+fn fp8_bad_shapes_are_refused_before_launch() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let s = gpu.stream();
+    let a = s.alloc_zeros::<u8>(64 * 200).unwrap();
+    let b = s.alloc_zeros::<u8>(64 * 200).unwrap();
+    let sa = s.alloc_zeros::<f32>(64).unwrap();
+    let sb = s.alloc_zeros::<f32>(1).unwrap();
+    let mut d = s.alloc_zeros::<u16>(64 * 64).unwrap();
+    match Fp8GemmPlan::new(&gpu, &kernels, &a, &b, &sa, &sb, &mut d, (64, 64, 200)) {
+        Err(Error::Fp8Shape(e)) => {
+            assert_eq!(e, Fp8ShapeError::KNotMultipleOf128 { k: 200 });
+            assert!(e.to_string().contains("multiple of 128"), "{e}");
+        }
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("K = 200 accepted"),
+    }
+}
+
+/// The shape set, timed (ours only; `--ignored`, prints TFLOP/s).
+#[test]
+#[ignore = "benchmark: run with --ignored on a GPU"]
+fn fp8_gemm_timing() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let shapes = [
+        (4096, 4096, 4096),
+        (8192, 8192, 8192),
+        (128, 24576, 1536),
+        (128, 7168, 16384),
+        (4096, 24576, 1536),
+        (4096, 32768, 512),
+        (4096, 7168, 16384),
+        (4096, 4096, 7168),
+        (4096, 7168, 2048),
+    ];
+    println!("| kernel | M×N×K | ours ms | ours TFLOP/s |");
+    for kernel in gemm_fp8::VARIANTS {
+        for (m, n, k) in shapes {
+            let ms = gemm_fp8_check::time_ours(&gpu, &kernels, kernel, (m, n, k), 20).unwrap();
+            let tflops = 2.0 * (m * n * k) as f64 / (ms * 1e-3) / 1e12;
+            println!("| {kernel} | {m}x{n}x{k} | {ms:.3} | {tflops:.1} |");
+        }
+    }
+}
+
+#[cfg(feature = "cublas")]
+#[test]
+fn fp8_gemm_matches_cublaslt_blockwise_at_2048() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    for mnk in [(2048, 2048, 2048), (256, 7168, 1536)] {
+        let cmp = baton_reference::gemm_fp8_ref::check_vs_cublaslt(&gpu, &kernels, mnk)
+            .unwrap_or_else(|e| panic!("{mnk:?}: {e}"));
+        println!("{mnk:?} vs cuBLASLt blockwise: rel {:.2e}", cmp.rel_error);
+        assert!(cmp.passes(2e-2), "{mnk:?}: {cmp:?}");
+    }
+}

@@ -1,0 +1,612 @@
+//! Host side of the Hopper BF16 GEMM (`kernels/src/gemm_bf16.rs`):
+//! validation, tensor maps, launch. (The cuBLAS reference is in
+//! `baton-reference`.)
+//!
+//! `D = alpha·A·Bᵀ + beta·C` with A M×K, B N×K (both K-major, row-major),
+//! C and D M×N row-major; bf16 storage (as `u16` bits), fp32 accumulation.
+
+use super::heuristic::{STREAM_K_MIN_SEGMENT, stream_k_pays};
+use super::ranges_overlap;
+use super::stream_k::StreamKWorkspace;
+use crate::error::{GemmError, GemmShapeError, Result};
+use crate::tensor_map::{self, DeviceTensorMaps, encode_matrix};
+use crate::{Gpu, Kernel, Kernels, LaunchConfig, Target};
+use baton::tensor_map::{ElemType, Swizzle};
+use baton_kernels_abi::sm100_gemm::{self, Sm100GemmParams};
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+
+/// A tile configuration of the BF16 GEMM kernel family
+/// (`kernels/src/gemm_bf16.rs`): CTA tile 128 × `bn` × 64, 384 threads
+/// (a producer warpgroup and two consumer warpgroups).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GemmConfig {
+    /// 128×256 tiles, 4 stages, `wgmma.m64n256k16`.
+    T128x256,
+    /// 128×256 tiles in 2-CTA clusters along M that share each B tile by TMA
+    /// multicast (half the B traffic): the large-shape workhorse.
+    T128x256C2,
+    /// 128×224 tiles in 2-CTA clusters with B multicast: N a multiple of
+    /// 224 (e.g. 7168) tiles without ragged columns.
+    T128x224C2,
+    /// 128×128 tiles, 6 stages, `wgmma.m64n128k16`.
+    T128x128,
+    /// 128×128 tiles in 2-CTA clusters with B multicast.
+    T128x128C2,
+    /// 128×64 tiles, 8 stages, `wgmma.m64n64k16`: few, skinny tiles (small M).
+    T128x64,
+    /// Blackwell (sm_100a): 128×256×64 tiles, 4 stages, `tcgen05.mma` into
+    /// two TMEM accumulator stages, 256 threads
+    /// (`kernels/roles/src/gemm_sm100.rs`). **Assembled, never run.**
+    Sm100T128x256,
+}
+
+impl GemmConfig {
+    /// Every configuration.
+    pub const ALL: [GemmConfig; 6] = [
+        GemmConfig::T128x256C2,
+        GemmConfig::T128x256,
+        GemmConfig::T128x224C2,
+        GemmConfig::T128x128C2,
+        GemmConfig::T128x128,
+        GemmConfig::T128x64,
+    ];
+
+    /// The Blackwell (sm_100a) configurations.
+    pub const SM100: [GemmConfig; 1] = [GemmConfig::Sm100T128x256];
+
+    /// The configurations for GPUs of `target`.
+    pub const fn for_target(target: Target) -> &'static [GemmConfig] {
+        match target {
+            Target::Sm90a => &Self::ALL,
+            Target::Sm100a => &Self::SM100,
+        }
+    }
+
+    /// The kernel build this configuration is in.
+    pub const fn target(self) -> Target {
+        match self {
+            GemmConfig::Sm100T128x256 => Target::Sm100a,
+            _ => Target::Sm90a,
+        }
+    }
+
+    /// Threads per CTA: 384 on Hopper (a producer warpgroup and two
+    /// consumer warpgroups), 256 on Blackwell (TMA, MMA, C-load and idle
+    /// warps, then the epilogue warpgroup).
+    pub const fn threads(self) -> u32 {
+        match self.target() {
+            Target::Sm90a => THREADS,
+            Target::Sm100a => 256,
+        }
+    }
+
+    /// Rows of the epilogue's C and D boxes (the TMA stores' height): one
+    /// consumer warpgroup's 64 rows on Hopper, the whole 128-row tile
+    /// (one TMEM lane per row) on Blackwell.
+    pub const fn epilogue_rows(self) -> u32 {
+        match self.target() {
+            Target::Sm90a => 64,
+            Target::Sm100a => 128,
+        }
+    }
+
+    /// The kernel's name in the PTX.
+    pub const fn kernel(self) -> &'static str {
+        match self {
+            GemmConfig::T128x256 => "baton_gemm_bf16_128x256",
+            GemmConfig::Sm100T128x256 => sm100_gemm::GEMM_BF16.name,
+            GemmConfig::T128x256C2 => "baton_gemm_bf16_128x256_c2",
+            GemmConfig::T128x224C2 => "baton_gemm_bf16_128x224_c2",
+            GemmConfig::T128x128 => "baton_gemm_bf16_128x128",
+            GemmConfig::T128x128C2 => "baton_gemm_bf16_128x128_c2",
+            GemmConfig::T128x64 => "baton_gemm_bf16_128x64",
+        }
+    }
+
+    /// Tile (M, N, K).
+    pub const fn tile(self) -> (u32, u32, u32) {
+        match self {
+            GemmConfig::T128x256 | GemmConfig::T128x256C2 | GemmConfig::Sm100T128x256 => {
+                (128, 256, 64)
+            }
+            GemmConfig::T128x224C2 => (128, 224, 64),
+            GemmConfig::T128x128 | GemmConfig::T128x128C2 => (128, 128, 64),
+            GemmConfig::T128x64 => (128, 64, 64),
+        }
+    }
+
+    /// Input stages: as many as the 227 KiB shared-memory budget holds after
+    /// the barriers and the epilogue's 8 sub-tiles, at most 8 — the same
+    /// derivation as the kernel's `stages_for` (`xtask/tests/kernel_layouts.rs`
+    /// checks the resulting sizes against the PTX).
+    pub const fn stages(self) -> u32 {
+        if let GemmConfig::Sm100T128x256 = self {
+            return 4;
+        }
+        let (bm, bn, bk) = self.tile();
+        let stage = (bm + bn) * bk * 2;
+        let n = (227 * 1024 - (1024 + 8 * 4096 + 1024)) / stage;
+        if n > 8 { 8 } else { n }
+    }
+
+    /// CTAs per cluster along M (sharing B tiles by multicast).
+    pub const fn cluster_m(self) -> u32 {
+        match self {
+            GemmConfig::T128x256C2 | GemmConfig::T128x224C2 | GemmConfig::T128x128C2 => 2,
+            _ => 1,
+        }
+    }
+
+    /// Short name: `128x256`, `128x256c2`, … (`sm100-128x256` on Blackwell).
+    pub fn name(self) -> String {
+        let (bm, bn, _) = self.tile();
+        let arch = if self.target() == Target::Sm100a {
+            "sm100-"
+        } else {
+            ""
+        };
+        format!(
+            "{arch}{bm}x{bn}{}",
+            if self.cluster_m() > 1 { "c2" } else { "" }
+        )
+    }
+
+    /// Dynamic shared memory of the kernel's layout: barriers (padded to
+    /// 1024), the input stages (A 128×64 + B bn×64 bf16 each), 8 epilogue
+    /// sub-tiles of 4 KiB (C and D, two per consumer warpgroup), and the
+    /// epilogue barriers (padded). `xtask/tests/kernel_layouts.rs` checks it
+    /// against the size each kernel demands in the PTX.
+    ///
+    /// Blackwell: barriers (padded to 1024), 4 stages of 48 KiB, 4 epilogue
+    /// sub-tiles of 8 KiB (128 × 32 bf16), and the accumulator/C barriers
+    /// and TMEM address slot (padded to 2 × 1024).
+    pub const fn smem_bytes(self) -> u32 {
+        if let GemmConfig::Sm100T128x256 = self {
+            return 1024 + 4 * (128 * 64 * 2 + 256 * 64 * 2) + 4 * 8192 + 2048;
+        }
+        let (_, bn, _) = self.tile();
+        1024 + self.stages() * (128 * 64 * 2 + bn * 64 * 2) + 8 * 4096 + 1024
+    }
+}
+
+/// Default rasterization group (rows of work units walked together).
+pub const DEFAULT_GROUP_M: u32 = 8;
+
+/// Threads per CTA: producer warpgroup + 2 consumer warpgroups.
+pub const THREADS: u32 = 384;
+
+/// Checks a GEMM problem; `c_len` is `None` when no C is passed.
+///
+/// ```
+/// use baton_runtime::gemm::{validate, GemmShapeError};
+/// assert!(validate(64, 64, 64, 64 * 64, 64 * 64, None, 64 * 64, 0.0).is_ok());
+/// assert_eq!(
+///     validate(64, 64, 30, 64 * 30, 64 * 30, None, 64 * 64, 0.0),
+///     Err(GemmShapeError::RowNotAligned { dim: "K", value: 30 })
+/// );
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn validate(
+    m: usize,
+    n: usize,
+    k: usize,
+    a_len: usize,
+    b_len: usize,
+    c_len: Option<usize>,
+    d_len: usize,
+    beta: f32,
+) -> std::result::Result<(), GemmShapeError> {
+    if m == 0 || n == 0 || k == 0 {
+        return Err(GemmShapeError::EmptyDimension { mnk: (m, n, k) });
+    }
+    if m >= 1 << 31 || n >= 1 << 31 || k >= 1 << 31 {
+        return Err(GemmShapeError::TooLarge { mnk: (m, n, k) });
+    }
+    if !k.is_multiple_of(8) {
+        return Err(GemmShapeError::RowNotAligned { dim: "K", value: k });
+    }
+    if !n.is_multiple_of(8) {
+        return Err(GemmShapeError::RowNotAligned { dim: "N", value: n });
+    }
+    let check = |operand, expected: usize, got: usize| {
+        if expected == got {
+            Ok(())
+        } else {
+            Err(GemmShapeError::WrongLength {
+                operand,
+                expected,
+                got,
+            })
+        }
+    };
+    check("A", m * k, a_len)?;
+    check("B", n * k, b_len)?;
+    check("D", m * n, d_len)?;
+    match c_len {
+        Some(c) => check("C", m * n, c)?,
+        None if beta != 0.0 => return Err(GemmShapeError::MissingC),
+        None => {}
+    }
+    Ok(())
+}
+
+/// A GEMM bound to its operands: shape validated, tensor maps encoded and
+/// uploaded once, so [`run`](Self::run) only launches the kernel. Holds the
+/// operands borrowed (D mutably) for as long as it lives.
+pub struct GemmPlan<'a> {
+    config: GemmConfig,
+    kernel: Kernel,
+    maps: DeviceTensorMaps,
+    m: u32,
+    n: u32,
+    k: u32,
+    has_c: bool,
+    /// `M mod BM` (sm_90a kernels load the ragged last tile row through a
+    /// map of just its rows), else 0.
+    tail_rows: u32,
+    group_m: u32,
+    /// Work units (clusters) that can run at once: SMs, or for clusters the
+    /// driver's count of co-resident clusters.
+    slots: u32,
+    /// Stream-K workspace, when enabled.
+    stream_k: Option<StreamKWorkspace>,
+    _operands: std::marker::PhantomData<(&'a CudaSlice<u16>, &'a mut CudaSlice<u16>)>,
+}
+
+impl<'a> GemmPlan<'a> {
+    /// Validates the problem (typed error before anything runs: zero or
+    /// misaligned dimensions, wrong lengths, D overlapping an input) and
+    /// prepares the tensor maps for A (M×K), B (N×K), C (M×N, optional) and
+    /// D (M×N). Picks the tile configuration by the heuristic, and turns
+    /// stream-K on (last wave only) where [`stream_k_pays`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        gpu: &Gpu,
+        kernels: &Kernels,
+        a: &'a CudaSlice<u16>,
+        b: &'a CudaSlice<u16>,
+        c: Option<&'a CudaSlice<u16>>,
+        d: &'a mut CudaSlice<u16>,
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> Result<Self> {
+        let slots = |c: GemmConfig| {
+            if c.cluster_m() == 1 {
+                return gpu.sm_count();
+            }
+            kernels
+                .get(c.kernel())
+                .and_then(|k| {
+                    k.max_active_clusters((c.cluster_m(), 1, 1), c.threads(), c.smem_bytes())
+                })
+                .unwrap_or(0)
+        };
+        let config = GemmConfig::choose_for(gpu.target(), m, n, slots);
+        let mut plan = Self::with_config(gpu, kernels, config, a, b, c, d, m, n, k)?;
+        if config.target() == Target::Sm90a && stream_k_pays(plan.units(), plan.slots) {
+            plan.set_stream_k(gpu, Some(STREAM_K_MIN_SEGMENT))?;
+            plan.set_stream_k_extra_waves(0)?;
+        }
+        Ok(plan)
+    }
+
+    /// [`new`](Self::new) with an explicit tile configuration (tuning).
+    #[allow(clippy::too_many_arguments)]
+    pub fn with_config(
+        gpu: &Gpu,
+        kernels: &Kernels,
+        config: GemmConfig,
+        a: &'a CudaSlice<u16>,
+        b: &'a CudaSlice<u16>,
+        c: Option<&'a CudaSlice<u16>>,
+        d: &'a mut CudaSlice<u16>,
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> Result<Self> {
+        validate(m, n, k, a.len(), b.len(), c.map(|c| c.len()), d.len(), 0.0)?;
+        if config.target() != gpu.target() {
+            return Err(GemmError::WrongTarget {
+                kernel: config.name(),
+                runs_on: config.target(),
+                gpu: gpu.target(),
+            }
+            .into());
+        }
+        let stream = gpu.stream();
+        let ptr_of = |s: &CudaSlice<u16>| {
+            let (p, _sync) = s.device_ptr(stream);
+            p
+        };
+        let (a_ptr, b_ptr) = (ptr_of(a), ptr_of(b));
+        let c_ptr = c.map(ptr_of);
+        let d_ptr = {
+            let (p, _sync) = d.device_ptr_mut(stream);
+            p
+        };
+        let d_bytes = 2 * (m * n) as u64;
+        if ranges_overlap(d_ptr, d_bytes, a_ptr, 2 * (m * k) as u64)
+            || ranges_overlap(d_ptr, d_bytes, b_ptr, 2 * (n * k) as u64)
+        {
+            return Err(GemmError::OutputOverlapsInput {
+                inputs: "A and B",
+                may_alias_c: true,
+            }
+            .into());
+        }
+        let (m64, n64, k64) = (m as u64, n as u64, k as u64);
+        let (bm, bn, bk) = config.tile();
+        let tail_rows = (m % bm as usize) as u32;
+        let tail_box = if tail_rows == 0 { bm } else { tail_rows };
+        let maps = [
+            encode_matrix(a_ptr, ElemType::BF16, m64, k64, bm, bk, Swizzle::B128)?,
+            encode_matrix(
+                b_ptr,
+                ElemType::BF16,
+                n64,
+                k64,
+                bn / config.cluster_m(),
+                bk,
+                Swizzle::B128,
+            )?,
+            encode_matrix(
+                c_ptr.unwrap_or(d_ptr),
+                ElemType::BF16,
+                m64,
+                n64,
+                config.epilogue_rows(),
+                32,
+                Swizzle::B64,
+            )?,
+            encode_matrix(
+                d_ptr,
+                ElemType::BF16,
+                m64,
+                n64,
+                config.epilogue_rows(),
+                32,
+                Swizzle::B64,
+            )?,
+            // sm_90a: the last tile row's A when M mod BM ≠ 0, a box of just
+            // its rows (TMA's zero fill of a full box is slow); never read
+            // otherwise.
+            encode_matrix(a_ptr, ElemType::BF16, m64, k64, tail_box, bk, Swizzle::B128)?,
+        ];
+        let maps = tensor_map::upload(gpu, &maps)?;
+        let kernel = kernels.get(config.kernel())?;
+        let slots = if config.cluster_m() > 1 {
+            kernel
+                .max_active_clusters(
+                    (config.cluster_m(), 1, 1),
+                    config.threads(),
+                    config.smem_bytes(),
+                )?
+                .max(1)
+        } else {
+            gpu.sm_count()
+        };
+        Ok(Self {
+            config,
+            kernel,
+            maps,
+            m: m as u32,
+            n: n as u32,
+            k: k as u32,
+            has_c: c.is_some(),
+            tail_rows,
+            group_m: DEFAULT_GROUP_M,
+            slots,
+            stream_k: None,
+            _operands: std::marker::PhantomData,
+        })
+    }
+
+    /// Rasterization: how many rows of work units (cluster tiles) the
+    /// persistent schedule walks together, column by column, for L2 reuse
+    /// (default [`DEFAULT_GROUP_M`]). Panics if 0.
+    pub fn set_group_m(&mut self, group_m: u32) {
+        assert!(group_m >= 1, "group_m must be at least 1");
+        self.group_m = group_m;
+    }
+
+    /// Stream-K: with `Some(min_segment)` (≥ 1 K blocks of 64), every
+    /// resident worker (CTA or cluster) is launched, and the work units
+    /// left over after the last full wave (plus one wave) are split along K
+    /// across all workers, segments of at least `min_segment` K blocks
+    /// (`baton::protocol::tile_scheduler::StreamKSchedule`); `None` (the
+    /// default) computes every unit whole. Allocates the fixup workspace
+    /// (one fp32 tile and two flags per CTA: 17 MB for 132 CTAs of
+    /// 128×256) once; `run` gives each launch a new epoch, so the flags are
+    /// never cleared.
+    ///
+    /// Errors: `min_segment == 0`, or the allocation failing.
+    pub fn set_stream_k(&mut self, gpu: &Gpu, min_segment: Option<u32>) -> Result<()> {
+        let Some(min_segment) = min_segment else {
+            self.stream_k = None;
+            return Ok(());
+        };
+        if self.config.target() != Target::Sm90a {
+            return Err(GemmError::NoStreamK {
+                kernel: self.config.name(),
+                rule: "stream-K is implemented by the sm_90a configurations only",
+            }
+            .into());
+        }
+        let grid = self.slots * self.config.cluster_m();
+        let (bm, bn, _) = self.config.tile();
+        self.stream_k = Some(StreamKWorkspace::new(gpu, min_segment, grid, bm * bn)?);
+        Ok(())
+    }
+
+    /// Stream-K: the full waves added to the stream-K region before the
+    /// last, partial one (default 1; 0 splits only the last wave's units).
+    /// Errors when stream-K is off.
+    pub fn set_stream_k_extra_waves(&mut self, waves: u32) -> Result<()> {
+        StreamKWorkspace::set_extra_waves_of(self.stream_k.as_ref(), waves)
+    }
+
+    /// The stream-K region's extra full waves, or `None` when stream-K is off.
+    pub fn stream_k_extra_waves(&self) -> Option<u32> {
+        self.stream_k.as_ref().map(StreamKWorkspace::extra_waves)
+    }
+
+    /// The stream-K minimum segment, or `None` when stream-K is off.
+    pub fn stream_k(&self) -> Option<u32> {
+        self.stream_k.as_ref().map(StreamKWorkspace::min_segment)
+    }
+
+    /// The tile configuration this plan launches.
+    pub fn config(&self) -> GemmConfig {
+        self.config
+    }
+
+    /// CTAs launched: one per SM, or fewer when there are fewer tiles
+    /// (with stream-K: every resident worker).
+    pub fn grid(&self) -> u32 {
+        if let Some(w) = &self.stream_k {
+            return w.grid();
+        }
+        self.units().min(self.slots) * self.config.cluster_m()
+    }
+
+    /// Work units (clusters of tiles) of this problem.
+    fn units(&self) -> u32 {
+        let (bm, bn, _) = self.config.tile();
+        self.m.div_ceil(bm).div_ceil(self.config.cluster_m()) * self.n.div_ceil(bn)
+    }
+
+    /// Enqueues `D = alpha·A·Bᵀ + beta·C` on the GPU's stream. `beta ≠ 0`
+    /// needs a plan made with C.
+    pub fn run(&self, gpu: &Gpu, alpha: f32, beta: f32) -> Result<()> {
+        if beta != 0.0 && !self.has_c {
+            return Err(GemmShapeError::MissingC.into());
+        }
+        let maps = &self.maps;
+        let mut cfg =
+            LaunchConfig::linear(self.grid(), self.config.threads(), self.config.smem_bytes());
+        if self.config.cluster_m() > 1 {
+            cfg.cluster = Some((self.config.cluster_m(), 1, 1));
+        }
+        let mut args = gpu.args();
+        if self.config.target() == Target::Sm100a {
+            let params = Sm100GemmParams {
+                tma_a: maps.ptr(0) as *const _,
+                tma_b: maps.ptr(1) as *const _,
+                tma_c: maps.ptr(2) as *const _,
+                tma_d: maps.ptr(3) as *const _,
+                m: self.m,
+                n: self.n,
+                k: self.k,
+                group_m: self.group_m,
+                alpha,
+                beta,
+            };
+            args.params(&params);
+            // SAFETY: the sm_100a entry takes this one struct (its spec,
+            // `kernel_abi::sm100_gemm::GEMM_BF16`); the tensor maps point at
+            // operands borrowed for the plan's lifetime, validated in `new`.
+            return unsafe { self.kernel.launch(&cfg, &mut args) };
+        }
+        args.u64(maps.ptr(0))
+            .u64(maps.ptr(1))
+            .u64(maps.ptr(2))
+            .u64(maps.ptr(3))
+            .u32(self.m)
+            .u32(self.n)
+            .u32(self.k)
+            .u32(self.group_m)
+            .f32(alpha)
+            .f32(beta);
+        if self.config.target() == Target::Sm90a {
+            StreamKWorkspace::push_args(self.stream_k.as_ref(), &mut args);
+            args.u64(maps.ptr(4)).u32(self.tail_rows);
+        }
+        // SAFETY: the argument list matches the configuration's kernel
+        // (sm_90a: the stream-K workspace, null with min_segment 0, else
+        // sized for this grid, then the tail map and rows); the tensor maps
+        // point at operands borrowed for the plan's lifetime, validated in
+        // `new`.
+        unsafe { self.kernel.launch(&cfg, &mut args) }
+    }
+}
+
+/// One-shot safe GEMM: `D = alpha·A·Bᵀ + beta·C` on the GPU's stream
+/// (validates, encodes the tensor maps, launches). For repeated calls on
+/// the same operands, keep a [`GemmPlan`].
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_bf16(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    a: &CudaSlice<u16>,
+    b: &CudaSlice<u16>,
+    c: Option<&CudaSlice<u16>>,
+    d: &mut CudaSlice<u16>,
+    (m, n, k): (usize, usize, usize),
+    alpha: f32,
+    beta: f32,
+) -> Result<()> {
+    GemmPlan::new(gpu, kernels, a, b, c, d, m, n, k)?.run(gpu, alpha, beta)
+}
+
+/// f32 → bf16 bits, round to nearest even (NaN stays NaN).
+pub fn f32_to_bf16(x: f32) -> u16 {
+    let b = x.to_bits();
+    if x.is_nan() {
+        return ((b >> 16) | 0x40) as u16;
+    }
+    let round = 0x7FFF + ((b >> 16) & 1);
+    ((b + round) >> 16) as u16
+}
+
+/// bf16 bits → f32.
+pub fn bf16_to_f32(h: u16) -> f32 {
+    f32::from_bits((h as u32) << 16)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bf16_rounding() {
+        assert_eq!(f32_to_bf16(1.0), 0x3F80);
+        assert_eq!(bf16_to_f32(f32_to_bf16(3.140625)), 3.140625);
+        // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties to even (1.0).
+        assert_eq!(f32_to_bf16(1.0 + 1.0 / 256.0), 0x3F80);
+        assert!(bf16_to_f32(f32_to_bf16(f32::NAN)).is_nan());
+    }
+
+    #[test]
+    fn validation_names_the_problem() {
+        assert_eq!(
+            validate(0, 8, 8, 0, 64, None, 0, 0.0),
+            Err(GemmShapeError::EmptyDimension { mnk: (0, 8, 8) })
+        );
+        assert_eq!(
+            validate(8, 12, 8, 64, 96, None, 96, 0.0),
+            Err(GemmShapeError::RowNotAligned {
+                dim: "N",
+                value: 12
+            })
+        );
+        assert_eq!(
+            validate(8, 8, 8, 63, 64, None, 64, 0.0),
+            Err(GemmShapeError::WrongLength {
+                operand: "A",
+                expected: 64,
+                got: 63
+            })
+        );
+        assert_eq!(
+            validate(8, 8, 8, 64, 64, None, 64, 0.5),
+            Err(GemmShapeError::MissingC)
+        );
+        let msg = GemmShapeError::RowNotAligned {
+            dim: "K",
+            value: 30,
+        }
+        .to_string();
+        assert!(msg.contains("multiple of 8"), "{msg}");
+    }
+}

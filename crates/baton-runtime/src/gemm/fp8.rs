@@ -1,0 +1,703 @@
+//! Host side of the Hopper blockwise-scaled FP8 GEMM
+//! (`kernels/src/gemm_fp8.rs`): validation, tensor maps, launch, a safe
+//! one-shot call, e4m3 conversion, and the f64 reference check.
+//!
+//! `D = (A ⊙ Sa) · (B ⊙ Sb)ᵀ` with A M×K and B N×K FP8 e4m3 (bytes, both
+//! K-major), A scales f32 `[K/128, M]` (M contiguous: one per row and 128
+//! of K), B scales f32 `[⌈N/128⌉, K/128]` (one per 128×128 block), D M×N
+//! bf16 (as `u16` bits) row-major; fp32 accumulation, promoted per 128 of K.
+
+use super::ranges_overlap;
+use super::stream_k::StreamKWorkspace;
+use crate::error::{Error, Fp8ShapeError, GemmError, Result};
+use crate::tensor_map::{self, DeviceTensorMaps, encode_matrix};
+use crate::{Gpu, Kernel, Kernels, LaunchConfig};
+use baton::tensor_map::{ElemType, Swizzle};
+use cudarc::driver::sys;
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+
+/// 128×128×128 tiles, 6 stages, two partial accumulators (K block kb + 1's
+/// MMAs run while kb's partial is promoted; H100: 1181 TFLOP/s at 8192³ vs
+/// 1170 with one partial). The fallback of [`choose`]; large problems get
+/// [`KERNEL_256X128`].
+pub const KERNEL: &str = "baton_gemm_fp8_blockwise_128x128_db";
+/// 128×64×128 tiles, 8 stages, two partials: twice the CTAs, for small M.
+pub const KERNEL_128X64: &str = "baton_gemm_fp8_blockwise_128x64_db";
+/// [`KERNEL`] in clusters of 2 CTAs along M that share each B tile by TMA
+/// multicast (each loads half): a quarter less L2 → SM traffic.
+pub const KERNEL_C2: &str = "baton_gemm_fp8_blockwise_128x128_db_c2";
+/// 128×192×128 tiles, 5 stages, one partial accumulator: 17% less
+/// operand traffic per FLOP than 128×128 (two B scales per tile and K block).
+pub const KERNEL_128X192: &str = "baton_gemm_fp8_blockwise_128x192";
+/// 256×128×128 tiles, 4 stages: each consumer warpgroup runs two 64-row
+/// waves per K block into one partial: a quarter less operand traffic per
+/// FLOP than 128×128. No stream-K.
+pub const KERNEL_256X128: &str = "baton_gemm_fp8_blockwise_256x128";
+/// 128×256×128 tiles, 4 stages: [`KERNEL_256X128`] turned along N (two
+/// 128-column waves per warpgroup), so each A tile feeds 256 columns: for
+/// small M with wide N. No stream-K.
+pub const KERNEL_128X256: &str = "baton_gemm_fp8_blockwise_128x256";
+/// Every kernel (same arguments): the default, the 128×64 one, the
+/// 128×128 one with a single partial accumulator, the clustered one, the
+/// 128×192 one, the 256×128 one and the 128×256 one.
+pub const VARIANTS: [&str; 7] = [
+    KERNEL,
+    KERNEL_128X64,
+    "baton_gemm_fp8_blockwise_128x128",
+    KERNEL_C2,
+    KERNEL_128X192,
+    KERNEL_256X128,
+    KERNEL_128X256,
+];
+
+/// (BM, BN, input stages) of a kernel of [`VARIANTS`]; `None` for other names.
+///
+/// ```
+/// use baton_runtime::gemm::fp8::{tile_of, KERNEL, KERNEL_256X128};
+/// assert_eq!(tile_of(KERNEL), Some((128, 128, 6)));
+/// assert_eq!(tile_of(KERNEL_256X128), Some((256, 128, 4)));
+/// assert_eq!(tile_of("sgemm"), None);
+/// ```
+pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
+    match kernel {
+        KERNEL | KERNEL_C2 | "baton_gemm_fp8_blockwise_128x128" => Some((128, 128, 6)),
+        KERNEL_128X64 => Some((128, 64, 8)),
+        KERNEL_128X192 => Some((128, 192, 5)),
+        KERNEL_256X128 => Some((256, 128, 4)),
+        KERNEL_128X256 => Some((128, 256, 4)),
+        _ => None,
+    }
+}
+
+/// Whether a kernel of [`VARIANTS`] can split work units along K
+/// (stream-K): the one-wave tiles (128 rows, at most 192 columns) can; the
+/// two-wave 256×128 and 128×256 tiles cannot.
+///
+/// ```
+/// use baton_runtime::gemm::fp8::{has_stream_k, KERNEL, KERNEL_128X256, KERNEL_256X128};
+/// assert!(has_stream_k(KERNEL));
+/// assert!(!has_stream_k(KERNEL_256X128) && !has_stream_k(KERNEL_128X256));
+/// ```
+pub fn has_stream_k(kernel: &str) -> bool {
+    tile_of(kernel).is_some_and(|(bm, bn, _)| bm == 128 && bn <= 192)
+}
+
+/// CTAs per cluster (along M, sharing B tiles) of a kernel of [`VARIANTS`].
+///
+/// ```
+/// use baton_runtime::gemm::fp8::{cluster_of, KERNEL, KERNEL_C2};
+/// assert_eq!((cluster_of(KERNEL), cluster_of(KERNEL_C2)), (1, 2));
+/// ```
+pub fn cluster_of(kernel: &str) -> u32 {
+    if kernel == KERNEL_C2 { 2 } else { 1 }
+}
+
+/// Dynamic shared memory of a kernel of `(bm, bn, stages)`: barriers
+/// (padded to 1024), the stages (A bm×128 bytes + B bn×128 bytes + A
+/// scales, 4·bm bytes padded to 1024), and 4 D staging sub-tiles of 4 KiB.
+/// Checked against the PTX by a unit test.
+///
+/// ```
+/// use baton_runtime::gemm::fp8::smem_bytes;
+/// assert_eq!(smem_bytes((128, 128, 6)), 1024 + 6 * (16384 + 16384 + 1024) + 16384);
+/// ```
+pub const fn smem_bytes((bm, bn, stages): (u32, u32, u32)) -> u32 {
+    1024 + stages * (bm * 128 + bn * 128 + (4 * bm).next_multiple_of(1024)) + 4 * 4096
+}
+
+/// Picks the kernel for an M×N problem on `sms` SMs: least estimated time,
+/// counting whole rounds of tiles (a partial round costs a full one), with
+/// each tile shape's measured speed per FLOP relative to 128×128 (H100,
+/// BENCHMARKS.md): 128×64 0.7, 256×128 1.1. Small M gets the narrow tiles
+/// when they fill more SMs (128×7168: 112 CTAs instead of 56), 128×128 when
+/// they only add rounds (128×24576: 2 rounds instead of 3, 5% faster),
+/// everything with a few rounds of tiles the 256×128 one.
+///
+/// ```
+/// use baton_runtime::gemm::fp8::{choose, KERNEL, KERNEL_128X64, KERNEL_256X128};
+/// assert_eq!(choose(8192, 8192, 132), KERNEL_256X128);
+/// assert_eq!(choose(4096, 32768, 132), KERNEL_256X128);
+/// assert_eq!(choose(128, 7168, 132), KERNEL_128X64);
+/// assert_eq!(choose(128, 24576, 132), KERNEL);
+/// ```
+pub fn choose(m: usize, n: usize, sms: u32) -> &'static str {
+    const CANDIDATES: [(&str, usize, usize, f64); 3] = [
+        (KERNEL_128X64, 128, 64, 0.7),
+        (KERNEL, 128, 128, 1.0),
+        (KERNEL_256X128, 256, 128, 1.1),
+    ];
+    let cost = |&(_, bm, bn, speed): &(&str, usize, usize, f64)| {
+        let tiles = m.div_ceil(bm) * n.div_ceil(bn);
+        tiles.div_ceil(sms.max(1) as usize) as f64 * (bm * bn) as f64 / speed
+    };
+    CANDIDATES
+        .iter()
+        .min_by(|a, b| cost(a).total_cmp(&cost(b)))
+        .map_or(KERNEL, |c| c.0)
+}
+
+/// Which FP8 kernels have stream-K ([`Fp8GemmPlan::set_stream_k`]), in
+/// words for [`GemmError::NoStreamK`].
+///
+/// ```
+/// use baton_runtime::gemm::fp8::{STREAM_K_RULE, VARIANTS, has_stream_k, tile_of};
+/// for k in VARIANTS {
+///     let (bm, bn, _) = tile_of(k).unwrap();
+///     let named = STREAM_K_RULE.contains(&format!("{bm}x{bn}"));
+///     assert_eq!(has_stream_k(k), named, "{k}");
+/// }
+/// ```
+pub const STREAM_K_RULE: &str = "stream-K splits one-wave tiles only (128 rows, at most 192 columns): \
+     use a 128x64, 128x128 (incl. _db, _db_c2) or 128x192 kernel";
+
+/// Threads per CTA: producer warpgroup + 2 MMA/promotion warpgroups.
+pub const THREADS: u32 = 384;
+/// K elements per scale block (A: 1×128, B: 128×128).
+pub const SCALE_BLOCK: usize = 128;
+
+/// Elements of the A scales (`K/128 · M`) and B scales (`⌈N/128⌉ · K/128`).
+pub fn scale_lens(m: usize, n: usize, k: usize) -> (usize, usize) {
+    let kb = k / SCALE_BLOCK;
+    (kb * m, n.div_ceil(SCALE_BLOCK) * kb)
+}
+
+/// Checks an FP8 GEMM problem (lengths in elements: bytes for A and B,
+/// floats for the scales, bf16 for D).
+///
+/// ```
+/// use baton_runtime::gemm::fp8::validate;
+/// use baton_runtime::gemm::Fp8ShapeError;
+/// assert!(validate(1, 8, 128, 128, 8 * 128, 1, 1, 8).is_ok());
+/// assert_eq!(
+///     validate(1, 8, 64, 64, 8 * 64, 0, 0, 8),
+///     Err(Fp8ShapeError::KNotMultipleOf128 { k: 64 })
+/// );
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn validate(
+    m: usize,
+    n: usize,
+    k: usize,
+    a_len: usize,
+    b_len: usize,
+    a_scales_len: usize,
+    b_scales_len: usize,
+    d_len: usize,
+) -> std::result::Result<(), Fp8ShapeError> {
+    if m == 0 || n == 0 || k == 0 {
+        return Err(Fp8ShapeError::EmptyDimension { mnk: (m, n, k) });
+    }
+    if m >= 1 << 31 || n >= 1 << 31 || k >= 1 << 31 || (k / SCALE_BLOCK) * m >= 1 << 31 {
+        return Err(Fp8ShapeError::TooLarge { mnk: (m, n, k) });
+    }
+    if !k.is_multiple_of(SCALE_BLOCK) {
+        return Err(Fp8ShapeError::KNotMultipleOf128 { k });
+    }
+    if !n.is_multiple_of(8) {
+        return Err(Fp8ShapeError::RowNotAligned { n });
+    }
+    let check = |operand, expected: usize, got: usize| {
+        if expected == got {
+            Ok(())
+        } else {
+            Err(Fp8ShapeError::WrongLength {
+                operand,
+                expected,
+                got,
+            })
+        }
+    };
+    let (sa, sb) = scale_lens(m, n, k);
+    check("A", m * k, a_len)?;
+    check("B", n * k, b_len)?;
+    check("A scales", sa, a_scales_len)?;
+    check("B scales", sb, b_scales_len)?;
+    check("D", m * n, d_len)?;
+    Ok(())
+}
+
+/// An FP8 GEMM bound to its operands: shape validated, tensor maps encoded
+/// and uploaded once, so [`run`](Self::run) only launches the kernel.
+pub struct Fp8GemmPlan<'a> {
+    kernel: Kernel,
+    maps: DeviceTensorMaps,
+    name: &'static str,
+    /// (BM, BN, stages).
+    tile: (u32, u32, u32),
+    b_scales: u64,
+    a_scales: u64,
+    /// Zero-padded copy of the A scales when M is not a multiple of 4.
+    sa_pad: Option<CudaSlice<f32>>,
+    m: u32,
+    n: u32,
+    k: u32,
+    /// `M mod BM`: rows of the last tile row when ragged (loaded through the
+    /// tail maps), else 0.
+    tail_rows: u32,
+    /// CTAs per cluster.
+    cluster: u32,
+    /// Work units (CTAs, or clusters) resident at once.
+    slots: u32,
+    /// Stream-K workspace, when enabled.
+    stream_k: Option<StreamKWorkspace>,
+    _operands: std::marker::PhantomData<(&'a CudaSlice<u8>, &'a mut CudaSlice<u16>)>,
+}
+
+impl<'a> Fp8GemmPlan<'a> {
+    /// Validates the problem (typed error before anything runs: zero
+    /// dimensions, K not a multiple of 128, N not a multiple of 8, wrong
+    /// lengths, D overlapping an input) and prepares the tensor maps.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        gpu: &Gpu,
+        kernels: &Kernels,
+        a: &'a CudaSlice<u8>,
+        b: &'a CudaSlice<u8>,
+        a_scales: &'a CudaSlice<f32>,
+        b_scales: &'a CudaSlice<f32>,
+        d: &'a mut CudaSlice<u16>,
+        mnk: (usize, usize, usize),
+    ) -> Result<Self> {
+        let kernel = choose(mnk.0, mnk.1, gpu.sm_count());
+        Self::with_kernel(gpu, kernels, kernel, a, b, a_scales, b_scales, d, mnk)
+    }
+
+    /// [`new`](Self::new) with an explicit kernel variant (one of [`VARIANTS`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn with_kernel(
+        gpu: &Gpu,
+        kernels: &Kernels,
+        kernel: &str,
+        a: &'a CudaSlice<u8>,
+        b: &'a CudaSlice<u8>,
+        a_scales: &'a CudaSlice<f32>,
+        b_scales: &'a CudaSlice<f32>,
+        d: &'a mut CudaSlice<u16>,
+        (m, n, k): (usize, usize, usize),
+    ) -> Result<Self> {
+        let Some((bm, bn, stages)) = tile_of(kernel) else {
+            return Err(GemmError::NotAKernelOf {
+                kernel: kernel.into(),
+                family: "blockwise FP8 GEMM",
+                allowed: &VARIANTS,
+            }
+            .into());
+        };
+        validate(
+            m,
+            n,
+            k,
+            a.len(),
+            b.len(),
+            a_scales.len(),
+            b_scales.len(),
+            d.len(),
+        )
+        .map_err(Error::Fp8Shape)?;
+        let stream = gpu.stream();
+        let (a_ptr, _s0) = a.device_ptr(stream);
+        let (b_ptr, _s1) = b.device_ptr(stream);
+        let (sa_ptr, _s2) = a_scales.device_ptr(stream);
+        let (sb_ptr, _s3) = b_scales.device_ptr(stream);
+        let d_ptr = {
+            let (p, _sync) = d.device_ptr_mut(stream);
+            p
+        };
+        let d_bytes = 2 * (m * n) as u64;
+        let (sa_len, sb_len) = scale_lens(m, n, k);
+        if ranges_overlap(d_ptr, d_bytes, a_ptr, (m * k) as u64)
+            || ranges_overlap(d_ptr, d_bytes, b_ptr, (n * k) as u64)
+            || ranges_overlap(d_ptr, d_bytes, sa_ptr, 4 * sa_len as u64)
+            || ranges_overlap(d_ptr, d_bytes, sb_ptr, 4 * sb_len as u64)
+        {
+            return Err(GemmError::OutputOverlapsInput {
+                inputs: "A, B and the scales",
+                may_alias_c: false,
+            }
+            .into());
+        }
+        // TMA needs 16-byte row strides: with M not a multiple of 4 the
+        // kernel reads a zero-padded copy of the A scales ([K/128, M4]),
+        // refreshed before every launch (one 2-D device copy).
+        let m4 = m.next_multiple_of(4);
+        let mut sa_pad = if m4 == m {
+            None
+        } else {
+            Some(stream.alloc_zeros::<f32>((k / SCALE_BLOCK) * m4)?)
+        };
+        let sa_map_ptr = match sa_pad.as_mut() {
+            Some(pad) => {
+                let (p, _sync) = pad.device_ptr_mut(stream);
+                p
+            }
+            None => sa_ptr,
+        };
+        let bk = 128;
+        let cluster = cluster_of(kernel);
+        let tail_rows = (m % bm as usize) as u32;
+        let tail_box = if tail_rows == 0 { bm } else { tail_rows };
+        // A and its scales with boxes of `rows` rows.
+        let a_map = |rows: u32| {
+            encode_matrix(
+                a_ptr,
+                ElemType::U8,
+                m as u64,
+                k as u64,
+                rows,
+                bk,
+                Swizzle::B128,
+            )
+        };
+        let sa_map = |rows: u32| {
+            let k_blocks = (k / SCALE_BLOCK) as u64;
+            encode_matrix(
+                sa_map_ptr,
+                ElemType::F32,
+                k_blocks,
+                m4 as u64,
+                1,
+                rows,
+                Swizzle::None,
+            )
+        };
+        let maps = [
+            a_map(bm)?,
+            encode_matrix(
+                b_ptr,
+                ElemType::U8,
+                n as u64,
+                k as u64,
+                // With clusters each CTA loads (and multicasts) half of B.
+                bn / cluster,
+                bk,
+                Swizzle::B128,
+            )?,
+            sa_map(bm)?,
+            encode_matrix(
+                d_ptr,
+                ElemType::BF16,
+                m as u64,
+                n as u64,
+                64,
+                32,
+                Swizzle::B64,
+            )?,
+            // The last tile row's A and A scales when M mod BM ≠ 0: boxes of
+            // just its rows (TMA's zero fill of a full box is slow); the
+            // kernel never reads them otherwise.
+            a_map(tail_box)?,
+            sa_map(tail_box.next_multiple_of(4))?,
+        ];
+        let maps = tensor_map::upload(gpu, &maps)?;
+        let kernel_fn = kernels.get(kernel)?;
+        let slots = if cluster > 1 {
+            kernel_fn
+                .max_active_clusters((cluster, 1, 1), THREADS, smem_bytes((bm, bn, stages)))?
+                .max(1)
+        } else {
+            gpu.sm_count()
+        };
+        Ok(Self {
+            kernel: kernel_fn,
+            name: VARIANTS
+                .into_iter()
+                .find(|v| *v == kernel)
+                .unwrap_or(KERNEL),
+            tile: (bm, bn, stages),
+            maps,
+            b_scales: sb_ptr,
+            a_scales: sa_ptr,
+            sa_pad,
+            m: m as u32,
+            n: n as u32,
+            k: k as u32,
+            tail_rows,
+            cluster,
+            slots,
+            stream_k: None,
+            _operands: std::marker::PhantomData,
+        })
+    }
+
+    /// Stream-K: with `Some(min_segment)` (≥ 1 K blocks of 128), every
+    /// resident worker (CTA or cluster) is launched and the work units left
+    /// after the last full wave (plus one wave) are split along K across
+    /// all of them, segments of at least `min_segment` K blocks
+    /// (`baton::protocol::tile_scheduler::StreamKSchedule`); the promoted
+    /// fp32 partials are added by each unit's finalizer. `None` (the
+    /// default): every unit whole. Allocates the fixup workspace (one fp32
+    /// tile and two flags per CTA) once.
+    ///
+    /// Errors: `min_segment == 0`, a kernel without stream-K (two-wave
+    /// tiles, see [`has_stream_k`]), or the allocation failing.
+    pub fn set_stream_k(&mut self, gpu: &Gpu, min_segment: Option<u32>) -> Result<()> {
+        if min_segment.is_some() && !has_stream_k(self.name) {
+            return Err(GemmError::NoStreamK {
+                kernel: self.name.into(),
+                rule: STREAM_K_RULE,
+            }
+            .into());
+        }
+        self.stream_k = match min_segment {
+            Some(s) => Some(StreamKWorkspace::new(
+                gpu,
+                s,
+                self.slots * self.cluster,
+                self.tile.0 * self.tile.1,
+            )?),
+            None => None,
+        };
+        Ok(())
+    }
+
+    /// Stream-K: the full waves added to the stream-K region before the
+    /// last, partial one (default 1; 0 splits only the last wave's units).
+    /// Errors when stream-K is off.
+    pub fn set_stream_k_extra_waves(&mut self, waves: u32) -> Result<()> {
+        StreamKWorkspace::set_extra_waves_of(self.stream_k.as_ref(), waves)
+    }
+
+    /// The stream-K minimum segment, or `None` when stream-K is off.
+    pub fn stream_k(&self) -> Option<u32> {
+        self.stream_k.as_ref().map(StreamKWorkspace::min_segment)
+    }
+
+    /// CTAs launched: one per SM (clusters: as many as fit at once), or
+    /// fewer when there are fewer tiles (stream-K: every resident worker).
+    pub fn grid(&self) -> u32 {
+        if let Some(w) = &self.stream_k {
+            return w.grid();
+        }
+        let units =
+            self.m.div_ceil(self.tile.0).div_ceil(self.cluster) * self.n.div_ceil(self.tile.1);
+        units.min(self.slots) * self.cluster
+    }
+
+    /// The kernel this plan launches.
+    pub fn kernel_name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Enqueues the GEMM on the GPU's stream.
+    pub fn run(&self, gpu: &Gpu) -> Result<()> {
+        let stream = gpu.stream();
+        if let Some(pad) = &self.sa_pad {
+            let (dst, _sync) = pad.device_ptr(stream);
+            let m = self.m as usize;
+            let copy = sys::CUDA_MEMCPY2D {
+                srcXInBytes: 0,
+                srcY: 0,
+                srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+                srcHost: std::ptr::null(),
+                srcDevice: self.a_scales,
+                srcArray: std::ptr::null_mut(),
+                srcPitch: 4 * m,
+                dstXInBytes: 0,
+                dstY: 0,
+                dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+                dstHost: std::ptr::null_mut(),
+                dstDevice: dst,
+                dstArray: std::ptr::null_mut(),
+                dstPitch: 4 * m.next_multiple_of(4),
+                WidthInBytes: 4 * m,
+                Height: self.k as usize / SCALE_BLOCK,
+            };
+            // SAFETY: both ranges are live device buffers of the validated
+            // sizes ([K/128, M] and [K/128, M4] floats), ordered on our stream.
+            let r = unsafe { sys::cuMemcpy2DAsync_v2(&copy, stream.cu_stream()) };
+            if r != sys::CUresult::CUDA_SUCCESS {
+                return Err(Error::Cuda(cudarc::driver::DriverError(r)));
+            }
+        }
+        let maps = &self.maps;
+        let mut cfg = LaunchConfig::linear(self.grid(), THREADS, smem_bytes(self.tile));
+        if self.cluster > 1 {
+            cfg.cluster = Some((self.cluster, 1, 1));
+        }
+        let mut args = gpu.args();
+        args.u64(maps.ptr(0))
+            .u64(maps.ptr(1))
+            .u64(maps.ptr(2))
+            .u64(maps.ptr(3))
+            .u64(maps.ptr(4))
+            .u64(maps.ptr(5))
+            .u64(self.b_scales)
+            .u32(self.m)
+            .u32(self.n)
+            .u32(self.k)
+            .u32(self.tail_rows);
+        StreamKWorkspace::push_args(self.stream_k.as_ref(), &mut args);
+        // SAFETY: the argument list matches baton_gemm_fp8_blockwise_128x128;
+        // the maps and the B-scale pointer name operands borrowed for the
+        // plan's lifetime, validated in `new`.
+        unsafe { self.kernel.launch(&cfg, &mut args) }
+    }
+}
+
+/// One-shot safe blockwise FP8 GEMM on the GPU's stream (validates, encodes
+/// the tensor maps, launches). For repeated calls keep an [`Fp8GemmPlan`].
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_fp8_blockwise(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    a: &CudaSlice<u8>,
+    b: &CudaSlice<u8>,
+    a_scales: &CudaSlice<f32>,
+    b_scales: &CudaSlice<f32>,
+    d: &mut CudaSlice<u16>,
+    mnk: (usize, usize, usize),
+) -> Result<()> {
+    Fp8GemmPlan::new(gpu, kernels, a, b, a_scales, b_scales, d, mnk)?.run(gpu)
+}
+
+/// Largest finite e4m3 magnitude.
+pub const E4M3_MAX: f32 = 448.0;
+
+/// f32 → FP8 e4m3 (OCP "E4M3FN": no infinities, NaN = `S.1111.111`), round
+/// to nearest even, finite values beyond ±448 saturate (as `cvt.satfinite`);
+/// NaN → `0x7F`.
+pub fn f32_to_e4m3(x: f32) -> u8 {
+    if x.is_nan() {
+        return 0x7F;
+    }
+    let sign = if x.is_sign_negative() { 0x80 } else { 0 };
+    let a = x.abs();
+    if a > E4M3_MAX {
+        return sign | 0x7E;
+    }
+    let bits = a.to_bits();
+    let exp = ((bits >> 23) as i32) - 127;
+    let code = if exp < -6 {
+        // Subnormal: units of 2^-9 (exact scaling), ties to even; 8 units
+        // is the smallest normal, code 0x08.
+        (a * 512.0).round_ties_even() as u32
+    } else {
+        let mant = bits & 0x7F_FFFF;
+        let (r, rem) = (mant >> 20, mant & 0xF_FFFF);
+        let up = rem > 0x8_0000 || (rem == 0x8_0000 && r & 1 == 1);
+        // A carry out of the mantissa steps the exponent (correct rounding).
+        ((((exp + 7) as u32) << 3) | r) + up as u32
+    };
+    sign | code.min(0x7E) as u8
+}
+
+/// FP8 e4m3 → f32 (exact).
+pub fn e4m3_to_f32(c: u8) -> f32 {
+    let sign = if c & 0x80 != 0 { -1.0 } else { 1.0 };
+    let (e, m) = ((c >> 3) & 0xF, c & 7);
+    if e == 0xF && m == 7 {
+        return f32::NAN;
+    }
+    let mag = if e == 0 {
+        m as f32 / 8.0 * 2f32.powi(-6)
+    } else {
+        (1.0 + m as f32 / 8.0) * 2f32.powi(e as i32 - 7)
+    };
+    sign * mag
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn e4m3_roundtrips_every_code() {
+        for c in 0u8..=255 {
+            if c & 0x7F == 0x7F {
+                assert!(e4m3_to_f32(c).is_nan());
+                continue;
+            }
+            let x = e4m3_to_f32(c);
+            let back = f32_to_e4m3(x);
+            // ±0 both map back to their own sign.
+            assert_eq!(back, c, "code {c:#04x} = {x}");
+        }
+    }
+
+    #[test]
+    fn e4m3_known_values_and_rounding() {
+        assert_eq!(f32_to_e4m3(1.0), 0x38);
+        assert_eq!(e4m3_to_f32(0x38), 1.0);
+        assert_eq!(f32_to_e4m3(448.0), 0x7E);
+        assert_eq!(e4m3_to_f32(0x7E), 448.0);
+        assert_eq!(f32_to_e4m3(1.0e6), 0x7E, "saturates");
+        assert_eq!(f32_to_e4m3(-1.0e6), 0xFE);
+        assert_eq!(f32_to_e4m3(f32::INFINITY), 0x7E);
+        assert_eq!(f32_to_e4m3(f32::NAN), 0x7F);
+        assert_eq!(e4m3_to_f32(0x01), 2f32.powi(-9), "smallest subnormal");
+        assert_eq!(e4m3_to_f32(0x08), 2f32.powi(-6), "smallest normal");
+        // 1.0625 is halfway between 1.0 (m=0) and 1.125 (m=1): ties to even.
+        assert_eq!(f32_to_e4m3(1.0625), 0x38);
+        // 1.1875 is halfway between 1.125 (m=1) and 1.25 (m=2): to m=2.
+        assert_eq!(f32_to_e4m3(1.1875), 0x3A);
+        // Just above the halfway point rounds up.
+        assert_eq!(f32_to_e4m3(1.07), 0x39);
+        // Mantissa carry steps the exponent: 1.9375 (between 1.875 and 2) → 2.
+        assert_eq!(f32_to_e4m3(1.9375), 0x40);
+        // Subnormal rounding: 1.5 · 2^-9 ties to even (2 units); 2^-10 → 0.
+        assert_eq!(f32_to_e4m3(1.5 * 2f32.powi(-9)), 0x02);
+        assert_eq!(f32_to_e4m3(2f32.powi(-10)), 0x00);
+        // Largest subnormal rounds up into the smallest normal.
+        assert_eq!(f32_to_e4m3(7.6 * 2f32.powi(-9)), 0x08);
+        assert_eq!(f32_to_e4m3(-0.0), 0x80);
+    }
+
+    #[test]
+    fn e4m3_rounding_is_nearest() {
+        // Against a brute-force nearest search over every finite code.
+        let codes: Vec<(u8, f32)> = (0u8..0x7F).map(|c| (c, e4m3_to_f32(c))).collect();
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next_u32 = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 32) as u32
+        };
+        for _ in 0..20_000 {
+            let x = (next_u32() as f32 / u32::MAX as f32)
+                * 460.0
+                * 2f32.powi(-((next_u32() % 12) as i32));
+            let got = e4m3_to_f32(f32_to_e4m3(x));
+            let best = codes
+                .iter()
+                .map(|&(_, v)| (v - x.min(E4M3_MAX)).abs())
+                .fold(f32::INFINITY, f32::min);
+            assert_eq!((got - x.min(E4M3_MAX)).abs(), best, "x = {x}");
+        }
+    }
+
+    #[test]
+    fn validation_names_the_problem() {
+        assert_eq!(
+            validate(0, 8, 128, 0, 1024, 0, 1, 0),
+            Err(Fp8ShapeError::EmptyDimension { mnk: (0, 8, 128) })
+        );
+        assert_eq!(
+            validate(4, 8, 200, 800, 1600, 4, 1, 32),
+            Err(Fp8ShapeError::KNotMultipleOf128 { k: 200 })
+        );
+        assert_eq!(
+            validate(4, 12, 128, 512, 1536, 4, 1, 48),
+            Err(Fp8ShapeError::RowNotAligned { n: 12 })
+        );
+        assert_eq!(
+            validate(4, 8, 256, 1024, 2048, 4, 2, 32),
+            Err(Fp8ShapeError::WrongLength {
+                operand: "A scales",
+                expected: 8,
+                got: 4
+            })
+        );
+        assert_eq!(
+            validate(4, 136, 256, 1024, 136 * 256, 8, 2, 4 * 136),
+            Err(Fp8ShapeError::WrongLength {
+                operand: "B scales",
+                expected: 4,
+                got: 2
+            })
+        );
+        assert!(validate(3, 136, 256, 768, 136 * 256, 6, 4, 3 * 136).is_ok());
+        let msg = Fp8ShapeError::KNotMultipleOf128 { k: 200 }.to_string();
+        assert!(msg.contains("multiple of 128"), "{msg}");
+    }
+}

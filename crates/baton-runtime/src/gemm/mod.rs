@@ -1,0 +1,27 @@
+//! The GEMM host APIs: validation, tensor maps, plans and launches.
+//!
+//! * [`bf16`]: the Hopper BF16 GEMM family (re-exported here:
+//!   `baton_runtime::gemm::GemmPlan`);
+//! * the heuristics: [`GemmConfig::choose`], [`stream_k_pays`];
+//! * [`fp8`]: the blockwise-scaled FP8 GEMM (sm_90a);
+//! * [`block_scaled`]: the MXFP8/NVFP4 block-scaled GEMM (sm_100a);
+//! * stream-K workspaces shared by the sm_90a plans.
+//!
+//! Every plan launches on its [`Gpu`](crate::Gpu)'s stream: make the `Gpu`
+//! with [`Gpu::from_stream`](crate::Gpu::from_stream) to run on yours.
+//! Refusals are typed: [`GemmShapeError`], [`Fp8ShapeError`], [`GemmError`].
+
+pub mod bf16;
+pub mod block_scaled;
+pub mod fp8;
+mod heuristic;
+mod stream_k;
+
+pub use crate::error::gemm::{Fp8ShapeError, GemmError, GemmShapeError};
+pub use bf16::*;
+pub use heuristic::{STREAM_K_MIN_SEGMENT, STREAM_K_MIN_WAVES, stream_k_pays};
+
+/// Whether the byte ranges `[a, a + a_bytes)` and `[b, b + b_bytes)` meet.
+pub(crate) fn ranges_overlap(a: u64, a_bytes: u64, b: u64, b_bytes: u64) -> bool {
+    a < b + b_bytes && b < a + a_bytes
+}

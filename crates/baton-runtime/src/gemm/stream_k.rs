@@ -1,0 +1,105 @@
+//! The host side of stream-K (`baton::protocol::stream_k`): the fixup
+//! workspace a GEMM plan owns, and the four kernel arguments it adds.
+//!
+//! Every Hopper GEMM kernel (BF16 and FP8) ends its argument list with
+//! `sk_partials: *mut f32, sk_flags: *mut u32, sk_epoch: u32,
+//! sk_min_segment: u32, sk_extra_waves: u32`; `sk_min_segment == 0` turns
+//! stream-K off (the pointers are then never read).
+
+use crate::error::{GemmError, Result};
+use crate::{Gpu, KernelArgs};
+use cudarc::driver::{CudaSlice, DevicePtr};
+use std::cell::Cell;
+
+/// Full waves a new workspace adds to the stream-K region (the
+/// `StreamKSchedule::new` policy).
+pub(crate) const DEFAULT_EXTRA_WAVES: u32 = 1;
+
+/// A plan's stream-K workspace: per CTA one `BM × BN` fp32 slot (two
+/// consumer-warpgroup halves) and two flags (zeroed once, never cleared),
+/// and the epoch of the last launch.
+pub(crate) struct StreamKWorkspace {
+    min_segment: u32,
+    /// Full waves added to the stream-K region
+    /// (`StreamKSchedule::with_extra_waves`).
+    extra_waves: Cell<u32>,
+    /// CTAs launched with stream-K (every resident worker).
+    grid: u32,
+    partials_ptr: u64,
+    flags_ptr: u64,
+    epoch: Cell<u32>,
+    _partials: CudaSlice<f32>,
+    _flags: CudaSlice<u32>,
+}
+
+impl StreamKWorkspace {
+    /// A workspace for `grid` CTAs of `tile_floats` (BM × BN) fp32 each;
+    /// segments of at least `min_segment ≥ 1` K blocks.
+    pub(crate) fn new(gpu: &Gpu, min_segment: u32, grid: u32, tile_floats: u32) -> Result<Self> {
+        if min_segment == 0 {
+            return Err(GemmError::StreamKSegmentZero.into());
+        }
+        let stream = gpu.stream();
+        let partials = stream.alloc_zeros::<f32>(grid as usize * tile_floats as usize)?;
+        let flags = stream.alloc_zeros::<u32>(2 * grid as usize)?;
+        let (partials_ptr, flags_ptr) = (partials.device_ptr(stream).0, flags.device_ptr(stream).0);
+        Ok(Self {
+            min_segment,
+            extra_waves: Cell::new(DEFAULT_EXTRA_WAVES),
+            grid,
+            partials_ptr,
+            flags_ptr,
+            epoch: Cell::new(0),
+            _partials: partials,
+            _flags: flags,
+        })
+    }
+
+    /// Minimum segment, K blocks.
+    pub(crate) fn min_segment(&self) -> u32 {
+        self.min_segment
+    }
+
+    /// Full waves added to the stream-K region.
+    pub(crate) fn extra_waves(&self) -> u32 {
+        self.extra_waves.get()
+    }
+
+    /// Sets the full waves added to the stream-K region of a plan's
+    /// workspace; an error when the plan has none (stream-K off).
+    pub(crate) fn set_extra_waves_of(ws: Option<&Self>, waves: u32) -> Result<()> {
+        match ws {
+            Some(w) => {
+                w.extra_waves.set(waves);
+                Ok(())
+            }
+            None => Err(GemmError::StreamKOff.into()),
+        }
+    }
+
+    /// CTAs a stream-K launch uses.
+    pub(crate) fn grid(&self) -> u32 {
+        self.grid
+    }
+
+    /// Pushes the five stream-K arguments of a launch with a new nonzero
+    /// epoch (flags from earlier launches never match it: 2^32 − 1 launches
+    /// apart at the least), or, for `None`, the "off" arguments.
+    pub(crate) fn push_args(ws: Option<&Self>, args: &mut KernelArgs<'_>) {
+        match ws {
+            Some(w) => {
+                let epoch = match w.epoch.get().wrapping_add(1) {
+                    0 => 1,
+                    e => e,
+                };
+                w.epoch.set(epoch);
+                args.u64(w.partials_ptr)
+                    .u64(w.flags_ptr)
+                    .u32(epoch)
+                    .u32(w.min_segment)
+                    .u32(w.extra_waves.get())
+            }
+            None => args.u64(0).u64(0).u32(0).u32(0).u32(0),
+        };
+    }
+}

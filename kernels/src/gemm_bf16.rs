@@ -50,62 +50,17 @@ use baton::arch::sm90::{
     named_barrier_sync, st_shared_u32, sync_threads, thread_idx_x, warp_idx,
 };
 use baton::epi_load::EpiLoadPipeline;
-use baton::pipeline::{PendingRelease, PipelineBarriers};
+use baton::pipeline::PendingRelease;
 use baton::smem::SharedRef;
 use baton::smem_field;
-use baton::tile_pipeline::{
-    InputConsumer, InputTilePipeline, InputTileStorage, StandardStage, StandardTilePayload, Tile,
-};
+use baton::tile_pipeline::{InputConsumer, InputTilePipeline};
 
-/// CTA tile rows (M).
-pub const BM: u32 = 128;
-/// K per stage.
-pub const BK: u32 = 64;
+use baton_kernels_abi::gemm_bf16::{
+    self as abi, EPI_STAGES, GemmSmem, Payload, SUB_COLS, SUB_ROWS, Stage, SubTile, stages_for,
+};
+pub use baton_kernels_abi::gemm_bf16::{BK, BM};
+use baton_kernels_abi::gemm_params::{GemmBf16Params, StreamKParams};
 const CONSUMER_WARPGROUPS: u32 = 2;
-/// Epilogue sub-tile: 64 rows × 32 columns (64-byte rows).
-const SUB_ROWS: usize = 64;
-const SUB_COLS: usize = 32;
-/// Epilogue sub-tile buffers per consumer warpgroup (C stages with beta ≠ 0).
-const EPI_STAGES: usize = 4;
-
-type Payload<const BN: usize> = StandardTilePayload<u16, u16, { BM as usize }, BN, { BK as usize }>;
-type Stage<const BN: usize> = StandardStage<u16, u16, { BM as usize }, BN, { BK as usize }>;
-type SubTile = Tile<u16, SUB_ROWS, SUB_COLS>;
-
-/// Shared memory of the `128 × BN` configuration with `STAGES` input stages.
-#[repr(C)]
-struct GemmSmem<const BN: usize, const STAGES: usize> {
-    input: InputTileStorage<Payload<BN>, STAGES>,
-    /// Epilogue sub-tile buffers, `[warpgroup][slot]`: with beta ≠ 0 the
-    /// stages of the warpgroup's `EpiLoadPipeline` (C in, D written over it
-    /// in place and TMA-stored from there); with beta = 0 a ring of D
-    /// staging buffers.
-    epi_tiles: [[SubTile; EPI_STAGES]; 2],
-    epi_bars: [PipelineBarriers<EPI_STAGES>; 2],
-}
-
-/// Shared-memory budget of one CTA (the sm_90 opt-in maximum).
-const SMEM_LIMIT: usize = 227 * 1024;
-/// Shared memory besides the input stages: the input barriers (padded to
-/// the 1024-byte tile alignment), 8 epilogue sub-tiles, the epilogue
-/// barriers (padded).
-const SMEM_FIXED: usize = 1024 + 8 * 4096 + 1024;
-
-/// Input stages of the `128 × bn` configuration: as many as the budget
-/// holds after the fixed part, at most 8. (The host mirrors this in
-/// `GemmConfig::stages`; a test checks both against the PTX.)
-const fn stages_for(bn: usize) -> usize {
-    let stage = (BM as usize + bn) * BK as usize * 2;
-    let n = (SMEM_LIMIT - SMEM_FIXED) / stage;
-    if n > 8 { 8 } else { n }
-}
-
-const _: () = {
-    assert!(core::mem::size_of::<GemmSmem<256, { stages_for(256) }>>() <= SMEM_LIMIT);
-    assert!(core::mem::size_of::<GemmSmem<224, { stages_for(224) }>>() <= SMEM_LIMIT);
-    assert!(core::mem::size_of::<GemmSmem<128, { stages_for(128) }>>() <= SMEM_LIMIT);
-    assert!(core::mem::size_of::<GemmSmem<64, { stages_for(64) }>>() <= SMEM_LIMIT);
-};
 
 /// One `wgmma` shape: a warpgroup's 64 × N block, `ACC = N / 2` fp32
 /// accumulators per thread, K = 16.
@@ -166,84 +121,76 @@ fn mma_k_block<M: TileMma<ACC>, const ACC: usize>(
 }
 
 macro_rules! gemm_entry {
-    ($(#[$doc:meta])* $name:ident, $bn:literal, $bnh:literal, $acc:literal, $cluster:literal, $mma:ty) => {
-        $(#[$doc])*
-        ///
-        /// Launch: grid = min(tiles, SMs) CTAs of 384 threads, with
-        /// `size_of` the configuration's shared-memory layout as dynamic
-        /// shared memory (the host's table; checked by a test against the PTX).
-        ///
-        /// # Safety
-        /// The tensor maps (in global memory) describe, with 128-byte
-        /// swizzle, A (dims {K, M}, box {64, 128}) and B (dims {K, N},
-        /// box {64, BN}); with 64-byte swizzle, C and D (dims {N, M},
-        /// box {32, 64}); all bf16. `tma_c` is only read when `beta != 0`.
-        /// `group_m ≥ 1`: cluster-unit rows per rasterization group.
-        ///
-        /// Stream-K (`sk_min_segment > 0`): the last `units mod workers`
-        /// (+ `sk_extra_waves` full waves) work units are split along K
-        /// across all workers
-        /// (`StreamKSchedule`), with segments of at least `sk_min_segment`
-        /// K blocks; `sk_partials` then holds `2 · grid · 64 · BN` floats and
-        /// `sk_flags` `2 · grid` `u32`s (zeroed once), and `sk_epoch ≠ 0`
-        /// differs from the previous launch's on these buffers. With
-        /// `sk_min_segment == 0` they are never touched (may be null).
-        ///
-        /// `tail_rows` is `M mod 128`; when it is not 0, `tma_a_tail`
-        /// describes A with a box of `tail_rows` rows (the last tile row
-        /// loads only those), otherwise it is never read.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(
-            tma_a: *const TensorMap,
-            tma_b: *const TensorMap,
-            tma_c: *const TensorMap,
-            tma_d: *const TensorMap,
-            m: u32,
-            n: u32,
-            k: u32,
-            group_m: u32,
-            alpha: f32,
-            beta: f32,
-            sk_partials: *mut f32,
-            sk_flags: *mut u32,
-            sk_epoch: u32,
-            sk_min_segment: u32,
-            sk_extra_waves: u32,
-            tma_a_tail: *const TensorMap,
-            tail_rows: u32,
-        ) {
-            // SAFETY: forwarded to the kernel's contract.
-            let fixup = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
-            // SAFETY: forwarded to the kernel's contract.
-            unsafe { gemm::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta, fixup, (sk_min_segment, sk_extra_waves), (tma_a_tail, tail_rows)) }
+    ($(#[$doc:meta])* $spec:path, $name:ident, $bn:literal, $bnh:literal, $acc:literal, $cluster:literal, $mma:ty) => {
+        baton::kernel! {
+            #[spec($spec)]
+            $(#[$doc])*
+            ///
+            /// Launch: grid = min(tiles, SMs) CTAs of 384 threads, with
+            /// `size_of` the configuration's shared-memory layout as dynamic
+            /// shared memory (the host's table; checked by a test against the PTX).
+            ///
+            /// # Safety
+            /// The tensor maps (in global memory) describe, with 128-byte
+            /// swizzle, A (dims {K, M}, box {64, 128}) and B (dims {K, N},
+            /// box {64, BN}); with 64-byte swizzle, C and D (dims {N, M},
+            /// box {32, 64}); all bf16. `tma_c` is only read when `beta != 0`.
+            /// `group_m ≥ 1`: cluster-unit rows per rasterization group.
+            ///
+            /// Stream-K (`sk_min_segment > 0`): the last `units mod workers`
+            /// (+ `sk_extra_waves` full waves) work units are split along K
+            /// across all workers
+            /// (`StreamKSchedule`), with segments of at least `sk_min_segment`
+            /// K blocks; `sk_partials` then holds `2 · grid · 64 · BN` floats and
+            /// `sk_flags` `2 · grid` `u32`s (zeroed once), and `sk_epoch ≠ 0`
+            /// differs from the previous launch's on these buffers. With
+            /// `sk_min_segment == 0` they are never touched (may be null).
+            ///
+            /// `tail_rows` is `M mod 128`; when it is not 0, `tma_a_tail`
+            /// describes A with a box of `tail_rows` rows (the last tile row
+            /// loads only those), otherwise it is never read.
+            pub fn $name(p: GemmBf16Params) {
+                let GemmBf16Params { tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves }, tma_a_tail, tail_rows } = p;
+                const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<GemmSmem<$bn, { stages_for($bn) }>>(), "the spec's shared memory is not this entry's layout") };
+                // SAFETY: forwarded to the kernel's contract.
+                let fixup = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
+                // SAFETY: forwarded to the kernel's contract.
+                unsafe { gemm::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta, fixup, (sk_min_segment, sk_extra_waves), (tma_a_tail, tail_rows)) }
+            }
         }
     };
 }
 
 gemm_entry!(
     /// BF16 GEMM, 128×256×64 tiles, 4 stages (m64n256k16).
+    abi::GEMM_128X256,
     baton_gemm_bf16_128x256, 256, 256, 128, 1, N256
 );
 gemm_entry!(
     /// BF16 GEMM, 128×256×64 tiles, 4 stages, clusters of 2 CTAs along M
     /// sharing the B tile by TMA multicast (each CTA loads half).
+    abi::GEMM_128X256_C2,
     baton_gemm_bf16_128x256_c2, 256, 128, 128, 2, N256
 );
 gemm_entry!(
     /// BF16 GEMM, 128×224×64 tiles, 2-CTA clusters with B multicast: N
     /// multiples of 224 (7168 = 32 × 224) tile without a ragged column.
+    abi::GEMM_128X224_C2,
     baton_gemm_bf16_128x224_c2, 224, 112, 112, 2, N224
 );
 gemm_entry!(
     /// BF16 GEMM, 128×128×64 tiles, 6 stages (m64n128k16).
+    abi::GEMM_128X128,
     baton_gemm_bf16_128x128, 128, 128, 64, 1, N128
 );
 gemm_entry!(
     /// BF16 GEMM, 128×128×64 tiles, 6 stages, 2-CTA clusters with B multicast.
+    abi::GEMM_128X128_C2,
     baton_gemm_bf16_128x128_c2, 128, 64, 64, 2, N128
 );
 gemm_entry!(
     /// BF16 GEMM, 128×64×64 tiles, 8 stages (m64n64k16): for few, skinny tiles.
+    abi::GEMM_128X64,
     baton_gemm_bf16_128x64, 64, 64, 32, 1, N64
 );
 

@@ -98,57 +98,15 @@ use baton::arch::sm90::{
 };
 use baton::smem::SharedRef;
 use baton::smem_field;
-use baton::tile_pipeline::{
-    BlockwiseFP8Stage, BlockwiseFP8TilePayload, InputConsumer, InputTilePipeline, InputTileStorage,
-    Tile,
-};
+use baton::tile_pipeline::{InputConsumer, InputTilePipeline};
 use core::arch::asm;
 
-/// Rows (M) of one `wgmma` wave of the two consumer warpgroups (64 each);
-/// a 256-row tile is two waves.
-pub const WAVE_M: u32 = 128;
-/// K per stage (fp8 elements = bytes), also the scale block along K.
-pub const BK: u32 = 128;
+use baton_kernels_abi::gemm_fp8::{self as abi, Fp8Smem, Payload, SUB_COLS, SUB_ROWS, Stage};
+pub use baton_kernels_abi::gemm_fp8::{BK, WAVE_M};
+use baton_kernels_abi::gemm_params::{GemmFp8Params, StreamKParams};
 const CONSUMER_WARPGROUPS: u32 = 2;
 /// Tiles along M grouped together for L2 reuse.
 const GROUP_M: u32 = 8;
-const SUB_ROWS: usize = 64;
-const SUB_COLS: usize = 32;
-
-type Payload<const BM: usize, const BN: usize> = BlockwiseFP8TilePayload<BM, BN, { BK as usize }>;
-type Stage<const BM: usize, const BN: usize> = BlockwiseFP8Stage<BM, BN, { BK as usize }>;
-type SubTile = Tile<u16, SUB_ROWS, SUB_COLS>;
-
-/// Shared memory of the kernel.
-#[repr(C)]
-pub struct Fp8Smem<const BM: usize, const BN: usize, const STAGES: usize> {
-    input: InputTileStorage<Payload<BM, BN>, STAGES>,
-    /// D staging, `[warpgroup][buffer]`.
-    d_tiles: [[SubTile; 2]; 2],
-}
-
-const _: () = {
-    assert!(
-        core::mem::size_of::<Fp8Smem<128, 128, 6>>() <= 227 * 1024,
-        "128x128 FP8 GEMM exceeds 227 KiB of shared memory"
-    );
-    assert!(
-        core::mem::size_of::<Fp8Smem<128, 64, 8>>() <= 227 * 1024,
-        "128x64 FP8 GEMM exceeds 227 KiB of shared memory"
-    );
-    assert!(
-        core::mem::size_of::<Fp8Smem<128, 192, 5>>() <= 227 * 1024,
-        "128x192 FP8 GEMM exceeds 227 KiB of shared memory"
-    );
-    assert!(
-        core::mem::size_of::<Fp8Smem<256, 128, 4>>() <= 227 * 1024,
-        "256x128 FP8 GEMM exceeds 227 KiB of shared memory"
-    );
-    assert!(
-        core::mem::size_of::<Fp8Smem<128, 256, 4>>() <= 227 * 1024,
-        "128x256 FP8 GEMM exceeds 227 KiB of shared memory"
-    );
-};
 
 /// `ld.global.nc.f32`: a read-only global load.
 ///
@@ -372,37 +330,23 @@ fn mma_k_block<M: Fp8Mma<ACC>, const ACC: usize>(
 }
 
 macro_rules! fp8_entry {
-    ($(#[$doc:meta])* $name:ident, $($gen:tt)*) => {
-        $(#[$doc])*
-        #[unsafe(no_mangle)]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn $name(
-            tma_a: *const TensorMap,
-            tma_b: *const TensorMap,
-            tma_sa: *const TensorMap,
-            tma_d: *const TensorMap,
-            tma_a_tail: *const TensorMap,
-            tma_sa_tail: *const TensorMap,
-            b_scales: *const f32,
-            m: u32,
-            n: u32,
-            k: u32,
-            tail_rows: u32,
-            sk_partials: *mut f32,
-            sk_flags: *mut u32,
-            sk_epoch: u32,
-            sk_min_segment: u32,
-            sk_extra_waves: u32,
-        ) {
-            // SAFETY: forwarded to the kernel's contract.
-            let sk = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
-            // SAFETY: forwarded to the kernel's contract.
-            unsafe {
-                gemm::<$($gen)*>(
-                    (tma_a, tma_b, tma_sa, tma_d),
-                    (tma_a_tail, tma_sa_tail, tail_rows),
-                    b_scales, m, n, k, sk, (sk_min_segment, sk_extra_waves),
-                )
+    ($(#[$doc:meta])* $spec:path, $name:ident, $mma:ty, $bm:literal, $bn:literal, $acc:literal, $stages:literal, $double:literal, $cluster:literal) => {
+        baton::kernel! {
+            #[spec($spec)]
+            $(#[$doc])*
+            pub fn $name(p: GemmFp8Params) {
+                let GemmFp8Params { tma_a, tma_b, tma_sa, tma_d, tma_a_tail, tma_sa_tail, b_scales, m, n, k, tail_rows, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves } } = p;
+                const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<Fp8Smem<$bm, $bn, $stages>>(), "the spec's shared memory is not this entry's layout") };
+                // SAFETY: forwarded to the kernel's contract.
+                let sk = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
+                // SAFETY: forwarded to the kernel's contract.
+                unsafe {
+                    gemm::<$mma, $bm, $bn, $acc, $stages, $double, $cluster>(
+                        (tma_a, tma_b, tma_sa, tma_d),
+                        (tma_a_tail, tma_sa_tail, tail_rows),
+                        b_scales, m, n, k, sk, (sk_min_segment, sk_extra_waves),
+                    )
+                }
             }
         }
     };
@@ -437,6 +381,7 @@ fp8_entry!(
     /// `2 · grid` `u32`s (zeroed once), and `sk_epoch ≠ 0` differs from the
     /// previous launch's on these buffers. With `sk_min_segment == 0` they are
     /// never touched (may be null).
+    abi::GEMM_128X128,
     baton_gemm_fp8_blockwise_128x128,
     N128, 128, 128, 64, 6, false, 1
 );
@@ -448,6 +393,7 @@ fp8_entry!(
     ///
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`].
+    abi::GEMM_128X128_DB,
     baton_gemm_fp8_blockwise_128x128_db,
     N128, 128, 128, 64, 6, true, 1
 );
@@ -462,6 +408,7 @@ fp8_entry!(
     ///
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 64}.
+    abi::GEMM_128X128_DB_C2,
     baton_gemm_fp8_blockwise_128x128_db_c2,
     N128, 128, 128, 64, 6, true, 2
 );
@@ -473,6 +420,7 @@ fp8_entry!(
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 64} and
     /// `size_of::<Fp8Smem<64, 8>>()` bytes of dynamic shared memory.
+    abi::GEMM_128X64_DB,
     baton_gemm_fp8_blockwise_128x64_db,
     N64, 128, 64, 32, 8, true, 1
 );
@@ -486,6 +434,7 @@ fp8_entry!(
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 192} and
     /// `size_of::<Fp8Smem<192, 5>>()` bytes of dynamic shared memory.
+    abi::GEMM_128X192,
     baton_gemm_fp8_blockwise_128x192,
     N192, 128, 192, 96, 5, false, 1
 );
@@ -504,6 +453,7 @@ fp8_entry!(
     /// As [`baton_gemm_fp8_blockwise_128x128`], with A's box {128, 256}, the
     /// A scales' box {256, 1} and `size_of::<Fp8Smem<256, 128, 4>>()` bytes
     /// of dynamic shared memory.
+    abi::GEMM_256X128,
     baton_gemm_fp8_blockwise_256x128,
     N128, 256, 128, 64, 4, false, 1
 );
@@ -519,6 +469,7 @@ fp8_entry!(
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 256} and
     /// `size_of::<Fp8Smem<128, 256, 4>>()` bytes of dynamic shared memory.
+    abi::GEMM_128X256,
     baton_gemm_fp8_blockwise_128x256,
     N128, 128, 256, 64, 4, false, 1
 );

@@ -8,6 +8,13 @@ use baton_runtime::gemm::Fp8ShapeError;
 use baton_runtime::gemm::fp8::{self as gemm_fp8, Fp8GemmPlan};
 use baton_runtime::{Error, Gpu, Variant};
 
+/// `BATON_SMALL=1` (the GPU suite's sanitizer mode, `tools/gpu-suite.sh
+/// --sanitize`): sizes small enough to finish under compute-sanitizer.
+#[cfg(feature = "cublas")]
+fn small() -> bool {
+    std::env::var("BATON_SMALL").as_deref() == Ok("1")
+}
+
 #[test]
 fn fp8_gemm_matches_f64_reference_on_ragged_shapes() {
     let Some(gpu) = Gpu::for_test() else { return };
@@ -130,7 +137,12 @@ fn fp8_gemm_matches_cublaslt_blockwise_at_2048() {
     let kernels = gpu
         .load_kernels(Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
-    for mnk in [(2048, 2048, 2048), (256, 7168, 1536)] {
+    let big = if small() {
+        (512, 512, 512)
+    } else {
+        (2048, 2048, 2048)
+    };
+    for mnk in [big, (256, 7168, 1536)] {
         let cmp = baton_reference::gemm_fp8_ref::check_vs_cublaslt(&gpu, &kernels, mnk)
             .unwrap_or_else(|e| panic!("{mnk:?}: {e}"));
         println!("{mnk:?} vs cuBLASLt blockwise: rel {:.2e}", cmp.rel_error);

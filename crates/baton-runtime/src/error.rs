@@ -223,6 +223,24 @@ pub enum Error {
         /// The driver's error code.
         source: DriverError,
     },
+    /// The GPU had too little free memory for a buffer the runtime
+    /// allocates itself (a stream-K workspace, say). Nothing was launched
+    /// and the context is still usable: free memory and call again.
+    #[error(
+        "out of GPU memory: the {what} needs {bytes} bytes, but only {free} of the GPU's {total} bytes \
+         are free; free device memory first, or do without it (stream-K off needs no workspace)"
+    )]
+    OutOfDeviceMemory {
+        /// What the allocation was for.
+        what: &'static str,
+        /// Bytes asked for.
+        bytes: u64,
+        /// Free device memory when the allocation failed (`cuMemGetInfo`;
+        /// 0 when even that call failed).
+        free: u64,
+        /// The GPU's total memory (0 when unknown).
+        total: u64,
+    },
 }
 
 /// `CUDA_ERROR_X: description` for a driver error code. The description
@@ -260,5 +278,103 @@ impl Error {
     /// ([`Error::NoDriver`], [`Error::NoDevice`]): GPU tests skip on these.
     pub fn is_no_gpu(&self) -> bool {
         matches!(self, Error::NoDriver { .. } | Error::NoDevice { .. })
+    }
+
+    /// True when the error means a kernel faulted while it ran (a trap,
+    /// such as the debug build's bounded `mbarrier` wait, an illegal or
+    /// misaligned address, an illegal instruction, a device assert): the
+    /// CUDA context is then unusable. Every later call on it — work queued
+    /// on its streams before or after the fault, copies, synchronizations —
+    /// fails too, and no result read from it may be trusted. Only a new
+    /// process gets a working context on that GPU again.
+    ///
+    /// ```
+    /// use baton_runtime::Error;
+    /// use baton_runtime::cudarc::driver::{DriverError, sys::CUresult};
+    /// let trapped = Error::Launch {
+    ///     kernel: "baton_pipeline_hang".into(),
+    ///     source: DriverError(CUresult::CUDA_ERROR_LAUNCH_FAILED),
+    /// };
+    /// assert!(trapped.is_context_fatal());
+    /// let oom = Error::Cuda(DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY));
+    /// assert!(!oom.is_context_fatal()); // the context is still fine
+    /// ```
+    pub fn is_context_fatal(&self) -> bool {
+        use cudarc::driver::sys::CUresult as R;
+        let code = match self {
+            Error::Launch { source, .. } | Error::Cuda(source) => source.0,
+            _ => return false,
+        };
+        matches!(
+            code,
+            R::CUDA_ERROR_LAUNCH_FAILED
+                | R::CUDA_ERROR_ILLEGAL_ADDRESS
+                | R::CUDA_ERROR_ILLEGAL_INSTRUCTION
+                | R::CUDA_ERROR_MISALIGNED_ADDRESS
+                | R::CUDA_ERROR_INVALID_ADDRESS_SPACE
+                | R::CUDA_ERROR_INVALID_PC
+                | R::CUDA_ERROR_HARDWARE_STACK_ERROR
+                | R::CUDA_ERROR_ASSERT
+                | R::CUDA_ERROR_LAUNCH_TIMEOUT
+                | R::CUDA_ERROR_ECC_UNCORRECTABLE
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Error;
+    use cudarc::driver::DriverError;
+    use cudarc::driver::sys::CUresult;
+
+    #[test]
+    fn faults_are_context_fatal_and_refusals_are_not() {
+        for code in [
+            CUresult::CUDA_ERROR_LAUNCH_FAILED,
+            CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
+            CUresult::CUDA_ERROR_ILLEGAL_INSTRUCTION,
+            CUresult::CUDA_ERROR_ASSERT,
+        ] {
+            assert!(
+                Error::Cuda(DriverError(code)).is_context_fatal(),
+                "{code:?}"
+            );
+            let launch = Error::Launch {
+                kernel: "k".into(),
+                source: DriverError(code),
+            };
+            assert!(launch.is_context_fatal(), "{code:?}");
+        }
+        for code in [
+            CUresult::CUDA_ERROR_OUT_OF_MEMORY,
+            CUresult::CUDA_ERROR_INVALID_VALUE,
+            CUresult::CUDA_ERROR_NOT_FOUND,
+        ] {
+            assert!(
+                !Error::Cuda(DriverError(code)).is_context_fatal(),
+                "{code:?}"
+            );
+        }
+        let oom = Error::OutOfDeviceMemory {
+            what: "stream-K workspace",
+            bytes: 1 << 20,
+            free: 0,
+            total: 1 << 30,
+        };
+        assert!(!oom.is_context_fatal());
+    }
+
+    #[test]
+    fn out_of_memory_names_the_buffer_and_both_sizes() {
+        let e = Error::OutOfDeviceMemory {
+            what: "stream-K workspace",
+            bytes: 8_650_752,
+            free: 1_048_576,
+            total: 85_000_000_000,
+        };
+        let text = e.to_string();
+        for part in ["stream-K workspace", "8650752", "1048576", "85000000000"] {
+            assert!(text.contains(part), "{text}");
+        }
     }
 }

@@ -34,6 +34,7 @@
 #![warn(missing_docs)]
 
 pub mod block_scaled;
+mod device_memory;
 pub mod error;
 pub mod gemm;
 mod gpu;

@@ -3,6 +3,8 @@
 //! `SKIPPED: no CUDA GPU (<reason>)` and returns.
 
 use baton_reference::random::XorShift;
+use baton_runtime::cudarc::driver::{DevicePtr, DevicePtrMut};
+use baton_runtime::kernel_abi::smoke::{SMOKE, SmokeParams};
 use baton_runtime::{Error, Gpu, LaunchConfig, Variant};
 use baton_selftest::smoke;
 
@@ -37,15 +39,25 @@ fn oversized_shared_memory_is_refused_before_launch() {
     let Some(gpu) = Gpu::for_test() else { return };
     let kernels = baton_selftest::kernels::load_kernels(&gpu, Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
-    let k = kernels.get(smoke::KERNEL).unwrap();
+    let k = kernels.kernel(&SMOKE).unwrap();
     let requested = gpu.max_smem_optin() + 1024;
-    let cfg = LaunchConfig::linear(1, 64, requested);
-    let mut out = gpu.stream().alloc_zeros::<u32>(smoke::N + 4).unwrap();
-    let input = gpu.stream().clone_htod(&smoke::input(1)).unwrap();
-    let mut args = gpu.args();
-    args.slice_mut(&mut out).slice(&input).u32(smoke::N as u32);
-    // SAFETY: arguments match the kernel; the launch is refused before it is enqueued.
-    let err = unsafe { k.launch(&cfg, &mut args) }.unwrap_err();
+    let cfg = LaunchConfig {
+        dynamic_smem_bytes: requested,
+        ..k.launch_config(1)
+    };
+    let stream = gpu.stream();
+    let mut out = stream.alloc_zeros::<u32>(smoke::N + 4).unwrap();
+    let input = stream.clone_htod(&smoke::input(1)).unwrap();
+    let (out_ptr, _out_sync) = out.device_ptr_mut(stream);
+    let (in_ptr, _in_sync) = input.device_ptr(stream);
+    let params = SmokeParams {
+        out: out_ptr as *mut u32,
+        input: in_ptr as *const u32,
+        n: smoke::N as u32,
+    };
+    // SAFETY: real buffers of the kernel's sizes; the launch is refused
+    // before it is enqueued.
+    let err = unsafe { k.launch_with(stream, &cfg, &params) }.unwrap_err();
     match err {
         Error::SmemTooLarge {
             requested: r, max, ..

@@ -48,14 +48,24 @@ const SHAPES: &[(usize, usize)] = &[
     (4096, 4096),
 ];
 
+/// The shapes to copy: all of [`SHAPES`], or without the 4096 × 4096 one
+/// under `BATON_SMALL=1` (the GPU suite's sanitizer mode).
+fn shapes() -> &'static [(usize, usize)] {
+    if std::env::var("BATON_SMALL").as_deref() == Ok("1") {
+        &SHAPES[..SHAPES.len() - 1]
+    } else {
+        SHAPES
+    }
+}
+
 #[test]
 fn tile_copy_is_bit_exact_release() {
-    copy_all(Variant::Release, SHAPES);
+    copy_all(Variant::Release, shapes());
 }
 
 #[test]
 fn tile_copy_is_bit_exact_debug() {
-    copy_all(Variant::Debug, SHAPES);
+    copy_all(Variant::Debug, shapes());
 }
 
 #[test]

@@ -21,6 +21,8 @@
 #![no_std]
 #![warn(missing_docs)]
 
+pub mod gemm_bf16;
+pub mod gemm_fp8;
 pub mod gemm_params;
 pub mod pipeline;
 #[cfg(feature = "sm100")]

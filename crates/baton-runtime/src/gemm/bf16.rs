@@ -10,8 +10,11 @@ use super::ranges_overlap;
 use super::stream_k::StreamKWorkspace;
 use crate::error::{GemmError, GemmShapeError, Result};
 use crate::tensor_map::{self, DeviceTensorMaps, encode_matrix};
-use crate::{Gpu, Kernel, Kernels, LaunchConfig, Target};
+use crate::{Gpu, Kernel, Kernels, Target, TypedKernel};
+use baton::kernel::KernelSpec;
 use baton::tensor_map::{ElemType, Swizzle};
+use baton_kernels_abi::gemm_bf16 as bf16_abi;
+use baton_kernels_abi::gemm_params::GemmBf16Params;
 use baton_kernels_abi::sm100_gemm::{self, Sm100GemmParams};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
@@ -93,14 +96,32 @@ impl GemmConfig {
     /// The kernel's name in the PTX.
     pub const fn kernel(self) -> &'static str {
         match self {
-            GemmConfig::T128x256 => "baton_gemm_bf16_128x256",
             GemmConfig::Sm100T128x256 => sm100_gemm::GEMM_BF16.name,
-            GemmConfig::T128x256C2 => "baton_gemm_bf16_128x256_c2",
-            GemmConfig::T128x224C2 => "baton_gemm_bf16_128x224_c2",
-            GemmConfig::T128x128 => "baton_gemm_bf16_128x128",
-            GemmConfig::T128x128C2 => "baton_gemm_bf16_128x128_c2",
-            GemmConfig::T128x64 => "baton_gemm_bf16_128x64",
+            c => match c.spec() {
+                Some(s) => s.name,
+                None => unreachable!(),
+            },
         }
+    }
+
+    /// The sm_90a kernel's spec (`kernel_abi::gemm_bf16`); `None` for the
+    /// sm_100a configuration (`kernel_abi::sm100_gemm::GEMM_BF16`).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert_eq!(GemmConfig::T128x256C2.spec().unwrap().cluster, [2, 1, 1]);
+    /// assert!(GemmConfig::Sm100T128x256.spec().is_none());
+    /// ```
+    pub const fn spec(self) -> Option<&'static KernelSpec<GemmBf16Params>> {
+        Some(match self {
+            GemmConfig::T128x256 => &bf16_abi::GEMM_128X256,
+            GemmConfig::T128x256C2 => &bf16_abi::GEMM_128X256_C2,
+            GemmConfig::T128x224C2 => &bf16_abi::GEMM_128X224_C2,
+            GemmConfig::T128x128 => &bf16_abi::GEMM_128X128,
+            GemmConfig::T128x128C2 => &bf16_abi::GEMM_128X128_C2,
+            GemmConfig::T128x64 => &bf16_abi::GEMM_128X64,
+            GemmConfig::Sm100T128x256 => return None,
+        })
     }
 
     /// Tile (M, N, K).
@@ -116,17 +137,14 @@ impl GemmConfig {
     }
 
     /// Input stages: as many as the 227 KiB shared-memory budget holds after
-    /// the barriers and the epilogue's 8 sub-tiles, at most 8 — the same
-    /// derivation as the kernel's `stages_for` (`xtask/tests/kernel_layouts.rs`
-    /// checks the resulting sizes against the PTX).
+    /// the barriers and the epilogue's 8 sub-tiles, at most 8 — the kernel's
+    /// own `kernel_abi::gemm_bf16::stages_for`.
     pub const fn stages(self) -> u32 {
         if let GemmConfig::Sm100T128x256 = self {
             return 4;
         }
-        let (bm, bn, bk) = self.tile();
-        let stage = (bm + bn) * bk * 2;
-        let n = (227 * 1024 - (1024 + 8 * 4096 + 1024)) / stage;
-        if n > 8 { 8 } else { n }
+        let (_, bn, _) = self.tile();
+        bf16_abi::stages_for(bn as usize) as u32
     }
 
     /// CTAs per cluster along M (sharing B tiles by multicast).
@@ -151,21 +169,17 @@ impl GemmConfig {
         )
     }
 
-    /// Dynamic shared memory of the kernel's layout: barriers (padded to
-    /// 1024), the input stages (A 128×64 + B bn×64 bf16 each), 8 epilogue
-    /// sub-tiles of 4 KiB (C and D, two per consumer warpgroup), and the
-    /// epilogue barriers (padded). `xtask/tests/kernel_layouts.rs` checks it
-    /// against the size each kernel demands in the PTX.
-    ///
-    /// Blackwell: barriers (padded to 1024), 4 stages of 48 KiB, 4 epilogue
-    /// sub-tiles of 8 KiB (128 × 32 bf16), and the accumulator/C barriers
-    /// and TMEM address slot (padded to 2 × 1024).
+    /// Dynamic shared memory of the kernel's layout: its spec's
+    /// `size_of` the layout (`kernel_abi`), as evaluated on the host — the
+    /// GEMM layouts are padded to 1024 bytes, so it equals the device's
+    /// (`xtask/tests/kernel_layouts.rs` checks it against the size each
+    /// kernel demands in the PTX). Launches use the module's own record
+    /// (`TypedKernel::dynamic_smem_bytes`).
     pub const fn smem_bytes(self) -> u32 {
-        if let GemmConfig::Sm100T128x256 = self {
-            return 1024 + 4 * (128 * 64 * 2 + 256 * 64 * 2) + 4 * 8192 + 2048;
+        match self.spec() {
+            Some(s) => s.dynamic_smem_bytes,
+            None => sm100_gemm::GEMM_BF16.dynamic_smem_bytes,
         }
-        let (_, bn, _) = self.tile();
-        1024 + self.stages() * (128 * 64 * 2 + bn * 64 * 2) + 8 * 4096 + 1024
     }
 }
 
@@ -235,7 +249,7 @@ pub fn validate(
 /// operands borrowed (D mutably) for as long as it lives.
 pub struct GemmPlan<'a> {
     config: GemmConfig,
-    kernel: Kernel,
+    kernel: PlanKernel,
     maps: DeviceTensorMaps,
     m: u32,
     n: u32,
@@ -374,13 +388,17 @@ impl<'a> GemmPlan<'a> {
             encode_matrix(a_ptr, ElemType::BF16, m64, k64, tail_box, bk, Swizzle::B128)?,
         ];
         let maps = tensor_map::upload(gpu, &maps)?;
-        let kernel = kernels.get(config.kernel())?;
+        let kernel = match config.spec() {
+            Some(spec) => PlanKernel::Sm90(kernels.kernel(spec)?),
+            None => PlanKernel::Sm100(kernels.kernel(&sm100_gemm::GEMM_BF16)?),
+        };
         let slots = if config.cluster_m() > 1 {
             kernel
+                .kernel()
                 .max_active_clusters(
                     (config.cluster_m(), 1, 1),
                     config.threads(),
-                    config.smem_bytes(),
+                    kernel.dynamic_smem_bytes(),
                 )?
                 .max(1)
         } else {
@@ -420,7 +438,8 @@ impl<'a> GemmPlan<'a> {
     /// 128×256) once; `run` gives each launch a new epoch, so the flags are
     /// never cleared.
     ///
-    /// Errors: `min_segment == 0`, or the allocation failing.
+    /// Errors: `min_segment == 0`; [`Error::OutOfDeviceMemory`] when the
+    /// workspace does not fit (the plan is then unchanged and still usable).
     pub fn set_stream_k(&mut self, gpu: &Gpu, min_segment: Option<u32>) -> Result<()> {
         let Some(min_segment) = min_segment else {
             self.stream_k = None;
@@ -483,51 +502,71 @@ impl<'a> GemmPlan<'a> {
             return Err(GemmShapeError::MissingC.into());
         }
         let maps = &self.maps;
-        let mut cfg =
-            LaunchConfig::linear(self.grid(), self.config.threads(), self.config.smem_bytes());
-        if self.config.cluster_m() > 1 {
-            cfg.cluster = Some((self.config.cluster_m(), 1, 1));
+        let grid = self.grid();
+        match &self.kernel {
+            PlanKernel::Sm100(k) => {
+                let params = Sm100GemmParams {
+                    tma_a: maps.ptr(0) as *const _,
+                    tma_b: maps.ptr(1) as *const _,
+                    tma_c: maps.ptr(2) as *const _,
+                    tma_d: maps.ptr(3) as *const _,
+                    m: self.m,
+                    n: self.n,
+                    k: self.k,
+                    group_m: self.group_m,
+                    alpha,
+                    beta,
+                };
+                // SAFETY: the tensor maps point at operands borrowed for the
+                // plan's lifetime, validated in `new`.
+                unsafe { k.launch(gpu.stream(), grid, &params) }
+            }
+            PlanKernel::Sm90(k) => {
+                let params = GemmBf16Params {
+                    tma_a: maps.ptr(0) as *const _,
+                    tma_b: maps.ptr(1) as *const _,
+                    tma_c: maps.ptr(2) as *const _,
+                    tma_d: maps.ptr(3) as *const _,
+                    m: self.m,
+                    n: self.n,
+                    k: self.k,
+                    group_m: self.group_m,
+                    alpha,
+                    beta,
+                    stream_k: StreamKWorkspace::launch_params(self.stream_k.as_ref()),
+                    tma_a_tail: maps.ptr(4) as *const _,
+                    tail_rows: self.tail_rows,
+                };
+                // SAFETY: the stream-K workspace is off (null, min_segment
+                // 0) or sized for this grid; the tensor maps point at
+                // operands borrowed for the plan's lifetime, validated in
+                // `new`.
+                unsafe { k.launch(gpu.stream(), grid, &params) }
+            }
         }
-        let mut args = gpu.args();
-        if self.config.target() == Target::Sm100a {
-            let params = Sm100GemmParams {
-                tma_a: maps.ptr(0) as *const _,
-                tma_b: maps.ptr(1) as *const _,
-                tma_c: maps.ptr(2) as *const _,
-                tma_d: maps.ptr(3) as *const _,
-                m: self.m,
-                n: self.n,
-                k: self.k,
-                group_m: self.group_m,
-                alpha,
-                beta,
-            };
-            args.params(&params);
-            // SAFETY: the sm_100a entry takes this one struct (its spec,
-            // `kernel_abi::sm100_gemm::GEMM_BF16`); the tensor maps point at
-            // operands borrowed for the plan's lifetime, validated in `new`.
-            return unsafe { self.kernel.launch(&cfg, &mut args) };
+    }
+}
+
+/// The typed kernel a plan launches: one parameter struct per target.
+enum PlanKernel {
+    Sm90(TypedKernel<GemmBf16Params>),
+    Sm100(TypedKernel<Sm100GemmParams>),
+}
+
+impl PlanKernel {
+    fn kernel(&self) -> &Kernel {
+        match self {
+            PlanKernel::Sm90(k) => k.kernel(),
+            PlanKernel::Sm100(k) => k.kernel(),
         }
-        args.u64(maps.ptr(0))
-            .u64(maps.ptr(1))
-            .u64(maps.ptr(2))
-            .u64(maps.ptr(3))
-            .u32(self.m)
-            .u32(self.n)
-            .u32(self.k)
-            .u32(self.group_m)
-            .f32(alpha)
-            .f32(beta);
-        if self.config.target() == Target::Sm90a {
-            StreamKWorkspace::push_args(self.stream_k.as_ref(), &mut args);
-            args.u64(maps.ptr(4)).u32(self.tail_rows);
+    }
+
+    /// The module's dynamic shared memory of the kernel.
+    fn dynamic_smem_bytes(&self) -> u32 {
+        match self {
+            PlanKernel::Sm90(k) => k.dynamic_smem_bytes(),
+            PlanKernel::Sm100(k) => k.dynamic_smem_bytes(),
         }
-        // SAFETY: the argument list matches the configuration's kernel
-        // (sm_90a: the stream-K workspace, null with min_segment 0, else
-        // sized for this grid, then the tail map and rows); the tensor maps
-        // point at operands borrowed for the plan's lifetime, validated in
-        // `new`.
-        unsafe { self.kernel.launch(&cfg, &mut args) }
     }
 }
 

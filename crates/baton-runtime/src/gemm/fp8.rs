@@ -11,8 +11,11 @@ use super::ranges_overlap;
 use super::stream_k::StreamKWorkspace;
 use crate::error::{Error, Fp8ShapeError, GemmError, Result};
 use crate::tensor_map::{self, DeviceTensorMaps, encode_matrix};
-use crate::{Gpu, Kernel, Kernels, LaunchConfig};
+use crate::{Gpu, Kernels, TypedKernel};
+use baton::kernel::KernelSpec;
 use baton::tensor_map::{ElemType, Swizzle};
+use baton_kernels_abi::gemm_fp8 as fp8_abi;
+use baton_kernels_abi::gemm_params::GemmFp8Params;
 use cudarc::driver::sys;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
@@ -20,35 +23,60 @@ use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 /// MMAs run while kb's partial is promoted; H100: 1181 TFLOP/s at 8192³ vs
 /// 1170 with one partial). The fallback of [`choose`]; large problems get
 /// [`KERNEL_256X128`].
-pub const KERNEL: &str = "baton_gemm_fp8_blockwise_128x128_db";
+pub const KERNEL: &str = fp8_abi::GEMM_128X128_DB.name;
 /// 128×64×128 tiles, 8 stages, two partials: twice the CTAs, for small M.
-pub const KERNEL_128X64: &str = "baton_gemm_fp8_blockwise_128x64_db";
+pub const KERNEL_128X64: &str = fp8_abi::GEMM_128X64_DB.name;
 /// [`KERNEL`] in clusters of 2 CTAs along M that share each B tile by TMA
 /// multicast (each loads half): a quarter less L2 → SM traffic.
-pub const KERNEL_C2: &str = "baton_gemm_fp8_blockwise_128x128_db_c2";
+pub const KERNEL_C2: &str = fp8_abi::GEMM_128X128_DB_C2.name;
 /// 128×192×128 tiles, 5 stages, one partial accumulator: 17% less
 /// operand traffic per FLOP than 128×128 (two B scales per tile and K block).
-pub const KERNEL_128X192: &str = "baton_gemm_fp8_blockwise_128x192";
+pub const KERNEL_128X192: &str = fp8_abi::GEMM_128X192.name;
 /// 256×128×128 tiles, 4 stages: each consumer warpgroup runs two 64-row
 /// waves per K block into one partial: a quarter less operand traffic per
 /// FLOP than 128×128. No stream-K.
-pub const KERNEL_256X128: &str = "baton_gemm_fp8_blockwise_256x128";
+pub const KERNEL_256X128: &str = fp8_abi::GEMM_256X128.name;
 /// 128×256×128 tiles, 4 stages: [`KERNEL_256X128`] turned along N (two
 /// 128-column waves per warpgroup), so each A tile feeds 256 columns: for
 /// small M with wide N. No stream-K.
-pub const KERNEL_128X256: &str = "baton_gemm_fp8_blockwise_128x256";
+pub const KERNEL_128X256: &str = fp8_abi::GEMM_128X256.name;
 /// Every kernel (same arguments): the default, the 128×64 one, the
 /// 128×128 one with a single partial accumulator, the clustered one, the
 /// 128×192 one, the 256×128 one and the 128×256 one.
 pub const VARIANTS: [&str; 7] = [
     KERNEL,
     KERNEL_128X64,
-    "baton_gemm_fp8_blockwise_128x128",
+    fp8_abi::GEMM_128X128.name,
     KERNEL_C2,
     KERNEL_128X192,
     KERNEL_256X128,
     KERNEL_128X256,
 ];
+
+/// 128×128×128 tiles, 6 stages, one partial accumulator.
+const KERNEL_128X128_ONE_PARTIAL: &str = fp8_abi::GEMM_128X128.name;
+
+/// The spec of a kernel of [`VARIANTS`] (`kernel_abi::gemm_fp8`); `None`
+/// for other names.
+///
+/// ```
+/// use baton_runtime::gemm::fp8::{spec_of, KERNEL_C2};
+/// assert_eq!(spec_of(KERNEL_C2).unwrap().cluster, [2, 1, 1]);
+/// assert!(spec_of("sgemm").is_none());
+/// ```
+pub fn spec_of(kernel: &str) -> Option<&'static KernelSpec<GemmFp8Params>> {
+    [
+        &fp8_abi::GEMM_128X128_DB,
+        &fp8_abi::GEMM_128X64_DB,
+        &fp8_abi::GEMM_128X128,
+        &fp8_abi::GEMM_128X128_DB_C2,
+        &fp8_abi::GEMM_128X192,
+        &fp8_abi::GEMM_256X128,
+        &fp8_abi::GEMM_128X256,
+    ]
+    .into_iter()
+    .find(|s| s.name == kernel)
+}
 
 /// (BM, BN, input stages) of a kernel of [`VARIANTS`]; `None` for other names.
 ///
@@ -60,7 +88,7 @@ pub const VARIANTS: [&str; 7] = [
 /// ```
 pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
     match kernel {
-        KERNEL | KERNEL_C2 | "baton_gemm_fp8_blockwise_128x128" => Some((128, 128, 6)),
+        KERNEL | KERNEL_C2 | KERNEL_128X128_ONE_PARTIAL => Some((128, 128, 6)),
         KERNEL_128X64 => Some((128, 64, 8)),
         KERNEL_128X192 => Some((128, 192, 5)),
         KERNEL_256X128 => Some((256, 128, 4)),
@@ -219,7 +247,7 @@ pub fn validate(
 /// An FP8 GEMM bound to its operands: shape validated, tensor maps encoded
 /// and uploaded once, so [`run`](Self::run) only launches the kernel.
 pub struct Fp8GemmPlan<'a> {
-    kernel: Kernel,
+    kernel: TypedKernel<GemmFp8Params>,
     maps: DeviceTensorMaps,
     name: &'static str,
     /// (BM, BN, stages).
@@ -389,10 +417,14 @@ impl<'a> Fp8GemmPlan<'a> {
             sa_map(tail_box.next_multiple_of(4))?,
         ];
         let maps = tensor_map::upload(gpu, &maps)?;
-        let kernel_fn = kernels.get(kernel)?;
+        let Some(spec) = spec_of(kernel) else {
+            unreachable!("tile_of and spec_of list the same kernels");
+        };
+        let kernel_fn = kernels.kernel(spec)?;
         let slots = if cluster > 1 {
             kernel_fn
-                .max_active_clusters((cluster, 1, 1), THREADS, smem_bytes((bm, bn, stages)))?
+                .kernel()
+                .max_active_clusters((cluster, 1, 1), THREADS, kernel_fn.dynamic_smem_bytes())?
                 .max(1)
         } else {
             gpu.sm_count()
@@ -510,27 +542,24 @@ impl<'a> Fp8GemmPlan<'a> {
             }
         }
         let maps = &self.maps;
-        let mut cfg = LaunchConfig::linear(self.grid(), THREADS, smem_bytes(self.tile));
-        if self.cluster > 1 {
-            cfg.cluster = Some((self.cluster, 1, 1));
-        }
-        let mut args = gpu.args();
-        args.u64(maps.ptr(0))
-            .u64(maps.ptr(1))
-            .u64(maps.ptr(2))
-            .u64(maps.ptr(3))
-            .u64(maps.ptr(4))
-            .u64(maps.ptr(5))
-            .u64(self.b_scales)
-            .u32(self.m)
-            .u32(self.n)
-            .u32(self.k)
-            .u32(self.tail_rows);
-        StreamKWorkspace::push_args(self.stream_k.as_ref(), &mut args);
-        // SAFETY: the argument list matches baton_gemm_fp8_blockwise_128x128;
-        // the maps and the B-scale pointer name operands borrowed for the
-        // plan's lifetime, validated in `new`.
-        unsafe { self.kernel.launch(&cfg, &mut args) }
+        let params = GemmFp8Params {
+            tma_a: maps.ptr(0) as *const _,
+            tma_b: maps.ptr(1) as *const _,
+            tma_sa: maps.ptr(2) as *const _,
+            tma_d: maps.ptr(3) as *const _,
+            tma_a_tail: maps.ptr(4) as *const _,
+            tma_sa_tail: maps.ptr(5) as *const _,
+            b_scales: self.b_scales as *const f32,
+            m: self.m,
+            n: self.n,
+            k: self.k,
+            tail_rows: self.tail_rows,
+            stream_k: StreamKWorkspace::launch_params(self.stream_k.as_ref()),
+        };
+        // SAFETY: the maps and the B-scale pointer name operands borrowed
+        // for the plan's lifetime, validated in `new`; the stream-K
+        // workspace is off or sized for this grid.
+        unsafe { self.kernel.launch(gpu.stream(), self.grid(), &params) }
     }
 }
 

@@ -6,8 +6,9 @@
 //! sk_min_segment: u32, sk_extra_waves: u32`; `sk_min_segment == 0` turns
 //! stream-K off (the pointers are then never read).
 
+use crate::Gpu;
 use crate::error::{GemmError, Result};
-use crate::{Gpu, KernelArgs};
+use baton_kernels_abi::gemm_params::StreamKParams;
 use cudarc::driver::{CudaSlice, DevicePtr};
 use std::cell::Cell;
 
@@ -40,8 +41,16 @@ impl StreamKWorkspace {
             return Err(GemmError::StreamKSegmentZero.into());
         }
         let stream = gpu.stream();
-        let partials = stream.alloc_zeros::<f32>(grid as usize * tile_floats as usize)?;
-        let flags = stream.alloc_zeros::<u32>(2 * grid as usize)?;
+        let partials = crate::device_memory::alloc_zeros::<f32>(
+            gpu,
+            "stream-K workspace (partial tiles)",
+            grid as usize * tile_floats as usize,
+        )?;
+        let flags = crate::device_memory::alloc_zeros::<u32>(
+            gpu,
+            "stream-K workspace (flags)",
+            2 * grid as usize,
+        )?;
         let (partials_ptr, flags_ptr) = (partials.device_ptr(stream).0, flags.device_ptr(stream).0);
         Ok(Self {
             min_segment,
@@ -82,10 +91,10 @@ impl StreamKWorkspace {
         self.grid
     }
 
-    /// Pushes the five stream-K arguments of a launch with a new nonzero
-    /// epoch (flags from earlier launches never match it: 2^32 − 1 launches
-    /// apart at the least), or, for `None`, the "off" arguments.
-    pub(crate) fn push_args(ws: Option<&Self>, args: &mut KernelArgs<'_>) {
+    /// The stream-K parameters of a launch, with a new nonzero epoch (flags
+    /// from earlier launches never match it: 2^32 − 1 launches apart at the
+    /// least), or, for `None`, stream-K off.
+    pub(crate) fn launch_params(ws: Option<&Self>) -> StreamKParams {
         match ws {
             Some(w) => {
                 let epoch = match w.epoch.get().wrapping_add(1) {
@@ -93,13 +102,15 @@ impl StreamKWorkspace {
                     e => e,
                 };
                 w.epoch.set(epoch);
-                args.u64(w.partials_ptr)
-                    .u64(w.flags_ptr)
-                    .u32(epoch)
-                    .u32(w.min_segment)
-                    .u32(w.extra_waves.get())
+                StreamKParams {
+                    partials: w.partials_ptr as *mut f32,
+                    flags: w.flags_ptr as *mut u32,
+                    epoch,
+                    min_segment: w.min_segment,
+                    extra_waves: w.extra_waves.get(),
+                }
             }
-            None => args.u64(0).u64(0).u32(0).u32(0).u32(0),
-        };
+            None => StreamKParams::OFF,
+        }
     }
 }

@@ -1,0 +1,119 @@
+//! The Hopper BF16 GEMMs (`D = alpha·A·Bᵀ + beta·C`, 128 × BN × 64 tiles,
+//! 384 threads): shared-memory layout, input stages per configuration, and
+//! one [`KernelSpec`] per tile configuration.
+
+use crate::gemm_params::GemmBf16Params;
+use baton::kernel::KernelSpec;
+use baton::pipeline::PipelineBarriers;
+use baton::tile_pipeline::{InputTileStorage, StandardStage, StandardTilePayload, Tile};
+
+/// CTA tile rows (M).
+pub const BM: u32 = 128;
+/// K per stage.
+pub const BK: u32 = 64;
+/// Threads per CTA: a producer warpgroup and two consumer warpgroups.
+pub const THREADS: u32 = 384;
+/// Epilogue sub-tile rows.
+pub const SUB_ROWS: usize = 64;
+/// Epilogue sub-tile columns (64-byte rows).
+pub const SUB_COLS: usize = 32;
+/// Epilogue sub-tile buffers per consumer warpgroup (C stages with beta ≠ 0).
+pub const EPI_STAGES: usize = 4;
+
+/// What one input stage carries: a 128 × 64 tile of A and a BN × 64 tile of B.
+pub type Payload<const BN: usize> =
+    StandardTilePayload<u16, u16, { BM as usize }, BN, { BK as usize }>;
+/// One input stage's storage.
+pub type Stage<const BN: usize> = StandardStage<u16, u16, { BM as usize }, BN, { BK as usize }>;
+/// One epilogue sub-tile (64 × 32 bf16).
+pub type SubTile = Tile<u16, SUB_ROWS, SUB_COLS>;
+
+/// Shared memory of the `128 × BN` configuration with `STAGES` input stages.
+#[repr(C)]
+pub struct GemmSmem<const BN: usize, const STAGES: usize> {
+    /// The input ring (A and B tiles, full/empty barriers).
+    pub input: InputTileStorage<Payload<BN>, STAGES>,
+    /// Epilogue sub-tile buffers, `[warpgroup][slot]`: with beta ≠ 0 the
+    /// stages of the warpgroup's `EpiLoadPipeline` (C in, D written over it
+    /// in place and TMA-stored from there); with beta = 0 a ring of D
+    /// staging buffers.
+    pub epi_tiles: [[SubTile; EPI_STAGES]; 2],
+    /// The epilogue-load pipelines' barriers.
+    pub epi_bars: [PipelineBarriers<EPI_STAGES>; 2],
+}
+
+/// Shared-memory budget of one CTA (the sm_90 opt-in maximum).
+pub const SMEM_LIMIT: usize = 227 * 1024;
+/// Shared memory besides the input stages: the input barriers (padded to
+/// the 1024-byte tile alignment), 8 epilogue sub-tiles, the epilogue
+/// barriers (padded).
+pub const SMEM_FIXED: usize = 1024 + 8 * 4096 + 1024;
+
+/// Input stages of the `128 × bn` configuration: as many as the budget
+/// holds after the fixed part, at most 8.
+///
+/// ```
+/// use baton_kernels_abi::gemm_bf16::stages_for;
+/// assert_eq!((stages_for(256), stages_for(128), stages_for(64)), (4, 6, 8));
+/// ```
+pub const fn stages_for(bn: usize) -> usize {
+    let stage = (BM as usize + bn) * BK as usize * 2;
+    let n = (SMEM_LIMIT - SMEM_FIXED) / stage;
+    if n > 8 { 8 } else { n }
+}
+
+/// The spec of the `128 × BN` configuration in clusters of `cluster` CTAs
+/// along M.
+const fn spec<const BN: usize, const STAGES: usize>(
+    name: &'static str,
+    cluster: u32,
+) -> KernelSpec<GemmBf16Params> {
+    assert!(core::mem::size_of::<GemmSmem<BN, STAGES>>() <= SMEM_LIMIT);
+    KernelSpec::new(name, THREADS)
+        .with_cluster([cluster, 1, 1])
+        .with_dynamic_smem::<GemmSmem<BN, STAGES>>()
+        .hot()
+}
+
+/// 128×256×64 tiles, 4 stages.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_bf16::GEMM_128X256.threads, 384);
+/// ```
+pub const GEMM_128X256: KernelSpec<GemmBf16Params> =
+    spec::<256, { stages_for(256) }>("baton_gemm_bf16_128x256", 1);
+/// 128×256×64 tiles, clusters of 2 CTAs sharing B by TMA multicast.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_bf16::GEMM_128X256_C2.cluster, [2, 1, 1]);
+/// ```
+pub const GEMM_128X256_C2: KernelSpec<GemmBf16Params> =
+    spec::<256, { stages_for(256) }>("baton_gemm_bf16_128x256_c2", 2);
+/// 128×224×64 tiles, 2-CTA clusters.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_bf16::GEMM_128X224_C2.cluster_size(), 2);
+/// ```
+pub const GEMM_128X224_C2: KernelSpec<GemmBf16Params> =
+    spec::<224, { stages_for(224) }>("baton_gemm_bf16_128x224_c2", 2);
+/// 128×128×64 tiles, 6 stages.
+///
+/// ```
+/// assert!(baton_kernels_abi::gemm_bf16::GEMM_128X128.hot);
+/// ```
+pub const GEMM_128X128: KernelSpec<GemmBf16Params> =
+    spec::<128, { stages_for(128) }>("baton_gemm_bf16_128x128", 1);
+/// 128×128×64 tiles, 2-CTA clusters.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_bf16::GEMM_128X128_C2.name, "baton_gemm_bf16_128x128_c2");
+/// ```
+pub const GEMM_128X128_C2: KernelSpec<GemmBf16Params> =
+    spec::<128, { stages_for(128) }>("baton_gemm_bf16_128x128_c2", 2);
+/// 128×64×64 tiles, 8 stages.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_bf16::GEMM_128X64.cluster_size(), 1);
+/// ```
+pub const GEMM_128X64: KernelSpec<GemmBf16Params> =
+    spec::<64, { stages_for(64) }>("baton_gemm_bf16_128x64", 1);

@@ -1,0 +1,100 @@
+//! The Hopper blockwise-scaled FP8 GEMMs (e4m3; 1×128 A scales, 128×128 B
+//! scales; 384 threads): shared-memory layout and one [`KernelSpec`] per
+//! tile configuration.
+
+use crate::gemm_params::GemmFp8Params;
+use baton::kernel::KernelSpec;
+use baton::tile_pipeline::{BlockwiseFP8Stage, BlockwiseFP8TilePayload, InputTileStorage, Tile};
+
+/// Rows (M) of one `wgmma` wave of the two consumer warpgroups (64 each);
+/// a 256-row tile is two waves.
+pub const WAVE_M: u32 = 128;
+/// K per stage (fp8 elements = bytes), also the scale block along K.
+pub const BK: u32 = 128;
+/// Threads per CTA: a producer warpgroup and two consumer warpgroups.
+pub const THREADS: u32 = 384;
+/// Epilogue sub-tile rows.
+pub const SUB_ROWS: usize = 64;
+/// Epilogue sub-tile columns.
+pub const SUB_COLS: usize = 32;
+
+/// What one input stage carries: A and B tiles and their scales.
+pub type Payload<const BM: usize, const BN: usize> =
+    BlockwiseFP8TilePayload<BM, BN, { BK as usize }>;
+/// One input stage's storage.
+pub type Stage<const BM: usize, const BN: usize> = BlockwiseFP8Stage<BM, BN, { BK as usize }>;
+/// One D staging sub-tile (64 × 32 bf16).
+pub type SubTile = Tile<u16, SUB_ROWS, SUB_COLS>;
+
+/// Shared memory of the `BM × BN` configuration with `STAGES` input stages.
+#[repr(C)]
+pub struct Fp8Smem<const BM: usize, const BN: usize, const STAGES: usize> {
+    /// The input ring.
+    pub input: InputTileStorage<Payload<BM, BN>, STAGES>,
+    /// D staging, `[warpgroup][buffer]`.
+    pub d_tiles: [[SubTile; 2]; 2],
+}
+
+const fn spec<const BM: usize, const BN: usize, const STAGES: usize>(
+    name: &'static str,
+    cluster: u32,
+) -> KernelSpec<GemmFp8Params> {
+    assert!(
+        core::mem::size_of::<Fp8Smem<BM, BN, STAGES>>() <= 227 * 1024,
+        "an FP8 GEMM configuration exceeds 227 KiB of shared memory"
+    );
+    KernelSpec::new(name, THREADS)
+        .with_cluster([cluster, 1, 1])
+        .with_dynamic_smem::<Fp8Smem<BM, BN, STAGES>>()
+        .hot()
+}
+
+/// 128×128×128 tiles, 6 stages, one partial accumulator.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_128X128.threads, 384);
+/// ```
+pub const GEMM_128X128: KernelSpec<GemmFp8Params> =
+    spec::<128, 128, 6>("baton_gemm_fp8_blockwise_128x128", 1);
+/// 128×128×128 tiles, 6 stages, two partial accumulators.
+///
+/// ```
+/// assert!(baton_kernels_abi::gemm_fp8::GEMM_128X128_DB.hot);
+/// ```
+pub const GEMM_128X128_DB: KernelSpec<GemmFp8Params> =
+    spec::<128, 128, 6>("baton_gemm_fp8_blockwise_128x128_db", 1);
+/// 128×128×128 tiles, two partials, 2-CTA clusters sharing B.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_128X128_DB_C2.cluster, [2, 1, 1]);
+/// ```
+pub const GEMM_128X128_DB_C2: KernelSpec<GemmFp8Params> =
+    spec::<128, 128, 6>("baton_gemm_fp8_blockwise_128x128_db_c2", 2);
+/// 128×64×128 tiles, 8 stages, two partials.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_128X64_DB.cluster_size(), 1);
+/// ```
+pub const GEMM_128X64_DB: KernelSpec<GemmFp8Params> =
+    spec::<128, 64, 8>("baton_gemm_fp8_blockwise_128x64_db", 1);
+/// 128×192×128 tiles, 5 stages.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_128X192.name, "baton_gemm_fp8_blockwise_128x192");
+/// ```
+pub const GEMM_128X192: KernelSpec<GemmFp8Params> =
+    spec::<128, 192, 5>("baton_gemm_fp8_blockwise_128x192", 1);
+/// 256×128×128 tiles, 4 stages, two 64-row waves per warpgroup.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_256X128.threads, 384);
+/// ```
+pub const GEMM_256X128: KernelSpec<GemmFp8Params> =
+    spec::<256, 128, 4>("baton_gemm_fp8_blockwise_256x128", 1);
+/// 128×256×128 tiles, 4 stages, two 128-column waves per warpgroup.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_128X256.cluster_size(), 1);
+/// ```
+pub const GEMM_128X256: KernelSpec<GemmFp8Params> =
+    spec::<128, 256, 4>("baton_gemm_fp8_blockwise_128x256", 1);

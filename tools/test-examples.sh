@@ -13,6 +13,7 @@
 # `cargo build` by a user builds it too; it is only slower).
 #
 # Usage: tools/test-examples.sh [--bundle DIR]
+#   $EXAMPLES_FILTER: only the examples whose folder name contains it.
 #   --bundle DIR: instead of the checks, build every example's host binary
 #   (release) into DIR/examples/ and list them in DIR/examples.tsv
 #   (name <TAB> relative path), for tools/gpu-suite.sh.
@@ -38,6 +39,7 @@ START=$SECONDS
 for dir in examples/*/; do
     name="$(basename "$dir")"
     [[ -f "$dir/Cargo.toml" && -d "$dir/kernel" ]] || continue
+    [[ -n "${EXAMPLES_FILTER:-}" && "$name" != *"$EXAMPLES_FILTER"* ]] && continue
     bin="$(sed -n 's/^name = "\(.*\)"/\1/p' "$dir/Cargo.toml" | head -1)"
     if [[ -n "$BUNDLE" ]]; then
         step "$name: release host binary -> $BUNDLE/examples/$name"

@@ -3,7 +3,8 @@
 # in its folder: baton-build turns kernel/ into PTX, then the host binary —
 # checks formatting and clippy (-D warnings) of the host and kernel crates,
 # runs the kernel crates' CPU tests (`cargo test` in kernel/: the same role
-# code on baton's CPU backend), and runs each host binary (on a machine
+# code on baton's CPU backend) and the host crates' tests (04's checker),
+# and runs each host binary (on a machine
 # without a GPU it must print SKIPPED and exit 0).
 #
 # All examples share one target directory (default target/examples, or
@@ -57,8 +58,9 @@ for dir in examples/*/; do
     step "$name: cargo clippy --all-targets -D warnings (host, kernel)"
     (cd "$dir" && cargo clippy --locked --all-targets --quiet -- -D warnings)
     (cd "$dir/kernel" && cargo clippy --locked --all-targets --quiet -- -D warnings)
-    step "$name: cargo test in kernel/ (roles on the CPU backend)"
+    step "$name: cargo test in kernel/ (roles on the CPU backend) and in the host crate (its checker)"
     (cd "$dir/kernel" && cargo test --locked)
+    (cd "$dir" && cargo test --locked)
     step "$name: host binary (no GPU here: must print SKIPPED and exit 0)"
     out="$("$CARGO_TARGET_DIR/debug/$bin" 2>&1)" || { echo "$out"; echo "examples: $name's host binary failed" >&2; exit 1; }
     echo "$out"

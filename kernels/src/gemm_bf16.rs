@@ -29,96 +29,37 @@
 //!   tile's main loop.
 //! * Persistent grid: CTA `b` takes work units `b, b + grid, …` (a unit is a
 //!   cluster's tiles) in grouped, L2-friendly order (`group_m`).
+//!
+//! Assembled from the Hopper roles of `baton_kernel_roles::sm90` (their
+//! docs state each role's barrier contract): the layout (`GemmSmem`), then
+//! setup (`init_then_sync`), the schedule (`ClusterWork`, `TileRows`) and
+//! `dispatch_roles!` over `GEMM_ROLES` — `TmaProducer` with this kernel's
+//! loads, `CLoad`, and per consumer warpgroup `bf16_mainloop`,
+//! `stream_k_fixup!` and `StoreEpilogue` (in place over C through
+//! `LoadedC`, or the D ring).
 
-use crate::gemm_common::{
-    ClusterWork, StageDescriptors, StreamKFixup, a_rows_loaded, load_b_tile, pack_bf16x2,
-    release_stage, stream_k_fixup, swizzled64,
-};
-use baton::arch::sm90::tma::{
-    TensorMap, load_2d, prefetch_tensormap, store_2d, store_commit_group, store_wait_group,
-    store_wait_group_read,
-};
-use baton::arch::sm90::wgmma::{
-    self, SplitDescriptor,
-    ops::{
-        mma_m64n64k16_f32_bf16, mma_m64n128k16_f32_bf16, mma_m64n224k16_f32_bf16,
-        mma_m64n256k16_f32_bf16,
-    },
-};
-use baton::arch::sm90::{
-    cluster_sync, dynamic_smem, elect_one, fence_proxy_async_shared, ld_shared_u32,
-    named_barrier_sync, st_shared_u32, sync_threads, thread_idx_x, warp_idx,
-};
+use baton::arch::sm90::tma::{TensorMap, load_2d, prefetch_tensormap, store_wait_group};
+use baton::arch::sm90::{dynamic_smem, thread_idx_x};
 use baton::epi_load::EpiLoadPipeline;
-use baton::pipeline::PendingRelease;
 use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tile_pipeline::{InputConsumer, InputTilePipeline};
-
-use baton_kernels_abi::gemm_bf16::{
-    self as abi, EPI_STAGES, GemmSmem, Payload, SUB_COLS, SUB_ROWS, Stage, SubTile, stages_for,
+use baton_kernel_roles::dispatch_roles;
+use baton_kernel_roles::sm90::c_load::CLoad;
+use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
+use baton_kernel_roles::sm90::epilogue::{LoadedC, SUB_COLS, SUB_ROWS, StoreEpilogue};
+use baton_kernel_roles::sm90::mainloop_bf16::{
+    Bf16Mma, Bf16N64, Bf16N128, Bf16N224, Bf16N256, bf16_mainloop,
 };
+use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile};
+use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};
+use baton_kernel_roles::sm90::stage_descriptors::StageDescriptors;
+use baton_kernel_roles::sm90::stream_k::StreamKFixup;
+use baton_kernel_roles::stream_k_fixup;
+
+use baton_kernels_abi::gemm_bf16::{self as abi, GemmSmem, Payload, Stage, stages_for};
 pub use baton_kernels_abi::gemm_bf16::{BK, BM};
 use baton_kernels_abi::gemm_params::{GemmBf16Params, StreamKParams};
-const CONSUMER_WARPGROUPS: u32 = 2;
-
-/// One `wgmma` shape: a warpgroup's 64 × N block, `ACC = N / 2` fp32
-/// accumulators per thread, K = 16.
-trait TileMma<const ACC: usize> {
-    /// # Safety
-    /// As [`mma_m64n256k16_f32_bf16`].
-    unsafe fn mma(acc: &mut [f32; ACC], a: u64, b: u64, accumulate: bool);
-}
-
-struct N256;
-struct N224;
-struct N128;
-struct N64;
-
-impl TileMma<128> for N256 {
-    #[inline(always)]
-    unsafe fn mma(acc: &mut [f32; 128], a: u64, b: u64, accumulate: bool) {
-        // SAFETY: forwarded.
-        unsafe { mma_m64n256k16_f32_bf16(acc, a, b, accumulate) }
-    }
-}
-impl TileMma<112> for N224 {
-    #[inline(always)]
-    unsafe fn mma(acc: &mut [f32; 112], a: u64, b: u64, accumulate: bool) {
-        // SAFETY: forwarded.
-        unsafe { mma_m64n224k16_f32_bf16(acc, a, b, accumulate) }
-    }
-}
-impl TileMma<64> for N128 {
-    #[inline(always)]
-    unsafe fn mma(acc: &mut [f32; 64], a: u64, b: u64, accumulate: bool) {
-        // SAFETY: forwarded.
-        unsafe { mma_m64n128k16_f32_bf16(acc, a, b, accumulate) }
-    }
-}
-impl TileMma<32> for N64 {
-    #[inline(always)]
-    unsafe fn mma(acc: &mut [f32; 32], a: u64, b: u64, accumulate: bool) {
-        // SAFETY: forwarded.
-        unsafe { mma_m64n64k16_f32_bf16(acc, a, b, accumulate) }
-    }
-}
-
-/// Issues the 4 `wgmma`s of one K block (64) for this warpgroup's 64 rows.
-#[inline(always)]
-fn mma_k_block<M: TileMma<ACC>, const ACC: usize>(
-    acc: &mut [f32; ACC],
-    (da, db): (SplitDescriptor, SplitDescriptor),
-    accumulate: bool,
-) {
-    wgmma::fence();
-    baton::unroll!(KK in [0, 1, 2, 3] {
-        // SAFETY: the stage is loaded (waited) and stays unreleased until
-        // wait_group retires these MMAs; `acc` is not touched meanwhile.
-        unsafe { M::mma(acc, da.advance(KK * 32).join(), db.advance(KK * 32).join(), accumulate || KK > 0) };
-    });
-    wgmma::commit_group();
-}
 
 macro_rules! gemm_entry {
     ($(#[$doc:meta])* $spec:path, $name:ident, $bn:literal, $bnh:literal, $acc:literal, $cluster:literal, $mma:ty) => {
@@ -164,40 +105,40 @@ macro_rules! gemm_entry {
 gemm_entry!(
     /// BF16 GEMM, 128×256×64 tiles, 4 stages (m64n256k16).
     abi::GEMM_128X256,
-    baton_gemm_bf16_128x256, 256, 256, 128, 1, N256
+    baton_gemm_bf16_128x256, 256, 256, 128, 1, Bf16N256
 );
 gemm_entry!(
     /// BF16 GEMM, 128×256×64 tiles, 4 stages, clusters of 2 CTAs along M
     /// sharing the B tile by TMA multicast (each CTA loads half).
     abi::GEMM_128X256_C2,
-    baton_gemm_bf16_128x256_c2, 256, 128, 128, 2, N256
+    baton_gemm_bf16_128x256_c2, 256, 128, 128, 2, Bf16N256
 );
 gemm_entry!(
     /// BF16 GEMM, 128×224×64 tiles, 2-CTA clusters with B multicast: N
     /// multiples of 224 (7168 = 32 × 224) tile without a ragged column.
     abi::GEMM_128X224_C2,
-    baton_gemm_bf16_128x224_c2, 224, 112, 112, 2, N224
+    baton_gemm_bf16_128x224_c2, 224, 112, 112, 2, Bf16N224
 );
 gemm_entry!(
     /// BF16 GEMM, 128×128×64 tiles, 6 stages (m64n128k16).
     abi::GEMM_128X128,
-    baton_gemm_bf16_128x128, 128, 128, 64, 1, N128
+    baton_gemm_bf16_128x128, 128, 128, 64, 1, Bf16N128
 );
 gemm_entry!(
     /// BF16 GEMM, 128×128×64 tiles, 6 stages, 2-CTA clusters with B multicast.
     abi::GEMM_128X128_C2,
-    baton_gemm_bf16_128x128_c2, 128, 64, 64, 2, N128
+    baton_gemm_bf16_128x128_c2, 128, 64, 64, 2, Bf16N128
 );
 gemm_entry!(
     /// BF16 GEMM, 128×64×64 tiles, 8 stages (m64n64k16): for few, skinny tiles.
     abi::GEMM_128X64,
-    baton_gemm_bf16_128x64, 64, 64, 32, 1, N64
+    baton_gemm_bf16_128x64, 64, 64, 32, 1, Bf16N64
 );
 
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn gemm<
-    M: TileMma<ACC>,
+    M: Bf16Mma<ACC>,
     const BN: usize,
     const BNH: usize,
     const ACC: usize,
@@ -231,45 +172,37 @@ unsafe fn gemm<
     let subtiles = (BN / SUB_COLS) as u32;
     let bn = BN as u32;
     let epi_for = |w: usize| EpiLoadPipeline::new(epi_bars.at(w), c"gemm-epi-load");
-    if thread_idx_x() == 0 {
-        // Fetch the tensor maps into the descriptor cache while the
-        // barriers are set up (the first TMA of each would wait for it).
-        // SAFETY: the maps are valid per the kernel contract (C only read
-        // with beta ≠ 0).
-        unsafe {
-            prefetch_tensormap(tma_a);
-            prefetch_tensormap(tma_b);
-            prefetch_tensormap(tma_d);
-            if beta != 0.0 {
-                prefetch_tensormap(tma_c);
+    init_then_sync::<CLUSTER_M>(
+        #[inline(always)]
+        || {
+            // Fetch the tensor maps into the descriptor cache while the
+            // barriers are set up (the first TMA of each would wait for it).
+            // SAFETY: the maps are valid per the kernel contract (C only read
+            // with beta ≠ 0).
+            unsafe {
+                prefetch_tensormap(tma_a);
+                prefetch_tensormap(tma_b);
+                prefetch_tensormap(tma_d);
+                if beta != 0.0 {
+                    prefetch_tensormap(tma_c);
+                }
+                if tail_rows != 0 {
+                    prefetch_tensormap(tma_a_tail);
+                }
             }
-            if tail_rows != 0 {
-                prefetch_tensormap(tma_a_tail);
-            }
-        }
-        // Empty barriers: one arrival per consumer warpgroup of every CTA
-        // whose TMA multicast writes into the stage (the whole cluster).
-        input.init(CONSUMER_WARPGROUPS * CLUSTER_M);
-        // Producer: one elected thread's arrive_expect_tx; consumer: one
-        // arrival per warpgroup, once the D sub-tile written over the C
-        // sub-tile has been read by its TMA store.
-        epi_for(0).init_barriers(1, 1);
-        epi_for(1).init_barriers(1, 1);
-    }
-    if CLUSTER_M > 1 {
-        // Peers arrive on and multicast into our barriers: they must all be
-        // initialized cluster-wide first.
-        cluster_sync();
-    } else {
-        sync_threads();
-    }
+            // Empty barriers: one arrival per consumer warpgroup of every CTA
+            // whose TMA multicast writes into the stage (the whole cluster).
+            input.init(GEMM_ROLES.consumer_warpgroups * CLUSTER_M);
+            // Producer: one elected thread's arrive_expect_tx; consumer: one
+            // arrival per warpgroup, once the D sub-tile written over the C
+            // sub-tile has been read by its TMA store.
+            epi_for(0).init_barriers(1, 1);
+            epi_for(1).init_barriers(1, 1);
+        },
+    );
 
-    // Work units: CLUSTER_M vertically adjacent tiles sharing one B tile;
-    // CTA `rank` of a cluster takes tile row `unit_row * CLUSTER_M + rank`
-    // (a row past M loads no A, computes on stale stage data and is
-    // clipped by the store).
     // Every role walks the same schedule (data-parallel units, then this
-    // worker's stream-K share).
+    // worker's stream-K share): see `ClusterWork`.
     let work = ClusterWork::<CLUSTER_M>::new(
         m.div_ceil(BM),
         n.div_ceil(bn),
@@ -278,42 +211,38 @@ unsafe fn gemm<
         (sk_min_segment, sk_extra_waves),
     );
     let (sched, rank) = (work.sched, work.rank);
-    let warpgroup = warp_idx() / 4;
     let residual = beta != 0.0;
-    // Rows of A per tile row: `a_rows_loaded`. K past the end is still
+    // Rows of A per tile row: `TileRows::a_rows`. K past the end is still
     // zero-filled: it feeds every row.
-    let tiles_m = m.div_ceil(BM);
+    let rows = TileRows {
+        tiles_m: m.div_ceil(BM),
+        tail_rows,
+        bm: BM,
+    };
     let a_row_bytes = BK * 2;
     let b_bytes = bn * BK * 2;
 
-    if warpgroup == 0 {
-        wgmma::setmaxnreg_dec::<40>();
-        if warp_idx() == 0 && elect_one() {
-            let mut producer = input.producer();
-            for seg in work.segments() {
-                let (tm, tn) = work.tile_of(seg.unit);
-                let a_rows = a_rows_loaded(tm, tiles_m, tail_rows, BM);
-                let map_a = if a_rows == BM { tma_a } else { tma_a_tail };
-                for kb in seg.k_begin..seg.k_end {
-                    let stage = producer.acquire();
-                    if a_rows == BM {
-                        stage.arrive_expect_tx();
-                    } else {
-                        stage.arrive_expect_tx_bytes(a_rows * a_row_bytes + b_bytes);
-                    }
-                    let tiles = stage.tiles();
-                    let (kc, bar) = ((kb * BK) as i32, stage.barrier());
-                    // SAFETY: maps per the kernel contract; the stage is ours
-                    // and its full barrier expects Payload::TMA_BYTES (with
-                    // a trimmed A: a_rows rows of A plus B).
+    dispatch_roles!(GEMM_ROLES, c_load_active: residual,
+        // TMA producer: A (its loaded rows) and B (or this CTA's multicast
+        // half) per stage; the full barrier expects Payload::TMA_BYTES, or
+        // a_rows rows of A plus B.
+        producer => {
+            TmaProducer { input, work, rows }.run(#[inline(always)]
+                |t| {
+                let map_a = if t.a_rows == BM { tma_a } else { tma_a_tail };
+                (t.a_rows * a_row_bytes + b_bytes, #[inline(always)]
+                move |tiles, bar, kb| {
+                    let kc = (kb * BK) as i32;
+                    // SAFETY: maps per the kernel contract; the stage is
+                    // ours and its full barrier expects these bytes.
                     unsafe {
-                        if a_rows != 0 {
+                        if t.a_rows != 0 {
                             load_2d(
                                 map_a,
                                 smem_field!(tiles, Stage<BN>, a),
                                 bar,
                                 kc,
-                                (tm * BM) as i32,
+                                (t.tm * BM) as i32,
                             );
                         }
                         load_b_tile::<u16, BN, BNH, { BK as usize }, CLUSTER_M>(
@@ -321,178 +250,93 @@ unsafe fn gemm<
                             smem_field!(tiles, Stage<BN>, b),
                             bar,
                             kc,
-                            tn * bn,
+                            t.tn * bn,
                             rank,
                         );
                     }
-                }
-            }
-            producer.drain();
-        } else if warp_idx() == 1 && residual && elect_one() {
-            let (mut epi0, mut epi1) = (epi_for(0), epi_for(1));
-            let load_c =
-                |pipe: &mut EpiLoadPipeline<'_, EPI_STAGES>, w: usize, col: i32, row: i32| {
-                    let stage = pipe.produce_explicit();
-                    stage.arrive_expect_tx(SubTile::BYTES);
-                    // SAFETY: C map per the contract; the stage is ours.
-                    unsafe {
-                        load_2d(
-                            tma_c,
-                            epi_tiles.at(w).at(stage.index() as usize),
-                            stage.mbar(),
-                            col,
-                            row,
-                        )
-                    };
-                };
-            // C is read by the segments that write D: the finalizers.
+                })
+            })
+        },
+        // C-load: C sub-tiles of the tiles this CTA finishes (beta ≠ 0).
+        c_load => {
+            let c_load = CLoad {
+                pipes: [epi_for(0), epi_for(1)],
+                tiles: epi_tiles,
+                map_c: tma_c,
+                work,
+                tile_m: BM,
+                tile_n: bn,
+                subtiles,
+            };
+            // SAFETY: C map per the kernel contract (read: beta ≠ 0).
+            unsafe { c_load.run() }
+        },
+        // Consumer warpgroup `wg`: main loop, stream-K fixup, epilogue.
+        consumer(wg) => {
+            // (usize, as the inline original: the same descriptor
+            // arithmetic, and so the same main loop.)
+            let wg = wg as usize;
+            let tid = thread_idx_x() % 128;
+            let signaller = tid == 0;
+            let mut consumer: InputConsumer<'_, Payload<BN>, STAGES> = input.consumer();
+            let mut c = LoadedC {
+                pipe: epi_for(wg),
+                beta,
+            };
+            // `zeroed` lowers to a memset that SROA splits into registers;
+            // an array repeat expression lowers to a loop that keeps `acc`
+            // in local memory.
+            // SAFETY: all-zero is a valid [f32; ACC].
+            let mut acc: [f32; ACC] = unsafe { core::mem::zeroed() };
+            // This warpgroup's 64 rows of A (64 rows × 128 bytes further).
+            let st0 = input.stage(0);
+            let descs = StageDescriptors::new(
+                smem_field!(st0, Stage<BN>, a).addr() + (wg * 64 * 128) as u32,
+                smem_field!(st0, Stage<BN>, b).addr(),
+                core::mem::size_of::<Stage<BN>>() as u32,
+            );
+            let mut d_next = 0u32;
             for seg in work.segments() {
-                if !seg.is_finalizer() {
-                    continue;
-                }
                 let (tm, tn) = work.tile_of(seg.unit);
-                for j in 0..subtiles {
-                    let col = (tn * bn) as i32 + (j as usize * SUB_COLS) as i32;
-                    let row = (tm * BM) as i32;
-                    load_c(&mut epi0, 0, col, row);
-                    load_c(&mut epi1, 1, col, row + SUB_ROWS as i32);
-                }
-            }
-            epi0.producer_tail();
-            epi1.producer_tail();
-        }
-    } else {
-        wgmma::setmaxnreg_inc::<232>();
-        let wg = (warpgroup - 1) as usize;
-        let tid = thread_idx_x() % 128;
-        let signaller = tid == 0;
-        let (warp, lane) = (tid / 32, tid % 32);
-        let mut consumer: InputConsumer<'_, Payload<BN>, STAGES> = input.consumer();
-        let mut epi = epi_for(wg);
-        // `zeroed` lowers to a memset that SROA splits into registers; an
-        // array repeat expression lowers to a loop that keeps `acc` in local
-        // memory.
-        // SAFETY: all-zero is a valid [f32; 128].
-        let mut acc: [f32; ACC] = unsafe { core::mem::zeroed() };
-        // This warpgroup's 64 rows of A (64 rows × 128 bytes further).
-        let st0 = input.stage(0);
-        let descs = StageDescriptors::new(
-            smem_field!(st0, Stage<BN>, a).addr() + (wg * 64 * 128) as u32,
-            smem_field!(st0, Stage<BN>, b).addr(),
-            core::mem::size_of::<Stage<BN>>() as u32,
-        );
-        let mut d_next = 0u32;
-        for seg in work.segments() {
-            let (tm, tn) = work.tile_of(seg.unit);
-            // Main loop: K block kb's MMAs stay in flight while kb-1's
-            // stage is handed back.
-            let stage = consumer.acquire_stage();
-            mma_k_block::<M, ACC>(&mut acc, descs.at(stage.stage()), false);
-            let mut pending: PendingRelease<'_> = stage.defer_release();
-            for _ in 1..seg.len() {
-                let stage = consumer.acquire_stage();
-                mma_k_block::<M, ACC>(&mut acc, descs.at(stage.stage()), true);
-                wgmma::wait_group::<1>();
-                release_stage::<CLUSTER_M>(pending, signaller);
-                pending = stage.defer_release();
-            }
-            wgmma::wait_group::<0>();
-            release_stage::<CLUSTER_M>(pending, signaller);
-
-            // Stream-K fixup: a contributor hands its partial to the unit's
-            // finalizer and has no epilogue (`continue`); a finalizer of a
-            // split unit adds the contributors' partials first.
-            stream_k_fixup!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC);
-
-            // Epilogue: BN / 32 sub-tiles of 64 rows × 32 columns.
-            //
-            // beta ≠ 0: sub-tile J is C stage `c_stage` of the warpgroup's
-            // `EpiLoadPipeline`; every thread reads its C values and writes
-            // D over them (same addresses, same thread), then one thread
-            // TMA-stores the buffer. The stage goes back to the C-load warp
-            // only once that store has read it, one sub-tile later (the
-            // last of a tile at the tile's end), so up to EPI_STAGES C loads
-            // are in flight and D needs no buffer of its own.
-            //
-            // beta = 0: D rotates through the EPI_STAGES buffers across
-            // tiles (`d_next` counts sub-tiles), a store lagging up to
-            // EPI_STAGES - 1 sub-tiles behind.
-            let row = warp * 16 + lane / 4;
-            let bufs = epi_tiles.at(wg);
-            baton::unroll!(J in [0, 1, 2, 3, 4, 5, 6, 7] {
-              if J < subtiles {
-                let slot = if residual {
-                    epi.wait_producer();
-                    epi.consumer_stage()
-                } else {
-                    // The buffer is free once the store issued from it one
-                    // rotation ago has finished reading it.
-                    if signaller {
-                        store_wait_group_read::<{ EPI_STAGES as u32 - 1 }>();
-                    }
-                    named_barrier_sync(1 + wg as u32, 128);
-                    (d_next + J) % EPI_STAGES as u32
+                bf16_mainloop::<M, _, ACC, STAGES, CLUSTER_M>(
+                    &mut consumer,
+                    descs,
+                    seg.len(),
+                    &mut acc,
+                    signaller,
+                );
+                // Stream-K fixup: a contributor hands its partial to the
+                // unit's finalizer and has no epilogue (`continue`); a
+                // finalizer of a split unit adds the contributors' partials
+                // first.
+                stream_k_fixup!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC);
+                // Epilogue: BN / 32 sub-tiles of 64 rows × 32 columns, D in
+                // place over C (beta ≠ 0) or through the ring (`d_next`
+                // counts sub-tiles).
+                let epilogue = StoreEpilogue {
+                    bufs: epi_tiles.at(wg),
+                    map_d: tma_d,
+                    wg: wg as u32,
+                    tid,
                 };
-                // SAFETY: slot < EPI_STAGES.
-                let buf_tile = unsafe { bufs.at_unchecked(slot as usize) };
-                let buf = buf_tile.addr();
-                baton::unroll!(Q in [0, 1, 2, 3] {
-                    baton::unroll!(H in [0, 1] {
-                        // Registers 16J + 4Q + 2H (+1): row + 8H, columns
-                        // 8Q + 2(lane % 4) (+1) of sub-tile J.
-                        let i = (16 * J + 4 * Q + 2 * H) as usize;
-                        let r = row + 8 * H;
-                        let off = swizzled64(r, 4 * Q + lane % 4);
-                        let (mut x0, mut x1) = (alpha * acc[i], alpha * acc[i + 1]);
-                        if residual {
-                            // SAFETY: the C stage is full (waited); in bounds.
-                            let cv = unsafe { ld_shared_u32(buf + off) };
-                            x0 += beta * f32::from_bits(cv << 16);
-                            x1 += beta * f32::from_bits(cv & 0xFFFF_0000);
-                        }
-                        // SAFETY: the buffer is this warpgroup's (a full C
-                        // stage, or a D buffer whose store has read it); in
-                        // bounds; with beta ≠ 0 this thread read `off` just
-                        // above.
-                        unsafe { st_shared_u32(buf + off, pack_bf16x2(x0, x1)) };
-                    });
-                });
-                fence_proxy_async_shared();
-                named_barrier_sync(1 + wg as u32, 128);
-                if signaller {
-                    let col = (tn * bn) as i32 + (J as usize * SUB_COLS) as i32;
-                    let r0 = (tm * BM) as i32 + (wg * SUB_ROWS) as i32;
-                    // SAFETY: D map per the contract; the buffer holds the
-                    // finished sub-tile (fenced for the async proxy).
-                    unsafe { store_2d(tma_d, buf_tile, col, r0) };
-                    store_commit_group();
-                }
-                if residual {
-                    if J > 0 {
-                        // The previous sub-tile's store has read its stage:
-                        // hand that stage back to the C-load warp.
-                        if signaller {
-                            store_wait_group_read::<1>();
-                        }
-                        let prev = (slot + EPI_STAGES as u32 - 1) % EPI_STAGES as u32;
-                        epi.pipeline().consumer_mbar(prev).arrive_if(signaller);
-                    }
-                    if J + 1 == subtiles {
-                        if signaller {
-                            store_wait_group_read::<0>();
-                        }
-                        epi.pipeline().consumer_mbar(slot).arrive_if(signaller);
-                    }
-                    epi.consumer_step();
-                }
-              }
-            });
-            d_next += subtiles;
-        }
-        if signaller {
-            store_wait_group::<0>();
-        }
-    }
+                // SAFETY: D map per the kernel contract; the C-load role
+                // loads this tile's C sub-tiles in this order.
+                unsafe {
+                    epilogue.store(&acc, alpha, &mut c, d_next, subtiles, #[inline(always)]
+                    |j| {
+                        (
+                            (tn * bn) as i32 + (j as usize * SUB_COLS) as i32,
+                            (tm * BM) as i32 + (wg * SUB_ROWS) as i32,
+                        )
+                    })
+                };
+                d_next += subtiles;
+            }
+            if signaller {
+                store_wait_group::<0>();
+            }
+        },
+    );
     // No final cluster barrier: every access a peer makes to this CTA's
     // shared memory is accounted for by this CTA's own waits — the peer's
     // multicast loads complete on our `full` barriers, which our consumers

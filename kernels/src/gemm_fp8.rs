@@ -58,6 +58,14 @@
 //! * Persistent grid: work unit `u` (a tile, or a cluster's tiles) goes to
 //!   CTA (cluster) `u mod grid`, in grouped order.
 //!
+//! Assembled from the Hopper roles of `baton_kernel_roles::sm90` (their
+//! docs state each role's barrier contract): the layout (`Fp8Smem`), then
+//! setup (`init_then_sync`), the schedule (`ClusterWork`, `TileRows`) and
+//! `dispatch_roles!` over `GEMM_ROLES` — `TmaProducer` with this kernel's
+//! loads (A, A scales, B), no C-load, and per consumer warpgroup
+//! `fp8_mainloop` (MMA + `promotion`), `stream_k_fixup!` and
+//! `StoreEpilogue` over the two D buffers (`NoC`).
+//!
 //! # Per-K output pipeline: Hopper vs Blackwell
 //!
 //! baton's `OutputKPipeline` (`MmaKStage` → `EpilogueKStage`) models the
@@ -80,254 +88,34 @@
 //! and from the two consumer warpgroups sharing the tensor core, not from
 //! an mbarrier stage ring.
 
-use crate::gemm_common::{
-    ClusterWork, StageDescriptors, StreamKFixup, a_rows_loaded, load_b_tile, pack_bf16x2,
-    release_stage, stream_k_fixup, swizzled64,
-};
-use baton::arch::sm90::tma::{
-    TensorMap, load_2d, prefetch_tensormap, store_2d, store_commit_group, store_wait_group,
-    store_wait_group_read,
-};
-use baton::arch::sm90::wgmma::{
-    self, SplitDescriptor,
-    ops::{mma_m64n64k32_f32_e4m3, mma_m64n128k32_f32_e4m3, mma_m64n192k32_f32_e4m3},
-};
-use baton::arch::sm90::{
-    cluster_sync, dynamic_smem, elect_one, fence_proxy_async_shared, ld_shared_u32,
-    named_barrier_sync, st_shared_u32, sync_threads, thread_idx_x, warp_idx,
-};
+use baton::arch::sm90::tma::{TensorMap, load_2d, prefetch_tensormap, store_wait_group};
+use baton::arch::sm90::{dynamic_smem, thread_idx_x};
 use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tile_pipeline::{InputConsumer, InputTilePipeline};
-use core::arch::asm;
+use baton_kernel_roles::dispatch_roles;
+use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
+use baton_kernel_roles::sm90::epilogue::{NoC, SUB_COLS, SUB_ROWS, StoreEpilogue};
+pub use baton_kernel_roles::sm90::mainloop_fp8::{BK, WAVE_M};
+use baton_kernel_roles::sm90::mainloop_fp8::{
+    Fp8Accumulators, Fp8Mma, Fp8N64, Fp8N128, Fp8N192, Fp8Payload, Fp8Scales, Fp8Stage,
+    fp8_mainloop,
+};
+use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile};
+use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};
+use baton_kernel_roles::sm90::stage_descriptors::StageDescriptors;
+use baton_kernel_roles::sm90::stream_k::StreamKFixup;
+use baton_kernel_roles::stream_k_fixup;
 
-use baton_kernels_abi::gemm_fp8::{self as abi, Fp8Smem, Payload, SUB_COLS, SUB_ROWS, Stage};
-pub use baton_kernels_abi::gemm_fp8::{BK, WAVE_M};
-use baton_kernels_abi::gemm_params::{GemmFp8Params, StreamKParams};
-const CONSUMER_WARPGROUPS: u32 = 2;
 /// Tiles along M grouped together for L2 reuse.
 const GROUP_M: u32 = 8;
 
-/// `ld.global.nc.f32`: a read-only global load.
-///
-/// # Safety
-/// `p` is a valid global address of an f32 that nothing writes during the
-/// kernel.
-#[inline(always)]
-unsafe fn ld_global_nc_f32(p: *const f32) -> f32 {
-    let r: f32;
-    // SAFETY: forwarded to the caller.
-    unsafe {
-        asm!("ld.global.nc.f32 {r}, [{p}];", r = out(reg32) r, p = in(reg64) p as u64, options(pure, readonly, nostack))
-    };
-    r
-}
+type Payload<const BM: usize, const BN: usize> = Fp8Payload<BM, BN>;
+type Stage<const BM: usize, const BN: usize> = Fp8Stage<BM, BN>;
 
-/// `fma.rn.f32`: `a · b + c` with one rounding.
-#[inline(always)]
-fn fma(a: f32, b: f32, c: f32) -> f32 {
-    let r: f32;
-    // SAFETY: pure arithmetic.
-    unsafe {
-        asm!("fma.rn.f32 {r}, {a}, {b}, {c};", r = out(reg32) r, a = in(reg32) a, b = in(reg32) b, c = in(reg32) c, options(pure, nomem, nostack))
-    };
-    r
-}
-
-/// Promotion of one K block: `acc += partial × a_scale[row] × b_scale`,
-/// with `scales = (a_scale[row], a_scale[row + 8], b_scale_lo, b_scale_hi)`;
-/// registers 4Q + 2H (+1) of a `wgmma` accumulator hold row + 8H, columns
-/// 8Q + 2(lane % 4) (+1). Columns from `8 · SPLIT` on lie in the next
-/// 128-wide B-scale block (`b_scale_hi`): a 192-wide tile straddles two
-/// (SPLIT = 16 or 8, by the tile's offset); `SPLIT ≥ ACC / 4`: one block.
-#[inline(always)]
-fn promote<const ACC: usize, const SPLIT: u32>(
-    acc: &mut [f32; ACC],
-    partial: &[f32; ACC],
-    (sa0, sa1, sb_lo, sb_hi): (f32, f32, f32, f32),
-) {
-    let (s0, s1) = (sa0 * sb_lo, sa1 * sb_lo);
-    let (h0, h1) = if (SPLIT as usize) < ACC / 4 {
-        (sa0 * sb_hi, sa1 * sb_hi)
-    } else {
-        (s0, s1)
-    };
-    baton::unroll!(Q in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23] {
-        if (Q as usize) < ACC / 4 {
-            let (r0, r1) = if Q < SPLIT { (s0, s1) } else { (h0, h1) };
-            baton::unroll!(R in [0, 1, 2, 3] {
-                let i = (4 * Q + R) as usize;
-                acc[i] = fma(partial[i], if R < 2 { r0 } else { r1 }, acc[i]);
-            });
-        }
-    });
-}
-
-/// Promotes with the tile's B-scale split: `split_q` is 16 or 8 for a
-/// 192-wide tile at an even or odd tile column, anything for BN ≤ 128
-/// (one B-scale block per tile). A warp-uniform branch picks a promotion
-/// compiled for that split, so no per-register select is needed.
-#[inline(always)]
-fn promote_tile<const ACC: usize, const BN: usize>(
-    acc: &mut [f32; ACC],
-    partial: &[f32; ACC],
-    scales: (f32, f32, f32, f32),
-    split_q: u32,
-) {
-    if BN <= 128 {
-        promote::<ACC, 32>(acc, partial, scales);
-    } else if split_q == 16 {
-        promote::<ACC, 16>(acc, partial, scales);
-    } else {
-        promote::<ACC, 8>(acc, partial, scales);
-    }
-}
-
-macro_rules! wait_group_tied {
-    ($n:literal, $acc:ident, [$($i:literal),*]) => {
-        // SAFETY: warpgroup-collective wait; `acc` is tied so that no read
-        // of it is scheduled before the wait.
-        unsafe {
-            asm!(
-                concat!("wgmma.wait_group.sync.aligned ", $n, "; //", $(" {", stringify!($i), "}"),*),
-                $(inout(reg32) $acc[$i]),*,
-                options(nostack)
-            )
-        }
-    };
-}
-
-/// One FP8 `wgmma` shape: a warpgroup's 64 × N block, `ACC = N / 2` fp32
-/// accumulators per thread, K = 32.
-trait Fp8Mma<const ACC: usize> {
-    /// # Safety
-    /// As [`mma_m64n128k32_f32_e4m3`].
-    unsafe fn mma(acc: &mut [f32; ACC], a: u64, b: u64, accumulate: bool);
-    /// `wgmma.wait_group N` (N = 0 or 1) with `acc` (the partial whose MMAs
-    /// it retires) tied as an in-out operand: LLVM cannot hoist reads of
-    /// `acc` above the wait.
-    fn wait<const N: u32>(acc: &mut [f32; ACC]);
-}
-
-struct N192;
-struct N128;
-struct N64;
-
-impl Fp8Mma<64> for N128 {
-    #[inline(always)]
-    unsafe fn mma(acc: &mut [f32; 64], a: u64, b: u64, accumulate: bool) {
-        // SAFETY: forwarded.
-        unsafe { mma_m64n128k32_f32_e4m3(acc, a, b, accumulate) }
-    }
-    #[inline(always)]
-    fn wait<const N: u32>(acc: &mut [f32; 64]) {
-        if N == 0 {
-            wait_group_tied!(
-                0,
-                acc,
-                [
-                    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-                    22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,
-                    42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61,
-                    62, 63
-                ]
-            );
-        } else {
-            wait_group_tied!(
-                1,
-                acc,
-                [
-                    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-                    22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,
-                    42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61,
-                    62, 63
-                ]
-            );
-        }
-    }
-}
-
-impl Fp8Mma<96> for N192 {
-    #[inline(always)]
-    unsafe fn mma(acc: &mut [f32; 96], a: u64, b: u64, accumulate: bool) {
-        // SAFETY: forwarded.
-        unsafe { mma_m64n192k32_f32_e4m3(acc, a, b, accumulate) }
-    }
-    #[inline(always)]
-    fn wait<const N: u32>(acc: &mut [f32; 96]) {
-        if N == 0 {
-            wait_group_tied!(
-                0,
-                acc,
-                [
-                    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-                    22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,
-                    42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61,
-                    62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81,
-                    82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95
-                ]
-            );
-        } else {
-            wait_group_tied!(
-                1,
-                acc,
-                [
-                    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-                    22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,
-                    42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61,
-                    62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81,
-                    82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95
-                ]
-            );
-        }
-    }
-}
-
-impl Fp8Mma<32> for N64 {
-    #[inline(always)]
-    unsafe fn mma(acc: &mut [f32; 32], a: u64, b: u64, accumulate: bool) {
-        // SAFETY: forwarded.
-        unsafe { mma_m64n64k32_f32_e4m3(acc, a, b, accumulate) }
-    }
-    #[inline(always)]
-    fn wait<const N: u32>(acc: &mut [f32; 32]) {
-        if N == 0 {
-            wait_group_tied!(
-                0,
-                acc,
-                [
-                    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-                    22, 23, 24, 25, 26, 27, 28, 29, 30, 31
-                ]
-            );
-        } else {
-            wait_group_tied!(
-                1,
-                acc,
-                [
-                    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-                    22, 23, 24, 25, 26, 27, 28, 29, 30, 31
-                ]
-            );
-        }
-    }
-}
-
-/// Issues the 4 `wgmma.m64nNk32` of one K block (128) into `acc`,
-/// overwriting it (scale-d = 0 on the first).
-#[inline(always)]
-fn mma_k_block<M: Fp8Mma<ACC>, const ACC: usize>(
-    acc: &mut [f32; ACC],
-    (da, db): (SplitDescriptor, SplitDescriptor),
-) {
-    wgmma::fence();
-    baton::unroll!(KK in [0, 1, 2, 3] {
-        // SAFETY: the stage is loaded (waited) and stays unreleased until
-        // wait_group retires these MMAs; `acc` is not touched meanwhile.
-        unsafe { M::mma(acc, da.advance(KK * 32).join(), db.advance(KK * 32).join(), KK > 0) };
-    });
-    wgmma::commit_group();
-}
+pub use baton_kernels_abi::gemm_fp8::Fp8Smem;
+use baton_kernels_abi::gemm_fp8::{self as abi};
+use baton_kernels_abi::gemm_params::{GemmFp8Params, StreamKParams};
 
 macro_rules! fp8_entry {
     ($(#[$doc:meta])* $spec:path, $name:ident, $mma:ty, $bm:literal, $bn:literal, $acc:literal, $stages:literal, $double:literal, $cluster:literal) => {
@@ -383,7 +171,7 @@ fp8_entry!(
     /// never touched (may be null).
     abi::GEMM_128X128,
     baton_gemm_fp8_blockwise_128x128,
-    N128, 128, 128, 64, 6, false, 1
+    Fp8N128, 128, 128, 64, 6, false, 1
 );
 
 fp8_entry!(
@@ -395,7 +183,7 @@ fp8_entry!(
     /// As [`baton_gemm_fp8_blockwise_128x128`].
     abi::GEMM_128X128_DB,
     baton_gemm_fp8_blockwise_128x128_db,
-    N128, 128, 128, 64, 6, true, 1
+    Fp8N128, 128, 128, 64, 6, true, 1
 );
 
 fp8_entry!(
@@ -410,7 +198,7 @@ fp8_entry!(
     /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 64}.
     abi::GEMM_128X128_DB_C2,
     baton_gemm_fp8_blockwise_128x128_db_c2,
-    N128, 128, 128, 64, 6, true, 2
+    Fp8N128, 128, 128, 64, 6, true, 2
 );
 
 fp8_entry!(
@@ -422,7 +210,7 @@ fp8_entry!(
     /// `size_of::<Fp8Smem<64, 8>>()` bytes of dynamic shared memory.
     abi::GEMM_128X64_DB,
     baton_gemm_fp8_blockwise_128x64_db,
-    N64, 128, 64, 32, 8, true, 1
+    Fp8N64, 128, 64, 32, 8, true, 1
 );
 
 fp8_entry!(
@@ -436,7 +224,7 @@ fp8_entry!(
     /// `size_of::<Fp8Smem<192, 5>>()` bytes of dynamic shared memory.
     abi::GEMM_128X192,
     baton_gemm_fp8_blockwise_128x192,
-    N192, 128, 192, 96, 5, false, 1
+    Fp8N192, 128, 192, 96, 5, false, 1
 );
 
 fp8_entry!(
@@ -455,7 +243,7 @@ fp8_entry!(
     /// of dynamic shared memory.
     abi::GEMM_256X128,
     baton_gemm_fp8_blockwise_256x128,
-    N128, 256, 128, 64, 4, false, 1
+    Fp8N128, 256, 128, 64, 4, false, 1
 );
 
 fp8_entry!(
@@ -471,7 +259,7 @@ fp8_entry!(
     /// `size_of::<Fp8Smem<128, 256, 4>>()` bytes of dynamic shared memory.
     abi::GEMM_128X256,
     baton_gemm_fp8_blockwise_128x256,
-    N128, 128, 256, 64, 4, false, 1
+    Fp8N128, 128, 256, 64, 4, false, 1
 );
 
 #[inline(always)]
@@ -532,31 +320,27 @@ unsafe fn gemm<
         c"gemm-fp8-mainloop",
     );
     let d_tiles = smem_field!(smem, Fp8Smem<BM, BN, STAGES>, d_tiles);
-    if thread_idx_x() == 0 {
-        // Fetch the tensor maps into the descriptor cache while the
-        // barriers are set up (the first TMA of each would wait for it).
-        // SAFETY: the maps are valid per the kernel contract.
-        unsafe {
-            prefetch_tensormap(tma_a);
-            prefetch_tensormap(tma_b);
-            prefetch_tensormap(tma_sa);
-            prefetch_tensormap(tma_d);
-            if tail_rows != 0 {
-                prefetch_tensormap(tma_a_tail);
-                prefetch_tensormap(tma_sa_tail);
+    init_then_sync::<CLUSTER_M>(
+        #[inline(always)]
+        || {
+            // Fetch the tensor maps into the descriptor cache while the
+            // barriers are set up (the first TMA of each would wait for it).
+            // SAFETY: the maps are valid per the kernel contract.
+            unsafe {
+                prefetch_tensormap(tma_a);
+                prefetch_tensormap(tma_b);
+                prefetch_tensormap(tma_sa);
+                prefetch_tensormap(tma_d);
+                if tail_rows != 0 {
+                    prefetch_tensormap(tma_a_tail);
+                    prefetch_tensormap(tma_sa_tail);
+                }
             }
-        }
-        // Empty barriers: one arrival per consumer warpgroup of every CTA
-        // whose B multicast writes into the stage (the whole cluster).
-        input.init(CONSUMER_WARPGROUPS * CLUSTER_M);
-    }
-    if CLUSTER_M > 1 {
-        // Peers arrive on and multicast into our barriers: they must all be
-        // initialized cluster-wide first.
-        cluster_sync();
-    } else {
-        sync_threads();
-    }
+            // Empty barriers: one arrival per consumer warpgroup of every CTA
+            // whose B multicast writes into the stage (the whole cluster).
+            input.init(GEMM_ROLES.consumer_warpgroups * CLUSTER_M);
+        },
+    );
 
     // Work units: CLUSTER_M vertically adjacent tiles sharing one B tile;
     // CTA `rank` of a cluster takes tile row `unit_row * CLUSTER_M + rank`
@@ -564,8 +348,13 @@ unsafe fn gemm<
     let (bm, bn) = (BM as u32, BN as u32);
     let n_blocks = n.div_ceil(128);
     // Rows of A (and of its scales, rounded up to 4 floats: 16 bytes for
-    // TMA) per tile row: `a_rows_loaded`.
+    // TMA) per tile row: `TileRows::a_rows`.
     let tiles_m = m.div_ceil(bm);
+    let rows = TileRows {
+        tiles_m,
+        tail_rows,
+        bm,
+    };
     let k_blocks = k / BK;
     // Every role walks the same schedule (data-parallel units, then this
     // worker's stream-K share).
@@ -577,47 +366,39 @@ unsafe fn gemm<
         (sk_min_segment, sk_extra_waves),
     );
     let (sched, rank) = (work.sched, work.rank);
-    let warpgroup = warp_idx() / 4;
 
-    if warpgroup == 0 {
-        wgmma::setmaxnreg_dec::<40>();
-        if warp_idx() == 0 && elect_one() {
-            let mut producer = input.producer();
-            for seg in work.segments() {
-                let (tm, tn) = work.tile_of(seg.unit);
-                let a_rows = a_rows_loaded(tm, tiles_m, tail_rows, bm);
-                let (map_a, map_sa) = if a_rows == bm {
+    dispatch_roles!(GEMM_ROLES, c_load_active: false,
+        // TMA producer: A, its scales (its loaded rows) and B (or this
+        // CTA's multicast half) per stage; the full barrier expects
+        // Payload::TMA_BYTES, or the trimmed count.
+        producer => {
+            TmaProducer { input, work, rows }.run(#[inline(always)]
+                |t| {
+                let (map_a, map_sa) = if t.a_rows == bm {
                     (tma_a, tma_sa)
                 } else {
                     (tma_a_tail, tma_sa_tail)
                 };
-                let trimmed_bytes = a_rows * BK + bn * BK + 4 * a_rows.next_multiple_of(4);
-                for kb in seg.k_begin..seg.k_end {
-                    let stage = producer.acquire();
-                    if a_rows == bm {
-                        stage.arrive_expect_tx();
-                    } else {
-                        stage.arrive_expect_tx_bytes(trimmed_bytes);
-                    }
-                    let st = stage.tiles();
-                    let (kc, bar) = ((kb * BK) as i32, stage.barrier());
-                    // SAFETY: maps per the kernel contract; the stage is ours
-                    // and its full barrier expects Payload::TMA_BYTES (with
-                    // a trimmed A: trimmed_bytes).
+                let trimmed_bytes = t.a_rows * BK + bn * BK + 4 * t.a_rows.next_multiple_of(4);
+                (trimmed_bytes, #[inline(always)]
+                move |st, bar, kb| {
+                    let kc = (kb * BK) as i32;
+                    // SAFETY: maps per the kernel contract; the stage is
+                    // ours and its full barrier expects these bytes.
                     unsafe {
-                        if a_rows != 0 {
+                        if t.a_rows != 0 {
                             load_2d(
                                 map_a,
                                 smem_field!(st, Stage<BM, BN>, a),
                                 bar,
                                 kc,
-                                (tm * bm) as i32,
+                                (t.tm * bm) as i32,
                             );
                             load_2d(
                                 map_sa,
                                 smem_field!(st, Stage<BM, BN>, a_scales),
                                 bar,
-                                (tm * bm) as i32,
+                                (t.tm * bm) as i32,
                                 kb as i32,
                             );
                         }
@@ -626,229 +407,120 @@ unsafe fn gemm<
                             smem_field!(st, Stage<BM, BN>, b),
                             bar,
                             kc,
-                            tn * bn,
+                            t.tn * bn,
                             rank,
                         );
                     }
-                }
-            }
-            producer.drain();
-        }
-    } else {
-        wgmma::setmaxnreg_inc::<232>();
-        let wg = (warpgroup - 1) as usize;
-        let tid = thread_idx_x() % 128;
-        let signaller = tid == 0;
-        let (warp, lane) = (tid / 32, tid % 32);
-        // This thread's accumulator rows within the warpgroup: `row`, `row + 8`.
-        let row = warp * 16 + lane / 4;
-        let scale_row = wg as u32 * 64 + row;
-        let mut consumer: InputConsumer<'_, Payload<BM, BN>, STAGES> = input.consumer();
-        // `zeroed` lowers to a memset that SROA splits into registers.
-        // SAFETY: all-zero is a valid [f32; ACC].
-        let mut p0: [f32; ACC] = unsafe { core::mem::zeroed() };
-        // SAFETY: as above.
-        let mut p1: [f32; ACC] = unsafe { core::mem::zeroed() };
-        // This warpgroup's 64 rows of A (64 rows × BK bytes further).
-        let st0 = input.stage(0);
-        let descs = StageDescriptors::new(
-            smem_field!(st0, Stage<BM, BN>, a).addr() + (wg * 64 * BK as usize) as u32,
-            smem_field!(st0, Stage<BM, BN>, b).addr(),
-            core::mem::size_of::<Stage<BM, BN>>() as u32,
-        );
-        for seg in work.segments() {
-            let (tm, tn) = work.tile_of(seg.unit);
-            // This tile's rows of B scales: one 128-wide n-block when BN
-            // divides 128; a 192-wide tile at column c0 = 192·tn covers
-            // n-block c0/128 up to column 128 − c0 mod 128 (128 or 64) of
-            // the tile and the next n-block after it (clamped to the last
-            // n-block: columns past N are clipped by the store).
-            let c0 = tn * bn;
-            let (b_lo, b_hi) = (c0 / 128, (c0 / 128 + 1).min(n_blocks - 1));
-            let split_q = (128 - c0 % 128) / 8;
-            // SAFETY: b_lo, b_hi < ⌈N/128⌉: in bounds per the contract.
-            let bs_row = unsafe { b_scales.add((b_lo * k_blocks) as usize) };
-            // SAFETY: as above.
-            let bs_row_hi = unsafe { b_scales.add((b_hi * k_blocks) as usize) };
-            // SAFETY: as above.
-            let mut acc: [f32; ACC] = unsafe { core::mem::zeroed() };
-            // Acquires K block `kb`'s stage, reads its scales (A from the
-            // stage, B from global memory: consumed only after the MMAs) and
-            // issues its MMAs into `$p`.
-            macro_rules! issue {
-                ($p:ident, $kb:expr) => {{
-                    let stage = consumer.acquire_stage();
-                    let st = stage.tiles();
-                    let sa = smem_field!(st, Stage<BM, BN>, a_scales).addr();
-                    // SAFETY: the stage is full (waited); rows < 128; kb <
-                    // K/128 (contract).
-                    let scales = unsafe {
-                        (
-                            f32::from_bits(ld_shared_u32(sa + 4 * scale_row)),
-                            f32::from_bits(ld_shared_u32(sa + 4 * (scale_row + 8))),
-                            ld_global_nc_f32(bs_row.add($kb as usize)),
-                            if BN > 128 {
-                                ld_global_nc_f32(bs_row_hi.add($kb as usize))
-                            } else {
-                                0.0
-                            },
-                        )
-                    };
-                    mma_k_block::<M, ACC>(&mut $p, descs.at(stage.stage()));
-                    // The stage's scales were read before its MMAs were
-                    // issued; it is handed back once they retired.
-                    (stage.defer_release(), scales)
-                }};
-            }
-            // The second wave's main accumulators (two-wave tiles; unused,
-            // and so eliminated, otherwise).
+                })
+            })
+        },
+        // No C: D = A·B.
+        c_load => {},
+        // Consumer warpgroup `wg`: MMA + promotion, stream-K fixup, epilogue.
+        consumer(wg) => {
+            // (usize, as the inline original: the same descriptor
+            // arithmetic, and so the same main loop.)
+            let wg = wg as usize;
+            let tid = thread_idx_x() % 128;
+            let signaller = tid == 0;
+            let (warp, lane) = (tid / 32, tid % 32);
+            // This thread's accumulator rows within the warpgroup: `row`, `row + 8`.
+            let row = warp * 16 + lane / 4;
+            let scale_row = wg as u32 * 64 + row;
+            let mut consumer: InputConsumer<'_, Payload<BM, BN>, STAGES> = input.consumer();
+            // `zeroed` lowers to a memset that SROA splits into registers.
             // SAFETY: all-zero is a valid [f32; ACC].
-            let mut acc_hi: [f32; ACC] = unsafe { core::mem::zeroed() };
-            if waves == 2 {
-                // Per K block: wave 0's MMAs, promotion, wave 1's MMAs into
-                // the same partial, stage release, promotion. Wave 1 is the
-                // next 128 rows of A (256-row tiles) or the next 128 rows of
-                // B with the next n-block's B scale (256-wide tiles). All
-                // scales are read before the stage goes back.
-                for kb in seg.k_begin..seg.k_end {
-                    let stage = consumer.acquire_stage();
-                    let st = stage.tiles();
-                    let sa = smem_field!(st, Stage<BM, BN>, a_scales).addr();
-                    // SAFETY: the stage is full (waited); rows < BM; kb <
-                    // K/128 (contract); b_hi < ⌈N/128⌉.
-                    let (sb, a) = unsafe {
-                        (
-                            [
-                                ld_global_nc_f32(bs_row.add(kb as usize)),
-                                if n_waves == 2 {
-                                    ld_global_nc_f32(bs_row_hi.add(kb as usize))
-                                } else {
-                                    0.0
-                                },
-                            ],
-                            if m_waves == 2 {
-                                [
-                                    ld_shared_u32(sa + 4 * scale_row),
-                                    ld_shared_u32(sa + 4 * (scale_row + 8)),
-                                    ld_shared_u32(sa + 4 * (scale_row + WAVE_M)),
-                                    ld_shared_u32(sa + 4 * (scale_row + WAVE_M + 8)),
-                                ]
-                                .map(f32::from_bits)
-                            } else {
-                                let a = [
-                                    ld_shared_u32(sa + 4 * scale_row),
-                                    ld_shared_u32(sa + 4 * (scale_row + 8)),
-                                ]
-                                .map(f32::from_bits);
-                                [a[0], a[1], a[0], a[1]]
-                            },
-                        )
-                    };
-                    let (da, db) = descs.at(stage.stage());
-                    let (wave1, sb1) = if m_waves == 2 {
-                        ((da.advance(WAVE_M * BK), db), sb[0])
-                    } else {
-                        ((da, db.advance(128 * BK)), sb[1])
-                    };
-                    mma_k_block::<M, ACC>(&mut p0, (da, db));
-                    M::wait::<0>(&mut p0);
-                    promote_tile::<ACC, 128>(&mut acc, &p0, (a[0], a[1], sb[0], 0.0), split_q);
-                    mma_k_block::<M, ACC>(&mut p0, wave1);
-                    M::wait::<0>(&mut p0);
-                    release_stage::<CLUSTER_M>(stage.defer_release(), signaller);
-                    promote_tile::<ACC, 128>(&mut acc_hi, &p0, (a[2], a[3], sb1, 0.0), split_q);
-                }
-            } else if DOUBLE {
-                // K block kb + 1's MMAs are in flight while kb's partial is
-                // promoted; the partials alternate between p0 and p1.
-                let (mut pending, mut scales) = issue!(p0, seg.k_begin);
-                let mut kb = seg.k_begin + 1;
-                loop {
-                    if kb >= seg.k_end {
-                        M::wait::<0>(&mut p0);
-                        release_stage::<CLUSTER_M>(pending, signaller);
-                        promote_tile::<ACC, BN>(&mut acc, &p0, scales, split_q);
-                        break;
-                    }
-                    let (next_pending, next_scales) = issue!(p1, kb);
-                    M::wait::<1>(&mut p0);
-                    release_stage::<CLUSTER_M>(pending, signaller);
-                    promote_tile::<ACC, BN>(&mut acc, &p0, scales, split_q);
-                    (pending, scales) = (next_pending, next_scales);
-                    kb += 1;
-                    if kb >= seg.k_end {
-                        M::wait::<0>(&mut p1);
-                        release_stage::<CLUSTER_M>(pending, signaller);
-                        promote_tile::<ACC, BN>(&mut acc, &p1, scales, split_q);
-                        break;
-                    }
-                    let (next_pending, next_scales) = issue!(p0, kb);
-                    M::wait::<1>(&mut p1);
-                    release_stage::<CLUSTER_M>(pending, signaller);
-                    promote_tile::<ACC, BN>(&mut acc, &p1, scales, split_q);
-                    (pending, scales) = (next_pending, next_scales);
-                    kb += 1;
-                }
-            } else {
-                for kb in seg.k_begin..seg.k_end {
-                    let (pending, scales) = issue!(p0, kb);
-                    M::wait::<0>(&mut p0);
-                    release_stage::<CLUSTER_M>(pending, signaller);
-                    promote_tile::<ACC, BN>(&mut acc, &p0, scales, split_q);
-                }
-            }
+            let mut p0: [f32; ACC] = unsafe { core::mem::zeroed() };
+            // SAFETY: as above.
+            let mut p1: [f32; ACC] = unsafe { core::mem::zeroed() };
+            // This warpgroup's 64 rows of A (64 rows × BK bytes further).
+            let st0 = input.stage(0);
+            let descs = StageDescriptors::new(
+                smem_field!(st0, Stage<BM, BN>, a).addr() + (wg * 64 * BK as usize) as u32,
+                smem_field!(st0, Stage<BM, BN>, b).addr(),
+                core::mem::size_of::<Stage<BM, BN>>() as u32,
+            );
+            for seg in work.segments() {
+                let (tm, tn) = work.tile_of(seg.unit);
+                // This tile's rows of B scales: one 128-wide n-block when BN
+                // divides 128; a 192-wide tile at column c0 = 192·tn covers
+                // n-block c0/128 up to column 128 − c0 mod 128 (128 or 64)
+                // of the tile and the next n-block after it (clamped to the
+                // last n-block: columns past N are clipped by the store).
+                let c0 = tn * bn;
+                let (b_lo, b_hi) = (c0 / 128, (c0 / 128 + 1).min(n_blocks - 1));
+                let split_q = (128 - c0 % 128) / 8;
+                // SAFETY: b_lo, b_hi < ⌈N/128⌉: in bounds per the contract.
+                let bs_row = unsafe { b_scales.add((b_lo * k_blocks) as usize) };
+                // SAFETY: as above.
+                let bs_row_hi = unsafe { b_scales.add((b_hi * k_blocks) as usize) };
+                // SAFETY: all-zero is a valid [f32; ACC].
+                let mut acc: [f32; ACC] = unsafe { core::mem::zeroed() };
+                // The second wave's main accumulators (two-wave tiles;
+                // unused, and so eliminated, otherwise).
+                // SAFETY: all-zero is a valid [f32; ACC].
+                let mut acc_hi: [f32; ACC] = unsafe { core::mem::zeroed() };
+                // SAFETY: k_end ≤ K/128 (contract); the B-scale rows are in
+                // bounds (above), the A-scale rows < BM.
+                unsafe {
+                    fp8_mainloop::<M, BM, BN, ACC, STAGES, DOUBLE, CLUSTER_M>(
+                        &mut consumer,
+                        descs,
+                        Fp8Scales {
+                            scale_row,
+                            bs_row,
+                            bs_row_hi,
+                        },
+                        seg.k_begin,
+                        seg.k_end,
+                        Fp8Accumulators {
+                            acc: &mut acc,
+                            acc_hi: &mut acc_hi,
+                            p0: &mut p0,
+                            p1: &mut p1,
+                        },
+                        split_q,
+                        signaller,
+                    )
+                };
 
-            // Stream-K fixup: a contributor hands its partial to the unit's
-            // finalizer and has no epilogue (`continue`); a finalizer of a
-            // split unit adds the contributors' partials first.
-            if waves == 1 {
-                stream_k_fixup!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC);
-            }
+                // Stream-K fixup: a contributor hands its partial to the
+                // unit's finalizer and has no epilogue (`continue`); a
+                // finalizer of a split unit adds the contributors' partials
+                // first.
+                if waves == 1 {
+                    stream_k_fixup!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC);
+                }
 
-            // Epilogue: per wave, wave_n / 32 sub-tiles of 64 rows × 32
-            // columns (an even count: the buffers alternate across waves too).
-            let d_buf = d_tiles.at(wg);
-            baton::unroll!(W in [0, 1] {
-              if (W as usize) < waves {
-                let acc = if W == 0 { &acc } else { &acc_hi };
-                baton::unroll!(J in [0, 1, 2, 3, 4, 5] {
-                  if (J as usize) < wave_n / SUB_COLS {
-                    let buf = d_buf.at((J % 2) as usize);
-                    // Buffer J%2 is free once the store issued from it two
-                    // sub-tiles ago has finished reading it.
-                    if signaller {
-                        store_wait_group_read::<1>();
-                    }
-                    named_barrier_sync(1 + wg as u32, 128);
-                    baton::unroll!(Q in [0, 1, 2, 3] {
-                        baton::unroll!(H in [0, 1] {
-                            // Registers 16J + 4Q + 2H (+1): row + 8H, columns
-                            // 8Q + 2(lane % 4) (+1) of sub-tile J.
-                            let i = (16 * J + 4 * Q + 2 * H) as usize;
-                            let r = row + 8 * H;
-                            let off = swizzled64(r, 4 * Q + lane % 4);
-                            // SAFETY: buffer J%2 is free (barrier above); in bounds.
-                            unsafe { st_shared_u32(buf.addr() + off, pack_bf16x2(acc[i], acc[i + 1])) };
-                        });
-                    });
-                    fence_proxy_async_shared();
-                    named_barrier_sync(1 + wg as u32, 128);
-                    if signaller {
-                        let (wm, wn) = if m_waves == 2 { (W, 0) } else { (0, W) };
-                        let col = (tn * bn + wn * 128) as i32 + (J as usize * SUB_COLS) as i32;
-                        let r0 = (tm * bm + wm * WAVE_M) as i32 + (wg * SUB_ROWS) as i32;
-                        // SAFETY: D map per the contract; the buffer holds the
-                        // finished sub-tile (fenced for the async proxy).
-                        unsafe { store_2d(tma_d, buf, col, r0) };
-                        store_commit_group();
-                    }
+                // Epilogue: per wave, wave_n / 32 sub-tiles of 64 rows × 32
+                // columns (an even count: the two D buffers alternate
+                // across waves too).
+                let epilogue = StoreEpilogue {
+                    bufs: d_tiles.at(wg),
+                    map_d: tma_d,
+                    wg: wg as u32,
+                    tid,
+                };
+                baton::unroll!(W in [0, 1] {
+                  if (W as usize) < waves {
+                    let acc = if W == 0 { &acc } else { &acc_hi };
+                    let (wm, wn) = if m_waves == 2 { (W, 0) } else { (0, W) };
+                    // SAFETY: D map per the kernel contract.
+                    unsafe {
+                        epilogue.store(acc, 1.0, &mut NoC, 0, (wave_n / SUB_COLS) as u32, #[inline(always)]
+                        |j| {
+                            (
+                                (tn * bn + wn * 128) as i32 + (j as usize * SUB_COLS) as i32,
+                                (tm * bm + wm * WAVE_M) as i32 + (wg * SUB_ROWS) as i32,
+                            )
+                        })
+                    };
                   }
                 });
-              }
-            });
-        }
-        if signaller {
-            store_wait_group::<0>();
-        }
-    }
+            }
+            if signaller {
+                store_wait_group::<0>();
+            }
+        },
+    );
 }

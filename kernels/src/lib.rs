@@ -17,7 +17,7 @@
 //! cargo build -p baton-runtime      # or: tools/build-ptx.sh --check --out-dir DIR
 //! ```
 #![no_std]
-#![feature(abi_ptx, asm_experimental_arch)]
+#![feature(abi_ptx)]
 
 #[cfg(not(target_arch = "nvptx64"))]
 compile_error!(
@@ -29,8 +29,6 @@ compile_error!(
 // sm_100a build (feature `sm100`) leaves them out.
 #[cfg(not(feature = "sm100"))]
 pub mod gemm_bf16;
-#[cfg(not(feature = "sm100"))]
-mod gemm_common;
 #[cfg(not(feature = "sm100"))]
 pub mod gemm_fp8;
 /// sm_100a only: built into `baton_sm100a.ptx` with `--features sm100`.

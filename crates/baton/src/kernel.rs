@@ -144,6 +144,10 @@ pub struct KernelSpec<P> {
     pub min_blocks_per_sm: u32,
     /// Bytes of dynamic shared memory each block is launched with; write it
     /// as `size_of` of the kernel's shared layout ([`KernelSpec::with_dynamic_smem`]).
+    /// Evaluated for the target being compiled: the device's value reaches
+    /// the host through the PTX (`baton-build` records it), and launches use
+    /// that one — on the host, layouts holding barrier cells are larger (the
+    /// CPU simulation's cells are 16 bytes, the GPU's 8).
     pub dynamic_smem_bytes: u32,
     /// A hot kernel: `baton-build` fails the build when ptxas reports spills
     /// or a stack frame for it in the release variant (the debug variant's

@@ -438,7 +438,7 @@ impl<'a> GemmPlan<'a> {
     /// 128×256) once; `run` gives each launch a new epoch, so the flags are
     /// never cleared.
     ///
-    /// Errors: `min_segment == 0`; [`Error::OutOfDeviceMemory`] when the
+    /// Errors: `min_segment == 0`; [`Error::OutOfDeviceMemory`](crate::Error::OutOfDeviceMemory) when the
     /// workspace does not fit (the plan is then unchanged and still usable).
     pub fn set_stream_k(&mut self, gpu: &Gpu, min_segment: Option<u32>) -> Result<()> {
         let Some(min_segment) = min_segment else {

@@ -1,0 +1,101 @@
+//! The C-load role: one elected lane TMA-loads the C sub-tiles of every
+//! tile the CTA finishes into the two consumer warpgroups'
+//! `EpiLoadPipeline`s (only launched when `beta ≠ 0`).
+
+use super::schedule::ClusterWork;
+use baton::arch::sm90::tma::{TensorMap, load_2d};
+use baton::epi_load::EpiLoadPipeline;
+use baton::smem::SharedRef;
+use baton::tile_pipeline::Tile;
+
+/// The C-load role of a Hopper GEMM CTA: for every finalizing segment of
+/// [`ClusterWork::segments`] (the segments that write D), `subtiles`
+/// sub-tiles of `ROWS × COLS` per consumer warpgroup, warpgroup `w` taking
+/// rows `w · ROWS..` of the tile.
+///
+/// Protocol contract (`EpiLoadPipeline`, per warpgroup): per sub-tile it
+/// waits for the stage's `empty` barrier (count 1: the consumer
+/// warpgroup's signalling thread, once the TMA store of the D written over
+/// the C sub-tile has read it), arrives once on `full` with
+/// `Tile::BYTES` expected (count 1), and the TMA load completes them. At
+/// the end it waits until both warpgroups consumed every stage
+/// (`producer_tail`). Consumers see the sub-tiles in the order of
+/// [`StoreEpilogue::store`](super::epilogue::StoreEpilogue::store):
+/// segment by segment, sub-tile `j` of warpgroup 0 and 1 in turn.
+///
+/// ```ignore
+/// let c_load = CLoad { pipes: [epi_for(0), epi_for(1)], tiles: epi_tiles, map_c: tma_c, work, tile_m: 128, tile_n: BN as u32, subtiles: BN as u32 / 32 };
+/// unsafe { c_load.run() };
+/// ```
+pub struct CLoad<
+    'a,
+    T,
+    const ROWS: usize,
+    const COLS: usize,
+    const RING: usize,
+    const CLUSTER_M: u32,
+> {
+    /// The consumer warpgroups' C pipelines (barriers initialized with
+    /// counts 1 and 1).
+    pub pipes: [EpiLoadPipeline<'a, RING>; 2],
+    /// Their stages' sub-tile buffers, `[warpgroup][stage]`.
+    pub tiles: SharedRef<'a, [[Tile<T, ROWS, COLS>; RING]; 2]>,
+    /// C's tensor map (box {COLS, ROWS}).
+    pub map_c: *const TensorMap,
+    /// The schedule every role walks.
+    pub work: ClusterWork<CLUSTER_M>,
+    /// Tile rows (M).
+    pub tile_m: u32,
+    /// Tile columns (N).
+    pub tile_n: u32,
+    /// Sub-tiles per warpgroup and tile (`tile_n / COLS`).
+    pub subtiles: u32,
+}
+
+impl<T, const ROWS: usize, const COLS: usize, const RING: usize, const CLUSTER_M: u32>
+    CLoad<'_, T, ROWS, COLS, RING, CLUSTER_M>
+{
+    /// Runs the role.
+    ///
+    /// # Safety
+    /// `map_c` is a valid tensor map of C in global memory, as described
+    /// on the fields.
+    ///
+    /// ```ignore
+    /// unsafe { c_load.run() };
+    /// ```
+    #[inline(always)]
+    pub unsafe fn run(self) {
+        let [mut epi0, mut epi1] = self.pipes;
+        let (tiles, map_c) = (self.tiles, self.map_c);
+        let load_c = |pipe: &mut EpiLoadPipeline<'_, RING>, w: usize, col: i32, row: i32| {
+            let stage = pipe.produce_explicit();
+            stage.arrive_expect_tx(Tile::<T, ROWS, COLS>::BYTES);
+            // SAFETY: C map per the contract; the stage is ours.
+            unsafe {
+                load_2d(
+                    map_c,
+                    tiles.at(w).at(stage.index() as usize),
+                    stage.mbar(),
+                    col,
+                    row,
+                )
+            };
+        };
+        // C is read by the segments that write D: the finalizers.
+        for seg in self.work.segments() {
+            if !seg.is_finalizer() {
+                continue;
+            }
+            let (tm, tn) = self.work.tile_of(seg.unit);
+            for j in 0..self.subtiles {
+                let col = (tn * self.tile_n) as i32 + (j as usize * COLS) as i32;
+                let row = (tm * self.tile_m) as i32;
+                load_c(&mut epi0, 0, col, row);
+                load_c(&mut epi1, 1, col, row + ROWS as i32);
+            }
+        }
+        epi0.producer_tail();
+        epi1.producer_tail();
+    }
+}

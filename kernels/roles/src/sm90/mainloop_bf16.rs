@@ -1,0 +1,151 @@
+//! The BF16 `wgmma` main loop of a Hopper GEMM consumer warpgroup: per K
+//! block (64) of a segment, 4 × `wgmma.m64nNk16` into the warpgroup's
+//! register accumulators, the stage released once `wait_group<1>` retired
+//! the MMAs that read it.
+
+use super::stage_descriptors::StageDescriptors;
+use baton::arch::sm90::wgmma::{
+    self, SplitDescriptor,
+    ops::{
+        mma_m64n64k16_f32_bf16, mma_m64n128k16_f32_bf16, mma_m64n224k16_f32_bf16,
+        mma_m64n256k16_f32_bf16,
+    },
+};
+use baton::pipeline::PendingRelease;
+use baton::tile_pipeline::{InputConsumer, TilePayload};
+
+/// One BF16 `wgmma` shape: a warpgroup's 64 × N block, `ACC = N / 2` fp32
+/// accumulators per thread, K = 16.
+///
+/// ```ignore
+/// unsafe { Bf16N256::mma(&mut acc, da, db, true) };
+/// ```
+pub trait Bf16Mma<const ACC: usize> {
+    /// Issues one `wgmma.mma_async` (no fence, no commit).
+    ///
+    /// # Safety
+    /// As [`mma_m64n256k16_f32_bf16`].
+    unsafe fn mma(acc: &mut [f32; ACC], a: u64, b: u64, accumulate: bool);
+}
+
+/// `wgmma.m64n256k16` bf16 (128 accumulators).
+pub struct Bf16N256;
+/// `wgmma.m64n224k16` bf16 (112 accumulators).
+pub struct Bf16N224;
+/// `wgmma.m64n128k16` bf16 (64 accumulators).
+pub struct Bf16N128;
+/// `wgmma.m64n64k16` bf16 (32 accumulators).
+pub struct Bf16N64;
+
+impl Bf16Mma<128> for Bf16N256 {
+    #[inline(always)]
+    unsafe fn mma(acc: &mut [f32; 128], a: u64, b: u64, accumulate: bool) {
+        // SAFETY: forwarded.
+        unsafe { mma_m64n256k16_f32_bf16(acc, a, b, accumulate) }
+    }
+}
+impl Bf16Mma<112> for Bf16N224 {
+    #[inline(always)]
+    unsafe fn mma(acc: &mut [f32; 112], a: u64, b: u64, accumulate: bool) {
+        // SAFETY: forwarded.
+        unsafe { mma_m64n224k16_f32_bf16(acc, a, b, accumulate) }
+    }
+}
+impl Bf16Mma<64> for Bf16N128 {
+    #[inline(always)]
+    unsafe fn mma(acc: &mut [f32; 64], a: u64, b: u64, accumulate: bool) {
+        // SAFETY: forwarded.
+        unsafe { mma_m64n128k16_f32_bf16(acc, a, b, accumulate) }
+    }
+}
+impl Bf16Mma<32> for Bf16N64 {
+    #[inline(always)]
+    unsafe fn mma(acc: &mut [f32; 32], a: u64, b: u64, accumulate: bool) {
+        // SAFETY: forwarded.
+        unsafe { mma_m64n64k16_f32_bf16(acc, a, b, accumulate) }
+    }
+}
+
+/// Issues the 4 `wgmma`s of one K block (64) for this warpgroup's 64 rows
+/// (fence, 4 MMAs, commit); `accumulate == false` starts the tile.
+///
+/// ```ignore
+/// mma_k_block::<Bf16N256, 128>(&mut acc, descs.at(stage.stage()), false);
+/// ```
+#[inline(always)]
+pub fn mma_k_block<M: Bf16Mma<ACC>, const ACC: usize>(
+    acc: &mut [f32; ACC],
+    (da, db): (SplitDescriptor, SplitDescriptor),
+    accumulate: bool,
+) {
+    wgmma::fence();
+    baton::unroll!(KK in [0, 1, 2, 3] {
+        // SAFETY: the stage is loaded (waited) and stays unreleased until
+        // wait_group retires these MMAs; `acc` is not touched meanwhile.
+        unsafe { M::mma(acc, da.advance(KK * 32).join(), db.advance(KK * 32).join(), accumulate || KK > 0) };
+    });
+    wgmma::commit_group();
+}
+
+/// Hands a retired input stage back: to this CTA's `empty` barrier, or in
+/// 2-CTA clusters to both CTAs' (each CTA's half of B was multicast into
+/// the stage of both, so both producers wait for both CTAs' consumers).
+/// One arrival per warpgroup (by `signaller`) and CTA. CTA-scope remote
+/// arrivals suffice: the stage was only read, and the MMAs that read it
+/// have retired.
+///
+/// ```ignore
+/// release_stage::<CLUSTER_M>(stage.defer_release(), tid == 0);
+/// ```
+#[inline(always)]
+pub fn release_stage<const CLUSTER_M: u32>(pending: PendingRelease<'_>, signaller: bool) {
+    if CLUSTER_M > 1 {
+        pending.release_multicast_if(0b11, signaller);
+    } else {
+        pending.release_if(signaller);
+    }
+}
+
+/// The BF16 main loop of one segment of `k_blocks ≥ 1` K blocks into `acc`
+/// (overwritten: the first K block starts it).
+///
+/// Protocol contract (`InputTilePipeline`, consumer side): per K block it
+/// waits on the stage's `full` barrier (the producer's TMA bytes), issues
+/// its MMAs, and releases the previous K block's stage once
+/// `wgmma.wait_group<1>` retired the MMAs that read it — one arrival per
+/// warpgroup on the `empty` barrier of every CTA of the cluster
+/// ([`release_stage`]); the last stage after `wait_group<0>`. On return
+/// every MMA has retired and `acc` holds the segment's sum.
+///
+/// ```ignore
+/// bf16_mainloop::<Bf16N256, _, 128, STAGES, CLUSTER_M>(&mut consumer, descs, seg.len(), &mut acc, tid == 0);
+/// ```
+#[inline(always)]
+pub fn bf16_mainloop<
+    'a,
+    M: Bf16Mma<ACC>,
+    P: TilePayload,
+    const ACC: usize,
+    const STAGES: usize,
+    const CLUSTER_M: u32,
+>(
+    consumer: &mut InputConsumer<'a, P, STAGES>,
+    descs: StageDescriptors,
+    k_blocks: u32,
+    acc: &mut [f32; ACC],
+    signaller: bool,
+) {
+    // K block kb's MMAs stay in flight while kb-1's stage is handed back.
+    let stage = consumer.acquire_stage();
+    mma_k_block::<M, ACC>(acc, descs.at(stage.stage()), false);
+    let mut pending: PendingRelease<'a> = stage.defer_release();
+    for _ in 1..k_blocks {
+        let stage = consumer.acquire_stage();
+        mma_k_block::<M, ACC>(acc, descs.at(stage.stage()), true);
+        wgmma::wait_group::<1>();
+        release_stage::<CLUSTER_M>(pending, signaller);
+        pending = stage.defer_release();
+    }
+    wgmma::wait_group::<0>();
+    release_stage::<CLUSTER_M>(pending, signaller);
+}

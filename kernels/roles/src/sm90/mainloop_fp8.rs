@@ -1,0 +1,366 @@
+//! The blockwise-scaled FP8 `wgmma` main loops of a Hopper GEMM consumer
+//! warpgroup (DeepSeek-V3 style): per K block (128) of a segment, 4 ×
+//! `wgmma.m64nNk32` e4m3 into a fresh partial accumulator, the stage
+//! released once they retired, then [promotion](super::promotion) into the
+//! main accumulators with the block's A-row and B-block scales.
+//!
+//! On Hopper the partial lives in the issuing warpgroup's registers, so the
+//! "per-K stage" between MMA and promotion is the partial register array
+//! itself: `wgmma.wait_group` is its `full` wait and the next K block's
+//! first `wgmma` (after `wgmma.fence`) its `empty` side; with two partials
+//! (`DOUBLE`) a two-stage ring in registers.
+
+use super::mainloop_bf16::release_stage;
+use super::promotion::promote_tile;
+use super::stage_descriptors::StageDescriptors;
+use super::wgmma_wait::{
+    wait_group_tied_32, wait_group_tied_64, wait_group_tied_96, wait_group_tied_128,
+};
+use baton::arch::sm90::ld_shared_u32;
+use baton::arch::sm90::wgmma::{
+    self, SplitDescriptor,
+    ops::{
+        mma_m64n64k32_f32_e4m3, mma_m64n128k32_f32_e4m3, mma_m64n192k32_f32_e4m3,
+        mma_m64n256k32_f32_e4m3,
+    },
+};
+use baton::pipeline::PendingRelease;
+use baton::smem_field;
+use baton::tile_pipeline::{BlockwiseFP8Stage, BlockwiseFP8TilePayload, InputConsumer};
+use core::arch::asm;
+
+/// K per stage (fp8 elements = bytes), also the scale block along K.
+pub const BK: u32 = 128;
+/// Rows (M) of one `wgmma` wave of the two consumer warpgroups (64 each);
+/// a 256-row tile is two waves.
+pub const WAVE_M: u32 = 128;
+
+/// The input payload of an FP8 GEMM with `BM × BN` tiles.
+pub type Fp8Payload<const BM: usize, const BN: usize> =
+    BlockwiseFP8TilePayload<BM, BN, { BK as usize }>;
+/// One stage of [`Fp8Payload`]: A, B and the A scales of one K block.
+pub type Fp8Stage<const BM: usize, const BN: usize> = BlockwiseFP8Stage<BM, BN, { BK as usize }>;
+
+/// `ld.global.nc.f32`: a read-only global load.
+///
+/// # Safety
+/// `p` is a valid global address of an f32 that nothing writes during the
+/// kernel.
+///
+/// ```ignore
+/// let sb = unsafe { ld_global_nc_f32(b_scales.add(kb as usize)) };
+/// ```
+#[inline(always)]
+pub unsafe fn ld_global_nc_f32(p: *const f32) -> f32 {
+    let r: f32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("ld.global.nc.f32 {r}, [{p}];", r = out(reg32) r, p = in(reg64) p as u64, options(pure, readonly, nostack))
+    };
+    r
+}
+
+/// One FP8 `wgmma` shape: a warpgroup's 64 × N block, `ACC = N / 2` fp32
+/// accumulators per thread, K = 32.
+///
+/// ```ignore
+/// unsafe { Fp8N128::mma(&mut partial, da, db, false) };
+/// Fp8N128::wait::<0>(&mut partial);
+/// ```
+pub trait Fp8Mma<const ACC: usize> {
+    /// Issues one `wgmma.mma_async` (no fence, no commit).
+    ///
+    /// # Safety
+    /// As [`mma_m64n128k32_f32_e4m3`].
+    unsafe fn mma(acc: &mut [f32; ACC], a: u64, b: u64, accumulate: bool);
+    /// `wgmma.wait_group N` (N = 0 or 1) with `acc` (the partial whose MMAs
+    /// it retires) tied as an in-out operand: LLVM cannot hoist reads of
+    /// `acc` above the wait.
+    fn wait<const N: u32>(acc: &mut [f32; ACC]);
+}
+
+/// `wgmma.m64n256k32` e4m3 (128 accumulators).
+pub struct Fp8N256;
+/// `wgmma.m64n192k32` e4m3 (96 accumulators).
+pub struct Fp8N192;
+/// `wgmma.m64n128k32` e4m3 (64 accumulators).
+pub struct Fp8N128;
+/// `wgmma.m64n64k32` e4m3 (32 accumulators).
+pub struct Fp8N64;
+
+macro_rules! fp8_mma {
+    ($shape:ty, $acc:literal, $mma:ident, $wait:ident) => {
+        impl Fp8Mma<$acc> for $shape {
+            #[inline(always)]
+            unsafe fn mma(acc: &mut [f32; $acc], a: u64, b: u64, accumulate: bool) {
+                // SAFETY: forwarded.
+                unsafe { $mma(acc, a, b, accumulate) }
+            }
+            #[inline(always)]
+            fn wait<const N: u32>(acc: &mut [f32; $acc]) {
+                $wait::<N>(acc)
+            }
+        }
+    };
+}
+fp8_mma!(Fp8N256, 128, mma_m64n256k32_f32_e4m3, wait_group_tied_128);
+fp8_mma!(Fp8N192, 96, mma_m64n192k32_f32_e4m3, wait_group_tied_96);
+fp8_mma!(Fp8N128, 64, mma_m64n128k32_f32_e4m3, wait_group_tied_64);
+fp8_mma!(Fp8N64, 32, mma_m64n64k32_f32_e4m3, wait_group_tied_32);
+
+/// Issues the 4 `wgmma.m64nNk32` of one K block (128) into `acc`,
+/// overwriting it (scale-d = 0 on the first): fence, 4 MMAs, commit.
+///
+/// ```ignore
+/// mma_k_block::<Fp8N128, 64>(&mut partial, descs.at(stage.stage()));
+/// ```
+#[inline(always)]
+pub fn mma_k_block<M: Fp8Mma<ACC>, const ACC: usize>(
+    acc: &mut [f32; ACC],
+    (da, db): (SplitDescriptor, SplitDescriptor),
+) {
+    wgmma::fence();
+    baton::unroll!(KK in [0, 1, 2, 3] {
+        // SAFETY: the stage is loaded (waited) and stays unreleased until
+        // wait_group retires these MMAs; `acc` is not touched meanwhile.
+        unsafe { M::mma(acc, da.advance(KK * 32).join(), db.advance(KK * 32).join(), KK > 0) };
+    });
+    wgmma::commit_group();
+}
+
+/// Where a consumer thread's scales come from in one tile: its two A-row
+/// scales from each stage (`a_scales[scale_row]`, `[scale_row + 8]`, and
+/// with 256-row tiles the next wave's), the tile's B scales from global
+/// memory (`bs_row[kb]`, and `bs_row_hi[kb]` for the columns past the
+/// tile's first 128-wide B-scale block).
+///
+/// ```ignore
+/// let scales = Fp8Scales { scale_row: wg * 64 + row, bs_row, bs_row_hi };
+/// ```
+#[derive(Clone, Copy)]
+pub struct Fp8Scales {
+    /// This thread's first accumulator row in the tile (`64·wg + row`).
+    pub scale_row: u32,
+    /// The tile's first B-scale row (`K/128` floats, global, read-only).
+    pub bs_row: *const f32,
+    /// The next B-scale row (clamped to the last), for columns past the
+    /// first block.
+    pub bs_row_hi: *const f32,
+}
+
+/// The accumulators an FP8 main loop writes: the tile's main
+/// accumulators (`acc`, and `acc_hi` for a two-wave tile's second wave)
+/// and the partials the MMAs write (`p0`, and `p1` with `DOUBLE`).
+///
+/// ```ignore
+/// let accs = Fp8Accumulators { acc: &mut acc, acc_hi: &mut acc_hi, p0: &mut p0, p1: &mut p1 };
+/// ```
+pub struct Fp8Accumulators<'r, const ACC: usize> {
+    /// Main accumulators (wave 0).
+    pub acc: &'r mut [f32; ACC],
+    /// Main accumulators of wave 1 (two-wave tiles only).
+    pub acc_hi: &'r mut [f32; ACC],
+    /// First partial.
+    pub p0: &'r mut [f32; ACC],
+    /// Second partial (`DOUBLE` only).
+    pub p1: &'r mut [f32; ACC],
+}
+
+/// Acquires K block `kb`'s stage, reads its scales (A from the stage, B
+/// from global memory: consumed only after the MMAs) and issues its MMAs
+/// into `p`. The stage's scales are read before its MMAs are issued; it
+/// is handed back (the returned release) once they retired.
+///
+/// # Safety
+/// `kb < K/128`; `scales` per [`Fp8Scales`] (in bounds).
+#[inline(always)]
+unsafe fn issue<
+    'a,
+    M: Fp8Mma<ACC>,
+    const BM: usize,
+    const BN: usize,
+    const ACC: usize,
+    const STAGES: usize,
+>(
+    consumer: &mut InputConsumer<'a, Fp8Payload<BM, BN>, STAGES>,
+    descs: StageDescriptors,
+    sc: Fp8Scales,
+    kb: u32,
+    p: &mut [f32; ACC],
+) -> (PendingRelease<'a>, (f32, f32, f32, f32)) {
+    let stage = consumer.acquire_stage();
+    let st = stage.tiles();
+    let sa = smem_field!(st, Fp8Stage<BM, BN>, a_scales).addr();
+    // SAFETY: the stage is full (waited); rows < 128; kb < K/128 (contract).
+    let scales = unsafe {
+        (
+            f32::from_bits(ld_shared_u32(sa + 4 * sc.scale_row)),
+            f32::from_bits(ld_shared_u32(sa + 4 * (sc.scale_row + 8))),
+            ld_global_nc_f32(sc.bs_row.add(kb as usize)),
+            if BN > 128 {
+                ld_global_nc_f32(sc.bs_row_hi.add(kb as usize))
+            } else {
+                0.0
+            },
+        )
+    };
+    mma_k_block::<M, ACC>(p, descs.at(stage.stage()));
+    (stage.defer_release(), scales)
+}
+
+/// The FP8 main loop of one segment (K blocks `k_begin..k_end`, at least
+/// one) into `accs.acc` (and `accs.acc_hi`), which hold the tile's sum so
+/// far (zero at a segment start).
+///
+/// * two-wave tiles (256×128: `BM == 256`; 128×256: `BN == 256`): per K
+///   block, wave 0's MMAs into `p0`, `wait_group<0>`, promotion into
+///   `acc`, wave 1's MMAs (the next 128 rows of A, or the next 128 rows of
+///   B with the next block's B scale) into `p0`, `wait_group<0>`, stage
+///   release, promotion into `acc_hi`;
+/// * `DOUBLE`: K block `kb + 1`'s MMAs are in flight (`wait_group<1>`)
+///   while `kb`'s partial is promoted; the partials alternate `p0`, `p1`;
+/// * otherwise: MMAs into `p0`, `wait_group<0>`, release, promotion (the
+///   other warpgroup's MMAs cover the promotion).
+///
+/// Protocol contract (`InputTilePipeline`, consumer side): per K block it
+/// waits on the stage's `full` barrier, reads the stage's A scales before
+/// issuing the MMAs, and releases the stage once `wait_group` retired
+/// them — one arrival per warpgroup on the `empty` barrier of every CTA of
+/// the cluster ([`release_stage`]), by `signaller`. On return every MMA has
+/// retired.
+///
+/// # Safety
+/// `k_end ≤ K/128`; `scales` per [`Fp8Scales`].
+///
+/// ```ignore
+/// unsafe { fp8_mainloop::<Fp8N128, 128, 128, 64, 6, true, 1>(&mut consumer, descs, scales, seg.k_begin, seg.k_end, accs, split_q, tid == 0) };
+/// ```
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn fp8_mainloop<
+    M: Fp8Mma<ACC>,
+    const BM: usize,
+    const BN: usize,
+    const ACC: usize,
+    const STAGES: usize,
+    const DOUBLE: bool,
+    const CLUSTER_M: u32,
+>(
+    consumer: &mut InputConsumer<'_, Fp8Payload<BM, BN>, STAGES>,
+    descs: StageDescriptors,
+    sc: Fp8Scales,
+    k_begin: u32,
+    k_end: u32,
+    accs: Fp8Accumulators<'_, ACC>,
+    split_q: u32,
+    signaller: bool,
+) {
+    let Fp8Accumulators {
+        acc,
+        acc_hi,
+        p0,
+        p1,
+    } = accs;
+    let (m_waves, n_waves) = (BM / WAVE_M as usize, if BN == 256 { 2 } else { 1 });
+    let waves = m_waves * n_waves;
+    let scale_row = sc.scale_row;
+    if waves == 2 {
+        // Per K block: wave 0's MMAs, promotion, wave 1's MMAs into the
+        // same partial, stage release, promotion. Wave 1 is the next 128
+        // rows of A (256-row tiles) or the next 128 rows of B with the next
+        // n-block's B scale (256-wide tiles). All scales are read before
+        // the stage goes back.
+        for kb in k_begin..k_end {
+            let stage = consumer.acquire_stage();
+            let st = stage.tiles();
+            let sa = smem_field!(st, Fp8Stage<BM, BN>, a_scales).addr();
+            // SAFETY: the stage is full (waited); rows < BM; kb < K/128
+            // (contract); b_hi < ⌈N/128⌉.
+            let (sb, a) = unsafe {
+                (
+                    [
+                        ld_global_nc_f32(sc.bs_row.add(kb as usize)),
+                        if n_waves == 2 {
+                            ld_global_nc_f32(sc.bs_row_hi.add(kb as usize))
+                        } else {
+                            0.0
+                        },
+                    ],
+                    if m_waves == 2 {
+                        [
+                            ld_shared_u32(sa + 4 * scale_row),
+                            ld_shared_u32(sa + 4 * (scale_row + 8)),
+                            ld_shared_u32(sa + 4 * (scale_row + WAVE_M)),
+                            ld_shared_u32(sa + 4 * (scale_row + WAVE_M + 8)),
+                        ]
+                        .map(f32::from_bits)
+                    } else {
+                        let a = [
+                            ld_shared_u32(sa + 4 * scale_row),
+                            ld_shared_u32(sa + 4 * (scale_row + 8)),
+                        ]
+                        .map(f32::from_bits);
+                        [a[0], a[1], a[0], a[1]]
+                    },
+                )
+            };
+            let (da, db) = descs.at(stage.stage());
+            let (wave1, sb1) = if m_waves == 2 {
+                ((da.advance(WAVE_M * BK), db), sb[0])
+            } else {
+                ((da, db.advance(128 * BK)), sb[1])
+            };
+            mma_k_block::<M, ACC>(p0, (da, db));
+            M::wait::<0>(p0);
+            promote_tile::<ACC, 128>(acc, p0, (a[0], a[1], sb[0], 0.0), split_q);
+            mma_k_block::<M, ACC>(p0, wave1);
+            M::wait::<0>(p0);
+            release_stage::<CLUSTER_M>(stage.defer_release(), signaller);
+            promote_tile::<ACC, 128>(acc_hi, p0, (a[2], a[3], sb1, 0.0), split_q);
+        }
+    } else if DOUBLE {
+        // K block kb + 1's MMAs are in flight while kb's partial is
+        // promoted; the partials alternate between p0 and p1.
+        // SAFETY (all `issue`s): kb < k_end ≤ K/128 (contract).
+        let (mut pending, mut scales) =
+            unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, k_begin, p0) };
+        let mut kb = k_begin + 1;
+        loop {
+            if kb >= k_end {
+                M::wait::<0>(p0);
+                release_stage::<CLUSTER_M>(pending, signaller);
+                promote_tile::<ACC, BN>(acc, p0, scales, split_q);
+                break;
+            }
+            let (next_pending, next_scales) =
+                unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, kb, p1) };
+            M::wait::<1>(p0);
+            release_stage::<CLUSTER_M>(pending, signaller);
+            promote_tile::<ACC, BN>(acc, p0, scales, split_q);
+            (pending, scales) = (next_pending, next_scales);
+            kb += 1;
+            if kb >= k_end {
+                M::wait::<0>(p1);
+                release_stage::<CLUSTER_M>(pending, signaller);
+                promote_tile::<ACC, BN>(acc, p1, scales, split_q);
+                break;
+            }
+            let (next_pending, next_scales) =
+                unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, kb, p0) };
+            M::wait::<1>(p1);
+            release_stage::<CLUSTER_M>(pending, signaller);
+            promote_tile::<ACC, BN>(acc, p1, scales, split_q);
+            (pending, scales) = (next_pending, next_scales);
+            kb += 1;
+        }
+    } else {
+        for kb in k_begin..k_end {
+            // SAFETY: kb < k_end ≤ K/128 (contract).
+            let (pending, scales) =
+                unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, kb, p0) };
+            M::wait::<0>(p0);
+            release_stage::<CLUSTER_M>(pending, signaller);
+            promote_tile::<ACC, BN>(acc, p0, scales, split_q);
+        }
+    }
+}

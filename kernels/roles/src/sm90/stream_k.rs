@@ -1,0 +1,212 @@
+//! The stream-K walk's fixup between consumer warpgroups of different CTAs:
+//! partial accumulators handed from contributors to a unit's finalizer
+//! through global memory ([`StreamKFixup`], [`stream_k_fixup!`](crate::stream_k_fixup)).
+
+use baton::arch::sm90::{block_idx_x, ld_global_v4_f32, named_barrier_sync, st_global_v4_f32};
+use baton::protocol::stream_k::FixupFlags;
+
+/// A launch's stream-K fixup state in global memory (see
+/// `baton::protocol::stream_k`): one partial-accumulator slot and one flag
+/// per consumer warpgroup of every CTA, and the launch's epoch.
+///
+/// Slot `s` holds a warpgroup's `128 × ACC` fp32 accumulators, thread-major
+/// in 16-byte chunks: chunk `i` of thread `tid` at float `(i·128 + tid)·4`,
+/// so each `st.global.v4` of the warpgroup writes 2 KiB contiguously.
+/// Contributor and finalizer run the same kernel, so their register layouts
+/// agree and the slot never needs the (row, column) of a value.
+///
+/// Protocol contract: a slot is written by one contributor warpgroup (all
+/// 128 threads) once per launch and published by its thread 0 (release,
+/// after a named barrier over the warpgroup); the finalizer's thread 0
+/// waits for the launch's epoch (acquire), then a named barrier orders the
+/// reads of all 128 threads after it.
+///
+/// ```ignore
+/// // SAFETY: the kernel's stream-K buffers, per `new`'s contract.
+/// let fixup = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
+/// ```
+#[derive(Clone, Copy)]
+pub struct StreamKFixup {
+    partials: *mut f32,
+    flags: *mut u32,
+    epoch: u32,
+}
+
+impl StreamKFixup {
+    /// The fixup state over `partials`, `flags` and `epoch`.
+    ///
+    /// # Safety
+    /// Unless the schedule has no stream-K units (then nothing is
+    /// accessed): with `slots` the kernel's slot count (2 per CTA),
+    /// `partials` points at `slots · 128 · ACC` floats and
+    /// `flags` at `slots` zero-initialized-once `u32`s, both global,
+    /// 16-byte / 4-byte aligned, used by this launch alone; `epoch ≠ 0`
+    /// differs from the previous launch's.
+    ///
+    /// ```ignore
+    /// let fixup = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
+    /// ```
+    #[inline(always)]
+    pub unsafe fn new(partials: *mut f32, flags: *mut u32, epoch: u32) -> Self {
+        Self {
+            partials,
+            flags,
+            epoch,
+        }
+    }
+
+    /// This CTA's slot for consumer warpgroup `wg` (0 or 1): `2·block + wg`.
+    ///
+    /// ```ignore
+    /// let slot = StreamKFixup::own_slot(wg);
+    /// ```
+    #[inline(always)]
+    pub fn own_slot(wg: u32) -> u32 {
+        block_idx_x() * 2 + wg
+    }
+
+    /// The flag of `slot` alone (a one-flag view: no bounds check, hence
+    /// no panic path, in the kernel).
+    ///
+    /// # Safety
+    /// `slot < slots`.
+    #[inline(always)]
+    unsafe fn flag(&self, slot: u32) -> FixupFlags<'_> {
+        // SAFETY: per `new`'s contract and slot < slots.
+        unsafe { FixupFlags::from_raw(self.flags.add(slot as usize), 1) }
+    }
+
+    /// Contributor warpgroup: writes its partial accumulators to `slot`,
+    /// orders all 128 threads' writes before thread 0 (named barrier `bar`
+    /// over the warpgroup), and thread 0 publishes the flag (release).
+    ///
+    /// # Safety
+    /// Called by all 128 threads of the warpgroup; `slot < slots` is this
+    /// warpgroup's own, written once per launch.
+    ///
+    /// ```ignore
+    /// unsafe { fixup.publish::<64>(StreamKFixup::own_slot(wg), tid, 1 + wg, &acc) };
+    /// ```
+    #[inline(always)]
+    pub unsafe fn publish<const ACC: usize>(
+        &self,
+        slot: u32,
+        tid: u32,
+        bar: u32,
+        acc: &[f32; ACC],
+    ) {
+        let base = self.slot_ptr::<ACC>(slot);
+        baton::unroll!(I in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] {
+            if (I as usize) < ACC / 4 {
+                let i = 4 * I as usize;
+                // SAFETY: inside this slot (chunk I of thread tid < 128).
+                unsafe {
+                    st_global_v4_f32(
+                        base.add((I * 128 + tid) as usize * 4),
+                        [acc[i], acc[i + 1], acc[i + 2], acc[i + 3]],
+                    )
+                };
+            }
+        });
+        named_barrier_sync(bar, 128);
+        if tid == 0 {
+            // SAFETY: slot < slots (caller).
+            unsafe { self.flag(slot) }.publish(0, self.epoch);
+        }
+    }
+
+    /// Finalizer warpgroup: waits (thread 0, acquire; then named barrier
+    /// `bar`) until `slot` is published in this launch, and adds it into
+    /// `acc`.
+    ///
+    /// # Safety
+    /// Called by all 128 threads of the warpgroup; `slot < slots` is
+    /// published by a contributor of this launch (the schedule's
+    /// `contributors`), or this waits forever.
+    ///
+    /// ```ignore
+    /// unsafe { fixup.accumulate::<64>(slot, tid, 1 + wg, &mut acc) };
+    /// ```
+    #[inline(always)]
+    pub unsafe fn accumulate<const ACC: usize>(
+        &self,
+        slot: u32,
+        tid: u32,
+        bar: u32,
+        acc: &mut [f32; ACC],
+    ) {
+        if tid == 0 {
+            // SAFETY: slot < slots (caller).
+            unsafe { self.flag(slot) }.wait(0, self.epoch);
+        }
+        named_barrier_sync(bar, 128);
+        let base = self.slot_ptr::<ACC>(slot);
+        baton::unroll!(I in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] {
+            if (I as usize) < ACC / 4 {
+                let i = 4 * I as usize;
+                // SAFETY: inside the slot; published (acquire) and ordered
+                // before every thread by the barrier.
+                let v = unsafe { ld_global_v4_f32(base.add((I * 128 + tid) as usize * 4)) };
+                acc[i] += v[0];
+                acc[i + 1] += v[1];
+                acc[i + 2] += v[2];
+                acc[i + 3] += v[3];
+            }
+        });
+    }
+
+    #[inline(always)]
+    fn slot_ptr<const ACC: usize>(&self, slot: u32) -> *mut f32 {
+        const { assert!(ACC % 4 == 0 && ACC <= 128) };
+        self.partials.wrapping_add(slot as usize * 128 * ACC)
+    }
+}
+
+/// The stream-K fixup step of a consumer warpgroup after the main loop of
+/// segment `$seg` (all 128 threads; named barrier `1 + $wg`), inside the
+/// loop over `$sched.segments(worker)`:
+///
+/// * a contributor (its segment does not start the unit) publishes its
+///   partial to its own slot and `continue`s: it has no epilogue;
+/// * a finalizer of a split unit adds the contributors' partials (the same
+///   rank's CTA of each worker in `StreamKSchedule::contributors`, in
+///   worker order), then falls through to the epilogue, as does a whole unit.
+///
+/// Slots are per consumer warpgroup (`$wg` 0 or 1) of each CTA; worker
+/// `w`'s CTA of rank `$rank` is CTA `w · $cluster_m + $rank` of the 1-D grid.
+/// (A macro, not a function: the same instructions as written inline — a
+/// function of the same body made ptxas spill in the 128×256 kernel — and
+/// the contributor's `continue` skips the rest of the caller's loop body.)
+///
+/// Safety: the kernel's stream-K buffers per [`StreamKFixup::new`];
+/// `$seg` comes from this launch's schedule, walked in order.
+///
+/// ```ignore
+/// for seg in work.segments() {
+///     /* main loop into `acc` */
+///     baton_kernel_roles::stream_k_fixup!(fixup, work.sched, seg, CLUSTER_M, work.rank, wg, tid, acc, ACC);
+///     /* epilogue: whole units and finalizers only */
+/// }
+/// ```
+#[macro_export]
+macro_rules! stream_k_fixup {
+    ($fixup:expr, $sched:expr, $seg:expr, $cluster_m:expr, $rank:expr, $wg:expr, $tid:expr, $acc:expr, $acc_len:expr) => {
+        let bar = 1 + $wg;
+        if $seg.is_contributor() {
+            let slot = $crate::sm90::stream_k::StreamKFixup::own_slot($wg);
+            // SAFETY: all 128 threads; the slot is ours, published once per
+            // launch (a worker has one contributor segment at most).
+            unsafe { $fixup.publish::<{ $acc_len }>(slot, $tid, bar, &$acc) };
+            continue;
+        }
+        if !$seg.is_whole() {
+            let (first, last) = $sched.contributors($seg.unit);
+            for c in first..=last {
+                let slot = (c * $cluster_m + $rank) * 2 + $wg;
+                // SAFETY: all 128 threads; worker c contributes to this unit
+                // in this launch (StreamKSchedule::contributors).
+                unsafe { $fixup.accumulate::<{ $acc_len }>(slot, $tid, bar, &mut $acc) };
+            }
+        }
+    };
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs a device bundle (tools/make-device-bundle.sh) on the GPU machine:
 # the CLI's `baton info` and `baton smoke`, then every test of every bundled
-# test executable, one test per process, and prints a summary table last
+# test executable, one test per process, then the examples' host binaries
+# (examples.tsv, when bundled), and prints a summary table last
 # (test, PASS/FAIL/SKIP, seconds). Needs bash and coreutils only: the device
 # machine has no registry and no Rust toolchain.
 #
@@ -141,6 +142,18 @@ while IFS=$'\t' read -r exe_name exe_path; do
         run_one "$full" -- "$exe" --exact "$t" --nocapture --test-threads=1
     done <<< "$tests"
 done < <(grep -i smoke "$BUNDLE/tests.tsv"; grep -i gpu "$BUNDLE/tests.tsv" | grep -vi smoke; grep -vi gpu "$BUNDLE/tests.tsv")
+
+# 3. The examples' host binaries (examples/*/, bundled by
+#    tools/test-examples.sh --bundle): each launches its kernel on fresh
+#    random input and checks every output element; PASS/FAIL lines per case.
+if [[ -f "$BUNDLE/examples.tsv" ]]; then
+    log ""
+    log "### examples"
+    while IFS=$'\t' read -r ex_name ex_path; do
+        [[ -n "$FILTER" && "$ex_name" != *"$FILTER"* ]] && continue
+        run_one "$ex_name" -- "$BUNDLE/$ex_path"
+    done < "$BUNDLE/examples.tsv"
+fi
 
 {
     echo ""

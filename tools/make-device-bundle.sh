@@ -6,6 +6,8 @@
 #   <bundle>/tests/<name>           every workspace test executable (release)
 #   <bundle>/tests.tsv              name <TAB> relative path, one per line
 #   <bundle>/ptx/*.ptx, *.ptxas.txt the kernels' PTX and ptxas reports
+#   <bundle>/examples/<name>        every example's host binary (release)
+#   <bundle>/examples.tsv           example::<name> <TAB> relative path
 #   <bundle>/BUILD-INFO             commit, date, toolchain
 #
 # Then, through the device tool: run with carry [".device-bundle"] and
@@ -75,6 +77,8 @@ with open(os.path.join(bundle, "tests.tsv"), "w") as f:
 print(f"make-device-bundle: {len(rows)} test executables")
 PY
 cp target/ptx/*.ptx target/ptx/*.ptxas.txt "$BUNDLE/ptx/"
+say "building the examples' host binaries (tools/test-examples.sh --bundle)"
+bash tools/test-examples.sh --bundle "$BUNDLE"
 if command -v strip >/dev/null; then
     strip --strip-debug "$BUNDLE/bin/baton" "$BUNDLE"/tests/* 2>/dev/null || true
 fi

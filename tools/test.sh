@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole check, as CI runs it: device toolchain, formatting, lints, every
 # test of the workspace (CPU backend, parsers, error paths; GPU tests skip
-# without a GPU), and the ptxas checks of the kernels.
+# without a GPU), the ptxas checks of the kernels, and the examples
+# (tools/test-examples.sh).
 #
 # Usage: tools/test.sh
 set -euo pipefail
@@ -38,6 +39,9 @@ fi
 
 step "cargo test --workspace (ptxas hot-kernel checks in xtask/tests/ptxas.rs)"
 cargo test --workspace
+
+step "examples (tools/test-examples.sh: each example's cargo build, fmt, clippy, CPU tests, host binary)"
+bash tools/test-examples.sh
 
 step "loom model checks (tools/test-loom.sh: pipeline and tile pipeline protocols, incl. broken-protocol controls)"
 bash tools/test-loom.sh

@@ -633,14 +633,17 @@ pub fn nested_cargo_args(
 /// ```
 /// assert_eq!(baton_build::lib_name("[package]\nname = \"my-kernels\"\n").as_deref(), Some("my_kernels"));
 /// assert_eq!(baton_build::lib_name("[package]\nname = \"a\"\n[lib]\nname = \"b\"\n").as_deref(), Some("b"));
+/// // Comments after a header or a value are not part of the name.
+/// assert_eq!(baton_build::lib_name("[package] # k\nname = \"k-1\"  # the kernels\n").as_deref(), Some("k_1"));
+/// assert_eq!(baton_build::lib_name("[package]\nname = 'lit'\n").as_deref(), Some("lit"));
 /// ```
 pub fn lib_name(manifest: &str) -> Option<String> {
     let mut section = "";
     let (mut package, mut lib) = (None, None);
     for line in manifest.lines() {
         let t = line.trim();
-        if t.starts_with('[') {
-            section = t;
+        if let Some(rest) = t.strip_prefix('[') {
+            section = rest.split(']').next().unwrap_or("").trim();
             continue;
         }
         let Some((k, v)) = t.split_once('=') else {
@@ -649,10 +652,18 @@ pub fn lib_name(manifest: &str) -> Option<String> {
         if k.trim() != "name" {
             continue;
         }
-        let v = v.trim().trim_matches('"').to_string();
+        // A TOML basic ("…") or literal ('…') string; whatever follows its
+        // closing quote (a `# comment`) is not part of the value.
+        let v = v.trim();
+        let Some(quote) = v.chars().next().filter(|c| *c == '"' || *c == '\'') else {
+            continue;
+        };
+        let Some(v) = v[1..].split(quote).next().map(str::to_string) else {
+            continue;
+        };
         match section {
-            "[package]" => package = Some(v),
-            "[lib]" => lib = Some(v),
+            "package" => package = Some(v),
+            "lib" => lib = Some(v),
             _ => {}
         }
     }

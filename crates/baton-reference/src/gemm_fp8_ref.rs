@@ -477,11 +477,8 @@ pub fn bench_shape(
         block.run(gpu)?;
     }
     gpu.synchronize()?;
-    let theirs: Vec<f64> = stream
-        .clone_dtoh(&d_block)?
-        .iter()
-        .map(|&x| bf16_to_f32(x) as f64)
-        .collect();
+    // cuBLASLt writes D column-major (as in `check_vs_cublaslt`).
+    let theirs = transposed_f64(&stream.clone_dtoh(&d_block)?, m, n);
     let check = Comparison::new(&stream.clone_dtoh(&d_ours)?, &theirs);
     drop(theirs);
     let (ours, block, tensor) = bench_plans(

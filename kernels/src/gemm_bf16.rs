@@ -38,8 +38,8 @@
 //! `stream_k_fixup!` and `StoreEpilogue` (in place over C through
 //! `LoadedC`, or the D ring).
 
-use baton::arch::sm90::tma::{TensorMap, load_2d, prefetch_tensormap, store_wait_group};
-use baton::arch::sm90::{dynamic_smem, thread_idx_x};
+use baton::arch::ptx::tma::{TensorMap, load_2d, prefetch_tensormap, store_wait_group};
+use baton::arch::ptx::{dynamic_smem, thread_idx_x};
 use baton::epi_load::EpiLoadPipeline;
 use baton::smem::SharedRef;
 use baton::smem_field;

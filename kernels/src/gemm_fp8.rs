@@ -88,8 +88,8 @@
 //! and from the two consumer warpgroups sharing the tensor core, not from
 //! an mbarrier stage ring.
 
-use baton::arch::sm90::tma::{TensorMap, load_2d, prefetch_tensormap, store_wait_group};
-use baton::arch::sm90::{dynamic_smem, thread_idx_x};
+use baton::arch::ptx::tma::{TensorMap, load_2d, prefetch_tensormap, store_wait_group};
+use baton::arch::ptx::{dynamic_smem, thread_idx_x};
 use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tile_pipeline::{InputConsumer, InputTilePipeline};

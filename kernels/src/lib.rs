@@ -33,11 +33,11 @@ pub mod gemm_bf16;
 pub mod gemm_fp8;
 /// sm_100a only: built into `baton_sm100a.ptx` with `--features sm100`.
 #[cfg(feature = "sm100")]
-pub mod sm100_gemm;
+pub mod gemm_sm100;
 
 /// A panic on the device ends the kernel with `trap`; the launch then fails
 /// on the host with an illegal-instruction error.
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
-    baton::arch::sm90::trap()
+    baton::arch::ptx::trap()
 }

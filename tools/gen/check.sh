@@ -11,7 +11,7 @@ check() { # generator output
         status=1
     fi
 }
-check tools/gen/wgmma.py crates/baton/src/arch/sm90/wgmma_ops.rs
+check tools/gen/wgmma.py crates/baton/src/arch/ptx/wgmma_ops.rs
 check tools/gen/tmem.py crates/baton/src/arch/sm100/tmem_ops.rs
 check tools/gen/wgmma_wait.py kernels/roles/src/sm90/wgmma_wait.rs
 exit $status

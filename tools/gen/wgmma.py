@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Generates crates/baton/src/arch/sm90/wgmma_ops.rs: one typed Rust wrapper per
+"""Generates crates/baton/src/arch/ptx/wgmma_ops.rs: one typed Rust wrapper per
 wgmma shape, each an inline-asm block with N/2 accumulator operands.
 
-Run: python3 tools/gen/wgmma.py > crates/baton/src/arch/sm90/wgmma_ops.rs
+Run: python3 tools/gen/wgmma.py > crates/baton/src/arch/ptx/wgmma_ops.rs
 """
 
 SHAPES = [

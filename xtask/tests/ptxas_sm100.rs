@@ -9,7 +9,7 @@
 use baton_runtime::{Variant, ptx};
 use xtask::ptxas;
 
-/// The sm_100a kernels (`kernels/selftest/src/sm100_smoke.rs`, `kernels/src/sm100_gemm.rs`).
+/// The sm_100a kernels (`kernels/selftest/src/sm100_smoke.rs`, `kernels/src/gemm_sm100.rs`).
 const SM100_KERNELS: [&str; 8] = [
     "baton_sm100_gemm_bf16",
     "baton_sm100_gemm_mxfp8",

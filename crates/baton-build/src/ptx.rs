@@ -17,7 +17,7 @@ pub const SPEC_BYTES: usize = 40;
 pub const SPEC_FLAG_HOT: u32 = 1;
 
 /// Name of the array that stands for the launch's dynamic shared memory
-/// (`baton::arch::sm90::DYNAMIC_SMEM_SYMBOL`).
+/// (`baton::arch::ptx::DYNAMIC_SMEM_SYMBOL`).
 pub const DYNAMIC_SMEM_SYMBOL: &str = "baton_dynamic_smem";
 /// Its module-scope declaration: PTX forbids `.extern .shared` inside a
 /// function, and 128-byte-swizzled TMA tiles need 1024-byte alignment.

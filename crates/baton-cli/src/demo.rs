@@ -86,7 +86,7 @@ pub fn run(items: u64, consumer_warps: u32) -> DemoReport {
                 s.slots[stage.index() as usize].store(payload(seq), Relaxed);
                 stage.release();
             }
-            pipe.producer_tail();
+            pipe.drain();
         } else {
             let mut errors = 0;
             for seq in 0..items {

@@ -10,7 +10,7 @@
 //! One source, two machines:
 //!
 //! * on `nvptx64-nvidia-cuda` the barrier operations are PTX `mbarrier`
-//!   instructions (`arch::sm90`, compiled only for nvptx64);
+//!   instructions (`arch::ptx`, compiled only for nvptx64);
 //! * on the host they are atomics ([`arch::cpu`]) and a thread stands for a
 //!   warp, so `cargo test` runs the real protocol code and a model checker
 //!   (loom, `--cfg loom`) explores its interleavings.
@@ -20,7 +20,7 @@
 //! | folder | what lives there |
 //! |---|---|
 //! | `protocol/` | arch-independent pipeline logic: [`pipeline`], [`epi_load`], [`tile_pipeline`] (TMA-fed tile stages, MMA → epilogue accumulator stages) |
-//! | `arch/sm90` | Hopper backend: mbarrier, fences, thread ids, shared memory, TMA (`tma`) |
+//! | `arch/ptx` | Hopper backend: mbarrier, fences, thread ids, shared memory, TMA (`tma`) |
 //! | `arch/sm100` | Blackwell additions (assembled, not yet run): TMEM alloc/dealloc/`tcgen05.ld`, `tcgen05.mma` kind f16 (one CTA and CTA pairs), commit to mbarriers, `tcgen05` fences |
 //! | `arch/cpu`  | host backend: atomics-based mbarrier, warps as threads, byte-exact simulated TMA (`tma`) |
 //! | `smem`      | typed shared-memory references ([`smem::SharedRef`]) |

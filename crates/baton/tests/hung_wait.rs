@@ -67,7 +67,7 @@ fn hung_waits_name_pipeline_role_stage_and_phase() {
     p.acquire_producer().release();
     p.acquire_producer().release();
     p.acquire_consumer().release(); // stage 0 back, stage 1 still held
-    let msg = hang_message(|| p.producer_tail());
+    let msg = hang_message(|| p.drain());
     assert!(
         msg.contains("pipeline tail: producer waiting on empty[1] for phase parity 0"),
         "{msg}"

@@ -290,7 +290,7 @@ fn pipeline_rules<const S: usize>() {
         p.acquire_consumer().release();
     }
     let (stage, phase) = (p.producer_stage(), p.producer_phase());
-    p.producer_tail();
+    p.drain();
     assert_eq!((p.producer_stage(), p.producer_phase()), (stage, phase ^ 1));
 }
 

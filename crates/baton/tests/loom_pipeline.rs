@@ -34,7 +34,7 @@
 //! the sequence number `i + 1` of item `i`, every consumer reads every item
 //! (broadcast) and asserts it sees `1, 2, 3, …` in order on the expected
 //! stage — nothing lost, duplicated or reordered, and no racy access. After
-//! its last item the producer runs `producer_tail()` and then overwrites
+//! its last item the producer runs `drain()` and then overwrites
 //! every slot: if the tail returned before every consumer had released
 //! every stage, that write races with a consumer's read and loom fails.
 //!
@@ -182,7 +182,7 @@ fn producer<const S: usize>(
         }
     }
     let (stage, phase) = (pipe.producer_stage(), pipe.producer_phase());
-    pipe.producer_tail();
+    pipe.drain();
     assert_eq!(pipe.producer_stage(), stage, "the tail goes round once");
     assert_eq!(pipe.producer_phase(), phase ^ 1, "the tail flips the phase");
     // Every consumer released every stage: the slots may be reused.
@@ -392,7 +392,7 @@ fn epi_load_model<const STAGES: usize>(consumer_warps: u32, tiles: u32, preempti
                             smem.ring.slots[s.index() as usize].write(seq(t));
                             s.mbar().complete_tx(8);
                         }
-                        epi.producer_tail();
+                        epi.drain();
                     });
                     // after the tail every C stage is free again: reuse races
                     // with any epilogue read the tail did not wait for

@@ -92,7 +92,7 @@ fn run<const STAGES: usize>(shape: Shape, items: u64) {
                 }
             }
             // the slots may be reused only once every consumer released them
-            pipe.producer_tail();
+            pipe.drain();
             for slot in &s.slots {
                 for word in slot {
                     word.store(0, Relaxed);

@@ -155,12 +155,12 @@ fn copy_matrix<const STAGES: usize>(rows: usize, cols: usize, sw: Swizzle, seed:
                 let mut producer = pipe.producer();
                 for t in 0..tiles {
                     let (c0, c1) = at(t);
-                    assert_eq!(producer.stage(), (t % STAGES) as u32);
+                    assert_eq!(producer.index(), (t % STAGES) as u32);
                     assert_eq!(producer.phase(), 1 ^ ((t / STAGES) as u32 & 1));
                     if t % 2 == 0 {
                         let s = producer.acquire();
                         assert_eq!(s.expect_bytes(), CopyPayload::TMA_BYTES);
-                        assert_eq!(s.tiles().addr(), pipe.stage(s.stage()).addr());
+                        assert_eq!(s.tiles().addr(), pipe.stage(s.index()).addr());
                         s.arrive_expect_tx();
                         // SAFETY: the producer holds the stage.
                         unsafe { tma::load_2d(&load_map, s.tiles(), s.barrier(), c0, c1) };
@@ -218,7 +218,7 @@ fn copy_matrix<const STAGES: usize>(rows: usize, cols: usize, sw: Swizzle, seed:
                     }
                     2 => {
                         let s = consumer.acquire_if_needed(false);
-                        assert_eq!(s.stage(), (t % STAGES) as u32);
+                        assert_eq!(s.index(), (t % STAGES) as u32);
                         check(s.view(sw, |s| s));
                         store(s.tiles());
                     }
@@ -634,7 +634,7 @@ fn try_acquire_and_drain_follow_the_barriers() {
         s.arrive_expect_tx();
         drop(s);
         assert!(!c.try_acquire(), "bytes still in flight");
-        assert_eq!((p.stage(), p.phase()), (0, 0));
+        assert_eq!((p.index(), p.phase()), (0, 0));
         pipe.stage(0).get(); // the stage is addressable
         baton::pipeline::ProducerConsumerPipeline::new(pipe.barriers(), c"direct")
             .full(0)
@@ -642,10 +642,10 @@ fn try_acquire_and_drain_follow_the_barriers() {
         assert!(c.try_acquire());
         assert!(!p.try_acquire(), "the consumer has not released it");
         let t = c.acquire_stage();
-        assert_eq!(t.stage(), 0);
+        assert_eq!(t.index(), 0);
         t.arrive();
         t.release_without_signal();
-        assert_eq!((c.stage(), c.phase()), (0, 1));
+        assert_eq!((c.index(), c.phase()), (0, 1));
         assert!(p.try_acquire());
         p.drain(); // one empty wait, passes at once
     });
@@ -708,7 +708,7 @@ fn output_pipeline_hands_accumulators_to_the_epilogue() {
                     }
                 }
                 mma.drain();
-                assert_eq!(mma.stage(), tiles % 2);
+                assert_eq!(mma.index(), tiles % 2);
             });
         } else {
             let mut epi = pipe.consumer();
@@ -736,7 +736,7 @@ fn output_pipeline_hands_accumulators_to_the_epilogue() {
                     }
                 }
             }
-            assert_eq!(epi.stage(), tiles % 2);
+            assert_eq!(epi.index(), tiles % 2);
         }
     });
     assert_eq!(seen.load(Relaxed), tiles * 4);

@@ -96,7 +96,7 @@ fn whole_tiles<const STAGES: usize, const COLS: u32>(tiles: u32) {
                     }
                 }
                 mma.drain();
-                assert_eq!(mma.stage(), tiles % STAGES as u32);
+                assert_eq!(mma.index(), tiles % STAGES as u32);
             });
         } else {
             let mut epi = pipe.consumer();
@@ -122,7 +122,7 @@ fn whole_tiles<const STAGES: usize, const COLS: u32>(tiles: u32) {
                     }
                 }
             }
-            assert_eq!(epi.stage(), tiles % STAGES as u32);
+            assert_eq!(epi.index(), tiles % STAGES as u32);
             assert!(!epi.try_acquire(), "nothing more was committed");
         }
     });

@@ -24,9 +24,9 @@
 pub mod gemm_bf16;
 pub mod gemm_fp8;
 pub mod gemm_params;
-pub mod pipeline;
 #[cfg(feature = "sm100")]
-pub mod sm100_gemm;
+pub mod gemm_sm100;
+pub mod pipeline;
 pub mod sm100_smoke;
 pub mod smoke;
 pub mod tile_copy;

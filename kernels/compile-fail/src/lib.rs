@@ -6,12 +6,12 @@
 #![no_std]
 #![feature(abi_ptx)]
 
-use baton::arch::sm90::{dynamic_smem, sync_threads, thread_idx_x, warp_idx};
+use baton::arch::ptx::{dynamic_smem, sync_threads, thread_idx_x, warp_idx};
 use baton::pipeline::{PipelineBarriers, ProducerConsumerPipeline};
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
-    baton::arch::sm90::trap()
+    baton::arch::ptx::trap()
 }
 
 #[unsafe(no_mangle)]

@@ -38,7 +38,7 @@ pub use gpu::GpuWarp;
 #[cfg(target_arch = "nvptx64")]
 mod gpu {
     use super::WarpCtx;
-    use baton::arch::sm90 as arch;
+    use baton::arch::ptx as arch;
 
     /// The calling GPU thread.
     #[derive(Clone, Copy, Debug, Default)]

@@ -103,7 +103,7 @@ pub unsafe fn c_load_role<W: WarpCtx, const BN: u32>(
                 }
                 t += grid;
             }
-            c_pipe.producer_tail();
+            c_pipe.drain();
         });
     }
 }

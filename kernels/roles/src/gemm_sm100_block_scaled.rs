@@ -489,7 +489,7 @@ pub unsafe fn gemm_block_scaled<F: ScaledFormat, const SFK: usize, W: WarpCtx>(
                     let stage = consumer.acquire_stage();
                     let st = stage.tiles();
                     // This input stage's SF slot: SFA atoms, then SFB atoms.
-                    let slot = tmem.offset(0, SF_TMEM_BASE + stage.stage() * sf_slot_cols(SFK));
+                    let slot = tmem.offset(0, SF_TMEM_BASE + stage.index() * sf_slot_cols(SFK));
                     let (sfa_smem, sfb_smem) = (
                         tc::smem_addr(smem_field!(st, Stage<SFK>, sfa)),
                         tc::smem_addr(smem_field!(st, Stage<SFK>, sfb)),

@@ -27,7 +27,7 @@ pub unsafe fn ld_u32<T: Copy, const R: usize, const C: usize>(
     #[cfg(target_arch = "nvptx64")]
     {
         // SAFETY: forwarded: in bounds of a shared-memory tile.
-        unsafe { baton::arch::sm90::ld_shared_u32(tile.addr() + offset) }
+        unsafe { baton::arch::ptx::ld_shared_u32(tile.addr() + offset) }
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
@@ -52,7 +52,7 @@ pub unsafe fn st_u32<T: Copy, const R: usize, const C: usize>(
     #[cfg(target_arch = "nvptx64")]
     {
         // SAFETY: forwarded: in bounds of a shared-memory tile.
-        unsafe { baton::arch::sm90::st_shared_u32(tile.addr() + offset, value) }
+        unsafe { baton::arch::ptx::st_shared_u32(tile.addr() + offset, value) }
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {

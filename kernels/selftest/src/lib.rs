@@ -30,5 +30,5 @@ pub mod zero_cost;
 /// on the host with an illegal-instruction error.
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
-    baton::arch::sm90::trap()
+    baton::arch::ptx::trap()
 }

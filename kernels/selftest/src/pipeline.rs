@@ -4,7 +4,7 @@
 //! producer; warps 1..=4 are the consumers (128 threads).
 
 use crate::smem_io::{ld_shared_u32, st_shared_u32};
-use baton::arch::sm90::{
+use baton::arch::ptx::{
     block_idx_x, dynamic_smem, elect_one, grid_dim_x, lane_id, sync_threads, sync_warp,
     thread_idx_x, warp_idx,
 };
@@ -52,7 +52,7 @@ baton::kernel! {
                 );
                 stage.release();
             }
-            pipe.producer_tail();
+            pipe.drain();
         } else {
             let (mut errors, mut sum) = (0u32, 0u32);
             for seq in 0..items {
@@ -99,7 +99,7 @@ baton::kernel! {
                         st_shared_u32(slot.at(l as usize), payload(seed, seq, l));
                     }
                 }
-                pipe.producer_tail();
+                pipe.drain();
             }
         } else {
             let (mut errors, mut sum) = (0u32, 0u32);
@@ -171,7 +171,7 @@ baton::kernel! {
                 }
                 t += grid_dim_x();
             }
-            epi.producer_tail();
+            epi.drain();
         } else {
             let r = thread_idx_x() - 32;
             while t < tiles {

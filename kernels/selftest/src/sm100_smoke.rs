@@ -30,7 +30,7 @@
 //! 5. Fence, block barrier, and warp 0 frees the columns.
 
 use crate::smem_io::{ld_shared_u32, st_shared_u32};
-use baton::arch::sm90::{self as arch, BarrierRef};
+use baton::arch::ptx::{self as arch, BarrierRef};
 use baton::arch::sm100::mma::{
     AccType, F16Type, InstrDescriptor, Major, SmemDescriptor, SmemLayout, commit, commit_multicast,
     commit_pair_multicast, mma_f16_ss, mma_f16_ss_pair,

@@ -20,7 +20,7 @@
 //! `[fresh parity0, fresh parity1, after parity0, after parity1]`.
 
 use crate::smem_io::{ld_shared_u32, st_shared_u32};
-use baton::arch::sm90::{self as arch, BarrierRef};
+use baton::arch::ptx::{self as arch, BarrierRef};
 use baton::protocol::diag::{Role, WaitSite};
 use baton::smem_field;
 use baton_kernels_abi::smoke as abi;

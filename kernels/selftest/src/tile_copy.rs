@@ -21,11 +21,11 @@
 //! | `baton_tile_copy_bf16` | 64 × 64, B128 | 64 × 64, B128 | any grid, 256 threads, `size_of::<CopySmem>()` dynamic smem |
 //! | `baton_tile_copy_bf16_multicast` | 32 × 64, B128 | 32 × 64, B128 | cluster (2, 1, 1), even grid, 256 threads, `size_of::<McSmem>()` |
 
-use baton::arch::sm90::tma::{
+use baton::arch::ptx::tma::{
     load_2d, load_2d_multicast, prefetch_tensormap, store_2d, store_commit_group, store_wait_group,
     store_wait_group_read,
 };
-use baton::arch::sm90::{
+use baton::arch::ptx::{
     block_idx_x, cluster_cta_rank, cluster_sync, dynamic_smem, elect_one, fence_proxy_async_shared,
     grid_dim_x, named_barrier_sync, sync_threads, thread_idx_x, warp_idx,
 };

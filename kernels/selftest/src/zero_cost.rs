@@ -8,7 +8,7 @@
 //! compares the instruction counts of their steady-state loops in the PTX
 //! and SASS.
 
-use baton::arch::sm90::{dynamic_smem, elect_one, sync_threads, thread_idx_x, warp_idx};
+use baton::arch::ptx::{dynamic_smem, elect_one, sync_threads, thread_idx_x, warp_idx};
 use baton::pipeline::{PipelineBarriers, ProducerConsumerPipeline};
 use baton_kernels_abi::zero_cost as abi;
 use baton_kernels_abi::zero_cost::{HandoffBenchParams, STAGES};
@@ -31,7 +31,7 @@ baton::kernel! {
                 for _ in 0..iters {
                     pipe.acquire_producer().release();
                 }
-                pipe.producer_tail();
+                pipe.drain();
             }
         } else {
             let mut acc = 0u32;
@@ -42,7 +42,7 @@ baton::kernel! {
             }
             // SAFETY: the host allocates grid × 160 words.
             unsafe {
-                *out.add((baton::arch::sm90::block_idx_x() * 160 + thread_idx_x()) as usize) = acc
+                *out.add((baton::arch::ptx::block_idx_x() * 160 + thread_idx_x()) as usize) = acc
             };
         }
     }
@@ -134,7 +134,7 @@ baton::kernel! {
             }
             // SAFETY: as above.
             unsafe {
-                *out.add((baton::arch::sm90::block_idx_x() * 160 + thread_idx_x()) as usize) = acc
+                *out.add((baton::arch::ptx::block_idx_x() * 160 + thread_idx_x()) as usize) = acc
             };
         }
     }

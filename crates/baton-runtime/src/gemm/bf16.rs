@@ -15,7 +15,7 @@ use baton::kernel::KernelSpec;
 use baton::tensor_map::{ElemType, Swizzle};
 use baton_kernels_abi::gemm_bf16 as bf16_abi;
 use baton_kernels_abi::gemm_params::GemmBf16Params;
-use baton_kernels_abi::sm100_gemm::{self, Sm100GemmParams};
+use baton_kernels_abi::gemm_sm100::{self, Sm100GemmParams};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 /// A tile configuration of the BF16 GEMM kernel family
@@ -96,7 +96,7 @@ impl GemmConfig {
     /// The kernel's name in the PTX.
     pub const fn kernel(self) -> &'static str {
         match self {
-            GemmConfig::Sm100T128x256 => sm100_gemm::GEMM_BF16.name,
+            GemmConfig::Sm100T128x256 => gemm_sm100::GEMM_BF16.name,
             c => match c.spec() {
                 Some(s) => s.name,
                 None => unreachable!(),
@@ -105,7 +105,7 @@ impl GemmConfig {
     }
 
     /// The sm_90a kernel's spec (`kernel_abi::gemm_bf16`); `None` for the
-    /// sm_100a configuration (`kernel_abi::sm100_gemm::GEMM_BF16`).
+    /// sm_100a configuration (`kernel_abi::gemm_sm100::GEMM_BF16`).
     ///
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
@@ -178,7 +178,7 @@ impl GemmConfig {
     pub const fn smem_bytes(self) -> u32 {
         match self.spec() {
             Some(s) => s.dynamic_smem_bytes,
-            None => sm100_gemm::GEMM_BF16.dynamic_smem_bytes,
+            None => gemm_sm100::GEMM_BF16.dynamic_smem_bytes,
         }
     }
 }
@@ -390,7 +390,7 @@ impl<'a> GemmPlan<'a> {
         let maps = tensor_map::upload(gpu, &maps)?;
         let kernel = match config.spec() {
             Some(spec) => PlanKernel::Sm90(kernels.kernel(spec)?),
-            None => PlanKernel::Sm100(kernels.kernel(&sm100_gemm::GEMM_BF16)?),
+            None => PlanKernel::Sm100(kernels.kernel(&gemm_sm100::GEMM_BF16)?),
         };
         let slots = if config.cluster_m() > 1 {
             kernel

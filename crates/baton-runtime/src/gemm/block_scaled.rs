@@ -35,14 +35,14 @@ use crate::{Gpu, Kernels, Result, Target, TypedKernel};
 use baton::block_scale::{Mxfp8, Nvfp4};
 use baton::kernel::KernelSpec;
 use baton::tensor_map::{ElemType, Swizzle, TensorMapDesc};
-use baton_kernels_abi::sm100_gemm::{self, BlockScaledGemmParams};
+use baton_kernels_abi::gemm_sm100::{self, BlockScaledGemmParams};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 /// CTA tile rows and columns of both kernels (`gemm_sm100_block_scaled::BM`
 /// and `BN`).
 pub const TILE: usize = 128;
 /// Threads per CTA (the kernels' spec).
-pub const THREADS: u32 = sm100_gemm::GEMM_MXFP8.threads;
+pub const THREADS: u32 = gemm_sm100::GEMM_MXFP8.threads;
 /// Rasterization group (tile rows) the plans start with.
 pub const DEFAULT_GROUP_M: u32 = 8;
 
@@ -59,12 +59,12 @@ pub trait BlockScaledGemmFormat: Quantize {
 }
 
 impl BlockScaledGemmFormat for Mxfp8 {
-    const SPEC: KernelSpec<BlockScaledGemmParams> = sm100_gemm::GEMM_MXFP8;
+    const SPEC: KernelSpec<BlockScaledGemmParams> = gemm_sm100::GEMM_MXFP8;
     const BK: usize = 128;
 }
 
 impl BlockScaledGemmFormat for Nvfp4 {
-    const SPEC: KernelSpec<BlockScaledGemmParams> = sm100_gemm::GEMM_NVFP4;
+    const SPEC: KernelSpec<BlockScaledGemmParams> = gemm_sm100::GEMM_NVFP4;
     const BK: usize = 256;
 }
 

@@ -1,14 +1,14 @@
 //! Architecture backends.
 //!
 //! Exactly one backend is *current* for a compilation target and is re-exported
-//! as [`current`]: `sm90` on `nvptx64`, [`cpu`] everywhere else.
+//! as [`current`]: [`ptx`] on `nvptx64`, [`cpu`] everywhere else.
 //! `sm100` (nvptx64 only) adds Blackwell's tensor memory and `tcgen05` MMA
-//! on top of `sm90`; only kernels built for sm_100a may call it.
+//! on top of `ptx`; only kernels built for sm_100a may call it.
 //! [`tcgen05_desc`] holds its descriptor encodings, on every target so that
 //! host tests check them. The protocol
 //! code (`crate::protocol`) only calls the operations every backend provides:
 //!
-//! | operation | sm90 (PTX) | cpu |
+//! | operation | ptx | cpu |
 //! |---|---|---|
 //! | [`BarrierRef::init`](current::BarrierRef::init) | `mbarrier.init` | store |
 //! | `arrive` | `mbarrier.arrive` (one per thread) | one arrival per simulated lane |
@@ -36,9 +36,9 @@
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod cpu;
 #[cfg(target_arch = "nvptx64")]
-pub mod sm100;
+pub mod ptx;
 #[cfg(target_arch = "nvptx64")]
-pub mod sm90;
+pub mod sm100;
 pub mod tcgen05_desc;
 pub mod tmem_addr;
 
@@ -51,6 +51,6 @@ pub use cpu as current;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use cpu::tcgen05;
 #[cfg(target_arch = "nvptx64")]
-pub use sm90 as current;
+pub use ptx as current;
 #[cfg(target_arch = "nvptx64")]
 pub use sm100 as tcgen05;

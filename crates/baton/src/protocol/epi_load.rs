@@ -132,8 +132,8 @@ impl<'a, const STAGES: usize> EpiLoadPipeline<'a, STAGES> {
 
     /// Producer tail: wait until the epilogue released every stage.
     #[inline(always)]
-    pub fn producer_tail(&mut self) {
-        self.pipeline.producer_tail()
+    pub fn drain(&mut self) {
+        self.pipeline.drain()
     }
 
     /// Scoped consumption (arrive + step on drop).

@@ -360,7 +360,7 @@ impl<'a, const STAGES: usize> ProducerConsumerPipeline<'a, STAGES> {
     /// production so the CTA does not exit while consumers — possibly in
     /// other CTAs of the cluster — still read or arrive on its shared memory.
     #[inline(always)]
-    pub fn producer_tail(&mut self) {
+    pub fn drain(&mut self) {
         for _ in 0..Self::STAGES {
             self.wait_consumer();
             self.producer_step();

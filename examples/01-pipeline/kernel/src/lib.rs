@@ -93,7 +93,7 @@ baton::kernel! {
     /// `out[i] = 3·input[i] + 1` through a producer warp and two consumer
     /// warps (see the crate docs).
     pub fn example_pipeline(p: PipelineParams) {
-        use baton::arch::sm90::{block_idx_x, dynamic_smem, grid_dim_x};
+        use baton::arch::ptx::{block_idx_x, dynamic_smem, grid_dim_x};
         // SAFETY: the host launches with the module's dynamic shared memory,
         // size_of::<PipelineSmem>() on the device (checked by the spec).
         let smem = unsafe { dynamic_smem::<PipelineSmem>() };
@@ -104,5 +104,5 @@ baton::kernel! {
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
-    baton::arch::sm90::trap()
+    baton::arch::ptx::trap()
 }

@@ -76,7 +76,7 @@ pub fn producer<W: Warp>(
         c += grid;
     }
     // Wait until the consumers released every stage before leaving.
-    pipe.producer_tail();
+    pipe.drain();
 }
 
 /// Consumer warp `k` (`0..CONSUMER_WARPS`): for every chunk, lane `l` turns

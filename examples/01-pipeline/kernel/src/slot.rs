@@ -15,7 +15,7 @@ pub unsafe fn load_word(slot: SharedRef<'_, Slot>, i: u32) -> u32 {
     #[cfg(target_arch = "nvptx64")]
     {
         // SAFETY: forwarded: the word lies inside the slot.
-        unsafe { baton::arch::sm90::ld_shared_u32(slot.addr() + 4 * i) }
+        unsafe { baton::arch::ptx::ld_shared_u32(slot.addr() + 4 * i) }
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
@@ -36,7 +36,7 @@ pub unsafe fn store_word(slot: SharedRef<'_, Slot>, i: u32, value: u32) {
     #[cfg(target_arch = "nvptx64")]
     {
         // SAFETY: forwarded: the word lies inside the slot.
-        unsafe { baton::arch::sm90::st_shared_u32(slot.addr() + 4 * i, value) }
+        unsafe { baton::arch::ptx::st_shared_u32(slot.addr() + 4 * i, value) }
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {

@@ -30,21 +30,21 @@ pub struct GpuWarp;
 impl Warp for GpuWarp {
     #[inline(always)]
     fn index(&self) -> u32 {
-        baton::arch::sm90::warp_idx()
+        baton::arch::ptx::warp_idx()
     }
     #[inline(always)]
     fn sync_block(&self) {
-        baton::arch::sm90::sync_threads()
+        baton::arch::ptx::sync_threads()
     }
     #[inline(always)]
     fn elect(&self, f: impl FnOnce()) {
-        if baton::arch::sm90::elect_one() {
+        if baton::arch::ptx::elect_one() {
             f()
         }
     }
     #[inline(always)]
     fn for_each_lane(&self, mut f: impl FnMut(u32)) {
-        f(baton::arch::sm90::lane_id())
+        f(baton::arch::ptx::lane_id())
     }
 }
 

@@ -85,7 +85,7 @@ baton::kernel! {
     /// Copies the `tiles_m × tiles_n` tiles of `load_map`'s matrix to
     /// `store_map`'s (see the crate docs).
     pub fn example_tma_copy(p: TmaCopyParams) {
-        use baton::arch::sm90::{block_idx_x, dynamic_smem, grid_dim_x};
+        use baton::arch::ptx::{block_idx_x, dynamic_smem, grid_dim_x};
         // SAFETY: the host launches with the module's dynamic shared memory,
         // size_of::<CopySmem>() on the device (checked by the spec).
         let smem = unsafe { dynamic_smem::<CopySmem>() };
@@ -96,5 +96,5 @@ baton::kernel! {
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
-    baton::arch::sm90::trap()
+    baton::arch::ptx::trap()
 }

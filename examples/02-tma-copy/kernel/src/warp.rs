@@ -25,15 +25,15 @@ pub struct GpuWarp;
 impl Warp for GpuWarp {
     #[inline(always)]
     fn index(&self) -> u32 {
-        baton::arch::sm90::warp_idx()
+        baton::arch::ptx::warp_idx()
     }
     #[inline(always)]
     fn sync_block(&self) {
-        baton::arch::sm90::sync_threads()
+        baton::arch::ptx::sync_threads()
     }
     #[inline(always)]
     fn lane0(&self, f: impl FnOnce()) {
-        if baton::arch::sm90::lane_id() == 0 {
+        if baton::arch::ptx::lane_id() == 0 {
             f()
         }
     }

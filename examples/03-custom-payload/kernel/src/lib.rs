@@ -70,7 +70,7 @@ baton::kernel! {
     #[spec(KV_DOT)]
     /// `out[r] = Σ_c K[r][c]·V[r][c]` (see the crate docs).
     pub fn example_kv_dot(p: KvParams) {
-        use baton::arch::sm90::{block_idx_x, dynamic_smem, grid_dim_x};
+        use baton::arch::ptx::{block_idx_x, dynamic_smem, grid_dim_x};
         // SAFETY: the host launches with the module's dynamic shared memory,
         // size_of::<KvSmem>() on the device (checked by the spec).
         let smem = unsafe { dynamic_smem::<KvSmem>() };
@@ -81,5 +81,5 @@ baton::kernel! {
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
-    baton::arch::sm90::trap()
+    baton::arch::ptx::trap()
 }

@@ -25,7 +25,7 @@ pub unsafe fn load(tile: SharedRef<'_, KvTile>, row: u32, col: u32) -> u32 {
     {
         let offset = SWIZZLE.apply((row as usize * crate::payload::DIM + col as usize) * 4) as u32;
         // SAFETY: forwarded: the word lies inside the tile.
-        unsafe { baton::arch::sm90::ld_shared_u32(tile.addr() + offset) }
+        unsafe { baton::arch::ptx::ld_shared_u32(tile.addr() + offset) }
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {

@@ -1,8 +1,8 @@
 //! The kernel: layout, setup, schedule, and the role dispatch.
 
 use crate::{BK, BM, BN, D_BUFFERS, GemmParams, GemmSmem, Payload, STAGES};
-use baton::arch::sm90::tma::{load_2d, prefetch_tensormap, store_wait_group};
-use baton::arch::sm90::{dynamic_smem, thread_idx_x};
+use baton::arch::ptx::tma::{load_2d, prefetch_tensormap, store_wait_group};
+use baton::arch::ptx::{dynamic_smem, thread_idx_x};
 use baton::smem_field;
 use baton::tile_pipeline::{InputTilePipeline, StandardStage};
 use baton_kernel_roles::dispatch_roles;

@@ -3,7 +3,7 @@
 //! `EpiLoadPipeline`s (only launched when `beta ≠ 0`).
 
 use super::schedule::ClusterWork;
-use baton::arch::sm90::tma::{TensorMap, load_2d};
+use baton::arch::ptx::tma::{TensorMap, load_2d};
 use baton::epi_load::EpiLoadPipeline;
 use baton::smem::SharedRef;
 use baton::tile_pipeline::Tile;
@@ -19,7 +19,7 @@ use baton::tile_pipeline::Tile;
 /// the C sub-tile has read it), arrives once on `full` with
 /// `Tile::BYTES` expected (count 1), and the TMA load completes them. At
 /// the end it waits until both warpgroups consumed every stage
-/// (`producer_tail`). Consumers see the sub-tiles in the order of
+/// (`drain`). Consumers see the sub-tiles in the order of
 /// [`StoreEpilogue::store`](super::epilogue::StoreEpilogue::store):
 /// segment by segment, sub-tile `j` of warpgroup 0 and 1 in turn.
 ///
@@ -95,7 +95,7 @@ impl<T, const ROWS: usize, const COLS: usize, const RING: usize, const CLUSTER_M
                 load_c(&mut epi1, 1, col, row + ROWS as i32);
             }
         }
-        epi0.producer_tail();
-        epi1.producer_tail();
+        epi0.drain();
+        epi1.drain();
     }
 }

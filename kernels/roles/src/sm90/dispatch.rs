@@ -2,12 +2,12 @@
 //! how many registers) and its dispatch; the CTA's setup before the roles
 //! start.
 
-use baton::arch::sm90::{cluster_sync, sync_threads, thread_idx_x};
+use baton::arch::ptx::{cluster_sync, sync_threads, thread_idx_x};
 // For `dispatch_roles!` (expanded in the kernel crate).
 #[doc(hidden)]
-pub use baton::arch::sm90::wgmma::{setmaxnreg_dec, setmaxnreg_inc};
+pub use baton::arch::ptx::wgmma::{setmaxnreg_dec, setmaxnreg_inc};
 #[doc(hidden)]
-pub use baton::arch::sm90::{elect_one, warp_idx};
+pub use baton::arch::ptx::{elect_one, warp_idx};
 
 /// Which warps of a Hopper GEMM CTA run which role: warpgroup 0 holds the
 /// single-lane roles and releases its registers to 40; the other

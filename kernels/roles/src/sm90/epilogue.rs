@@ -4,8 +4,8 @@
 //! buffers (beta = 0), or in place over the C sub-tiles of the
 //! warpgroup's `EpiLoadPipeline` (`D = alpha·acc + beta·C`).
 
-use baton::arch::sm90::tma::{TensorMap, store_2d, store_commit_group, store_wait_group_read};
-use baton::arch::sm90::{
+use baton::arch::ptx::tma::{TensorMap, store_2d, store_commit_group, store_wait_group_read};
+use baton::arch::ptx::{
     fence_proxy_async_shared, ld_shared_u32, named_barrier_sync, st_shared_u32,
 };
 use baton::epi_load::EpiLoadPipeline;

@@ -4,7 +4,7 @@
 //! the MMAs that read it.
 
 use super::stage_descriptors::StageDescriptors;
-use baton::arch::sm90::wgmma::{
+use baton::arch::ptx::wgmma::{
     self, SplitDescriptor,
     ops::{
         mma_m64n64k16_f32_bf16, mma_m64n128k16_f32_bf16, mma_m64n224k16_f32_bf16,
@@ -70,7 +70,7 @@ impl Bf16Mma<32> for Bf16N64 {
 /// (fence, 4 MMAs, commit); `accumulate == false` starts the tile.
 ///
 /// ```ignore
-/// mma_k_block::<Bf16N256, 128>(&mut acc, descs.at(stage.stage()), false);
+/// mma_k_block::<Bf16N256, 128>(&mut acc, descs.at(stage.index()), false);
 /// ```
 #[inline(always)]
 pub fn mma_k_block<M: Bf16Mma<ACC>, const ACC: usize>(
@@ -137,11 +137,11 @@ pub fn bf16_mainloop<
 ) {
     // K block kb's MMAs stay in flight while kb-1's stage is handed back.
     let stage = consumer.acquire_stage();
-    mma_k_block::<M, ACC>(acc, descs.at(stage.stage()), false);
+    mma_k_block::<M, ACC>(acc, descs.at(stage.index()), false);
     let mut pending: PendingRelease<'a> = stage.defer_release();
     for _ in 1..k_blocks {
         let stage = consumer.acquire_stage();
-        mma_k_block::<M, ACC>(acc, descs.at(stage.stage()), true);
+        mma_k_block::<M, ACC>(acc, descs.at(stage.index()), true);
         wgmma::wait_group::<1>();
         release_stage::<CLUSTER_M>(pending, signaller);
         pending = stage.defer_release();

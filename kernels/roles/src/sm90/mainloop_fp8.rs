@@ -16,8 +16,8 @@ use super::stage_descriptors::StageDescriptors;
 use super::wgmma_wait::{
     wait_group_tied_32, wait_group_tied_64, wait_group_tied_96, wait_group_tied_128,
 };
-use baton::arch::sm90::ld_shared_u32;
-use baton::arch::sm90::wgmma::{
+use baton::arch::ptx::ld_shared_u32;
+use baton::arch::ptx::wgmma::{
     self, SplitDescriptor,
     ops::{
         mma_m64n64k32_f32_e4m3, mma_m64n128k32_f32_e4m3, mma_m64n192k32_f32_e4m3,
@@ -112,7 +112,7 @@ fp8_mma!(Fp8N64, 32, mma_m64n64k32_f32_e4m3, wait_group_tied_32);
 /// overwriting it (scale-d = 0 on the first): fence, 4 MMAs, commit.
 ///
 /// ```ignore
-/// mma_k_block::<Fp8N128, 64>(&mut partial, descs.at(stage.stage()));
+/// mma_k_block::<Fp8N128, 64>(&mut partial, descs.at(stage.index()));
 /// ```
 #[inline(always)]
 pub fn mma_k_block<M: Fp8Mma<ACC>, const ACC: usize>(
@@ -204,7 +204,7 @@ unsafe fn issue<
             },
         )
     };
-    mma_k_block::<M, ACC>(p, descs.at(stage.stage()));
+    mma_k_block::<M, ACC>(p, descs.at(stage.index()));
     (stage.defer_release(), scales)
 }
 
@@ -304,7 +304,7 @@ pub unsafe fn fp8_mainloop<
                     },
                 )
             };
-            let (da, db) = descs.at(stage.stage());
+            let (da, db) = descs.at(stage.index());
             let (wave1, sb1) = if m_waves == 2 {
                 ((da.advance(WAVE_M * BK), db), sb[0])
             } else {

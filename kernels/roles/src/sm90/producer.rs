@@ -5,8 +5,8 @@
 //! kernel's loader.
 
 use super::schedule::{ClusterWork, TileRows};
-use baton::arch::sm90::BarrierRef;
-use baton::arch::sm90::tma::{TensorMap, load_2d, load_2d_multicast};
+use baton::arch::ptx::BarrierRef;
+use baton::arch::ptx::tma::{TensorMap, load_2d, load_2d_multicast};
 use baton::smem::SharedRef;
 use baton::tile_pipeline::{InputTilePipeline, Tile, TilePayload};
 

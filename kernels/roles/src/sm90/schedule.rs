@@ -9,7 +9,7 @@
 //! grid and cluster registers and is nvptx-only.
 
 #[cfg(target_arch = "nvptx64")]
-use baton::arch::sm90::{block_idx_x, cluster_cta_rank, grid_dim_x};
+use baton::arch::ptx::{block_idx_x, cluster_cta_rank, grid_dim_x};
 #[cfg(target_arch = "nvptx64")]
 use baton::protocol::tile_scheduler::{Segments, StreamKSchedule};
 

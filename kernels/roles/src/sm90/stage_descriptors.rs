@@ -1,7 +1,7 @@
 //! The `wgmma` shared-memory descriptors of every input stage's A and B
 //! tiles, derived from stage 0's by the stage index.
 
-use baton::arch::sm90::wgmma::{SmemLayout, SplitDescriptor, descriptor_k_major};
+use baton::arch::ptx::wgmma::{SmemLayout, SplitDescriptor, descriptor_k_major};
 
 /// The `wgmma` descriptors (K-major, 128-byte swizzle) of the A and B tiles
 /// of every input stage, derived from stage 0's by the stage index: one
@@ -15,7 +15,7 @@ use baton::arch::sm90::wgmma::{SmemLayout, SplitDescriptor, descriptor_k_major};
 ///     smem_field!(st0, Stage, b).addr(),
 ///     core::mem::size_of::<Stage>() as u32,
 /// );
-/// let (da, db) = descs.at(stage.stage());
+/// let (da, db) = descs.at(stage.index());
 /// ```
 #[derive(Clone, Copy)]
 pub struct StageDescriptors {
@@ -46,7 +46,7 @@ impl StageDescriptors {
     /// (A, B) descriptors of stage `stage`.
     ///
     /// ```ignore
-    /// let (da, db) = descs.at(stage.stage());
+    /// let (da, db) = descs.at(stage.index());
     /// ```
     #[inline(always)]
     pub fn at(self, stage: u32) -> (SplitDescriptor, SplitDescriptor) {

@@ -2,7 +2,7 @@
 //! partial accumulators handed from contributors to a unit's finalizer
 //! through global memory ([`StreamKFixup`], [`stream_k_fixup!`](crate::stream_k_fixup)).
 
-use baton::arch::sm90::{block_idx_x, ld_global_v4_f32, named_barrier_sync, st_global_v4_f32};
+use baton::arch::ptx::{block_idx_x, ld_global_v4_f32, named_barrier_sync, st_global_v4_f32};
 use baton::protocol::stream_k::FixupFlags;
 
 /// A launch's stream-K fixup state in global memory (see

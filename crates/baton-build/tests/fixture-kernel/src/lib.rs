@@ -45,7 +45,7 @@ baton::kernel! {
     #[spec(AXPB)]
     /// See [`AxpbParams`].
     pub fn fixture_axpb(p: AxpbParams) {
-        let i = baton::arch::sm90::block_idx_x() * 128 + baton::arch::sm90::thread_idx_x();
+        let i = baton::arch::ptx::block_idx_x() * 128 + baton::arch::ptx::thread_idx_x();
         if i < p.n {
             // SAFETY: i < n, the buffers hold n floats.
             unsafe { *p.out.add(i as usize) = *p.input.add(i as usize) * p.factor + p.bias };
@@ -57,7 +57,7 @@ baton::kernel! {
     #[spec(REVERSE)]
     /// See [`ReverseParams`].
     pub fn fixture_reverse(p: ReverseParams) {
-        use baton::arch::sm90 as arch;
+        use baton::arch::ptx as arch;
         // SAFETY: this kernel is the only user of its dynamic shared memory;
         // sync_threads orders the accesses.
         let smem = unsafe { arch::dynamic_smem::<ReverseSmem>() };
@@ -78,5 +78,5 @@ baton::kernel! {
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
-    baton::arch::sm90::trap()
+    baton::arch::ptx::trap()
 }

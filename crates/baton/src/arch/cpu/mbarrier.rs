@@ -209,7 +209,7 @@ impl<'a> BarrierRef<'a> {
     }
 
     /// Remote arrival without cluster-scope release, if `pred`: one arrival
-    /// on the barrier at this offset in CTA `cta_rank` (see the sm90
+    /// on the barrier at this offset in CTA `cta_rank` (see the PTX
     /// backend: only for signals that publish no data). The rank is checked
     /// whatever `pred`.
     #[inline]

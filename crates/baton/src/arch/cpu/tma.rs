@@ -1,5 +1,5 @@
 //! Simulated TMA (CPU backend): the same functions as
-//! [`arch::sm90::tma`](crate::arch) with the same byte layout.
+//! [`arch::ptx::tma`](crate::arch) with the same byte layout.
 //!
 //! A [`TensorMap`] here describes a host tensor ([`TensorMapDesc`]: base
 //! address, element type, dims, byte strides, box, swizzle). A load copies
@@ -250,7 +250,7 @@ pub unsafe fn load_3d<T: Copy, const R: usize, const C: usize>(
 /// Checks a multicast CTA mask against the calling thread's simulated
 /// cluster ([`CpuCluster`](super::CpuCluster); a cluster of one outside a
 /// runner): panics when the mask is empty or names a CTA rank ≥
-/// [`cluster_size`](super::cluster_size) — the check the sm90 backend traps
+/// [`cluster_size`](super::cluster_size) — the check the PTX backend traps
 /// on in debug builds.
 ///
 /// ```

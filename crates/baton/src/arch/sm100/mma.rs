@@ -14,7 +14,7 @@
 //! `cute/arch/mma_sm100_desc.hpp` (`UMMA::InstrDescriptor`,
 //! `UMMA::SmemDescriptor`); not yet checked on hardware.
 
-use crate::arch::sm90::BarrierRef;
+use crate::arch::ptx::BarrierRef;
 use core::arch::asm;
 
 use super::tmem::TmemAddr;
@@ -31,7 +31,7 @@ pub use crate::arch::tcgen05_desc::{
 /// Completion is observed only through [`commit`] by the same thread.
 ///
 /// # Safety
-/// Executed by one thread (e.g. the [`elect_one`](crate::arch::sm90::elect_one)
+/// Executed by one thread (e.g. the [`elect_one`](crate::arch::ptx::elect_one)
 /// lane of the MMA warp); `a` and `b` describe operands fully written to
 /// shared memory and visible to the async proxy (TMA completion observed on
 /// their barrier, or `fence.proxy.async.shared::cta` after generic-proxy

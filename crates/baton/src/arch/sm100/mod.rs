@@ -1,6 +1,6 @@
 //! Blackwell (`sm_100a`) additions: tensor memory (TMEM) and the `tcgen05`
 //! MMA, through inline assembly. Everything else (mbarrier, TMA, thread
-//! identity, shared memory) is the Hopper backend's ([`super::sm90`]), which
+//! identity, shared memory) is the Hopper backend's ([`super::ptx`]), which
 //! sm_100a executes unchanged.
 //!
 //! **Assembled, never run**: no Blackwell GPU has been available to this

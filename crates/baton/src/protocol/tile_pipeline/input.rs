@@ -129,7 +129,7 @@ where
 ///         let mut consumer = pipe.consumer();
 ///         for _k in 0..5 {
 ///             let tiles = consumer.acquire(); // read tiles.tiles() …
-///             let _ = tiles.stage();
+///             let _ = tiles.index();
 ///         }
 ///     }
 /// });
@@ -281,7 +281,7 @@ unsafe extern "C" {
 /// consumer.acquire_stage().release(); // arrive on empty[0]
 ///
 /// let s = producer.acquire(); // scoped: stage 1
-/// assert_eq!(s.stage(), 1);
+/// assert_eq!(s.index(), 1);
 /// s.arrive_expect_tx();
 /// s.barrier().complete_tx(s.expect_bytes());
 /// drop(s); // step only
@@ -343,7 +343,7 @@ impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32>
 
     /// Current stage index.
     #[inline(always)]
-    pub fn stage(&self) -> u32 {
+    pub fn index(&self) -> u32 {
         self.pipe.producer_stage()
     }
 
@@ -361,7 +361,7 @@ impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32>
         let this = ManuallyDrop::new(self);
         // SAFETY: `this` is never used again and its drop is suppressed.
         let mut pipe = unsafe { core::ptr::read(&this.pipe) };
-        pipe.producer_tail();
+        pipe.drain();
     }
 }
 
@@ -407,7 +407,7 @@ impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32>
 
     /// Stage index.
     #[inline(always)]
-    pub fn stage(&self) -> u32 {
+    pub fn index(&self) -> u32 {
         self.guard.index()
     }
 
@@ -502,7 +502,7 @@ impl<P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> Drop
         if !self.signalled.get() && !std::thread::panicking() {
             panic!(
                 "baton: ProducerTiles (stage {}, phase {}) dropped without arrive_expect_tx(): the full barrier would never complete",
-                self.stage(),
+                self.index(),
                 self.phase()
             );
         }
@@ -535,7 +535,7 @@ impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32>
 
     /// Stage index.
     #[inline(always)]
-    pub fn stage(&self) -> u32 {
+    pub fn index(&self) -> u32 {
         self.stage.index()
     }
 
@@ -568,7 +568,7 @@ impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32>
         assert!(
             self.signalled.get(),
             "baton: InputProducerStage (stage {}) released without arrive_expect_tx(): the full barrier would never complete",
-            self.stage()
+            self.index()
         );
         let mut this = ManuallyDrop::new(self);
         // SAFETY: taken once; `this` is never dropped.
@@ -617,13 +617,13 @@ impl<P: TilePayload, const STAGES: usize, const CTA_GROUP: u32> Drop
 /// let ready = consumer.try_acquire();
 /// assert!(ready);
 /// let tiles = consumer.acquire_if_needed(ready);
-/// assert_eq!((tiles.stage(), tiles.phase()), (0, 0));
+/// assert_eq!((tiles.index(), tiles.phase()), (0, 0));
 /// drop(tiles); // arrive on empty[0], step
 /// // The linear form, with an explicit signal.
 /// let s = consumer.acquire_stage();
 /// s.arrive();
 /// s.release_without_signal();
-/// assert_eq!((consumer.stage(), consumer.phase()), (0, 1));
+/// assert_eq!((consumer.index(), consumer.phase()), (0, 1));
 /// producer.drain();
 /// ```
 pub struct InputConsumer<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32 = 1> {
@@ -714,7 +714,7 @@ impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32>
 
     /// Current stage index.
     #[inline(always)]
-    pub fn stage(&self) -> u32 {
+    pub fn index(&self) -> u32 {
         self.pipe.consumer_stage()
     }
 
@@ -742,7 +742,7 @@ impl<'a, P: TilePayload, const STAGES: usize> ConsumerTiles<'_, 'a, P, STAGES> {
 
     /// Stage index.
     #[inline(always)]
-    pub fn stage(&self) -> u32 {
+    pub fn index(&self) -> u32 {
         self.guard.index()
     }
 
@@ -816,7 +816,7 @@ impl<'a, P: TilePayload, const STAGES: usize> ConsumerTilesMulticast<'_, 'a, P, 
 
     /// Stage index.
     #[inline(always)]
-    pub fn stage(&self) -> u32 {
+    pub fn index(&self) -> u32 {
         self.guard.index()
     }
 
@@ -881,7 +881,7 @@ impl<'p, 'a, P: TilePayload, const STAGES: usize> InputConsumerStage<'p, 'a, P, 
 
     /// Stage index.
     #[inline(always)]
-    pub fn stage(&self) -> u32 {
+    pub fn index(&self) -> u32 {
         self.stage.index()
     }
 

@@ -264,12 +264,12 @@ impl<'a, Acc, const STAGES: usize> OutputProducer<'a, Acc, STAGES> {
     /// down accumulator storage — TMEM dealloc on Blackwell).
     #[inline(always)]
     pub fn drain(&mut self) {
-        self.pipe.producer_tail();
+        self.pipe.drain();
     }
 
     /// Current stage index.
     #[inline(always)]
-    pub fn stage(&self) -> u32 {
+    pub fn index(&self) -> u32 {
         self.pipe.producer_stage()
     }
 }
@@ -320,7 +320,7 @@ impl<'a, Acc, const STAGES: usize> OutputConsumer<'a, Acc, STAGES> {
 
     /// Current stage index.
     #[inline(always)]
-    pub fn stage(&self) -> u32 {
+    pub fn index(&self) -> u32 {
         self.pipe.consumer_stage()
     }
 }
@@ -517,7 +517,7 @@ impl<'a, Acc, const STAGES: usize> OutputKProducer<'a, Acc, STAGES> {
     /// Waits until every stage was released.
     #[inline(always)]
     pub fn drain(&mut self) {
-        self.pipe.producer_tail();
+        self.pipe.drain();
     }
 }
 

@@ -289,12 +289,12 @@ impl<'a, const STAGES: usize, const COLS: u32> TmemMmaProducer<'a, STAGES, COLS>
     /// TMEM columns are deallocated.
     #[inline(always)]
     pub fn drain(&mut self) {
-        self.pipe.producer_tail();
+        self.pipe.drain();
     }
 
     /// Current stage index.
     #[inline(always)]
-    pub fn stage(&self) -> u32 {
+    pub fn index(&self) -> u32 {
         self.pipe.producer_stage()
     }
 }
@@ -508,7 +508,7 @@ impl<'a, const STAGES: usize, const COLS: u32> TmemEpilogueConsumer<'a, STAGES, 
 
     /// Current stage index.
     #[inline(always)]
-    pub fn stage(&self) -> u32 {
+    pub fn index(&self) -> u32 {
         self.pipe.consumer_stage()
     }
 }

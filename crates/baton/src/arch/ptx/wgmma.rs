@@ -100,7 +100,7 @@ pub const fn descriptor_advance(desc: u64, bytes: u32) -> u64 {
 /// free of 64-bit carry chains.
 ///
 /// ```
-/// use baton::arch::sm90::wgmma::{descriptor_k_major, SmemLayout, SplitDescriptor};
+/// use baton::arch::ptx::wgmma::{descriptor_k_major, SmemLayout, SplitDescriptor};
 /// let d = descriptor_k_major(0x4400, SmemLayout::Swizzle128B);
 /// let s = SplitDescriptor::new(d).advance(64);
 /// assert_eq!(s.lo as u64 | (s.hi as u64) << 32, d + 4);

@@ -11,7 +11,7 @@ use baton_kernel_roles::gemm_sm100_block_scaled::{self, Mxfp8GemmSmem, Nvfp4Gemm
 /// global memory, as `baton_kernel_roles::gemm_sm100::GemmArgs` documents).
 ///
 /// ```
-/// let p = baton_kernels_abi::sm100_gemm::Sm100GemmParams {
+/// let p = baton_kernels_abi::gemm_sm100::Sm100GemmParams {
 ///     tma_a: core::ptr::null(), tma_b: core::ptr::null(), tma_c: core::ptr::null(), tma_d: core::ptr::null(),
 ///     m: 256, n: 256, k: 64, group_m: 8, alpha: 1.0, beta: 0.0,
 /// };
@@ -47,7 +47,7 @@ unsafe impl KernelParams for Sm100GemmParams {}
 /// `baton_sm100_gemm_bf16`: 128×256×64 tiles, accumulators in TMEM.
 ///
 /// ```
-/// assert_eq!(baton_kernels_abi::sm100_gemm::GEMM_BF16.threads, 256);
+/// assert_eq!(baton_kernels_abi::gemm_sm100::GEMM_BF16.threads, 256);
 /// ```
 pub const GEMM_BF16: KernelSpec<Sm100GemmParams> =
     KernelSpec::new("baton_sm100_gemm_bf16", gemm_sm100::THREADS)
@@ -60,7 +60,7 @@ pub const GEMM_BF16: KernelSpec<Sm100GemmParams> =
 /// documents.
 ///
 /// ```
-/// let p = baton_kernels_abi::sm100_gemm::BlockScaledGemmParams {
+/// let p = baton_kernels_abi::gemm_sm100::BlockScaledGemmParams {
 ///     tma_a: core::ptr::null(), tma_b: core::ptr::null(), tma_sfa: core::ptr::null(), tma_sfb: core::ptr::null(),
 ///     tma_c: core::ptr::null(), tma_d: core::ptr::null(), m: 128, n: 128, k: 256, group_m: 8, alpha: 1.0, beta: 0.0,
 /// };
@@ -100,7 +100,7 @@ unsafe impl KernelParams for BlockScaledGemmParams {}
 /// `baton_sm100_gemm_mxfp8`: e4m3 with ue8m0 scales per 32 K.
 ///
 /// ```
-/// assert_eq!(baton_kernels_abi::sm100_gemm::GEMM_MXFP8.threads, 256);
+/// assert_eq!(baton_kernels_abi::gemm_sm100::GEMM_MXFP8.threads, 256);
 /// ```
 pub const GEMM_MXFP8: KernelSpec<BlockScaledGemmParams> =
     KernelSpec::new("baton_sm100_gemm_mxfp8", gemm_sm100_block_scaled::THREADS)
@@ -110,7 +110,7 @@ pub const GEMM_MXFP8: KernelSpec<BlockScaledGemmParams> =
 /// `baton_sm100_gemm_nvfp4`: e2m1 with ue4m3 scales per 16 K.
 ///
 /// ```
-/// assert_eq!(baton_kernels_abi::sm100_gemm::GEMM_NVFP4.name, "baton_sm100_gemm_nvfp4");
+/// assert_eq!(baton_kernels_abi::gemm_sm100::GEMM_NVFP4.name, "baton_sm100_gemm_nvfp4");
 /// ```
 pub const GEMM_NVFP4: KernelSpec<BlockScaledGemmParams> =
     KernelSpec::new("baton_sm100_gemm_nvfp4", gemm_sm100_block_scaled::THREADS)

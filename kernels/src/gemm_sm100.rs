@@ -4,7 +4,7 @@
 //! simulation). Built only into `baton_sm100a.ptx`;
 //! **assembled by ptxas, never run** (no Blackwell GPU so far).
 
-use baton::arch::sm90::{
+use baton::arch::ptx::{
     block_dim_x, block_idx_x, dynamic_smem, dynamic_smem_size, grid_dim_x, trap,
 };
 use baton_kernel_roles::ctx::GpuWarp;
@@ -12,7 +12,7 @@ use baton_kernel_roles::gemm_sm100::{self, GemmArgs, GemmSmem};
 use baton_kernel_roles::gemm_sm100_block_scaled::{
     self, BlockScaledGemmArgs, Mxfp8GemmSmem, Nvfp4GemmSmem,
 };
-use baton_kernels_abi::sm100_gemm::{self as abi, BlockScaledGemmParams, Sm100GemmParams};
+use baton_kernels_abi::gemm_sm100::{self as abi, BlockScaledGemmParams, Sm100GemmParams};
 
 baton::kernel! {
     #[spec(abi::GEMM_BF16)]

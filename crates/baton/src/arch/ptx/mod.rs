@@ -1,5 +1,7 @@
-//! Hopper (`sm_90a`) backend: PTX `mbarrier`, fences, thread identity and
-//! shared memory, through inline assembly.
+//! The PTX backend, for `sm_90a` and later (the sm_100a kernels use it too):
+//! `mbarrier`, fences, thread identity, shared memory and TMA through inline
+//! assembly, plus Hopper's warpgroup MMA ([`wgmma`], sm_90a only: sm_100a has
+//! `tcgen05` instead, in [`super::sm100`]).
 //!
 //! Every function here is `#[inline(always)]` so that kernels built from the
 //! protocol code compile to the same instructions as hand-written PTX.

@@ -120,19 +120,6 @@ pub fn cluster_of(kernel: &str) -> u32 {
     if kernel == KERNEL_C2 { 2 } else { 1 }
 }
 
-/// Dynamic shared memory of a kernel of `(bm, bn, stages)`: barriers
-/// (padded to 1024), the stages (A bm×128 bytes + B bn×128 bytes + A
-/// scales, 4·bm bytes padded to 1024), and 4 D staging sub-tiles of 4 KiB.
-/// Checked against the PTX by a unit test.
-///
-/// ```
-/// use baton_runtime::gemm::fp8::smem_bytes;
-/// assert_eq!(smem_bytes((128, 128, 6)), 1024 + 6 * (16384 + 16384 + 1024) + 16384);
-/// ```
-pub const fn smem_bytes((bm, bn, stages): (u32, u32, u32)) -> u32 {
-    1024 + stages * (bm * 128 + bn * 128 + (4 * bm).next_multiple_of(1024)) + 4 * 4096
-}
-
 /// Picks the kernel for an M×N×K problem on `sms` SMs: the least
 /// estimate of the [cost model](super::cost_model) (waves, tile efficiency,
 /// K length, L2 reuse) among 128×64, 128×128 and 256×128 tiles, with each

@@ -92,7 +92,7 @@ fn build(kernels: &Path, name: &str) -> String {
             ));
             return format!("not built: device toolchain missing (run: {install})");
         }
-        Err(e) => fail(&format!(
+        Err(e) => baton_build::fail(&format!(
             "{e}\n(fix the kernel build above, or set BATON_SKIP_PTX=1 to build the host side without kernels)"
         )),
     };
@@ -102,7 +102,7 @@ fn build(kernels: &Path, name: &str) -> String {
         .output_name(name)
         .build()
     {
-        fail(&format!("sm_100a kernels ({name}): {e}"));
+        baton_build::fail(&format!("sm_100a kernels ({name}): {e}"));
     }
     if sm90.toolchain.ptxas.is_some() {
         "built by baton-build, checked by ptxas".to_string()
@@ -116,7 +116,7 @@ fn copy_prebuilt(dir: &Path, out: &Path) -> String {
         let ptx = dir.join(format!("{v}.ptx"));
         println!("cargo:rerun-if-changed={}", ptx.display());
         if let Err(e) = fs::copy(&ptx, out.join(format!("{v}.ptx"))) {
-            fail(&format!(
+            baton_build::fail(&format!(
                 "BATON_PTX_DIR={}: cannot read {}: {e} (make the directory with tools/build-ptx.sh --out-dir DIR)",
                 dir.display(),
                 ptx.display()
@@ -145,16 +145,6 @@ fn embed(out: &Path, file: &str, konst: &str) -> String {
     } else {
         format!("pub const {konst}: Option<&str> = None;\n")
     }
-}
-
-/// Ends the build script with `msg` on stderr (cargo shows it), without a
-/// panic backtrace in the way.
-fn fail(msg: &str) -> ! {
-    for line in msg.lines() {
-        println!("cargo::error={line}");
-    }
-    eprintln!("error: {msg}");
-    std::process::exit(1)
 }
 
 fn warn(msg: &str) {

@@ -83,7 +83,7 @@ fn build(kernels: &Path) -> String {
             );
             return format!("not built: device toolchain missing (run: {install})");
         }
-        Err(e) => fail(&format!(
+        Err(e) => baton_build::fail(&format!(
             "{e}\n(fix the kernel build above, or set BATON_SKIP_PTX=1 to build the host side without kernels)"
         )),
     };
@@ -93,7 +93,7 @@ fn build(kernels: &Path) -> String {
         .output_name("baton_selftest")
         .build()
     {
-        fail(&format!("sm_100a test kernels: {e}"));
+        baton_build::fail(&format!("sm_100a test kernels: {e}"));
     }
     if sm90.toolchain.ptxas.is_some() {
         "built by baton-build, checked by ptxas".to_string()
@@ -110,12 +110,4 @@ fn embed(out: &Path, file: &str, konst: &str) -> String {
     } else {
         format!("pub const {konst}: Option<&str> = None;\n")
     }
-}
-
-fn fail(msg: &str) -> ! {
-    for line in msg.lines() {
-        println!("cargo::error={line}");
-    }
-    eprintln!("error: {msg}");
-    std::process::exit(1)
 }

@@ -271,13 +271,7 @@ impl KernelCrate {
     pub fn build_or_exit(self) -> Built {
         match self.build() {
             Ok(b) => b,
-            Err(e) => {
-                for line in e.to_string().lines() {
-                    println!("cargo::error={line}");
-                }
-                eprintln!("error: {e}");
-                std::process::exit(1)
-            }
+            Err(e) => fail(&e.to_string()),
         }
     }
 
@@ -625,6 +619,22 @@ pub fn nested_cargo_args(
         .map(String::from),
     );
     a
+}
+
+/// Ends a build script with `msg`: each line as a `cargo::error=` directive
+/// (cargo shows them as the build's error) and on stderr, then exit status 1
+/// — no panic backtrace in the way.
+///
+/// ```no_run
+/// // build.rs
+/// let dir = std::env::var("KERNELS").unwrap_or_else(|_| baton_build::fail("KERNELS is not set"));
+/// ```
+pub fn fail(msg: &str) -> ! {
+    for line in msg.lines() {
+        println!("cargo::error={line}");
+    }
+    eprintln!("error: {msg}");
+    std::process::exit(1)
 }
 
 /// The library name of a kernel crate's manifest: `[lib] name`, else the

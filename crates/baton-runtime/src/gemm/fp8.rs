@@ -20,8 +20,8 @@ use cudarc::driver::sys;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 /// 128×128×128 tiles, 6 stages, two partial accumulators (K block kb + 1's
-/// MMAs run while kb's partial is promoted; H100: 1181 TFLOP/s at 8192³ vs
-/// 1170 with one partial). The fallback of [`choose`]; large problems get
+/// MMAs run while kb's partial is promoted; measured against one partial in
+/// BENCHMARKS.md). The fallback of [`choose`]; large problems get
 /// [`KERNEL_256X128`].
 pub const KERNEL: &str = fp8_abi::GEMM_128X128_DB.name;
 /// 128×64×128 tiles, 8 stages, two partials: twice the CTAs, for small M.

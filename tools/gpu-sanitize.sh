@@ -140,6 +140,15 @@ sanitize_main() {
             rows+=("$full"$'\t'"$exe $t --exact --nocapture --test-threads=1")
         done < <("$exe" --list --format terse 2> /dev/null | sed -n 's/: test$//p')
     done < <(grep -i gpu "$BUNDLE/tests.tsv")
+    # The examples' host binaries (tools/test-examples.sh --bundle), whole,
+    # like the smoke CLI: each launches its kernel from the release and the
+    # debug PTX and checks every element.
+    if [[ -f "$BUNDLE/examples.tsv" ]]; then
+        while IFS=$'\t' read -r exe_name exe_path; do
+            [[ -n "$FILTER" && "$exe_name" != *"$FILTER"* ]] && continue
+            rows+=("$exe_name"$'\t'"$BUNDLE/$exe_path")
+        done < "$BUNDLE/examples.tsv"
+    fi
     slog "  ${#rows[@]} tests x ${#tools[@]} tools"
     slog ""
 

@@ -13,6 +13,7 @@ pub mod block_scaled_bench;
 pub mod chart;
 pub mod commands;
 pub mod demo;
+pub mod fp8_anchor_bench;
 pub mod fp8_bench;
 pub mod hang;
 pub mod progress;

@@ -160,6 +160,9 @@ enum BenchWhat {
         /// With --sweep: skip shapes whose input set exceeds this many GiB of device memory.
         #[arg(long, default_value_t = baton_cli::sweep::DEFAULT_BUDGET_GIB, requires = "sweep")]
         max_gib: f64,
+        /// Time by the DeepGEMM anchor's method instead (issue #19): its input distribution, a 256 MiB L2 flush before each call, median of 50; ours vs cuBLASLt blockwise. Default shapes: the anchor's 20.
+        #[arg(long, conflicts_with_all = ["sweep", "decode", "kernel", "stream_k", "chart"])]
+        flush_l2: bool,
         /// Write every result (shape, kernel, times, ratios, TFLOP/s, GB/s, checks) as JSON here.
         #[arg(long)]
         json: Option<std::path::PathBuf>,
@@ -322,8 +325,21 @@ fn main() {
                 sweep,
                 heatmap,
                 max_gib,
+                flush_l2,
                 json,
             } => {
+                if flush_l2 {
+                    let shapes = if shape.is_empty() {
+                        baton_cli::fp8_anchor_bench::anchor_shapes()
+                    } else {
+                        shape
+                    };
+                    exit(baton_cli::fp8_anchor_bench::gemm_fp8_flushed(
+                        ordinal,
+                        &shapes,
+                        json.as_deref(),
+                    ))
+                }
                 if sweep {
                     exit(sweep_bench::run(&sweep_bench::SweepArgs {
                         ordinal,

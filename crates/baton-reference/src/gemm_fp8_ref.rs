@@ -272,7 +272,7 @@ impl Drop for LtFp8Plan<'_> {
 }
 
 /// Our D (row-major) against cuBLASLt's (column-major), as f64.
-fn transposed_f64(d_colmajor: &[u16], m: usize, n: usize) -> Vec<f64> {
+pub(crate) fn transposed_f64(d_colmajor: &[u16], m: usize, n: usize) -> Vec<f64> {
     let mut out = vec![0f64; m * n];
     for j in 0..n {
         for i in 0..m {

@@ -33,6 +33,8 @@ pub mod gemm_block_scaled_ref;
 pub mod gemm_check;
 #[cfg(feature = "cublas")]
 pub mod gemm_cublas;
+#[cfg(feature = "cublas")]
+pub mod gemm_fp8_anchor;
 pub mod gemm_fp8_check;
 #[cfg(feature = "cublas")]
 pub mod gemm_fp8_ref;

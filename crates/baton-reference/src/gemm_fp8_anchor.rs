@@ -1,0 +1,293 @@
+//! The blockwise FP8 GEMM timed by the DeepGEMM anchor's method
+//! (`../shared/anchors/deepgemm/run.py`, issue #19), so that baton,
+//! cuBLASLt blockwise and DeepGEMM can be set side by side in one table:
+//!
+//! * inputs: normal samples whose magnitude varies by `2^e`, `e` uniform in
+//!   −4 … 4, per 1×128 block of A and per 128×128 block of B, quantized as
+//!   DeepGEMM's tests do (per-token / per-block: scale = amax / 448, amax at
+//!   least 1e-4, then round to e4m3);
+//! * timing: 10 warm-up calls, then 50 single calls, each after a 256 MiB
+//!   memset that flushes L2, each between its own pair of events, all
+//!   queued without synchronization (the memset hides the host's launch
+//!   overhead, as the anchor's GPU spin does); the median of the 50, as
+//!   Python's `statistics.median`;
+//! * input sets rotated: enough to cover 256 MiB, at least 2, at most 8.
+//!
+//! Before timing, ours is compared with cuBLASLt blockwise on the first set.
+
+use crate::Result;
+use crate::gemm_check::Comparison;
+use crate::gemm_fp8_check::POISON_BF16;
+use crate::gemm_fp8_ref::{LtFp8Plan, LtScaling, transposed_f64};
+use crate::random::XorShift;
+use crate::timing::QueuedTimer;
+use baton_runtime::gemm::fp8::{Fp8GemmPlan, SCALE_BLOCK, choose, f32_to_e4m3, scale_lens};
+use baton_runtime::{Gpu, Kernels};
+use cudarc::driver::CudaSlice;
+
+use crate::gemm_fp8_ref::Fp8Operands;
+
+/// Bytes the flush memset writes before each timed call (the anchor's 256 MB).
+pub const FLUSH_BYTES: usize = 256 << 20;
+/// Timed calls per kernel and shape (the anchor's `--reps` default).
+pub const REPS: usize = 50;
+/// Untimed calls first (the anchor's `--warmup` default).
+pub const WARMUP: usize = 10;
+
+/// A standard normal sample (Box–Muller on two uniforms of `rng`).
+fn normal(rng: &mut XorShift) -> f32 {
+    let u1 = ((rng.next_u32() >> 8) as f32 + 1.0) / (1u32 << 24) as f32;
+    let u2 = (rng.next_u32() >> 8) as f32 / (1u32 << 24) as f32;
+    (-2.0 * u1.ln()).sqrt() * (core::f32::consts::TAU * u2).cos()
+}
+
+/// `2^e`, `e` uniform in −4 … 4 (the anchor's `exp2(randint(-4, 5))`).
+fn block_magnitude(rng: &mut XorShift) -> f32 {
+    2f32.powi((rng.next_u32() % 9) as i32 - 4)
+}
+
+/// The anchor's per-block scale of a block whose largest |x| is `amax`.
+fn scale_of(amax: f32) -> f32 {
+    amax.max(1e-4) / 448.0
+}
+
+/// Quantized operands drawn as the anchor draws them (see the module doc):
+/// A per 1×128, B per 128×128; A scales `[K/128, M]`, B scales
+/// `[⌈N/128⌉, K/128]` as [`Fp8Operands`] holds them. `k` must be a
+/// multiple of 128.
+pub fn anchor_operands(
+    gpu: &Gpu,
+    (m, n, k): (usize, usize, usize),
+    rng: &mut XorShift,
+) -> Result<Fp8Operands> {
+    let (kb, nb) = (k / SCALE_BLOCK, n.div_ceil(SCALE_BLOCK));
+    let (sa_len, sb_len) = scale_lens(m, n, k);
+    debug_assert_eq!((sa_len, sb_len), (kb * m, nb * kb));
+    // A: per row, per 128 of K.
+    let mut a = vec![0u8; m * k];
+    let mut sa = vec![0f32; kb * m];
+    let mut block = [0f32; SCALE_BLOCK];
+    for i in 0..m {
+        for b in 0..kb {
+            let e = block_magnitude(rng);
+            block.iter_mut().for_each(|x| *x = normal(rng) * e);
+            let s = scale_of(block.iter().fold(0f32, |m, x| m.max(x.abs())));
+            for (j, x) in block.iter().enumerate() {
+                a[i * k + b * SCALE_BLOCK + j] = f32_to_e4m3(x / s);
+            }
+            sa[b * m + i] = s;
+        }
+    }
+    // B: per 128×128 block (rows past N do not exist and take no part).
+    let mut b = vec![0u8; n * k];
+    let mut sb = vec![0f32; nb * kb];
+    let mut tile = vec![0f32; SCALE_BLOCK * SCALE_BLOCK];
+    for bn in 0..nb {
+        let rows = (n - bn * SCALE_BLOCK).min(SCALE_BLOCK);
+        for bk in 0..kb {
+            let e = block_magnitude(rng);
+            let t = &mut tile[..rows * SCALE_BLOCK];
+            t.iter_mut().for_each(|x| *x = normal(rng) * e);
+            let s = scale_of(t.iter().fold(0f32, |m, x| m.max(x.abs())));
+            for r in 0..rows {
+                for j in 0..SCALE_BLOCK {
+                    b[(bn * SCALE_BLOCK + r) * k + bk * SCALE_BLOCK + j] =
+                        f32_to_e4m3(t[r * SCALE_BLOCK + j] / s);
+                }
+            }
+            sb[bn * kb + bk] = s;
+        }
+    }
+    let stream = gpu.stream();
+    Ok(Fp8Operands {
+        a: stream.clone_htod(&a)?,
+        b: stream.clone_htod(&b)?,
+        a_scales: stream.clone_htod(&sa)?,
+        b_scales: stream.clone_htod(&sb)?,
+    })
+}
+
+/// The median as Python's `statistics.median` takes it (the mean of the two
+/// middle values of an even count); NaN when empty.
+pub fn median_mean_of_middle(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let h = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[h]
+    } else {
+        (v[h - 1] + v[h]) / 2.0
+    }
+}
+
+/// One shape timed by the anchor's method.
+#[derive(Clone, Debug)]
+pub struct FlushedRow {
+    /// M, N, K.
+    pub shape: (usize, usize, usize),
+    /// Our kernel (the heuristic's choice).
+    pub kernel: &'static str,
+    /// Input sets rotated.
+    pub sets: usize,
+    /// Median ms of ours.
+    pub ours_ms: f64,
+    /// Median ms of cuBLASLt blockwise.
+    pub blockwise_ms: f64,
+    /// Ours vs cuBLASLt blockwise on the first input set.
+    pub check: Comparison,
+}
+
+impl FlushedRow {
+    /// TFLOP/s (2·M·N·K per call) of a time in ms.
+    pub fn tflops(&self, ms: f64) -> f64 {
+        let (m, n, k) = self.shape;
+        2.0 * (m * n * k) as f64 / (ms * 1e-3) / 1e12
+    }
+}
+
+/// Ours and cuBLASLt blockwise plans for every input set (tensor maps
+/// encoded once, outside timing), writing `d_ours[i]` / `d_lt[i]`.
+#[allow(clippy::type_complexity)]
+fn plans<'a>(
+    gpu: &Gpu,
+    kernels: &'a Kernels,
+    kernel: &'static str,
+    ops: &'a [Fp8Operands],
+    d_ours: &'a mut [CudaSlice<u16>],
+    d_lt: &'a mut [CudaSlice<u16>],
+    mnk: (usize, usize, usize),
+) -> Result<(Vec<Fp8GemmPlan<'a>>, Vec<LtFp8Plan<'a>>)> {
+    let mut ours = Vec::with_capacity(ops.len());
+    let mut lt = Vec::with_capacity(ops.len());
+    for ((o, d), dl) in ops.iter().zip(d_ours.iter_mut()).zip(d_lt.iter_mut()) {
+        ours.push(Fp8GemmPlan::with_kernel(
+            gpu,
+            kernels,
+            kernel,
+            &o.a,
+            &o.b,
+            &o.a_scales,
+            &o.b_scales,
+            d,
+            mnk,
+        )?);
+        lt.push(LtFp8Plan::new(
+            gpu,
+            LtScaling::Blockwise,
+            &o.a,
+            &o.b,
+            &o.a_scales,
+            &o.b_scales,
+            dl,
+            mnk,
+        )?);
+    }
+    Ok((ours, lt))
+}
+
+/// Times ours and cuBLASLt blockwise on `(m, n, k)` by the anchor's method
+/// (module doc).
+pub fn bench_shape_flushed(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    (m, n, k): (usize, usize, usize),
+) -> Result<FlushedRow> {
+    let mut rng = XorShift::new(XorShift::seed_from_time());
+    let set_bytes = m * k + n * k + 2 * m * n;
+    let sets = FLUSH_BYTES.div_ceil(set_bytes).clamp(2, 8);
+    let kernel = choose(m, n, k, gpu.sm_count());
+    let stream = gpu.stream();
+    let ops: Vec<Fp8Operands> = (0..sets)
+        .map(|_| anchor_operands(gpu, (m, n, k), &mut rng))
+        .collect::<Result<_>>()?;
+    let mut d_ours: Vec<_> = (0..sets)
+        .map(|_| stream.clone_htod(&vec![POISON_BF16; m * n]))
+        .collect::<std::result::Result<_, _>>()?;
+    let mut d_lt: Vec<_> = (0..sets)
+        .map(|_| stream.clone_htod(&vec![POISON_BF16; m * n]))
+        .collect::<std::result::Result<_, _>>()?;
+    let mut flush = stream.alloc_zeros::<u8>(FLUSH_BYTES)?;
+    {
+        let (ours, lt) = plans(
+            gpu,
+            kernels,
+            kernel,
+            &ops,
+            &mut d_ours,
+            &mut d_lt,
+            (m, n, k),
+        )?;
+        ours[0].run(gpu)?;
+        lt[0].run(gpu)?;
+        gpu.synchronize()?;
+    }
+    let check = Comparison::new(
+        &stream.clone_dtoh(&d_ours[0])?,
+        &transposed_f64(&stream.clone_dtoh(&d_lt[0])?, m, n),
+    );
+    let (ours, lt) = plans(
+        gpu,
+        kernels,
+        kernel,
+        &ops,
+        &mut d_ours,
+        &mut d_lt,
+        (m, n, k),
+    )?;
+    // One implementation at a time, as the anchor times each; the memset
+    // before each call keeps the GPU busy while the call is enqueued.
+    let mut timer = QueuedTimer::<2>::new();
+    for slot in 0..2 {
+        for r in 0..WARMUP + REPS {
+            stream.memset_zeros(&mut flush)?;
+            let i = r % sets;
+            if slot == 0 {
+                timer.time(gpu, 0, || ours[i].run(gpu))?;
+            } else {
+                timer.time(gpu, 1, || lt[i].run(gpu))?;
+            }
+        }
+    }
+    let [t_ours, t_lt] = timer.finish(gpu, WARMUP)?;
+    let (ours_ms, blockwise_ms) = (median_mean_of_middle(t_ours), median_mean_of_middle(t_lt));
+    Ok(FlushedRow {
+        shape: (m, n, k),
+        kernel,
+        sets,
+        ours_ms,
+        blockwise_ms,
+        check,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_is_pythons() {
+        assert_eq!(median_mean_of_middle(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median_mean_of_middle(vec![4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert!(median_mean_of_middle(Vec::new()).is_nan());
+    }
+
+    #[test]
+    fn normals_have_unit_variance_and_magnitudes_span_2_pow_4() {
+        let mut rng = XorShift::new(7);
+        let xs: Vec<f32> = (0..200_000).map(|_| normal(&mut rng)).collect();
+        let mean = xs.iter().sum::<f32>() / xs.len() as f32;
+        let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f32>() / xs.len() as f32;
+        assert!(mean.abs() < 0.01, "mean {mean}");
+        assert!((var - 1.0).abs() < 0.02, "variance {var}");
+        let mut seen = [false; 9];
+        for _ in 0..1000 {
+            let e = block_magnitude(&mut rng).log2().round() as i32;
+            seen[(e + 4) as usize] = true;
+        }
+        assert!(seen.iter().all(|s| *s), "every exponent -4..=4 drawn");
+        assert_eq!(scale_of(448.0), 1.0);
+        assert_eq!(scale_of(0.0), 1e-4 / 448.0);
+    }
+}

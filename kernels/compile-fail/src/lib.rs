@@ -1,5 +1,5 @@
 //! Kernels that misuse the linear stage API. Built one feature at a time by
-//! `crates/baton-runtime/tests/linear_stage_gpu_build.rs`: every misuse must
+//! `xtask/tests/linear_stage_gpu_build.rs`: every misuse must
 //! make ptxas fail with `Unresolved extern function
 //! 'baton_error__<Stage>_dropped_without_release'`, and the control build
 //! (no feature) must assemble.

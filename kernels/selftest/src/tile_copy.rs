@@ -7,7 +7,7 @@
 //! (one elected thread), warpgroup 1 (threads 128..256) the consumers.
 //!
 //! Host side: `baton_runtime::tile_copy` (plan, launch, bit-exact check),
-//! tested by `crates/baton-runtime/tests/gpu_tile_copy.rs` (H100,
+//! tested by `crates/baton-selftest/tests/gpu_tile_copy.rs` (H100,
 //! 2026-11-23: both kernels copy random 256×256 … 4096×4096 matrices,
 //! ragged edges included, bit-exactly, release and debug PTX) and timed
 //! against a device memcpy by `baton bench tile-copy` (BENCHMARKS.md).

@@ -61,15 +61,23 @@ fn main() {
         "/// How the embedded PTX was obtained.\npub const SOURCE: &str = {source:?};\n"
     ));
     for (v, konst) in VARIANTS {
-        generated.push_str(&embed(&out, &format!("{v}.ptx"), &format!("{konst}_PTX")));
-        generated.push_str(&embed(
+        generated.push_str(&baton_build::embed_optional_str(
+            &out,
+            &format!("{v}.ptx"),
+            &format!("{konst}_PTX"),
+        ));
+        generated.push_str(&baton_build::embed_optional_str(
             &out,
             &format!("{v}.ptxas.txt"),
             &format!("{konst}_PTXAS"),
         ));
     }
     for (v, konst) in SM100A {
-        generated.push_str(&embed(&out, &format!("{v}.ptx"), &format!("{konst}_PTX")));
+        generated.push_str(&baton_build::embed_optional_str(
+            &out,
+            &format!("{v}.ptx"),
+            &format!("{konst}_PTX"),
+        ));
     }
     fs::write(out.join("baton_ptx.rs"), generated).expect("write baton_ptx.rs");
 }
@@ -135,16 +143,6 @@ fn copy_prebuilt(dir: &Path, out: &Path) -> String {
         }
     }
     format!("prebuilt from BATON_PTX_DIR={}", dir.display())
-}
-
-fn embed(out: &Path, file: &str, konst: &str) -> String {
-    if out.join(file).exists() {
-        format!(
-            "pub const {konst}: Option<&str> = Some(include_str!(concat!(env!(\"OUT_DIR\"), \"/{file}\")));\n"
-        )
-    } else {
-        format!("pub const {konst}: Option<&str> = None;\n")
-    }
 }
 
 fn warn(msg: &str) {

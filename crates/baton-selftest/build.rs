@@ -55,9 +55,13 @@ fn main() {
         "/// How the embedded test-kernel PTX was obtained.\npub const SOURCE: &str = {source:?};\n"
     );
     for (m, konst) in MODULES {
-        generated.push_str(&embed(&out, &format!("{m}.ptx"), &format!("{konst}_PTX")));
+        generated.push_str(&baton_build::embed_optional_str(
+            &out,
+            &format!("{m}.ptx"),
+            &format!("{konst}_PTX"),
+        ));
         if konst != "SM100A" {
-            generated.push_str(&embed(
+            generated.push_str(&baton_build::embed_optional_str(
                 &out,
                 &format!("{m}.ptxas.txt"),
                 &format!("{konst}_PTXAS"),
@@ -99,15 +103,5 @@ fn build(kernels: &Path) -> String {
         "built by baton-build, checked by ptxas".to_string()
     } else {
         "built by baton-build (no ptxas check)".to_string()
-    }
-}
-
-fn embed(out: &Path, file: &str, konst: &str) -> String {
-    if out.join(file).exists() {
-        format!(
-            "pub const {konst}: Option<&str> = Some(include_str!(concat!(env!(\"OUT_DIR\"), \"/{file}\")));\n"
-        )
-    } else {
-        format!("pub const {konst}: Option<&str> = None;\n")
     }
 }

@@ -637,6 +637,26 @@ pub fn fail(msg: &str) -> ! {
     std::process::exit(1)
 }
 
+/// A line of generated Rust for a build script's `$OUT_DIR/*.rs`: `pub const
+/// {konst}: Option<&str>` holding `include_str!` of `OUT_DIR/{file}` when
+/// `out/{file}` exists, `None` otherwise (an optional module, such as the
+/// sm_100a PTX when its build was skipped).
+///
+/// ```
+/// let d = std::env::temp_dir();
+/// let line = baton_build::embed_optional_str(&d, "surely-absent.ptx", "X_PTX");
+/// assert_eq!(line, "pub const X_PTX: Option<&str> = None;\n");
+/// ```
+pub fn embed_optional_str(out: &Path, file: &str, konst: &str) -> String {
+    if out.join(file).exists() {
+        format!(
+            "pub const {konst}: Option<&str> = Some(include_str!(concat!(env!(\"OUT_DIR\"), \"/{file}\")));\n"
+        )
+    } else {
+        format!("pub const {konst}: Option<&str> = None;\n")
+    }
+}
+
 /// The library name of a kernel crate's manifest: `[lib] name`, else the
 /// package name with `-` as `_`.
 ///

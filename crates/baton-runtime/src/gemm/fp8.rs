@@ -264,7 +264,9 @@ pub struct Fp8GemmPlan<'a> {
     b_scales: u64,
     a_scales: u64,
     /// Zero-padded copy of the A scales when M is not a multiple of 4.
-    sa_pad: Option<CudaSlice<f32>>,
+    /// (Owned by the plan, with its device address taken once, so `run`
+    /// records no cudarc events while a graph may be capturing.)
+    sa_pad: Option<(CudaSlice<f32>, u64)>,
     m: u32,
     n: u32,
     k: u32,
@@ -392,13 +394,14 @@ impl<'a> Fp8GemmPlan<'a> {
         } else {
             Some(stream.alloc_zeros::<f32>((k / SCALE_BLOCK) * m4)?)
         };
-        let sa_map_ptr = match sa_pad.as_mut() {
-            Some(pad) => {
+        let sa_pad = sa_pad.take().map(|mut pad| {
+            let p = {
                 let (p, _sync) = pad.device_ptr_mut(stream);
                 p
-            }
-            None => sa_ptr,
-        };
+            };
+            (pad, p)
+        });
+        let sa_map_ptr = sa_pad.as_ref().map_or(sa_ptr, |(_, p)| *p);
         let bk = 128;
         let cluster = cluster_of(kernel);
         let tail_rows = (m % bm as usize) as u32;
@@ -526,8 +529,8 @@ impl<'a> Fp8GemmPlan<'a> {
     /// Enqueues the GEMM on the GPU's stream.
     pub fn run(&self, gpu: &Gpu) -> Result<()> {
         let stream = gpu.stream();
-        if let Some(pad) = &self.sa_pad {
-            let (dst, _sync) = pad.device_ptr(stream);
+        if let Some((_, dst)) = &self.sa_pad {
+            let dst = *dst;
             let m = self.m as usize;
             let copy = sys::CUDA_MEMCPY2D {
                 srcXInBytes: 0,

@@ -28,7 +28,7 @@ mod heuristic;
 pub mod matrix;
 mod operand;
 mod stream_k;
-mod views;
+pub mod views;
 
 pub use crate::error::gemm::{Fp8ShapeError, GemmError, GemmShapeError};
 pub use bf16::*;

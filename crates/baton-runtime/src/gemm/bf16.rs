@@ -294,7 +294,8 @@ impl<'a> GemmPlan<'a> {
     /// misaligned dimensions, wrong lengths, D overlapping an input) and
     /// prepares the tensor maps for A (M×K), B (N×K), C (M×N, optional) and
     /// D (M×N). Picks the tile configuration by the heuristic, and turns
-    /// stream-K on (last wave only) where [`stream_k_pays`].
+    /// stream-K on (last wave only) where [`stream_k_pays`] — unless the
+    /// GPU's stream is capturing a CUDA graph.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         gpu: &Gpu,
@@ -354,7 +355,12 @@ impl<'a> GemmPlan<'a> {
             };
             let config = GemmConfig::choose_for(gpu.target(), m, n, k, slots);
             let mut plan = Self::for_operands(gpu, kernels, Some(config), ops, (m, n, k))?;
-            if config.target() == Target::Sm90a && stream_k_pays(plan.units(), plan.slots) {
+            // Not while the stream captures a graph: a replay would repeat
+            // the launch's stream-K epoch (GemmError::StreamKInGraph).
+            if config.target() == Target::Sm90a
+                && stream_k_pays(plan.units(), plan.slots)
+                && refuse_stream_k_capture(gpu).is_ok()
+            {
                 plan.set_stream_k(gpu, Some(STREAM_K_MIN_SEGMENT))?;
                 plan.set_stream_k_extra_waves(0)?;
             }

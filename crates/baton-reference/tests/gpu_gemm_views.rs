@@ -552,3 +552,110 @@ fn stream_k_refuses_graph_capture() {
     plan.run(&gpu, 1.0, 0.0).unwrap();
     gpu.synchronize().unwrap();
 }
+
+/// Host time per call (measured, never asserted): `GemmPlan::run` and
+/// `Fp8GemmPlan::run` (launch only: maps by value) against the one-shot
+/// calls over views (views checked, configuration chosen, maps encoded,
+/// launch), at a small shape where the host is the limit. The baseline the
+/// Python package's per-call overhead is compared with.
+#[test]
+#[ignore = "benchmark: run with --ignored on a GPU"]
+fn host_time_per_call() {
+    use baton_runtime::gemm::{matmul_bf16, matmul_fp8_blockwise};
+    use std::time::Instant;
+    let Some((gpu, kernels)) = setup_own_stream() else {
+        return;
+    };
+    let s = gpu.stream();
+    let (m, n, k) = (256, 256, 256);
+    let calls = 500;
+    let a = s.alloc_zeros::<bf16>(m * k).unwrap();
+    let b = s.alloc_zeros::<bf16>(n * k).unwrap();
+    let mut d = s.alloc_zeros::<bf16>(m * n).unwrap();
+    let (ad, bd, dd) = (
+        MatrixDesc::row_major(m, k),
+        MatrixDesc::col_major(k, n),
+        MatrixDesc::row_major(m, n),
+    );
+    let per_call = |f: &mut dyn FnMut()| {
+        for _ in 0..20 {
+            f();
+        }
+        gpu.synchronize().unwrap();
+        let t = Instant::now();
+        for _ in 0..calls {
+            f();
+        }
+        let host = t.elapsed().as_secs_f64() * 1e6 / calls as f64;
+        gpu.synchronize().unwrap();
+        let total = t.elapsed().as_secs_f64() * 1e6 / calls as f64;
+        (host, total)
+    };
+    {
+        let plan = GemmPlan::from_views(
+            &gpu,
+            &kernels,
+            Matrix::new(&a, ad).unwrap(),
+            Matrix::new(&b, bd).unwrap(),
+            None,
+            MatrixMut::new(&mut d, dd).unwrap(),
+        )
+        .unwrap();
+        let (host, total) = per_call(&mut || plan.run(&gpu, 1.0, 0.0).unwrap());
+        println!(
+            "bf16 {m}x{n}x{k} GemmPlan::run: host {host:.2} us/call, with the GPU {total:.2} us/call"
+        );
+    }
+    let (host, total) = per_call(&mut || {
+        matmul_bf16(
+            &gpu,
+            &kernels,
+            Matrix::new(&a, ad).unwrap(),
+            Matrix::new(&b, bd).unwrap(),
+            None,
+            MatrixMut::new(&mut d, dd).unwrap(),
+            1.0,
+            0.0,
+        )
+        .unwrap()
+    });
+    println!(
+        "bf16 {m}x{n}x{k} matmul_bf16 (one-shot): host {host:.2} us/call, with the GPU {total:.2} us/call"
+    );
+    let (sa_len, sb_len) = scale_lens(m, n, k);
+    let a8 = s.alloc_zeros::<E4M3>(m * k).unwrap();
+    let b8 = s.alloc_zeros::<E4M3>(n * k).unwrap();
+    let sa = s.alloc_zeros::<f32>(sa_len).unwrap();
+    let sb = s.alloc_zeros::<f32>(sb_len).unwrap();
+    {
+        let plan = Fp8GemmPlan::from_views(
+            &gpu,
+            &kernels,
+            Matrix::new(&a8, ad).unwrap(),
+            Matrix::new(&b8, bd).unwrap(),
+            Scales::new(&sa),
+            Scales::new(&sb),
+            MatrixMut::new(&mut d, dd).unwrap(),
+        )
+        .unwrap();
+        let (host, total) = per_call(&mut || plan.run(&gpu).unwrap());
+        println!(
+            "fp8 {m}x{n}x{k} Fp8GemmPlan::run: host {host:.2} us/call, with the GPU {total:.2} us/call"
+        );
+    }
+    let (host, total) = per_call(&mut || {
+        matmul_fp8_blockwise(
+            &gpu,
+            &kernels,
+            Matrix::new(&a8, ad).unwrap(),
+            Matrix::new(&b8, bd).unwrap(),
+            Scales::new(&sa),
+            Scales::new(&sb),
+            MatrixMut::new(&mut d, dd).unwrap(),
+        )
+        .unwrap()
+    });
+    println!(
+        "fp8 {m}x{n}x{k} matmul_fp8_blockwise (one-shot): host {host:.2} us/call, with the GPU {total:.2} us/call"
+    );
+}

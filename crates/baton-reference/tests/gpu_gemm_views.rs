@@ -659,3 +659,95 @@ fn host_time_per_call() {
         "fp8 {m}x{n}x{k} matmul_fp8_blockwise (one-shot): host {host:.2} us/call, with the GPU {total:.2} us/call"
     );
 }
+
+/// Where a one-shot call's host time goes (measured, never asserted): a
+/// view, a kernel lookup, a tensor-map encode, a plan with a fixed
+/// configuration, a plan through the heuristic, and a fixed plan plus its
+/// first launch.
+#[test]
+#[ignore = "benchmark: run with --ignored on a GPU"]
+fn host_time_breakdown() {
+    use baton::tensor_map::{ElemType, Swizzle};
+    use baton_runtime::gemm::GemmConfig;
+    use baton_runtime::tensor_map::encode_strided_matrix;
+    use std::time::Instant;
+    let Some((gpu, kernels)) = setup_own_stream() else {
+        return;
+    };
+    let s = gpu.stream();
+    let (m, n, k) = (256, 256, 256);
+    let a = s.alloc_zeros::<u16>(m * k).unwrap();
+    let b = s.alloc_zeros::<u16>(n * k).unwrap();
+    let mut d = s.alloc_zeros::<u16>(m * n).unwrap();
+    let a_addr = {
+        let (p, _sync) = a.device_ptr(s);
+        p
+    };
+    let time = |what: &str, f: &mut dyn FnMut()| {
+        for _ in 0..20 {
+            f();
+        }
+        gpu.synchronize().unwrap();
+        let t = Instant::now();
+        for _ in 0..300 {
+            f();
+        }
+        println!("{what}: {:.2} us", t.elapsed().as_secs_f64() * 1e6 / 300.0);
+        gpu.synchronize().unwrap();
+    };
+    let spec = GemmConfig::T128x128.spec().unwrap();
+    time("Matrix::new (cudarc view)", &mut || {
+        Matrix::new(&a, MatrixDesc::row_major(m, k)).unwrap();
+    });
+    time("Kernels::kernel(spec)", &mut || {
+        kernels.kernel(spec).unwrap();
+    });
+    time("encode_strided_matrix", &mut || {
+        encode_strided_matrix(
+            a_addr,
+            ElemType::BF16,
+            m as u64,
+            k as u64,
+            k as u64,
+            128,
+            64,
+            Swizzle::B128,
+        )
+        .unwrap();
+    });
+    time("GemmPlan::with_config (128x128)", &mut || {
+        GemmPlan::with_config(
+            &gpu,
+            &kernels,
+            GemmConfig::T128x128,
+            &a,
+            &b,
+            None,
+            &mut d,
+            m,
+            n,
+            k,
+        )
+        .unwrap();
+    });
+    time("GemmPlan::new (heuristic)", &mut || {
+        GemmPlan::new(&gpu, &kernels, &a, &b, None, &mut d, m, n, k).unwrap();
+    });
+    time("GemmPlan::with_config + first run", &mut || {
+        GemmPlan::with_config(
+            &gpu,
+            &kernels,
+            GemmConfig::T128x128,
+            &a,
+            &b,
+            None,
+            &mut d,
+            m,
+            n,
+            k,
+        )
+        .unwrap()
+        .run(&gpu, 1.0, 0.0)
+        .unwrap();
+    });
+}

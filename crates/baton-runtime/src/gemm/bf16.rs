@@ -347,7 +347,7 @@ impl<'a> GemmPlan<'a> {
                     return gpu.sm_count();
                 }
                 kernels
-                    .get(c.kernel())
+                    .shared(c.kernel())
                     .and_then(|k| {
                         k.max_active_clusters((c.cluster_m(), 1, 1), c.threads(), c.smem_bytes())
                     })

@@ -137,6 +137,22 @@ pub fn cluster_of(kernel: &str) -> u32 {
 /// assert_eq!(choose(128, 24576, 1536, 132), KERNEL);
 /// ```
 pub fn choose(m: usize, n: usize, k: usize, sms: u32) -> &'static str {
+    plan(m, n, k, sms).0
+}
+
+/// [`choose`] with the split-K count: the least estimate over the kernels
+/// and, for those with stream-K ([`has_stream_k`]) whose units leave SMs
+/// idle, every split count
+/// ([`TileShape::cost_best_split`](super::cost_model::TileShape::cost_best_split)).
+/// Split counts > 1 run as [`Fp8GemmPlan::set_split_k`].
+///
+/// ```
+/// use baton_runtime::gemm::fp8::{plan, KERNEL_128X64};
+/// // 16 tiles of 128×64, K = 32768 (256 K blocks of 128): each split 8 ways.
+/// let (kernel, cost) = plan(32, 1024, 32768, 132);
+/// assert_eq!((kernel, cost.units, cost.splits), (KERNEL_128X64, 16, 8));
+/// ```
+pub fn plan(m: usize, n: usize, k: usize, sms: u32) -> (&'static str, super::cost_model::TileCost) {
     use super::cost_model::{Machine, Problem, TileShape, cheapest};
     let tile = |bm, bn, speed| TileShape {
         bm,
@@ -151,10 +167,20 @@ pub fn choose(m: usize, n: usize, k: usize, sms: u32) -> &'static str {
         (KERNEL_256X128, tile(256, 128, 1.1)),
     ];
     let problem = Problem::fp8(m, n, k);
-    cheapest(&candidates, |_, t| {
-        t.cost(&problem, &Machine::H100_FP8, sms)
+    let cost = |kernel: &'static str, t: &TileShape| {
+        let max_splits = if has_stream_k(kernel) {
+            sms as usize
+        } else {
+            1
+        };
+        t.cost_best_split(&problem, &Machine::H100_FP8, sms, max_splits)
+    };
+    cheapest(&candidates, cost).unwrap_or_else(|| {
+        (
+            KERNEL,
+            candidates[1].1.cost(&problem, &Machine::H100_FP8, sms),
+        )
     })
-    .map_or(KERNEL, |(kernel, _)| kernel)
 }
 
 /// Which FP8 kernels have stream-K ([`Fp8GemmPlan::set_stream_k`]), in
@@ -279,8 +305,12 @@ impl<'a> Fp8GemmPlan<'a> {
         d: &'a mut CudaSlice<u16>,
         mnk: (usize, usize, usize),
     ) -> Result<Self> {
-        let kernel = choose(mnk.0, mnk.1, mnk.2, gpu.sm_count());
-        Self::with_kernel(gpu, kernels, kernel, a, b, a_scales, b_scales, d, mnk)
+        let (kernel, cost) = plan(mnk.0, mnk.1, mnk.2, gpu.sm_count());
+        let mut plan = Self::with_kernel(gpu, kernels, kernel, a, b, a_scales, b_scales, d, mnk)?;
+        if cost.splits > 1 {
+            plan.set_split_k(gpu, cost.splits as u32)?;
+        }
+        Ok(plan)
     }
 
     /// [`new`](Self::new) with an explicit kernel variant (one of [`VARIANTS`]).
@@ -485,6 +515,51 @@ impl<'a> Fp8GemmPlan<'a> {
     /// The stream-K minimum segment, or `None` when stream-K is off.
     pub fn stream_k(&self) -> Option<u32> {
         self.stream_k.as_ref().map(StreamKWorkspace::min_segment)
+    }
+
+    /// Split-K: each work unit's K blocks (of 128) are cut into `splits`
+    /// contiguous ranges (±1 K block) on `splits` workers, `units · splits`
+    /// workers in all (the stream-K schedule on that grid); each unit's
+    /// first worker adds the others' promoted fp32 partials in worker order,
+    /// so the result has the same bits on every launch. `splits == 1` turns
+    /// split-K (and stream-K) off.
+    ///
+    /// Errors: [`GemmError::NoStreamK`] for kernels without stream-K
+    /// ([`has_stream_k`]); [`GemmError::SplitKCount`] unless `1 ≤ splits ≤
+    /// min(slots / units, K / 128)`.
+    ///
+    /// ```no_run
+    /// # fn f(plan: &mut baton_runtime::gemm::fp8::Fp8GemmPlan<'_>, gpu: &baton_runtime::Gpu) -> baton_runtime::Result<()> {
+    /// plan.set_split_k(gpu, 4)?;
+    /// assert_eq!(plan.split_k(), Some(4));
+    /// plan.run(gpu)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn set_split_k(&mut self, gpu: &Gpu, splits: u32) -> Result<()> {
+        if !has_stream_k(self.name) {
+            return Err(GemmError::NoStreamK {
+                kernel: self.name.into(),
+                rule: STREAM_K_RULE,
+            }
+            .into());
+        }
+        let units =
+            self.m.div_ceil(self.tile.0).div_ceil(self.cluster) * self.n.div_ceil(self.tile.1);
+        let shape = (units, self.k / SCALE_BLOCK as u32, self.slots);
+        if splits == 1 {
+            super::stream_k::check_split_k(splits, shape.0, shape.1, shape.2)?;
+            self.stream_k = None;
+            return Ok(());
+        }
+        let ws =
+            StreamKWorkspace::split_k(gpu, splits, shape, self.cluster, self.tile.0 * self.tile.1)?;
+        self.stream_k = Some(ws);
+        Ok(())
+    }
+
+    /// Workers per unit when split-K is on ([`set_split_k`](Self::set_split_k)).
+    pub fn split_k(&self) -> Option<u32> {
+        self.stream_k.as_ref().and_then(StreamKWorkspace::splits)
     }
 
     /// CTAs launched: one per SM (clusters: as many as fit at once), or

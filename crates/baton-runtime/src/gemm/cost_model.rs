@@ -30,8 +30,9 @@
 //!   `splits` workers (the kernels' stream-K schedule launched on
 //!   `units · splits` workers). Each worker runs `⌈K blocks / splits⌉` K
 //!   blocks plus the per-tile cost, more CTAs pull DRAM at once, and the
-//!   fixup adds `splits` transfers of a fp32 tile (one contributor's write,
-//!   then the finalizer's `splits − 1` reads, in order) at
+//!   fixup adds a hand-over latency ([`FIXUP_LATENCY_US`]) and `splits`
+//!   transfers of a fp32 tile (one contributor's write, then the
+//!   finalizer's `splits − 1` reads, in order) at
 //!   [`Machine::fixup_bytes_per_s`]. [`TileShape::cost_best_split`] picks
 //!   the split count.
 //!
@@ -89,12 +90,15 @@ pub struct Machine {
 impl Machine {
     /// H100 SXM, BF16: 128×256 tiles at 8192³ ran ≈ 790 TFLOP/s on 132 SMs
     /// (6.0 TFLOP/s per SM); a device-to-device copy moved 2.9 TB/s
-    /// (BENCHMARKS.md, issues #5 and #6). Fixup: 100 GB/s per CTA (an
-    /// estimate: about 64 B per clock from L2 into one SM).
+    /// (BENCHMARKS.md, issues #5 and #6). Fixup: 50 GB/s per CTA, fitted
+    /// on session 8's sweep (a 3-way split of 128×256 tiles at
+    /// 256×5000×4096 spent about 13 µs past its math on 3 · 128 KiB of
+    /// partials; 8-way splits of 128×64 tiles at N = 1024, K = 32768 about
+    /// 3–5 µs on 8 · 32 KiB).
     pub const H100_BF16: Machine = Machine {
         flops_per_sm: 6.0e12,
         dram_bytes_per_s: 2.9e12,
-        fixup_bytes_per_s: 100.0e9,
+        fixup_bytes_per_s: 50.0e9,
     };
     /// H100 SXM, blockwise FP8: 128×128 tiles at 8192³ ran ≈ 1180 TFLOP/s
     /// on 132 SMs (9.0 TFLOP/s per SM); DRAM and fixup as
@@ -102,7 +106,7 @@ impl Machine {
     pub const H100_FP8: Machine = Machine {
         flops_per_sm: 9.0e12,
         dram_bytes_per_s: 2.9e12,
-        fixup_bytes_per_s: 100.0e9,
+        fixup_bytes_per_s: 50.0e9,
     };
 }
 
@@ -205,6 +209,14 @@ impl TileCost {
     }
 }
 
+/// The fixed cost of a split-K hand-over per wave, µs: the contributor's
+/// stores drain, its release flag reaches the finalizer's acquire poll, and
+/// the finalizer's first loads return (each an L2 round trip). Fitted on
+/// session 8's H100 sweep (BENCHMARKS.md): without it the model predicted
+/// 2–15% gains for 2- and 3-way splits of 64–80-unit, K ≤ 4096 shapes that
+/// measured 1–7 µs slower than whole units.
+pub const FIXUP_LATENCY_US: f64 = 3.0;
+
 /// The fewest K blocks one split-K worker runs
 /// ([`TileShape::cost_best_split`] tries no split with less): below this
 /// the per-tile cost and the fixup outweigh the work.
@@ -236,7 +248,7 @@ impl TileShape {
     /// let (whole, split) = (t.cost(&p, &Machine::H100_BF16, 132),
     ///                       t.cost_split(&p, &Machine::H100_BF16, 132, 8));
     /// assert_eq!((split.units, split.waves, split.splits), (16, 1, 8));
-    /// assert!(split.estimate_us() < whole.estimate_us() / 3.0);
+    /// assert!(split.estimate_us() < whole.estimate_us() / 2.5);
     /// ```
     pub fn cost_split(
         &self,
@@ -274,8 +286,9 @@ impl TileShape {
         let busy = (units.min(per_wave) * splits) as f64 / slots as f64;
         let bandwidth = machine.dram_bytes_per_s * dram_share(busy);
         let fixup_s = if splits > 1 {
-            waves as f64 * splits as f64 * (4 * self.bm * self.bn) as f64
-                / machine.fixup_bytes_per_s
+            waves as f64
+                * (FIXUP_LATENCY_US * 1e-6
+                    + splits as f64 * (4 * self.bm * self.bn) as f64 / machine.fixup_bytes_per_s)
         } else {
             0.0
         };
@@ -457,8 +470,8 @@ mod tests {
     /// * 8 splits: 128 workers of 64 K blocks: math 2·128·64·64 · 65.5 =
     ///   68,681,728 FLOP: 13.467 µs. DRAM: 8 A rows + 1024 B columns ·
     ///   32768 · 2 = 67,633,152 B, D 16,384 B; 128 of 132 busy: share
-    ///   1 − 0.4 · 4/132 = 0.98788: 23.614 µs. Fixup: 8 transfers of
-    ///   128·64·4 = 32,768 B at 1e11 B/s: 2.621 µs. Estimate 26.235 µs.
+    ///   1 − 0.4 · 4/132 = 0.98788: 23.614 µs. Fixup: 3 µs + 8 transfers
+    ///   of 128·64·4 = 32,768 B at 5e10 B/s: 8.243 µs. Estimate 31.857 µs.
     /// * 9 splits would need 144 workers: the best split is 8.
     #[test]
     fn split_k_long_k_few_tiles_by_hand() {
@@ -481,8 +494,8 @@ mod tests {
         let share = 1.0 - 0.4 * 4.0 / 132.0;
         assert!(close(split.dram_us, 67_649_536.0 / (2.9e12 * share) * 1e6));
         assert!((split.dram_us - 23.614).abs() < 0.001, "{split:?}");
-        assert!((split.fixup_us - 2.62144).abs() < 1e-9, "{split:?}");
-        assert!((split.estimate_us() - 26.235).abs() < 0.001);
+        assert!((split.fixup_us - 8.24288).abs() < 1e-9, "{split:?}");
+        assert!((split.estimate_us() - 31.857).abs() < 0.001);
         let best = t.cost_best_split(&p, &m, 132, 132);
         assert_eq!(best.splits, 8);
         assert_eq!(best, split);
@@ -492,9 +505,12 @@ mod tests {
 
     /// Split counts that do not pay are not taken: 128×8192×8192 (128
     /// units of 128×64 on 132 SMs) has no room; 1×4096×4096 (64 units of
-    /// 64 K blocks) splits 2 ways (128 workers), not 3 (192 > 132); and a
-    /// short K of 4 blocks (K = 256) gives no worker fewer than
-    /// `MIN_SPLIT_K_BLOCKS`.
+    /// 64 K blocks) would save 2.9 µs of DRAM time (14.6 → 11.7 µs) but
+    /// pays 1.3 µs of transfers and the 3 µs hand-over: whole (measured
+    /// in session 8: 2-way split 0–2 µs slower); 1×1024×4096 (16 units)
+    /// splits 4 ways (64 workers; 5 and more would leave < 16 K blocks each
+    /// at the same DRAM time, for more fixup); and a short K of 4 blocks
+    /// (K = 256) gives no worker fewer than `MIN_SPLIT_K_BLOCKS`.
     #[test]
     fn split_k_only_where_slots_idle_by_hand() {
         let t = TileShape {
@@ -507,7 +523,8 @@ mod tests {
         let m = Machine::H100_BF16;
         let best = |mm, n, k| t.cost_best_split(&Problem::bf16(mm, n, k), &m, 132, 132);
         assert_eq!(best(128, 8192, 8192).splits, 1);
-        assert_eq!(best(1, 4096, 4096).splits, 2);
+        assert_eq!(best(1, 4096, 4096).splits, 1);
+        assert_eq!(best(1, 1024, 4096).splits, 4);
         assert_eq!(best(1, 1024, 256).splits, 1);
         // One wave per split count, the splits' units · splits ≤ slots.
         for splits in 1..=8 {

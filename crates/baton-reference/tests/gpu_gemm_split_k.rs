@@ -130,6 +130,7 @@ fn bf16_heuristic_split_k_matches_cublas_and_is_deterministic() {
 
 /// Runs the heuristic's plan twice on the same random inputs, poisoning D
 /// before each; returns both outputs and the plan's split.
+#[cfg(feature = "cublas")]
 fn bf16_twice(
     gpu: &Gpu,
     kernels: &baton_runtime::Kernels,

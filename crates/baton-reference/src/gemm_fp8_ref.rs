@@ -393,8 +393,8 @@ impl Fp8BenchRow {
     }
 }
 
-/// The three plans [`bench_shape`] runs: ours (`kernel`, stream-K as
-/// given), cuBLASLt blockwise and cuBLASLt tensorwise, writing `d` in that
+/// The three plans [`bench_shape`] runs: ours (`kernel`, stream-K or
+/// split-K as given), cuBLASLt blockwise and cuBLASLt tensorwise, writing `d` in that
 /// order.
 fn bench_plans<'a>(
     gpu: &Gpu,
@@ -403,8 +403,7 @@ fn bench_plans<'a>(
     [d_ours, d_block, d_tensor]: [&'a mut CudaSlice<u16>; 3],
     mnk: (usize, usize, usize),
     kernel: &str,
-    stream_k: Option<(u32, u32)>,
-    split_k: Option<u32>,
+    (stream_k, split_k): (Option<(u32, u32)>, Option<u32>),
 ) -> Result<(Fp8GemmPlan<'a>, LtFp8Plan<'a>, LtFp8Plan<'a>)> {
     let mut ours = Fp8GemmPlan::with_kernel(
         gpu,
@@ -483,8 +482,7 @@ pub fn bench_shape(
             [&mut d_ours, &mut d_block, &mut d_tensor],
             (m, n, k),
             kernel,
-            stream_k,
-            split_k,
+            (stream_k, split_k),
         )?;
         ours.run(gpu)?;
         block.run(gpu)?;
@@ -501,8 +499,7 @@ pub fn bench_shape(
         [&mut d_ours, &mut d_block, &mut d_tensor],
         (m, n, k),
         kernel,
-        stream_k,
-        split_k,
+        (stream_k, split_k),
     )?;
     // Queued back to back, each launch between its own events (see
     // `timing`): no side's host launch overhead is timed.

@@ -517,7 +517,10 @@ macro_rules! entry_param_address {
                 ::core::concat!("mov.b64 {a}, ", ::core::stringify!($entry), "_param_0;"),
                 "cvta.param.u64 {a}, {a};",
                 a = out(reg64) address,
-                options(pure, nomem, nostack, preserves_flags),
+                // Not `pure`: each use computes it again where it stands
+                // (two instructions), instead of a value held in registers
+                // across the kernel.
+                options(nomem, nostack, preserves_flags),
             );
         }
         address as *const u8

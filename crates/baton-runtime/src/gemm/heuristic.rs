@@ -28,6 +28,26 @@ impl GemmConfig {
         }
     }
 
+    /// The most split-K workers per unit the heuristic considers with
+    /// `slots` workers resident: `slots` for single-CTA tiles, 1 for
+    /// clusters. Splits pay only where units are few, which at these sizes
+    /// means few tile rows (small M), and a cluster's second tile row there
+    /// lies past M: every split worker would hold two SMs for one row of
+    /// tiles. (`GemmPlan::set_split_k` still runs clusters split.)
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert_eq!(GemmConfig::T128x64.max_splits(132), 132);
+    /// assert_eq!(GemmConfig::T128x256C2.max_splits(66), 1);
+    /// ```
+    pub const fn max_splits(self, slots: u32) -> usize {
+        if self.cluster_m() == 1 {
+            slots as usize
+        } else {
+            1
+        }
+    }
+
     /// This configuration as the [cost model](super::cost_model) sees it.
     ///
     /// ```
@@ -88,9 +108,32 @@ impl GemmConfig {
         k: usize,
         slots_of: impl Fn(GemmConfig) -> u32,
     ) -> GemmConfig {
+        Self::plan_for(target, m, n, k, slots_of).0
+    }
+
+    /// [`choose_for`](Self::choose_for) with the split-K count: Hopper's
+    /// [`plan_with_slots`](Self::plan_with_slots), or Blackwell's one
+    /// configuration unsplit.
+    ///
+    /// ```
+    /// use baton_runtime::{Target, gemm::GemmConfig};
+    /// let slots = |c: GemmConfig| 132 / c.cluster_m();
+    /// assert_eq!(GemmConfig::plan_for(Target::Sm90a, 8, 1024, 32768, slots), (GemmConfig::T128x64, 8));
+    /// assert_eq!(GemmConfig::plan_for(Target::Sm100a, 1, 4096, 4096, slots).1, 1);
+    /// ```
+    pub fn plan_for(
+        target: Target,
+        m: usize,
+        n: usize,
+        k: usize,
+        slots_of: impl Fn(GemmConfig) -> u32,
+    ) -> (GemmConfig, u32) {
         match target {
-            Target::Sm90a => Self::choose_with_slots(m, n, k, slots_of),
-            Target::Sm100a => GemmConfig::Sm100T128x256,
+            Target::Sm90a => {
+                let (c, cost) = Self::plan_with_slots(m, n, k, slots_of);
+                (c, cost.splits as u32)
+            }
+            Target::Sm100a => (GemmConfig::Sm100T128x256, 1),
         }
     }
 
@@ -109,11 +152,37 @@ impl GemmConfig {
         k: usize,
         slots_of: impl Fn(GemmConfig) -> u32,
     ) -> GemmConfig {
+        Self::plan_with_slots(m, n, k, slots_of).0
+    }
+
+    /// The configuration and split-K count for an M×N×K problem: the least
+    /// estimate over every configuration and, where its units leave slots
+    /// idle, every split count ([`TileShape::cost_best_split`]: each unit's
+    /// K blocks on `splits` workers, `units · splits ≤ slots`). Split
+    /// counts > 1 run as [`GemmPlan::set_split_k`](super::GemmPlan::set_split_k).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// // 16 output tiles of 128×64, K = 32768 (512 K blocks): each split 8 ways.
+    /// let (c, cost) = GemmConfig::plan_with_slots(8, 1024, 32768, |c| 132 / c.cluster_m());
+    /// assert_eq!((c, cost.units, cost.splits), (GemmConfig::T128x64, 16, 8));
+    /// ```
+    pub fn plan_with_slots(
+        m: usize,
+        n: usize,
+        k: usize,
+        slots_of: impl Fn(GemmConfig) -> u32,
+    ) -> (GemmConfig, TileCost) {
         let candidates = GemmConfig::ALL.map(|c| (c, c.tile_shape()));
-        cheapest(&candidates, |c, t| {
-            t.cost(&Problem::bf16(m, n, k), &Machine::H100_BF16, slots_of(c))
+        let p = Problem::bf16(m, n, k);
+        let cost = |c: GemmConfig, t: &TileShape| {
+            let slots = slots_of(c);
+            t.cost_best_split(&p, &Machine::H100_BF16, slots, c.max_splits(slots))
+        };
+        cheapest(&candidates, cost).unwrap_or_else(|| {
+            let c = GemmConfig::T128x256;
+            (c, c.cost(m, n, k, slots_of(c)))
         })
-        .map_or(GemmConfig::T128x256, |(c, _)| c)
     }
 }
 
@@ -227,8 +296,14 @@ mod tests {
         }
         for (n, k) in [(7168, 16384), (24576, 1536)] {
             for m in [8, 16, 32, 64, 96, 128, 160, 192, 256] {
-                let want = if m <= 128 { T128x64 } else { T128x128 };
-                assert_eq!(GemmConfig::choose(m, n, k, 132), want, "{m}x{n}x{k}");
+                // Split-K does not pay here: 112 units or more already.
+                let want = if m <= 128 {
+                    (T128x64, 1)
+                } else {
+                    (T128x128, 1)
+                };
+                let (c, cost) = GemmConfig::plan_with_slots(m, n, k, h100_slots);
+                assert_eq!((c, cost.splits as u32), want, "{m}x{n}x{k}");
                 let want = if m <= 128 && n == 7168 {
                     fp8::KERNEL_128X64
                 } else {
@@ -261,11 +336,21 @@ mod tests {
             1, 8, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536,
         ] {
             for (n, k) in [(4096, 4096), (1024, 32768), (4104, 4104), (5000, 3000)] {
-                let pick = GemmConfig::choose_with_slots(m, n, k, h100_slots);
-                let best = pick.cost(m, n, k, h100_slots(pick)).estimate_us();
+                let (pick, cost) = GemmConfig::plan_with_slots(m, n, k, h100_slots);
+                let best = cost.estimate_us();
                 assert!(best.is_finite() && best > 0.0);
+                assert!(cost.splits == 1 || cost.units * cost.splits <= cost.slots);
                 for c in GemmConfig::ALL {
-                    let e = c.cost(m, n, k, h100_slots(c)).estimate_us();
+                    let slots = h100_slots(c);
+                    let e = c
+                        .tile_shape()
+                        .cost_best_split(
+                            &Problem::bf16(m, n, k),
+                            &Machine::H100_BF16,
+                            slots,
+                            c.max_splits(slots),
+                        )
+                        .estimate_us();
                     assert!(
                         e >= best * (1.0 - super::super::cost_model::EQUAL_WITHIN),
                         "{m}x{n}x{k}: {c:?} {e} < {pick:?} {best}"

@@ -4,6 +4,8 @@ Both functions are ``torch.library`` custom ops (``torch.ops.baton.gemm``,
 ``torch.ops.baton.gemm_fp8_blockwise``) with fake implementations, so
 ``torch.compile`` traces them; they read their operands in place (no copy),
 run on torch's current CUDA stream, and can be captured in a CUDA graph.
+Called eagerly on plain CUDA tensors (no autograd, no tracing) they skip
+torch's dispatcher and call the same implementation directly.
 
 Convention: ``b`` is ``[N, K]`` (K contiguous), as the weight of
 ``torch.nn.functional.linear``: the result is ``a @ b.T``.
@@ -34,6 +36,8 @@ def gemm(a: Tensor, b: Tensor, c: Optional[Tensor] = None, alpha: float = 1.0, b
     """
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TypeError(f"baton.gemm: a and b must be torch.Tensor, got {type(a).__name__}, {type(b).__name__}")
+    if _ops.eager(a, b, c):
+        return _ops.gemm_impl(a, b, c, float(alpha), float(beta))
     return _ops.gemm_op(a, b, c, float(alpha), float(beta))
 
 
@@ -54,6 +58,8 @@ def gemm_fp8_blockwise(a: Tensor, a_scales: Tensor, b: Tensor, b_scales: Tensor)
     for name, x in (("a", a), ("a_scales", a_scales), ("b", b), ("b_scales", b_scales)):
         if not isinstance(x, Tensor):
             raise TypeError(f"baton.gemm_fp8_blockwise: {name} must be a torch.Tensor, got {type(x).__name__}")
+    if _ops.eager(a, a_scales, b, b_scales):
+        return _ops.gemm_fp8_blockwise_impl(a, a_scales, b, b_scales)
     return _ops.gemm_fp8_blockwise_op(a, a_scales, b, b_scales)
 
 

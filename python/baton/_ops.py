@@ -1,13 +1,20 @@
-"""The torch.library ops ``baton::gemm`` and ``baton::gemm_fp8_blockwise``.
+"""The torch.library ops ``baton::gemm`` and ``baton::gemm_fp8_blockwise``,
+and the eager path that calls their implementation directly.
 
-Each op checks dtypes and devices here (``TypeError`` / ``ValueError``),
-then shapes and strides in the native module (``ValueError`` with the
-rule's text from baton's typed errors), allocates its output with torch
-(so CUDA-graph capture takes it from the graph's pool) and enqueues the
-kernel on torch's current stream of the tensors' device: zero copies, no
-synchronization. The fake (meta) implementations run the same checks on
-sizes and strides and return an empty output, so ``torch.compile`` traces
-the ops.
+Each implementation checks dtypes and devices here (``TypeError`` /
+``ValueError``), then shapes and strides in the native module
+(``ValueError`` with the rule's text from baton's typed errors), allocates
+its output with torch (so CUDA-graph capture takes it from the graph's
+pool) and enqueues the kernel on torch's current stream of the tensors'
+device: zero copies, no synchronization. The fake implementations run the
+same checks on sizes and strides and return an empty output, so
+``torch.compile`` traces the ops.
+
+Going through torch's dispatcher to a Python op costs about 40 µs of host
+time per call (measured on an H100 host, BENCHMARKS.md); :func:`eager`
+says when nothing needs the dispatcher (plain CUDA tensors, no autograd,
+no tracing, no torch function or dispatch mode), and the public functions
+then call the implementation directly.
 """
 
 from typing import Optional
@@ -20,6 +27,7 @@ from . import _baton
 _BF16 = torch.bfloat16
 _E4M3 = torch.float8_e4m3fn
 _F32 = torch.float32
+_Tensor = torch.Tensor
 
 try:  # the raw handle of the current stream, without a Python Stream object
     _raw_stream = torch._C._cuda_getCurrentRawStream
@@ -29,24 +37,39 @@ except AttributeError:  # pragma: no cover - older torch
         return torch.cuda.current_stream(index).cuda_stream
 
 
-def _dims(x: Tensor, ptr: int):
-    return (ptr, int(x.size(0)), int(x.size(1)), int(x.stride(0)), int(x.stride(1)))
+_is_compiling = torch.compiler.is_compiling
+_function_mode = torch._C._is_torch_function_mode_enabled
+_dispatch_modes = torch._C._len_torch_dispatch_stack
+
+
+def eager(*tensors) -> bool:
+    """Whether a call may skip the dispatcher: every operand a plain
+    ``torch.Tensor`` (not a FakeTensor or other subclass) that needs no
+    gradient, outside ``torch.compile`` tracing and torch function or
+    dispatch modes. Otherwise the call goes through the op, which records
+    it, traces it with the fake, or refuses autograd."""
+    if _is_compiling() or _function_mode() or _dispatch_modes():
+        return False
+    for x in tensors:
+        if x is not None and (type(x) is not _Tensor or x.requires_grad):
+            return False
+    return True
 
 
 def _real(x: Tensor):
-    return _dims(x, x.data_ptr())
+    return (x.data_ptr(), *x.shape, *x.stride())
 
 
 def _fake(x: Tensor):
-    return _dims(x, 0)
+    # Tracing only: symbolic sizes are specialized to their hints.
+    return (0, *(int(v) for v in x.shape), *(int(v) for v in x.stride()))
 
 
-def _check_tensors(op: str, named, dtypes, fake: bool = False) -> None:
+def _check_tensors(op: str, named, dtype_list, fake: bool = False) -> None:
     """Rank, dtype and device rules (shape rules are the native module's).
     ``fake``: tracing (FakeTensor or meta tensors stand in for CUDA ones)."""
-    devices = ("cuda", "meta") if fake else ("cuda",)
     device = None
-    for (name, x), dtype in zip(named, dtypes):
+    for (name, x), dtype in zip(named, dtype_list):
         if x is None:
             continue
         if not isinstance(x, Tensor):
@@ -55,28 +78,27 @@ def _check_tensors(op: str, named, dtypes, fake: bool = False) -> None:
             raise TypeError(f"{op}: {name} must be {dtype}, got {x.dtype}")
         if x.dim() != 2:
             raise ValueError(f"{op}: {name} must be 2-D, got {x.dim()}-D of shape {tuple(x.shape)}")
-        if x.device.type not in devices:
-            raise ValueError(
-                f"{op}: {name} is on {x.device}; baton's kernels run on CUDA tensors (a Hopper GPU)"
-            )
+        d = x.device
+        if not (d.type == "cuda" or (fake and d.type == "meta")):
+            raise ValueError(f"{op}: {name} is on {d}; baton's kernels run on CUDA tensors (a Hopper GPU)")
         if device is None:
-            device = x.device
-        elif x.device != device:
-            raise ValueError(f"{op}: {name} is on {x.device} but the first operand on {device}; all must be on one device")
+            device = d
+        elif d != device:
+            raise ValueError(f"{op}: {name} is on {d} but the first operand on {device}; all must be on one device")
 
 
 def _check_gemm(a, b, c, beta, fake=False) -> None:
-    _check_tensors("baton.gemm", [("a", a), ("b", b), ("c", c)], [_BF16] * 3, fake)
+    _check_tensors("baton.gemm", (("a", a), ("b", b), ("c", c)), (_BF16, _BF16, _BF16), fake)
     if beta != 0.0 and c is None:
         raise ValueError("baton.gemm: beta != 0 needs c (D = alpha * a @ b.T + beta * c)")
 
 
-@torch.library.custom_op("baton::gemm", mutates_args=())
-def gemm_op(a: Tensor, b: Tensor, c: Optional[Tensor], alpha: float, beta: float) -> Tensor:
-    """``alpha * a @ b.T + beta * c`` (see :func:`baton.gemm`)."""
+def gemm_impl(a: Tensor, b: Tensor, c: Optional[Tensor], alpha: float, beta: float) -> Tensor:
+    """The implementation of ``baton::gemm`` on CUDA tensors."""
     _check_gemm(a, b, c, beta)
-    out = torch.empty((a.size(0), b.size(0)), dtype=_BF16, device=a.device)
-    index = a.device.index if a.device.index is not None else torch.cuda.current_device()
+    device = a.device
+    out = torch.empty((a.shape[0], b.shape[0]), dtype=_BF16, device=device)
+    index = device.index if device.index is not None else torch.cuda.current_device()
     _baton.gemm(
         index,
         _raw_stream(index),
@@ -84,10 +106,16 @@ def gemm_op(a: Tensor, b: Tensor, c: Optional[Tensor], alpha: float, beta: float
         _real(b),
         None if c is None else _real(c),
         _real(out),
-        float(alpha),
-        float(beta),
+        alpha,
+        beta,
     )
     return out
+
+
+@torch.library.custom_op("baton::gemm", mutates_args=())
+def gemm_op(a: Tensor, b: Tensor, c: Optional[Tensor], alpha: float, beta: float) -> Tensor:
+    """``alpha * a @ b.T + beta * c`` (see :func:`baton.gemm`)."""
+    return gemm_impl(a, b, c, alpha, beta)
 
 
 @gemm_op.register_fake
@@ -101,18 +129,18 @@ def _gemm_fake(a, b, c, alpha, beta):
 def _check_fp8(a, a_scales, b, b_scales, fake=False) -> None:
     _check_tensors(
         "baton.gemm_fp8_blockwise",
-        [("a", a), ("a_scales", a_scales), ("b", b), ("b_scales", b_scales)],
-        [_E4M3, _F32, _E4M3, _F32],
+        (("a", a), ("a_scales", a_scales), ("b", b), ("b_scales", b_scales)),
+        (_E4M3, _F32, _E4M3, _F32),
         fake,
     )
 
 
-@torch.library.custom_op("baton::gemm_fp8_blockwise", mutates_args=())
-def gemm_fp8_blockwise_op(a: Tensor, a_scales: Tensor, b: Tensor, b_scales: Tensor) -> Tensor:
-    """``(a * a_scales) @ (b * b_scales).T`` in bf16 (see :func:`baton.gemm_fp8_blockwise`)."""
+def gemm_fp8_blockwise_impl(a: Tensor, a_scales: Tensor, b: Tensor, b_scales: Tensor) -> Tensor:
+    """The implementation of ``baton::gemm_fp8_blockwise`` on CUDA tensors."""
     _check_fp8(a, a_scales, b, b_scales)
-    out = torch.empty((a.size(0), b.size(0)), dtype=_BF16, device=a.device)
-    index = a.device.index if a.device.index is not None else torch.cuda.current_device()
+    device = a.device
+    out = torch.empty((a.shape[0], b.shape[0]), dtype=_BF16, device=device)
+    index = device.index if device.index is not None else torch.cuda.current_device()
     _baton.gemm_fp8_blockwise(
         index,
         _raw_stream(index),
@@ -123,6 +151,12 @@ def gemm_fp8_blockwise_op(a: Tensor, a_scales: Tensor, b: Tensor, b_scales: Tens
         _real(out),
     )
     return out
+
+
+@torch.library.custom_op("baton::gemm_fp8_blockwise", mutates_args=())
+def gemm_fp8_blockwise_op(a: Tensor, a_scales: Tensor, b: Tensor, b_scales: Tensor) -> Tensor:
+    """``(a * a_scales) @ (b * b_scales).T`` in bf16 (see :func:`baton.gemm_fp8_blockwise`)."""
+    return gemm_fp8_blockwise_impl(a, a_scales, b, b_scales)
 
 
 @gemm_fp8_blockwise_op.register_fake

@@ -129,16 +129,34 @@ def test_gemm_cuda_graph_capture_and_replay():
 
 
 def test_repeated_calls_allocate_no_new_maps():
+    # The maps are keyed by the operands' addresses: in a loop that keeps
+    # the last result alive, torch's allocator alternates two output
+    # blocks, so the cache holds two entries after two calls, then stays.
     a = torch.randn(128, 256, device="cuda").to(BF16)
     b = torch.randn(64, 256, device="cuda").to(BF16)
-    out = torch.empty(0)
-    baton.gemm(a, b)
+    out = baton.gemm(a, b)
+    out = baton.gemm(a, b)
     before = _baton.map_cache_stats(a.device.index or 0)
     for _ in range(20):
         out = baton.gemm(a, b)
     torch.cuda.synchronize()
     assert _baton.map_cache_stats(a.device.index or 0) == before
     assert rel_err(out, bf16_ref(a, b)) < 4e-3
+
+
+def test_op_and_eager_path_agree_and_autograd_is_refused():
+    torch.manual_seed(5)
+    a = torch.randn(192, 320, device="cuda").to(BF16)
+    b = torch.randn(72, 320, device="cuda").to(BF16)
+    eager = baton.gemm(a, b)
+    op = torch.ops.baton.gemm(a, b, None, 1.0, 0.0)
+    torch.cuda.synchronize()
+    assert torch.equal(eager, op)
+    assert rel_err(eager, bf16_ref(a, b)) < 4e-3
+    a.requires_grad_(True)
+    out = baton.gemm(a, b)  # through the op: autograd sees it
+    with pytest.raises(RuntimeError, match="(?i)autograd"):
+        out.float().sum().backward()
 
 
 def test_torch_compile_fullgraph():

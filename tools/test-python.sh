@@ -35,6 +35,8 @@ say "installing torch, maturin, pytest (once; then only checked)"
 say "environment ready after $((SECONDS - START)) s"
 
 export CARGO_TARGET_DIR="$ROOT/target/python"
+# pip's build backend (maturin, no build isolation) runs from the venv.
+export PATH="$VENV/bin:$PATH"
 if [[ -f "$ROOT/target/ptx/baton_sm90a.ptx" && -z "${BATON_PTX_DIR:-}" && -z "${BATON_SKIP_PTX:-}" ]]; then
     export BATON_PTX_DIR="$ROOT/target/ptx"
 fi
@@ -53,8 +55,8 @@ case "$(basename "$WHEEL")" in
 esac
 "$VENV/bin/pip" install --quiet --force-reinstall --no-deps "$WHEEL"
 
-say "clippy and fmt of the native part"
-(cd python && cargo fmt --check && cargo clippy --release --all-targets -- -D warnings)
+say "fmt, clippy and tests of the native part (Rust)"
+(cd python && cargo fmt --check && cargo clippy --release --all-targets -- -D warnings && cargo test --release --quiet)
 
 say "pytest (GPU tests print SKIPPED without a Hopper GPU)"
 # From the repository root: `import baton` must find the installed wheel,

@@ -21,7 +21,15 @@ from . import _baton, _ops
 __all__ = ["gemm", "gemm_fp8_blockwise", "ptx_info"]
 
 
-def gemm(a: Tensor, b: Tensor, c: Optional[Tensor] = None, alpha: float = 1.0, beta: float = 0.0) -> Tensor:
+def gemm(
+    a: Tensor,
+    b: Tensor,
+    c: Optional[Tensor] = None,
+    alpha: float = 1.0,
+    beta: float = 0.0,
+    *,
+    out: Optional[Tensor] = None,
+) -> Tensor:
     """``alpha * a @ b.T + beta * c`` in bf16 with fp32 accumulation.
 
     ``a``: bf16 ``[M, K]``, ``b``: bf16 ``[N, K]`` (``torch.addmm(c, a, b.T,
@@ -29,13 +37,21 @@ def gemm(a: Tensor, b: Tensor, c: Optional[Tensor] = None, alpha: float = 1.0, b
     a row stride larger than K is fine: ``big[:, :K]``), ``c``: bf16
     ``[M, N]``, rows contiguous, required when ``beta != 0``. K and N must
     be multiples of 8, row strides multiples of 8 elements and data pointers
-    16-byte aligned (TMA). Returns a new contiguous bf16 ``[M, N]`` tensor.
+    16-byte aligned (TMA). Returns a new contiguous bf16 ``[M, N]`` tensor,
+    or writes ``out`` (bf16 ``[M, N]``, rows contiguous; ``c`` may be
+    ``out`` itself: ``out = alpha * a @ b.T + beta * out``) and returns it:
+    no allocation at all (``torch.ops.baton.gemm_out``).
 
     Raises ``TypeError`` (dtype) or ``ValueError`` (device, shape, stride,
     alignment: the message names the rule).
     """
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TypeError(f"baton.gemm: a and b must be torch.Tensor, got {type(a).__name__}, {type(b).__name__}")
+    if out is not None:
+        if _ops.eager(a, b, c, out):
+            return _ops.gemm_impl(a, b, c, float(alpha), float(beta), out)
+        _ops.gemm_out_op(a, b, c, float(alpha), float(beta), out)
+        return out
     if _ops.eager(a, b, c):
         return _ops.gemm_impl(a, b, c, float(alpha), float(beta))
     return _ops.gemm_op(a, b, c, float(alpha), float(beta))

@@ -56,10 +56,6 @@ def eager(*tensors) -> bool:
     return True
 
 
-def _real(x: Tensor):
-    return (x.data_ptr(), *x.shape, *x.stride())
-
-
 def _fake(x: Tensor):
     # Tracing only: symbolic sizes are specialized to their hints.
     return (0, *(int(v) for v in x.shape), *(int(v) for v in x.stride()))
@@ -67,24 +63,26 @@ def _fake(x: Tensor):
 
 def _check_tensors(op: str, named, dtype_list, fake: bool = False) -> None:
     """Rank, dtype and device rules (shape rules are the native module's).
-    ``fake``: tracing (FakeTensor or meta tensors stand in for CUDA ones)."""
+    ``fake``: tracing (FakeTensor or meta tensors stand in for CUDA ones).
+    The common case (all fine) reads only cheap attributes."""
     device = None
     for (name, x), dtype in zip(named, dtype_list):
         if x is None:
             continue
         if not isinstance(x, Tensor):
             raise TypeError(f"{op}: {name} must be a torch.Tensor, got {type(x).__name__}")
-        if x.dtype != dtype:
+        if x.dtype is not dtype:
             raise TypeError(f"{op}: {name} must be {dtype}, got {x.dtype}")
         if x.dim() != 2:
             raise ValueError(f"{op}: {name} must be 2-D, got {x.dim()}-D of shape {tuple(x.shape)}")
-        d = x.device
-        if not (d.type == "cuda" or (fake and d.type == "meta")):
-            raise ValueError(f"{op}: {name} is on {d}; baton's kernels run on CUDA tensors (a Hopper GPU)")
+        if not x.is_cuda and not (fake and x.is_meta):
+            raise ValueError(f"{op}: {name} is on {x.device}; baton's kernels run on CUDA tensors (a Hopper GPU)")
         if device is None:
-            device = d
-        elif d != device:
-            raise ValueError(f"{op}: {name} is on {d} but the first operand on {device}; all must be on one device")
+            device = x.device if fake else x.get_device()
+        elif (x.device if fake else x.get_device()) != device:
+            raise ValueError(
+                f"{op}: {name} is on {x.device} but the first operand on {named[0][1].device}; all must be on one device"
+            )
 
 
 def _check_gemm(a, b, c, beta, fake=False) -> None:
@@ -93,19 +91,28 @@ def _check_gemm(a, b, c, beta, fake=False) -> None:
         raise ValueError("baton.gemm: beta != 0 needs c (D = alpha * a @ b.T + beta * c)")
 
 
-def gemm_impl(a: Tensor, b: Tensor, c: Optional[Tensor], alpha: float, beta: float) -> Tensor:
-    """The implementation of ``baton::gemm`` on CUDA tensors."""
+def _check_out(op: str, out: Tensor, a: Tensor) -> None:
+    _check_tensors(op, (("a", a), ("out", out)), (a.dtype, _BF16))
+
+
+def gemm_impl(
+    a: Tensor, b: Tensor, c: Optional[Tensor], alpha: float, beta: float, out: Optional[Tensor] = None
+) -> Tensor:
+    """The implementation of ``baton::gemm`` (``out``: of ``baton::gemm_out``)
+    on CUDA tensors."""
     _check_gemm(a, b, c, beta)
-    device = a.device
-    out = torch.empty((a.shape[0], b.shape[0]), dtype=_BF16, device=device)
-    index = device.index if device.index is not None else torch.cuda.current_device()
+    if out is None:
+        out = a.new_empty((a.shape[0], b.shape[0]))
+    else:
+        _check_out("baton.gemm", out, a)
+    index = a.get_device()
     _baton.gemm(
         index,
         _raw_stream(index),
-        _real(a),
-        _real(b),
-        None if c is None else _real(c),
-        _real(out),
+        (a.data_ptr(), *a.shape, *a.stride()),
+        (b.data_ptr(), *b.shape, *b.stride()),
+        None if c is None else (c.data_ptr(), *c.shape, *c.stride()),
+        (out.data_ptr(), *out.shape, *out.stride()),
         alpha,
         beta,
     )
@@ -126,6 +133,19 @@ def _gemm_fake(a, b, c, alpha, beta):
     return out
 
 
+@torch.library.custom_op("baton::gemm_out", mutates_args=("out",))
+def gemm_out_op(a: Tensor, b: Tensor, c: Optional[Tensor], alpha: float, beta: float, out: Tensor) -> None:
+    """``out = alpha * a @ b.T + beta * c`` in place (``c`` may be ``out``)."""
+    gemm_impl(a, b, c, alpha, beta, out)
+
+
+@gemm_out_op.register_fake
+def _gemm_out_fake(a, b, c, alpha, beta, out):
+    _check_gemm(a, b, c, beta, fake=True)
+    _check_tensors("baton.gemm", (("a", a), ("out", out)), (_BF16, _BF16), fake=True)
+    _baton.check_gemm(_fake(a), _fake(b), None if c is None else _fake(c), _fake(out), float(beta))
+
+
 def _check_fp8(a, a_scales, b, b_scales, fake=False) -> None:
     _check_tensors(
         "baton.gemm_fp8_blockwise",
@@ -138,17 +158,16 @@ def _check_fp8(a, a_scales, b, b_scales, fake=False) -> None:
 def gemm_fp8_blockwise_impl(a: Tensor, a_scales: Tensor, b: Tensor, b_scales: Tensor) -> Tensor:
     """The implementation of ``baton::gemm_fp8_blockwise`` on CUDA tensors."""
     _check_fp8(a, a_scales, b, b_scales)
-    device = a.device
-    out = torch.empty((a.shape[0], b.shape[0]), dtype=_BF16, device=device)
-    index = device.index if device.index is not None else torch.cuda.current_device()
+    out = a.new_empty((a.shape[0], b.shape[0]), dtype=_BF16)
+    index = a.get_device()
     _baton.gemm_fp8_blockwise(
         index,
         _raw_stream(index),
-        _real(a),
-        _real(a_scales),
-        _real(b),
-        _real(b_scales),
-        _real(out),
+        (a.data_ptr(), *a.shape, *a.stride()),
+        (a_scales.data_ptr(), *a_scales.shape, *a_scales.stride()),
+        (b.data_ptr(), *b.shape, *b.stride()),
+        (b_scales.data_ptr(), *b_scales.shape, *b_scales.stride()),
+        (out.data_ptr(), *out.shape, *out.stride()),
     )
     return out
 

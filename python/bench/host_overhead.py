@@ -76,6 +76,7 @@ rows = {
     "_baton.gemm (native fn from Python)": timed(lambda: _baton.gemm(dev, stream, ta, tb, None, to, 1.0, 0.0)),
     "torch.ops.baton.gemm": timed(lambda: torch.ops.baton.gemm(a, b, None, 1.0, 0.0)),
     "baton.gemm": timed(lambda: baton.gemm(a, b)),
+    "baton.gemm(out=)": timed(lambda: baton.gemm(a, b, out=out)),
     "torch.mm(a, b.T) (reference)": timed(lambda: torch.mm(a, b.T)),
 }
 base = rows["rust GemmPlan::run"]

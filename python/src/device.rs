@@ -14,6 +14,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// Device ordinals the package keeps state for.
 pub const MAX_DEVICES: usize = 64;
 
+/// A typed kernel and its resident work units (SMs, or co-resident
+/// clusters), or why it could not be had.
+type KernelSlot<P> = OnceLock<std::result::Result<(TypedKernel<P>, u32), String>>;
+
 /// The state of one device.
 pub struct DeviceState {
     /// The device (its primary context: the one torch's CUDA tensors live in).
@@ -21,9 +25,9 @@ pub struct DeviceState {
     /// baton's kernels for this device's target, loaded once.
     pub kernels: Kernels,
     /// BF16 kernels by [`GemmConfig`], looked up on first use.
-    bf16: [OnceLock<Result<(TypedKernel<GemmBf16Params>, u32), String>>; GemmConfig::ALL.len()],
+    bf16: [KernelSlot<GemmBf16Params>; GemmConfig::ALL.len()],
     /// FP8 kernels by [`fp8::VARIANTS`] index, looked up on first use.
-    fp8: [OnceLock<Result<(TypedKernel<GemmFp8Params>, u32), String>>; fp8::VARIANTS.len()],
+    fp8: [KernelSlot<GemmFp8Params>; fp8::VARIANTS.len()],
     /// Encoded tensor maps in device memory, by operand set.
     pub maps: Mutex<MapCache>,
 }
@@ -82,7 +86,9 @@ impl DeviceState {
         };
         self.bf16[i]
             .get_or_init(|| {
-                let spec = config.spec().ok_or("an sm_100a configuration".to_string())?;
+                let spec = config
+                    .spec()
+                    .ok_or("an sm_100a configuration".to_string())?;
                 let k = self.kernels.kernel(spec).map_err(|e| e.to_string())?;
                 let slots = if config.cluster_m() > 1 {
                     k.kernel()

@@ -128,7 +128,12 @@ pub struct Bf16Problem {
     pub d: MatrixView,
 }
 
-fn same_shape(operand: &'static str, v: &MatrixView, rows: u64, cols: u64) -> Result<(), ViewError> {
+fn same_shape(
+    operand: &'static str,
+    v: &MatrixView,
+    rows: u64,
+    cols: u64,
+) -> Result<(), ViewError> {
     if (v.rows, v.cols) == (rows, cols) {
         Ok(())
     } else {
@@ -180,7 +185,10 @@ pub fn check_bf16(
 
 /// The address rules: 16-byte aligned operands, an output that meets no
 /// input (C may be the output itself, for `D = alpha·A·Bᵀ + beta·D`).
-pub fn check_addresses(inputs: &[(&'static str, &MatrixView)], out: &MatrixView) -> Result<(), ViewError> {
+pub fn check_addresses(
+    inputs: &[(&'static str, &MatrixView)],
+    out: &MatrixView,
+) -> Result<(), ViewError> {
     for (name, v) in inputs {
         v.check(name)?;
     }
@@ -193,7 +201,13 @@ pub fn check_addresses(inputs: &[(&'static str, &MatrixView)], out: &MatrixView)
     Ok(())
 }
 
-fn encode(view: &MatrixView, dtype: ElemType, box_rows: u32, box_cols: u32, swizzle: Swizzle) -> Result<EncodedTensorMap, CallError> {
+fn encode(
+    view: &MatrixView,
+    dtype: ElemType,
+    box_rows: u32,
+    box_cols: u32,
+    swizzle: Swizzle,
+) -> Result<EncodedTensorMap, CallError> {
     let mut desc = TensorMapDesc::matrix_2d(
         dtype,
         view.ptr,
@@ -253,19 +267,38 @@ pub unsafe fn gemm_bf16(
     let tail_rows = (m % bm as u64) as u32;
     let tail_box = if tail_rows == 0 { bm } else { tail_rows };
     let c = p.c.as_ref().unwrap_or(&p.d);
-    let config_id = GemmConfig::ALL.iter().position(|x| *x == config).unwrap_or(0) as u64;
-    let key = key(1 + config_id, p.mnk, &[Some(&p.a), Some(&p.b), Some(c), Some(&p.d)]);
-    dev.context().bind_to_thread().map_err(|e| CallError::Device(e.to_string()))?;
-    let base = dev.maps.lock().unwrap_or_else(|e| e.into_inner()).get_or_upload(&key, || {
-        let e_rows = config.epilogue_rows();
-        Ok::<_, CallError>(vec![
-            encode(&p.a, ElemType::BF16, bm, bk, Swizzle::B128)?,
-            encode(&p.b, ElemType::BF16, bn / config.cluster_m(), bk, Swizzle::B128)?,
-            encode(c, ElemType::BF16, e_rows, 32, Swizzle::B64)?,
-            encode(&p.d, ElemType::BF16, e_rows, 32, Swizzle::B64)?,
-            encode(&p.a, ElemType::BF16, tail_box, bk, Swizzle::B128)?,
-        ])
-    })?;
+    let config_id = GemmConfig::ALL
+        .iter()
+        .position(|x| *x == config)
+        .unwrap_or(0) as u64;
+    let key = key(
+        1 + config_id,
+        p.mnk,
+        &[Some(&p.a), Some(&p.b), Some(c), Some(&p.d)],
+    );
+    dev.context()
+        .bind_to_thread()
+        .map_err(|e| CallError::Device(e.to_string()))?;
+    let base = dev
+        .maps
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_upload(&key, || {
+            let e_rows = config.epilogue_rows();
+            Ok::<_, CallError>(vec![
+                encode(&p.a, ElemType::BF16, bm, bk, Swizzle::B128)?,
+                encode(
+                    &p.b,
+                    ElemType::BF16,
+                    bn / config.cluster_m(),
+                    bk,
+                    Swizzle::B128,
+                )?,
+                encode(c, ElemType::BF16, e_rows, 32, Swizzle::B64)?,
+                encode(&p.d, ElemType::BF16, e_rows, 32, Swizzle::B64)?,
+                encode(&p.a, ElemType::BF16, tail_box, bk, Swizzle::B128)?,
+            ])
+        })?;
     let map = |i: u64| (base + i * crate::map_cache::MAP_BYTES) as *const _;
     let params = GemmBf16Params {
         tma_a: map(0),
@@ -339,7 +372,13 @@ pub fn check_fp8(
         "; pass a_scales.t().contiguous().t(), or DeepGEMM's TMA-aligned column-major layout",
     )?;
     same_shape("a_scales (as [K/128, M])", &sa_view, kb, m)?;
-    let sb_view = sb.view("b_scales", 4, false, "K/128 (row-major)", "; pass b_scales.contiguous()")?;
+    let sb_view = sb.view(
+        "b_scales",
+        4,
+        false,
+        "K/128 (row-major)",
+        "; pass b_scales.contiguous()",
+    )?;
     same_shape("b_scales", &sb_view, nb, kb)?;
     if nb > 1 && sb_view.ld != kb {
         return Err(ViewError::NotContiguous {
@@ -365,9 +404,18 @@ pub fn check_fp8(
 ///
 /// # Safety
 /// As [`gemm_bf16`].
-pub unsafe fn gemm_fp8_blockwise(dev: &DeviceState, stream: sys::CUstream, p: &Fp8Problem) -> Result<(), CallError> {
+pub unsafe fn gemm_fp8_blockwise(
+    dev: &DeviceState,
+    stream: sys::CUstream,
+    p: &Fp8Problem,
+) -> Result<(), CallError> {
     check_addresses(
-        &[("a", &p.a), ("b", &p.b), ("a_scales", &p.sa), ("b_scales", &p.sb)],
+        &[
+            ("a", &p.a),
+            ("b", &p.b),
+            ("a_scales", &p.sa),
+            ("b_scales", &p.sb),
+        ],
         &p.d,
     )?;
     let (m, n, k) = p.mnk;
@@ -380,19 +428,35 @@ pub unsafe fn gemm_fp8_blockwise(dev: &DeviceState, stream: sys::CUstream, p: &F
     let tail_rows = (m % bm as u64) as u32;
     let tail_box = if tail_rows == 0 { bm } else { tail_rows };
     let kind = 100 + fp8::VARIANTS.iter().position(|v| *v == name).unwrap_or(0) as u64;
-    let key = key(kind, p.mnk, &[Some(&p.a), Some(&p.b), Some(&p.sa), Some(&p.d)]);
+    let key = key(
+        kind,
+        p.mnk,
+        &[Some(&p.a), Some(&p.b), Some(&p.sa), Some(&p.d)],
+    );
     let bk = fp8::SCALE_BLOCK as u32;
-    dev.context().bind_to_thread().map_err(|e| CallError::Device(e.to_string()))?;
-    let base = dev.maps.lock().unwrap_or_else(|e| e.into_inner()).get_or_upload(&key, || {
-        Ok::<_, CallError>(vec![
-            encode(&p.a, ElemType::U8, bm, bk, Swizzle::B128)?,
-            encode(&p.b, ElemType::U8, bn / cluster, bk, Swizzle::B128)?,
-            encode(&p.sa, ElemType::F32, 1, bm, Swizzle::None)?,
-            encode(&p.d, ElemType::BF16, 64, 32, Swizzle::B64)?,
-            encode(&p.a, ElemType::U8, tail_box, bk, Swizzle::B128)?,
-            encode(&p.sa, ElemType::F32, 1, tail_box.next_multiple_of(4), Swizzle::None)?,
-        ])
-    })?;
+    dev.context()
+        .bind_to_thread()
+        .map_err(|e| CallError::Device(e.to_string()))?;
+    let base = dev
+        .maps
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_upload(&key, || {
+            Ok::<_, CallError>(vec![
+                encode(&p.a, ElemType::U8, bm, bk, Swizzle::B128)?,
+                encode(&p.b, ElemType::U8, bn / cluster, bk, Swizzle::B128)?,
+                encode(&p.sa, ElemType::F32, 1, bm, Swizzle::None)?,
+                encode(&p.d, ElemType::BF16, 64, 32, Swizzle::B64)?,
+                encode(&p.a, ElemType::U8, tail_box, bk, Swizzle::B128)?,
+                encode(
+                    &p.sa,
+                    ElemType::F32,
+                    1,
+                    tail_box.next_multiple_of(4),
+                    Swizzle::None,
+                )?,
+            ])
+        })?;
     let map = |i: u64| (base + i * crate::map_cache::MAP_BYTES) as *const _;
     let params = GemmFp8Params {
         tma_a: map(0),

@@ -152,7 +152,8 @@ fn bench_rust_plan_run(device: usize, m: usize, n: usize, k: usize, iters: usize
         let a = s.alloc_zeros::<u16>(m * k)?;
         let b = s.alloc_zeros::<u16>(n * k)?;
         let mut d = s.alloc_zeros::<u16>(m * n)?;
-        let plan = baton_runtime::gemm::GemmPlan::new(gpu, &dev.kernels, &a, &b, None, &mut d, m, n, k)?;
+        let plan =
+            baton_runtime::gemm::GemmPlan::new(gpu, &dev.kernels, &a, &b, None, &mut d, m, n, k)?;
         for _ in 0..10 {
             plan.run(gpu, 1.0, 0.0)?;
         }
@@ -183,7 +184,8 @@ fn bench_rust_call(
     let dev = device::device(device).map_err(|e| py_err(e.into()))?;
     let t = std::time::Instant::now();
     for _ in 0..iters {
-        let p = launch::check_bf16(&tensor(a), &tensor(b), None, &tensor(out), 0.0).map_err(py_err)?;
+        let p =
+            launch::check_bf16(&tensor(a), &tensor(b), None, &tensor(out), 0.0).map_err(py_err)?;
         // SAFETY: as in `gemm`.
         unsafe { launch::gemm_bf16(dev, stream as _, &p, 1.0, 0.0) }.map_err(py_err)?;
     }

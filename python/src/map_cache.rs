@@ -146,10 +146,7 @@ impl MapCache {
                 let mut s: sys::CUstream = std::ptr::null_mut();
                 // SAFETY: writes one stream handle.
                 check("cuStreamCreate", unsafe {
-                    sys::cuStreamCreate(
-                        &mut s,
-                        sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32,
-                    )
+                    sys::cuStreamCreate(&mut s, sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32)
                 })?;
                 self.upload = Some(Stream(s));
                 s

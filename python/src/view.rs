@@ -85,7 +85,9 @@ pub enum ViewError {
         hint: &'static str,
     },
     /// An operand's shape does not match the others'.
-    #[error("{operand}: shape {got:?} does not match the {expected:?} that the other operands imply")]
+    #[error(
+        "{operand}: shape {got:?} does not match the {expected:?} that the other operands imply"
+    )]
     ShapeMismatch {
         /// Which operand.
         operand: &'static str,
@@ -95,7 +97,9 @@ pub enum ViewError {
         expected: (u64, u64),
     },
     /// An operand read through a plain pointer must be contiguous.
-    #[error("{operand}: row stride {ld} but {cols} columns; {operand} is read through a plain pointer and must be contiguous (pass {operand}.contiguous())")]
+    #[error(
+        "{operand}: row stride {ld} but {cols} columns; {operand} is read through a plain pointer and must be contiguous (pass {operand}.contiguous())"
+    )]
     NotContiguous {
         /// Which operand.
         operand: &'static str,
@@ -105,7 +109,9 @@ pub enum ViewError {
         cols: u64,
     },
     /// The output's memory meets an input's.
-    #[error("the output overlaps input {operand}; allowed: an output that shares no memory with {operand}")]
+    #[error(
+        "the output overlaps input {operand}; allowed: an output that shares no memory with {operand}"
+    )]
     OutputOverlaps {
         /// Which input.
         operand: &'static str,

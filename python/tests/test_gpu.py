@@ -77,6 +77,38 @@ def test_gemm_alpha_beta_strided_views():
     assert rel_err(out, torch.addmm(c, a, b.T, beta=-2.0, alpha=0.5).float()) < 8e-3
 
 
+def test_gemm_out_in_place_residual_and_graph():
+    torch.manual_seed(6)
+    m, n, k = 320, 256, 384
+    a = torch.randn(m, k, device="cuda").to(BF16)
+    b = torch.randn(n, k, device="cuda").to(BF16)
+    d = torch.randn(m, n, device="cuda").to(BF16)
+    d0 = d.clone()
+    r = baton.gemm(a, b, d, alpha=1.5, beta=0.5, out=d)  # d = 1.5 a b^T + 0.5 d, in place
+    torch.cuda.synchronize()
+    assert r is d
+    assert rel_err(d, bf16_ref(a, b, d0, 1.5, 0.5)) < 4e-3
+    out = torch.empty(m, n, device="cuda", dtype=BF16)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        baton.gemm(a, b, out=out)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        baton.gemm(a, b, out=out)
+    a.copy_(torch.randn_like(a, dtype=F32))
+    out.fill_(float("nan"))
+    g.replay()
+    torch.cuda.synchronize()
+    assert rel_err(out, bf16_ref(a, b)) < 4e-3
+    f = torch.compile(lambda x, w, o: baton.gemm(x, w, out=o), fullgraph=True)
+    out2 = torch.full_like(out, float("nan"))
+    f(a, b, out2)
+    torch.cuda.synchronize()
+    assert rel_err(out2, bf16_ref(a, b)) < 4e-3
+
+
 def test_gemm_rejects_cuda_layouts_it_cannot_read():
     a = torch.randn(64, 64, device="cuda").to(BF16)
     with pytest.raises(ValueError, match="K-major"):

@@ -195,3 +195,12 @@ def test_torch_compile_traces_through_the_fakes():
         assert out.shape == (64, 32) and out.device.type == "cuda"
         with pytest.raises(ValueError, match="N must be a multiple of 8"):
             torch.ops.baton.gemm(a, b[:30], None, 1.0, 0.0)
+
+
+def test_gemm_out_checks_shape_and_dtype():
+    a, b = meta(64, 64), meta(32, 64)
+    torch.ops.baton.gemm_out(a, b, None, 1.0, 0.0, meta(64, 32))
+    with pytest.raises(ValueError, match=r"out: shape \(64, 16\) does not match the \(64, 32\)"):
+        torch.ops.baton.gemm_out(a, b, None, 1.0, 0.0, meta(64, 16))
+    with pytest.raises(TypeError, match="out must be torch.bfloat16, got torch.float32"):
+        torch.ops.baton.gemm_out(a, b, None, 1.0, 0.0, meta(64, 32, dtype=F32))

@@ -72,7 +72,8 @@ macro_rules! gemm_entry {
             /// shared memory (the host's table; checked by a test against the PTX).
             ///
             /// # Safety
-            /// The tensor maps (in global memory) describe, with 128-byte
+            /// The tensor maps (by value in the parameters, 64-byte
+            /// aligned; TMA reads them in the parameter space) describe, with 128-byte
             /// swizzle, A (dims {K, M}, box {64, 128}) and B (dims {K, N},
             /// box {64, BN}); with 64-byte swizzle, C and D (dims {N, M},
             /// box {32, 64}); all bf16. `tma_c` is only read when `beta != 0`.
@@ -91,7 +92,18 @@ macro_rules! gemm_entry {
             /// describes A with a box of `tail_rows` rows (the last tile row
             /// loads only those), otherwise it is never read.
             pub fn $name(p: GemmBf16Params) {
-                let GemmBf16Params { tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves }, tma_a_tail, tail_rows } = p;
+                let GemmBf16Params { m, n, k, group_m, alpha, beta, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves }, tail_rows, .. } = p;
+                // The tensor maps stay in the parameter space (by value, no
+                // copy): TMA reads them through their generic addresses.
+                let params = baton::entry_param_address!($name);
+                let map = |offset: usize| params.wrapping_add(offset) as *const TensorMap;
+                let (tma_a, tma_b, tma_c, tma_d, tma_a_tail) = (
+                    map(core::mem::offset_of!(GemmBf16Params, tma_a)),
+                    map(core::mem::offset_of!(GemmBf16Params, tma_b)),
+                    map(core::mem::offset_of!(GemmBf16Params, tma_c)),
+                    map(core::mem::offset_of!(GemmBf16Params, tma_d)),
+                    map(core::mem::offset_of!(GemmBf16Params, tma_a_tail)),
+                );
                 const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<GemmSmem<$bn, { stages_for($bn) }>>(), "the spec's shared memory is not this entry's layout") };
                 // SAFETY: forwarded to the kernel's contract.
                 let fixup = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };

@@ -123,7 +123,19 @@ macro_rules! fp8_entry {
             #[spec($spec)]
             $(#[$doc])*
             pub fn $name(p: GemmFp8Params) {
-                let GemmFp8Params { tma_a, tma_b, tma_sa, tma_d, tma_a_tail, tma_sa_tail, b_scales, m, n, k, tail_rows, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves } } = p;
+                let GemmFp8Params { b_scales, m, n, k, tail_rows, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves }, .. } = p;
+                // The tensor maps stay in the parameter space (by value, no
+                // copy): TMA reads them through their generic addresses.
+                let params = baton::entry_param_address!($name);
+                let map = |offset: usize| params.wrapping_add(offset) as *const TensorMap;
+                let (tma_a, tma_b, tma_sa, tma_d, tma_a_tail, tma_sa_tail) = (
+                    map(core::mem::offset_of!(GemmFp8Params, tma_a)),
+                    map(core::mem::offset_of!(GemmFp8Params, tma_b)),
+                    map(core::mem::offset_of!(GemmFp8Params, tma_sa)),
+                    map(core::mem::offset_of!(GemmFp8Params, tma_d)),
+                    map(core::mem::offset_of!(GemmFp8Params, tma_a_tail)),
+                    map(core::mem::offset_of!(GemmFp8Params, tma_sa_tail)),
+                );
                 const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<Fp8Smem<$bm, $bn, $stages>>(), "the spec's shared memory is not this entry's layout") };
                 // SAFETY: forwarded to the kernel's contract.
                 let sk = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
@@ -150,7 +162,7 @@ fp8_entry!(
     /// checked by a test against the PTX).
     ///
     /// # Safety
-    /// The tensor maps (in global memory) describe: with 128-byte swizzle, A
+    /// The tensor maps (by value in the parameters, read in the parameter space) describe: with 128-byte swizzle, A
     /// (u8, dims {K, M}, box {128, 128}) and B (u8, dims {K, N}, box {128, 128});
     /// the A scales (f32, dims {M4, K/128} with M4 ≥ M a multiple of 4 and
     /// zeros in columns M.., box {128, 1}, no swizzle);

@@ -43,6 +43,12 @@ pub mod ptx;
 mod target;
 pub mod tensor_map;
 
+/// The README's Rust examples ("Use from Rust", the CPU pipeline), compiled
+/// and run as this crate's doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
+
 /// Parameter structs, `KernelSpec`s and shared layouts of baton's own
 /// kernels (crate `baton-kernels-abi`).
 pub use baton_kernels_abi as kernel_abi;

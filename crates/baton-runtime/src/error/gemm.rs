@@ -210,6 +210,14 @@ pub enum GemmError {
     /// A stream-K launch on a plan whose stream-K is off.
     #[error("stream-K is off: set_stream_k(Some(min_segment)) first")]
     StreamKOff,
+    /// A stream-K plan run while its stream captures a CUDA graph: each
+    /// launch needs a new epoch for its fixup flags, which a replay would
+    /// repeat.
+    #[error(
+        "stream-K launches cannot be captured in a CUDA graph (each needs a new fixup epoch, a replay \
+         would repeat it): turn stream-K off on the plan (set_stream_k(gpu, None)) before capturing"
+    )]
+    StreamKInGraph,
 }
 
 #[cfg(test)]
@@ -262,6 +270,11 @@ mod tests {
                 .contains("at least 1")
         );
         assert!(GemmError::StreamKOff.to_string().contains("set_stream_k"));
+        let e = GemmError::StreamKInGraph.to_string();
+        assert!(
+            e.contains("CUDA graph") && e.contains("set_stream_k(gpu, None)"),
+            "{e}"
+        );
     }
 
     #[test]

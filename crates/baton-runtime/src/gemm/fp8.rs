@@ -7,15 +7,16 @@
 //! of K), B scales f32 `[⌈N/128⌉, K/128]` (one per 128×128 block), D M×N
 //! bf16 (as `u16` bits) row-major; fp32 accumulation, promoted per 128 of K.
 
+use super::operand::{RowMajorOperand, param};
 use super::ranges_overlap;
 use super::stream_k::StreamKWorkspace;
 use crate::error::{Error, Fp8ShapeError, GemmError, Result};
-use crate::tensor_map::{self, DeviceTensorMaps, encode_matrix};
+use crate::tensor_map::encode_matrix;
 use crate::{Gpu, Kernels, TypedKernel};
 use baton::kernel::KernelSpec;
 use baton::tensor_map::{ElemType, Swizzle};
 use baton_kernels_abi::gemm_fp8 as fp8_abi;
-use baton_kernels_abi::gemm_params::GemmFp8Params;
+use baton_kernels_abi::gemm_params::{GemmFp8Params, TensorMapParam};
 use cudarc::driver::sys;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
@@ -237,18 +238,35 @@ pub fn validate(
     Ok(())
 }
 
+/// The kernel operands of a blockwise FP8 GEMM: A M×K and B N×K e4m3
+/// (K-major), the scales' device addresses (packed, lengths checked), D
+/// M×N bf16, all row-major.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fp8Operands {
+    pub a: RowMajorOperand,
+    pub b: RowMajorOperand,
+    pub a_scales: u64,
+    pub b_scales: u64,
+    pub d: RowMajorOperand,
+}
+
 /// An FP8 GEMM bound to its operands: shape validated, tensor maps encoded
-/// and uploaded once, so [`run`](Self::run) only launches the kernel.
+/// once (kept on the host, passed by value in the kernel parameters), so
+/// [`run`](Self::run) only enqueues work: no allocation, no
+/// synchronization, capturable in a CUDA graph (stream-K off).
 pub struct Fp8GemmPlan<'a> {
     kernel: TypedKernel<GemmFp8Params>,
-    maps: DeviceTensorMaps,
+    /// By value in the kernel parameters.
+    maps: [TensorMapParam; 6],
     name: &'static str,
     /// (BM, BN, stages).
     tile: (u32, u32, u32),
     b_scales: u64,
     a_scales: u64,
     /// Zero-padded copy of the A scales when M is not a multiple of 4.
-    sa_pad: Option<CudaSlice<f32>>,
+    /// (Owned by the plan, with its device address taken once, so `run`
+    /// records no cudarc events while a graph may be capturing.)
+    sa_pad: Option<(CudaSlice<f32>, u64)>,
     m: u32,
     n: u32,
     k: u32,
@@ -296,14 +314,14 @@ impl<'a> Fp8GemmPlan<'a> {
         d: &'a mut CudaSlice<u16>,
         (m, n, k): (usize, usize, usize),
     ) -> Result<Self> {
-        let Some((bm, bn, stages)) = tile_of(kernel) else {
+        if tile_of(kernel).is_none() {
             return Err(GemmError::NotAKernelOf {
                 kernel: kernel.into(),
                 family: "blockwise FP8 GEMM",
                 allowed: &VARIANTS,
             }
             .into());
-        };
+        }
         validate(
             m,
             n,
@@ -324,10 +342,39 @@ impl<'a> Fp8GemmPlan<'a> {
             let (p, _sync) = d.device_ptr_mut(stream);
             p
         };
-        let d_bytes = 2 * (m * n) as u64;
+        let ops = Fp8Operands {
+            a: RowMajorOperand::packed(a_ptr, ElemType::U8, m, k),
+            b: RowMajorOperand::packed(b_ptr, ElemType::U8, n, k),
+            a_scales: sa_ptr,
+            b_scales: sb_ptr,
+            d: RowMajorOperand::packed(d_ptr, ElemType::BF16, m, n),
+        };
+        Self::for_operands(gpu, kernels, kernel, ops, (m, n, k))
+    }
+
+    /// The plan of validated operands (scale lengths checked) on `kernel`
+    /// (one of [`VARIANTS`]); D must not overlap A, B or the scales.
+    pub(crate) fn for_operands(
+        gpu: &Gpu,
+        kernels: &Kernels,
+        kernel: &str,
+        ops: Fp8Operands,
+        (m, n, k): (usize, usize, usize),
+    ) -> Result<Self> {
+        let Some((bm, bn, stages)) = tile_of(kernel) else {
+            return Err(GemmError::NotAKernelOf {
+                kernel: kernel.into(),
+                family: "blockwise FP8 GEMM",
+                allowed: &VARIANTS,
+            }
+            .into());
+        };
+        let stream = gpu.stream();
+        let (sa_ptr, sb_ptr) = (ops.a_scales, ops.b_scales);
+        let (d_ptr, d_bytes) = (ops.d.address, ops.d.span_bytes(1));
         let (sa_len, sb_len) = scale_lens(m, n, k);
-        if ranges_overlap(d_ptr, d_bytes, a_ptr, (m * k) as u64)
-            || ranges_overlap(d_ptr, d_bytes, b_ptr, (n * k) as u64)
+        if ranges_overlap(d_ptr, d_bytes, ops.a.address, ops.a.span_bytes(1))
+            || ranges_overlap(d_ptr, d_bytes, ops.b.address, ops.b.span_bytes(1))
             || ranges_overlap(d_ptr, d_bytes, sa_ptr, 4 * sa_len as u64)
             || ranges_overlap(d_ptr, d_bytes, sb_ptr, 4 * sb_len as u64)
         {
@@ -339,36 +386,28 @@ impl<'a> Fp8GemmPlan<'a> {
         }
         // TMA needs 16-byte row strides: with M not a multiple of 4 the
         // kernel reads a zero-padded copy of the A scales ([K/128, M4]),
-        // refreshed before every launch (one 2-D device copy).
+        // refreshed before every launch (one 2-D device copy, enqueued on
+        // the stream: a captured graph repeats it).
         let m4 = m.next_multiple_of(4);
         let mut sa_pad = if m4 == m {
             None
         } else {
             Some(stream.alloc_zeros::<f32>((k / SCALE_BLOCK) * m4)?)
         };
-        let sa_map_ptr = match sa_pad.as_mut() {
-            Some(pad) => {
+        let sa_pad = sa_pad.take().map(|mut pad| {
+            let p = {
                 let (p, _sync) = pad.device_ptr_mut(stream);
                 p
-            }
-            None => sa_ptr,
-        };
+            };
+            (pad, p)
+        });
+        let sa_map_ptr = sa_pad.as_ref().map_or(sa_ptr, |(_, p)| *p);
         let bk = 128;
         let cluster = cluster_of(kernel);
         let tail_rows = (m % bm as usize) as u32;
         let tail_box = if tail_rows == 0 { bm } else { tail_rows };
         // A and its scales with boxes of `rows` rows.
-        let a_map = |rows: u32| {
-            encode_matrix(
-                a_ptr,
-                ElemType::U8,
-                m as u64,
-                k as u64,
-                rows,
-                bk,
-                Swizzle::B128,
-            )
-        };
+        let a_map = |rows: u32| ops.a.map(0, rows, bk, Swizzle::B128);
         let sa_map = |rows: u32| {
             let k_blocks = (k / SCALE_BLOCK) as u64;
             encode_matrix(
@@ -383,33 +422,17 @@ impl<'a> Fp8GemmPlan<'a> {
         };
         let maps = [
             a_map(bm)?,
-            encode_matrix(
-                b_ptr,
-                ElemType::U8,
-                n as u64,
-                k as u64,
-                // With clusters each CTA loads (and multicasts) half of B.
-                bn / cluster,
-                bk,
-                Swizzle::B128,
-            )?,
+            // With clusters each CTA loads (and multicasts) half of B.
+            ops.b.map(0, bn / cluster, bk, Swizzle::B128)?,
             sa_map(bm)?,
-            encode_matrix(
-                d_ptr,
-                ElemType::BF16,
-                m as u64,
-                n as u64,
-                64,
-                32,
-                Swizzle::B64,
-            )?,
+            ops.d.map(0, 64, 32, Swizzle::B64)?,
             // The last tile row's A and A scales when M mod BM ≠ 0: boxes of
             // just its rows (TMA's zero fill of a full box is slow); the
             // kernel never reads them otherwise.
             a_map(tail_box)?,
             sa_map(tail_box.next_multiple_of(4))?,
-        ];
-        let maps = tensor_map::upload(gpu, &maps)?;
+        ]
+        .map(param);
         let Some(spec) = spec_of(kernel) else {
             unreachable!("tile_of and spec_of list the same kernels");
         };
@@ -506,8 +529,8 @@ impl<'a> Fp8GemmPlan<'a> {
     /// Enqueues the GEMM on the GPU's stream.
     pub fn run(&self, gpu: &Gpu) -> Result<()> {
         let stream = gpu.stream();
-        if let Some(pad) = &self.sa_pad {
-            let (dst, _sync) = pad.device_ptr(stream);
+        if let Some((_, dst)) = &self.sa_pad {
+            let dst = *dst;
             let m = self.m as usize;
             let copy = sys::CUDA_MEMCPY2D {
                 srcXInBytes: 0,
@@ -534,14 +557,17 @@ impl<'a> Fp8GemmPlan<'a> {
                 return Err(Error::Cuda(cudarc::driver::DriverError(r)));
             }
         }
-        let maps = &self.maps;
+        if self.stream_k.is_some() {
+            super::bf16::refuse_stream_k_capture(gpu)?;
+        }
+        let [tma_a, tma_b, tma_sa, tma_d, tma_a_tail, tma_sa_tail] = self.maps;
         let params = GemmFp8Params {
-            tma_a: maps.ptr(0) as *const _,
-            tma_b: maps.ptr(1) as *const _,
-            tma_sa: maps.ptr(2) as *const _,
-            tma_d: maps.ptr(3) as *const _,
-            tma_a_tail: maps.ptr(4) as *const _,
-            tma_sa_tail: maps.ptr(5) as *const _,
+            tma_a,
+            tma_b,
+            tma_sa,
+            tma_d,
+            tma_a_tail,
+            tma_sa_tail,
             b_scales: self.b_scales as *const f32,
             m: self.m,
             n: self.n,

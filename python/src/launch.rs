@@ -1,9 +1,9 @@
 //! The GEMM calls of the Python package on caller-owned device memory:
 //! validation (shape rules from `baton_runtime::gemm`, view rules from
-//! [`crate::view`]), the kernel choice of the Rust API's plans, cached
-//! tensor maps ([`crate::map_cache`]) and the launch on the caller's
-//! stream. Nothing here allocates device memory or synchronizes after the
-//! first call with an operand set.
+//! [`crate::view`]), the kernel choice of the Rust API's plans, the tensor
+//! maps encoded on the host and passed by value in the kernel parameters,
+//! and the launch on the caller's stream. Nothing here allocates device
+//! memory or synchronizes, so every call can be captured in a CUDA graph.
 //!
 //! The tensor maps and launch parameters follow `GemmPlan::with_config`
 //! and `Fp8GemmPlan::with_kernel` (same maps, boxes and order; the tile
@@ -11,13 +11,14 @@
 //! have a row stride and stream-K is not used.
 
 use crate::device::DeviceState;
-use crate::map_cache::{MapKey, UploadError};
 use crate::view::{MatrixView, ViewError};
-use baton::tensor_map::{ElemType, L2Promotion, Swizzle, TensorMapDesc};
-use baton_kernels_abi::gemm_params::{GemmBf16Params, GemmFp8Params, StreamKParams};
+use baton::tensor_map::{ElemType, Swizzle};
+use baton_kernels_abi::gemm_params::{
+    GemmBf16Params, GemmFp8Params, StreamKParams, TensorMapParam,
+};
 use baton_runtime::cudarc::driver::sys;
 use baton_runtime::gemm::{self, DEFAULT_GROUP_M, Fp8ShapeError, GemmConfig, GemmShapeError, fp8};
-use baton_runtime::tensor_map::{self, EncodedTensorMap};
+use baton_runtime::tensor_map;
 
 /// Why a call was refused or failed. The first three are the caller's
 /// (Python `ValueError`), the last the device's (`RuntimeError`).
@@ -50,12 +51,6 @@ impl From<baton_runtime::Error> for CallError {
 impl From<crate::device::DeviceError> for CallError {
     fn from(e: crate::device::DeviceError) -> Self {
         CallError::Device(e.0)
-    }
-}
-
-impl From<UploadError> for CallError {
-    fn from(e: UploadError) -> Self {
-        CallError::Device(e.to_string())
     }
 }
 
@@ -201,38 +196,20 @@ pub fn check_addresses(
     Ok(())
 }
 
-fn encode(
+/// The map of `view` with `box_rows × box_cols` boxes, as a kernel
+/// parameter (`tensor_map::encode_strided_matrix`: zero fill, 256-byte L2
+/// promotion, as the plans encode theirs).
+fn map(
     view: &MatrixView,
     dtype: ElemType,
     box_rows: u32,
     box_cols: u32,
     swizzle: Swizzle,
-) -> Result<EncodedTensorMap, CallError> {
-    let mut desc = TensorMapDesc::matrix_2d(
-        dtype,
-        view.ptr,
-        view.rows,
-        view.cols,
-        view.ld_bytes(),
-        box_rows,
-        box_cols,
-        swizzle,
-    );
-    desc.l2_promotion = L2Promotion::B256;
-    Ok(tensor_map::encode(&desc)?)
-}
-
-fn key(kind: u64, mnk: (u64, u64, u64), views: &[Option<&MatrixView>]) -> MapKey {
-    let mut key = [0u64; 16];
-    key[0] = kind;
-    (key[1], key[2], key[3]) = mnk;
-    for (i, v) in views.iter().enumerate() {
-        if let Some(v) = v {
-            key[4 + 2 * i] = v.ptr;
-            key[5 + 2 * i] = v.ld;
-        }
-    }
-    key
+) -> Result<TensorMapParam, CallError> {
+    let m = tensor_map::encode_strided_matrix(
+        view.ptr, dtype, view.rows, view.cols, view.ld, box_rows, box_cols, swizzle,
+    )?;
+    Ok(TensorMapParam { bytes: m.0 })
 }
 
 /// Enqueues `D = alpha·A·Bᵀ + beta·C` on `stream` (a stream of the
@@ -267,44 +244,24 @@ pub unsafe fn gemm_bf16(
     let tail_rows = (m % bm as u64) as u32;
     let tail_box = if tail_rows == 0 { bm } else { tail_rows };
     let c = p.c.as_ref().unwrap_or(&p.d);
-    let config_id = GemmConfig::ALL
-        .iter()
-        .position(|x| *x == config)
-        .unwrap_or(0) as u64;
-    let key = key(
-        1 + config_id,
-        p.mnk,
-        &[Some(&p.a), Some(&p.b), Some(c), Some(&p.d)],
-    );
+    let e_rows = config.epilogue_rows();
+    // The driver encodes maps with the device's context current.
     dev.context()
         .bind_to_thread()
         .map_err(|e| CallError::Device(e.to_string()))?;
-    let base = dev
-        .maps
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get_or_upload(&key, || {
-            let e_rows = config.epilogue_rows();
-            Ok::<_, CallError>(vec![
-                encode(&p.a, ElemType::BF16, bm, bk, Swizzle::B128)?,
-                encode(
-                    &p.b,
-                    ElemType::BF16,
-                    bn / config.cluster_m(),
-                    bk,
-                    Swizzle::B128,
-                )?,
-                encode(c, ElemType::BF16, e_rows, 32, Swizzle::B64)?,
-                encode(&p.d, ElemType::BF16, e_rows, 32, Swizzle::B64)?,
-                encode(&p.a, ElemType::BF16, tail_box, bk, Swizzle::B128)?,
-            ])
-        })?;
-    let map = |i: u64| (base + i * crate::map_cache::MAP_BYTES) as *const _;
     let params = GemmBf16Params {
-        tma_a: map(0),
-        tma_b: map(1),
-        tma_c: map(2),
-        tma_d: map(3),
+        tma_a: map(&p.a, ElemType::BF16, bm, bk, Swizzle::B128)?,
+        tma_b: map(
+            &p.b,
+            ElemType::BF16,
+            bn / config.cluster_m(),
+            bk,
+            Swizzle::B128,
+        )?,
+        tma_c: map(c, ElemType::BF16, e_rows, 32, Swizzle::B64)?,
+        tma_d: map(&p.d, ElemType::BF16, e_rows, 32, Swizzle::B64)?,
+        // The last tile row's A when M mod BM ≠ 0 (a box of its rows).
+        tma_a_tail: map(&p.a, ElemType::BF16, tail_box, bk, Swizzle::B128)?,
         m: m as u32,
         n: n as u32,
         k: k as u32,
@@ -312,7 +269,6 @@ pub unsafe fn gemm_bf16(
         alpha,
         beta,
         stream_k: StreamKParams::OFF,
-        tma_a_tail: map(4),
         tail_rows,
     };
     let units = (m as u32).div_ceil(bm).div_ceil(config.cluster_m()) * (n as u32).div_ceil(bn);
@@ -320,8 +276,8 @@ pub unsafe fn gemm_bf16(
     // SAFETY: the caller guarantees `stream` belongs to the device's
     // context; wrapping does not take ownership.
     let s = unsafe { dev.context().wrap_borrowed_stream(stream) };
-    // SAFETY: the maps name the checked views (live per the caller) and
-    // were copied to the device before this launch; stream-K is off.
+    // SAFETY: the maps (by value) name the checked views, live per the
+    // caller; stream-K is off.
     unsafe { kernel.launch(&s, grid, &params) }?;
     Ok(())
 }
@@ -427,44 +383,25 @@ pub unsafe fn gemm_fp8_blockwise(
     let (kernel, slots) = dev.fp8_kernel(name)?;
     let tail_rows = (m % bm as u64) as u32;
     let tail_box = if tail_rows == 0 { bm } else { tail_rows };
-    let kind = 100 + fp8::VARIANTS.iter().position(|v| *v == name).unwrap_or(0) as u64;
-    let key = key(
-        kind,
-        p.mnk,
-        &[Some(&p.a), Some(&p.b), Some(&p.sa), Some(&p.d)],
-    );
     let bk = fp8::SCALE_BLOCK as u32;
     dev.context()
         .bind_to_thread()
         .map_err(|e| CallError::Device(e.to_string()))?;
-    let base = dev
-        .maps
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get_or_upload(&key, || {
-            Ok::<_, CallError>(vec![
-                encode(&p.a, ElemType::U8, bm, bk, Swizzle::B128)?,
-                encode(&p.b, ElemType::U8, bn / cluster, bk, Swizzle::B128)?,
-                encode(&p.sa, ElemType::F32, 1, bm, Swizzle::None)?,
-                encode(&p.d, ElemType::BF16, 64, 32, Swizzle::B64)?,
-                encode(&p.a, ElemType::U8, tail_box, bk, Swizzle::B128)?,
-                encode(
-                    &p.sa,
-                    ElemType::F32,
-                    1,
-                    tail_box.next_multiple_of(4),
-                    Swizzle::None,
-                )?,
-            ])
-        })?;
-    let map = |i: u64| (base + i * crate::map_cache::MAP_BYTES) as *const _;
     let params = GemmFp8Params {
-        tma_a: map(0),
-        tma_b: map(1),
-        tma_sa: map(2),
-        tma_d: map(3),
-        tma_a_tail: map(4),
-        tma_sa_tail: map(5),
+        tma_a: map(&p.a, ElemType::U8, bm, bk, Swizzle::B128)?,
+        // With clusters each CTA loads (and multicasts) half of B.
+        tma_b: map(&p.b, ElemType::U8, bn / cluster, bk, Swizzle::B128)?,
+        tma_sa: map(&p.sa, ElemType::F32, 1, bm, Swizzle::None)?,
+        tma_d: map(&p.d, ElemType::BF16, 64, 32, Swizzle::B64)?,
+        // The last tile row's A and A scales when M mod BM ≠ 0.
+        tma_a_tail: map(&p.a, ElemType::U8, tail_box, bk, Swizzle::B128)?,
+        tma_sa_tail: map(
+            &p.sa,
+            ElemType::F32,
+            1,
+            tail_box.next_multiple_of(4),
+            Swizzle::None,
+        )?,
         b_scales: p.sb.ptr as *const f32,
         m: m as u32,
         n: n as u32,

@@ -9,7 +9,6 @@
 
 pub mod device;
 pub mod launch;
-pub mod map_cache;
 pub mod view;
 
 use launch::{CallError, Tensor2d};
@@ -121,14 +120,6 @@ fn gemm_fp8_blockwise(
     unsafe { launch::gemm_fp8_blockwise(dev, stream as _, &p) }.map_err(py_err)
 }
 
-/// `(operand sets, device bytes)` of device `device`'s tensor-map cache.
-#[pyfunction]
-fn map_cache_stats(device: usize) -> PyResult<(usize, u64)> {
-    let dev = device::device(device).map_err(|e| py_err(e.into()))?;
-    let maps = dev.maps.lock().unwrap_or_else(|e| e.into_inner());
-    Ok((maps.len(), maps.held_bytes()))
-}
-
 /// How the kernels' PTX got into this build (`baton_runtime::ptx::SOURCE`),
 /// and whether the sm_90a release PTX is embedded.
 #[pyfunction]
@@ -199,7 +190,6 @@ fn _baton(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(gemm, m)?)?;
     m.add_function(wrap_pyfunction!(check_gemm_fp8_blockwise, m)?)?;
     m.add_function(wrap_pyfunction!(gemm_fp8_blockwise, m)?)?;
-    m.add_function(wrap_pyfunction!(map_cache_stats, m)?)?;
     m.add_function(wrap_pyfunction!(ptx_info, m)?)?;
     m.add_function(wrap_pyfunction!(bench_rust_plan_run, m)?)?;
     m.add_function(wrap_pyfunction!(bench_rust_call, m)?)?;

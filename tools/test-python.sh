@@ -9,9 +9,8 @@
 # once and reused: the first run downloads torch from PyPI (its Linux wheel
 # with the CUDA libraries it depends on, ~5.4 GB installed; 4 min 43 s on
 # the CI machine, 2026-11-24), later runs only check it. The Rust build
-# shares target/python; the PTX comes from target/ptx (tools/build-ptx.sh,
-# run before this by tools/test.sh) when present, else baton-runtime's
-# build script builds it.
+# shares target/python; baton-runtime's build script builds the kernels'
+# PTX into it as for any user (rebuilt only when kernels/ changes).
 #
 # Usage: tools/test-python.sh [pytest args...]
 set -euo pipefail
@@ -37,9 +36,6 @@ say "environment ready after $((SECONDS - START)) s"
 export CARGO_TARGET_DIR="$ROOT/target/python"
 # pip's build backend (maturin, no build isolation) runs from the venv.
 export PATH="$VENV/bin:$PATH"
-if [[ -f "$ROOT/target/ptx/baton_sm90a.ptx" && -z "${BATON_PTX_DIR:-}" && -z "${BATON_SKIP_PTX:-}" ]]; then
-    export BATON_PTX_DIR="$ROOT/target/ptx"
-fi
 say "building the wheel: pip wheel ./python (maturin, release)"
 rm -rf "$WHEELS"
 mkdir -p "$WHEELS"

@@ -132,10 +132,19 @@ fn ptx_info() -> (&'static str, bool) {
 
 /// Bench helper: host seconds per call of the Rust API's
 /// `GemmPlan::run` (the plan made once, on the device's default stream)
-/// over `iters` launches, for the host-overhead comparison with the Python
-/// path. Synchronizes after the loop only.
+/// over `iters` launches, or with `oneshot` of `gemm::gemm_bf16` (a plan
+/// per call), for the host-overhead comparison with the Python path.
+/// Synchronizes after the loop only.
 #[pyfunction]
-fn bench_rust_plan_run(device: usize, m: usize, n: usize, k: usize, iters: usize) -> PyResult<f64> {
+#[pyo3(signature = (device, m, n, k, iters, oneshot=false))]
+fn bench_rust_plan_run(
+    device: usize,
+    m: usize,
+    n: usize,
+    k: usize,
+    iters: usize,
+    oneshot: bool,
+) -> PyResult<f64> {
     let dev = device::device(device).map_err(|e| py_err(e.into()))?;
     let run = || -> baton_runtime::Result<f64> {
         let gpu = &dev.gpu;
@@ -152,6 +161,26 @@ fn bench_rust_plan_run(device: usize, m: usize, n: usize, k: usize, iters: usize
         let t = std::time::Instant::now();
         for _ in 0..iters {
             plan.run(gpu, 1.0, 0.0)?;
+        }
+        let dt = t.elapsed().as_secs_f64() / iters as f64;
+        gpu.synchronize()?;
+        drop(plan);
+        if !oneshot {
+            return Ok(dt);
+        }
+        let t = std::time::Instant::now();
+        for _ in 0..iters {
+            baton_runtime::gemm::gemm_bf16(
+                gpu,
+                &dev.kernels,
+                &a,
+                &b,
+                None,
+                &mut d,
+                (m, n, k),
+                1.0,
+                0.0,
+            )?;
         }
         let dt = t.elapsed().as_secs_f64() / iters as f64;
         gpu.synchronize()?;

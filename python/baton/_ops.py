@@ -56,6 +56,43 @@ def eager(*tensors) -> bool:
     return True
 
 
+def gemm_fast(a, b, c, alpha, beta, out):
+    """The eager call of :func:`baton.gemm` with every check folded into one
+    pass over cheap attributes; ``None`` when the call needs the op
+    (tracing, autograd, modes) or the full checks (anything unusual, which
+    then raises the descriptive error)."""
+    if _is_compiling() or _function_mode() or _dispatch_modes():
+        return None
+    if c is None and beta != 0.0:
+        return None
+    for x in (a, b, c, out):
+        if x is not None and (
+            type(x) is not _Tensor or x.requires_grad or x.dtype is not _BF16 or not x.is_cuda
+        ):
+            return None
+    index = a.get_device()
+    if b.get_device() != index or (c is not None and c.get_device() != index):
+        return None
+    if out is None:
+        out = a.new_empty((a.shape[0], b.shape[0]))
+    elif out.get_device() != index:
+        return None
+    try:
+        _baton.gemm(
+            index,
+            _raw_stream(index),
+            (a.data_ptr(), *a.shape, *a.stride()),
+            (b.data_ptr(), *b.shape, *b.stride()),
+            None if c is None else (c.data_ptr(), *c.shape, *c.stride()),
+            (out.data_ptr(), *out.shape, *out.stride()),
+            alpha,
+            beta,
+        )
+    except TypeError:  # not 2-D (or alpha/beta not numbers): the full checks say which
+        return None
+    return out
+
+
 def _fake(x: Tensor):
     # Tracing only: symbolic sizes are specialized to their hints.
     return (0, *(int(v) for v in x.shape), *(int(v) for v in x.stride()))

@@ -1,14 +1,15 @@
 //! What the package keeps per CUDA device, made once on first use: the
 //! device's primary context (the one torch uses), baton's kernels loaded
-//! from the embedded PTX, and the typed kernels with their resident work
-//! units, looked up once. Every later call only reads it.
+//! from the embedded PTX, the typed kernels with their resident work
+//! units, looked up once, and the encoded tensor maps by operand set.
 
+use crate::map_cache::MapCache;
 use baton_kernels_abi::gemm_params::{GemmBf16Params, GemmFp8Params};
 use baton_runtime::cudarc::driver::CudaContext;
 use baton_runtime::gemm::GemmConfig;
 use baton_runtime::gemm::fp8;
 use baton_runtime::{Gpu, Kernels, Result, TypedKernel, Variant};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Device ordinals the package keeps state for.
 pub const MAX_DEVICES: usize = 64;
@@ -27,6 +28,8 @@ pub struct DeviceState {
     bf16: [KernelSlot<GemmBf16Params>; GemmConfig::ALL.len()],
     /// FP8 kernels by [`fp8::VARIANTS`] index, looked up on first use.
     fp8: [KernelSlot<GemmFp8Params>; fp8::VARIANTS.len()],
+    /// Encoded tensor maps by operand set (host memory).
+    pub maps: Mutex<MapCache>,
 }
 
 static DEVICES: [OnceLock<std::result::Result<DeviceState, String>>; MAX_DEVICES] =
@@ -60,6 +63,7 @@ impl DeviceState {
             kernels,
             bf16: [const { OnceLock::new() }; GemmConfig::ALL.len()],
             fp8: [const { OnceLock::new() }; fp8::VARIANTS.len()],
+            maps: Mutex::new(MapCache::default()),
         })
     }
 

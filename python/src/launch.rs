@@ -1,8 +1,9 @@
 //! The GEMM calls of the Python package on caller-owned device memory:
 //! validation (shape rules from `baton_runtime::gemm`, view rules from
 //! [`crate::view`]), the kernel choice of the Rust API's plans, the tensor
-//! maps encoded on the host and passed by value in the kernel parameters,
-//! and the launch on the caller's stream. Nothing here allocates device
+//! maps encoded on the host (once per operand set: [`crate::map_cache`])
+//! and passed by value in the kernel parameters, and the launch on the
+//! caller's stream. Nothing here allocates device
 //! memory or synchronizes, so every call can be captured in a CUDA graph.
 //!
 //! The tensor maps and launch parameters follow `GemmPlan::with_config`
@@ -11,6 +12,7 @@
 //! have a row stride and stream-K is not used.
 
 use crate::device::DeviceState;
+use crate::map_cache::MapKey;
 use crate::view::{MatrixView, ViewError};
 use baton::tensor_map::{ElemType, Swizzle};
 use baton_kernels_abi::gemm_params::{
@@ -212,6 +214,20 @@ fn map(
     Ok(TensorMapParam { bytes: m.0 })
 }
 
+/// The [`MapKey`] of a launch: `kind` (kernel and tile configuration),
+/// M, N, K, and the address and row stride of each mapped operand (their
+/// shapes follow from M, N, K).
+fn map_key(kind: u64, mnk: (u64, u64, u64), views: [&MatrixView; 4]) -> MapKey {
+    let mut key = [0u64; 16];
+    key[0] = kind;
+    (key[1], key[2], key[3]) = mnk;
+    for (i, v) in views.iter().enumerate() {
+        key[4 + 2 * i] = v.ptr;
+        key[5 + 2 * i] = v.ld;
+    }
+    key
+}
+
 /// Enqueues `D = alpha·A·Bᵀ + beta·C` on `stream` (a stream of the
 /// device's primary context, e.g. torch's current stream).
 ///
@@ -249,19 +265,39 @@ pub unsafe fn gemm_bf16(
     dev.context()
         .bind_to_thread()
         .map_err(|e| CallError::Device(e.to_string()))?;
+    let config_id = GemmConfig::ALL
+        .iter()
+        .position(|x| *x == config)
+        .unwrap_or(0) as u64;
+    let key = map_key(1 + config_id, p.mnk, [&p.a, &p.b, c, &p.d]);
+    let maps = *dev
+        .maps
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_encode(&key, || {
+            Ok::<_, CallError>([
+                map(&p.a, ElemType::BF16, bm, bk, Swizzle::B128)?,
+                map(
+                    &p.b,
+                    ElemType::BF16,
+                    bn / config.cluster_m(),
+                    bk,
+                    Swizzle::B128,
+                )?,
+                map(c, ElemType::BF16, e_rows, 32, Swizzle::B64)?,
+                map(&p.d, ElemType::BF16, e_rows, 32, Swizzle::B64)?,
+                // The last tile row's A when M mod BM ≠ 0 (a box of its rows).
+                map(&p.a, ElemType::BF16, tail_box, bk, Swizzle::B128)?,
+                TensorMapParam::UNUSED,
+            ])
+        })?;
+    let [tma_a, tma_b, tma_c, tma_d, tma_a_tail, _] = maps;
     let params = GemmBf16Params {
-        tma_a: map(&p.a, ElemType::BF16, bm, bk, Swizzle::B128)?,
-        tma_b: map(
-            &p.b,
-            ElemType::BF16,
-            bn / config.cluster_m(),
-            bk,
-            Swizzle::B128,
-        )?,
-        tma_c: map(c, ElemType::BF16, e_rows, 32, Swizzle::B64)?,
-        tma_d: map(&p.d, ElemType::BF16, e_rows, 32, Swizzle::B64)?,
-        // The last tile row's A when M mod BM ≠ 0 (a box of its rows).
-        tma_a_tail: map(&p.a, ElemType::BF16, tail_box, bk, Swizzle::B128)?,
+        tma_a,
+        tma_b,
+        tma_c,
+        tma_d,
+        tma_a_tail,
         m: m as u32,
         n: n as u32,
         k: k as u32,
@@ -387,21 +423,38 @@ pub unsafe fn gemm_fp8_blockwise(
     dev.context()
         .bind_to_thread()
         .map_err(|e| CallError::Device(e.to_string()))?;
+    let kind = 100 + fp8::VARIANTS.iter().position(|v| *v == name).unwrap_or(0) as u64;
+    let key = map_key(kind, p.mnk, [&p.a, &p.b, &p.sa, &p.d]);
+    let maps = *dev
+        .maps
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_encode(&key, || {
+            Ok::<_, CallError>([
+                map(&p.a, ElemType::U8, bm, bk, Swizzle::B128)?,
+                // With clusters each CTA loads (and multicasts) half of B.
+                map(&p.b, ElemType::U8, bn / cluster, bk, Swizzle::B128)?,
+                map(&p.sa, ElemType::F32, 1, bm, Swizzle::None)?,
+                map(&p.d, ElemType::BF16, 64, 32, Swizzle::B64)?,
+                // The last tile row's A and A scales when M mod BM ≠ 0.
+                map(&p.a, ElemType::U8, tail_box, bk, Swizzle::B128)?,
+                map(
+                    &p.sa,
+                    ElemType::F32,
+                    1,
+                    tail_box.next_multiple_of(4),
+                    Swizzle::None,
+                )?,
+            ])
+        })?;
+    let [tma_a, tma_b, tma_sa, tma_d, tma_a_tail, tma_sa_tail] = maps;
     let params = GemmFp8Params {
-        tma_a: map(&p.a, ElemType::U8, bm, bk, Swizzle::B128)?,
-        // With clusters each CTA loads (and multicasts) half of B.
-        tma_b: map(&p.b, ElemType::U8, bn / cluster, bk, Swizzle::B128)?,
-        tma_sa: map(&p.sa, ElemType::F32, 1, bm, Swizzle::None)?,
-        tma_d: map(&p.d, ElemType::BF16, 64, 32, Swizzle::B64)?,
-        // The last tile row's A and A scales when M mod BM ≠ 0.
-        tma_a_tail: map(&p.a, ElemType::U8, tail_box, bk, Swizzle::B128)?,
-        tma_sa_tail: map(
-            &p.sa,
-            ElemType::F32,
-            1,
-            tail_box.next_multiple_of(4),
-            Swizzle::None,
-        )?,
+        tma_a,
+        tma_b,
+        tma_sa,
+        tma_d,
+        tma_a_tail,
+        tma_sa_tail,
         b_scales: p.sb.ptr as *const f32,
         m: m as u32,
         n: n as u32,

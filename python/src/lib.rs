@@ -9,6 +9,7 @@
 
 pub mod device;
 pub mod launch;
+pub mod map_cache;
 pub mod view;
 
 use launch::{CallError, Tensor2d};

@@ -56,41 +56,19 @@ def eager(*tensors) -> bool:
     return True
 
 
+_baton.init_eager(torch.Tensor, _BF16, _raw_stream)
+
+
 def gemm_fast(a, b, c, alpha, beta, out):
-    """The eager call of :func:`baton.gemm` with every check folded into one
-    pass over cheap attributes; ``None`` when the call needs the op
-    (tracing, autograd, modes) or the full checks (anything unusual, which
-    then raises the descriptive error)."""
+    """The eager call of :func:`baton.gemm`: outside tracing and torch
+    function or dispatch modes, the native module reads the operands'
+    attributes and launches when all are plain bf16 CUDA tensors of rank 2
+    on one device that need no gradient; ``None`` otherwise (the caller
+    then runs the full checks, which raise the descriptive error, or the
+    op)."""
     if _is_compiling() or _function_mode() or _dispatch_modes():
         return None
-    if c is None and beta != 0.0:
-        return None
-    for x in (a, b, c, out):
-        if x is not None and (
-            type(x) is not _Tensor or x.requires_grad or x.dtype is not _BF16 or not x.is_cuda
-        ):
-            return None
-    index = a.get_device()
-    if b.get_device() != index or (c is not None and c.get_device() != index):
-        return None
-    if out is None:
-        out = a.new_empty((a.shape[0], b.shape[0]))
-    elif out.get_device() != index:
-        return None
-    try:
-        _baton.gemm(
-            index,
-            _raw_stream(index),
-            (a.data_ptr(), *a.shape, *a.stride()),
-            (b.data_ptr(), *b.shape, *b.stride()),
-            None if c is None else (c.data_ptr(), *c.shape, *c.stride()),
-            (out.data_ptr(), *out.shape, *out.stride()),
-            alpha,
-            beta,
-        )
-    except TypeError:  # not 2-D (or alpha/beta not numbers): the full checks say which
-        return None
-    return out
+    return _baton.gemm_eager(a, b, c, out, alpha, beta)
 
 
 def _fake(x: Tensor):

@@ -8,6 +8,7 @@
 //! `ValueError` with the rule's text; device failures `RuntimeError`.
 
 pub mod device;
+pub mod eager;
 pub mod launch;
 pub mod map_cache;
 pub mod view;
@@ -27,7 +28,7 @@ fn tensor((ptr, s0, s1, t0, t1): PyTensor) -> Tensor2d {
     }
 }
 
-fn py_err(e: CallError) -> PyErr {
+pub(crate) fn py_err(e: CallError) -> PyErr {
     match e {
         CallError::Device(_) => PyRuntimeError::new_err(e.to_string()),
         _ => PyValueError::new_err(e.to_string()),
@@ -218,6 +219,8 @@ fn bench_rust_call(
 fn _baton(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_gemm, m)?)?;
     m.add_function(wrap_pyfunction!(gemm, m)?)?;
+    m.add_function(wrap_pyfunction!(eager::gemm_eager, m)?)?;
+    m.add_function(wrap_pyfunction!(eager::init_eager, m)?)?;
     m.add_function(wrap_pyfunction!(check_gemm_fp8_blockwise, m)?)?;
     m.add_function(wrap_pyfunction!(gemm_fp8_blockwise, m)?)?;
     m.add_function(wrap_pyfunction!(ptx_info, m)?)?;

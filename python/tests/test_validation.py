@@ -204,3 +204,18 @@ def test_gemm_out_checks_shape_and_dtype():
         torch.ops.baton.gemm_out(a, b, None, 1.0, 0.0, meta(64, 16))
     with pytest.raises(TypeError, match="out must be torch.bfloat16, got torch.float32"):
         torch.ops.baton.gemm_out(a, b, None, 1.0, 0.0, meta(64, 32, dtype=F32))
+
+
+def test_native_eager_path_declines_what_it_cannot_launch():
+    # CPU tensors, meta tensors, other dtypes, non-tensors, grads: None, so
+    # that baton.gemm runs the full checks (or the op) instead.
+    x = torch.empty(8, 8, dtype=BF16)
+    for args in [
+        (x, x, None, None, 1.0, 0.0),
+        (meta(8, 8), meta(8, 8), None, None, 1.0, 0.0),
+        (x.float(), x, None, None, 1.0, 0.0),
+        ([[1.0]], x, None, None, 1.0, 0.0),
+        (x.requires_grad_(False).clone().requires_grad_(True), x, None, None, 1.0, 0.0),
+        (x, x, None, None, 1.0, 0.5),  # beta without c
+    ]:
+        assert _baton.gemm_eager(*args) is None

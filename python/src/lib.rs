@@ -7,10 +7,10 @@
 //! Errors: the caller's mistakes (shape, stride, alignment rules) raise
 //! `ValueError` with the rule's text; device failures `RuntimeError`.
 
-pub mod device;
-pub mod eager;
-pub mod launch;
-pub mod map_cache;
+mod device;
+mod eager;
+mod launch;
+mod map_cache;
 pub mod view;
 
 use launch::{CallError, Tensor2d};

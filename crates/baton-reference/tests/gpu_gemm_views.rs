@@ -30,6 +30,18 @@ fn setup() -> Option<(Gpu, Kernels)> {
     Some((gpu, kernels))
 }
 
+/// As [`setup`], on a stream of our own (`Gpu::from_stream`): the
+/// context's default stream (legacy) cannot be captured in a graph.
+fn setup_own_stream() -> Option<(Gpu, Kernels)> {
+    let gpu = Gpu::for_test()?;
+    let stream = gpu.context().new_stream().unwrap();
+    let gpu = Gpu::from_stream(stream).unwrap_or_else(|e| panic!("{e}"));
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    Some((gpu, kernels))
+}
+
 fn rng() -> XorShift {
     let seed = XorShift::seed_from_time();
     println!("seed {seed}");
@@ -393,7 +405,7 @@ fn capture(
 
 #[test]
 fn bf16_gemm_captured_in_a_graph_replays_on_fresh_inputs() {
-    let Some((gpu, kernels)) = setup() else {
+    let Some((gpu, kernels)) = setup_own_stream() else {
         return;
     };
     let mut rng = rng();
@@ -456,7 +468,7 @@ fn bf16_gemm_captured_in_a_graph_replays_on_fresh_inputs() {
 
 #[test]
 fn fp8_gemm_captured_in_a_graph_replays_on_fresh_inputs() {
-    let Some((gpu, kernels)) = setup() else {
+    let Some((gpu, kernels)) = setup_own_stream() else {
         return;
     };
     let mut rng = rng();
@@ -511,7 +523,7 @@ fn fp8_gemm_captured_in_a_graph_replays_on_fresh_inputs() {
 
 #[test]
 fn stream_k_refuses_graph_capture() {
-    let Some((gpu, kernels)) = setup() else {
+    let Some((gpu, kernels)) = setup_own_stream() else {
         return;
     };
     let s = gpu.stream();
@@ -539,4 +551,203 @@ fn stream_k_refuses_graph_capture() {
     // Outside a capture the same plan runs.
     plan.run(&gpu, 1.0, 0.0).unwrap();
     gpu.synchronize().unwrap();
+}
+
+/// Host time per call (measured, never asserted): `GemmPlan::run` and
+/// `Fp8GemmPlan::run` (launch only: maps by value) against the one-shot
+/// calls over views (views checked, configuration chosen, maps encoded,
+/// launch), at a small shape where the host is the limit. The baseline the
+/// Python package's per-call overhead is compared with.
+#[test]
+#[ignore = "benchmark: run with --ignored on a GPU"]
+fn host_time_per_call() {
+    use baton_runtime::gemm::{matmul_bf16, matmul_fp8_blockwise};
+    use std::time::Instant;
+    let Some((gpu, kernels)) = setup_own_stream() else {
+        return;
+    };
+    let s = gpu.stream();
+    let (m, n, k) = (256, 256, 256);
+    let calls = 500;
+    let a = s.alloc_zeros::<bf16>(m * k).unwrap();
+    let b = s.alloc_zeros::<bf16>(n * k).unwrap();
+    let mut d = s.alloc_zeros::<bf16>(m * n).unwrap();
+    let (ad, bd, dd) = (
+        MatrixDesc::row_major(m, k),
+        MatrixDesc::col_major(k, n),
+        MatrixDesc::row_major(m, n),
+    );
+    let per_call = |f: &mut dyn FnMut()| {
+        for _ in 0..20 {
+            f();
+        }
+        gpu.synchronize().unwrap();
+        let t = Instant::now();
+        for _ in 0..calls {
+            f();
+        }
+        let host = t.elapsed().as_secs_f64() * 1e6 / calls as f64;
+        gpu.synchronize().unwrap();
+        let total = t.elapsed().as_secs_f64() * 1e6 / calls as f64;
+        (host, total)
+    };
+    {
+        let plan = GemmPlan::from_views(
+            &gpu,
+            &kernels,
+            Matrix::new(&a, ad).unwrap(),
+            Matrix::new(&b, bd).unwrap(),
+            None,
+            MatrixMut::new(&mut d, dd).unwrap(),
+        )
+        .unwrap();
+        let (host, total) = per_call(&mut || plan.run(&gpu, 1.0, 0.0).unwrap());
+        println!(
+            "bf16 {m}x{n}x{k} GemmPlan::run: host {host:.2} us/call, with the GPU {total:.2} us/call"
+        );
+    }
+    let (host, total) = per_call(&mut || {
+        matmul_bf16(
+            &gpu,
+            &kernels,
+            Matrix::new(&a, ad).unwrap(),
+            Matrix::new(&b, bd).unwrap(),
+            None,
+            MatrixMut::new(&mut d, dd).unwrap(),
+            1.0,
+            0.0,
+        )
+        .unwrap()
+    });
+    println!(
+        "bf16 {m}x{n}x{k} matmul_bf16 (one-shot): host {host:.2} us/call, with the GPU {total:.2} us/call"
+    );
+    let (sa_len, sb_len) = scale_lens(m, n, k);
+    let a8 = s.alloc_zeros::<E4M3>(m * k).unwrap();
+    let b8 = s.alloc_zeros::<E4M3>(n * k).unwrap();
+    let sa = s.alloc_zeros::<f32>(sa_len).unwrap();
+    let sb = s.alloc_zeros::<f32>(sb_len).unwrap();
+    {
+        let plan = Fp8GemmPlan::from_views(
+            &gpu,
+            &kernels,
+            Matrix::new(&a8, ad).unwrap(),
+            Matrix::new(&b8, bd).unwrap(),
+            Scales::new(&sa),
+            Scales::new(&sb),
+            MatrixMut::new(&mut d, dd).unwrap(),
+        )
+        .unwrap();
+        let (host, total) = per_call(&mut || plan.run(&gpu).unwrap());
+        println!(
+            "fp8 {m}x{n}x{k} Fp8GemmPlan::run: host {host:.2} us/call, with the GPU {total:.2} us/call"
+        );
+    }
+    let (host, total) = per_call(&mut || {
+        matmul_fp8_blockwise(
+            &gpu,
+            &kernels,
+            Matrix::new(&a8, ad).unwrap(),
+            Matrix::new(&b8, bd).unwrap(),
+            Scales::new(&sa),
+            Scales::new(&sb),
+            MatrixMut::new(&mut d, dd).unwrap(),
+        )
+        .unwrap()
+    });
+    println!(
+        "fp8 {m}x{n}x{k} matmul_fp8_blockwise (one-shot): host {host:.2} us/call, with the GPU {total:.2} us/call"
+    );
+}
+
+/// Where a one-shot call's host time goes (measured, never asserted): a
+/// view, a kernel lookup, a tensor-map encode, a plan with a fixed
+/// configuration, a plan through the heuristic, and a fixed plan plus its
+/// first launch.
+#[test]
+#[ignore = "benchmark: run with --ignored on a GPU"]
+fn host_time_breakdown() {
+    use baton::tensor_map::{ElemType, Swizzle};
+    use baton_runtime::gemm::GemmConfig;
+    use baton_runtime::tensor_map::encode_strided_matrix;
+    use std::time::Instant;
+    let Some((gpu, kernels)) = setup_own_stream() else {
+        return;
+    };
+    let s = gpu.stream();
+    let (m, n, k) = (256, 256, 256);
+    let a = s.alloc_zeros::<u16>(m * k).unwrap();
+    let b = s.alloc_zeros::<u16>(n * k).unwrap();
+    let mut d = s.alloc_zeros::<u16>(m * n).unwrap();
+    let a_addr = {
+        let (p, _sync) = a.device_ptr(s);
+        p
+    };
+    let time = |what: &str, f: &mut dyn FnMut()| {
+        for _ in 0..20 {
+            f();
+        }
+        gpu.synchronize().unwrap();
+        let t = Instant::now();
+        for _ in 0..300 {
+            f();
+        }
+        println!("{what}: {:.2} us", t.elapsed().as_secs_f64() * 1e6 / 300.0);
+        gpu.synchronize().unwrap();
+    };
+    let spec = GemmConfig::T128x128.spec().unwrap();
+    time("Matrix::new (cudarc view)", &mut || {
+        Matrix::new(&a, MatrixDesc::row_major(m, k)).unwrap();
+    });
+    time("Kernels::kernel(spec)", &mut || {
+        kernels.kernel(spec).unwrap();
+    });
+    time("encode_strided_matrix", &mut || {
+        encode_strided_matrix(
+            a_addr,
+            ElemType::BF16,
+            m as u64,
+            k as u64,
+            k as u64,
+            128,
+            64,
+            Swizzle::B128,
+        )
+        .unwrap();
+    });
+    time("GemmPlan::with_config (128x128)", &mut || {
+        GemmPlan::with_config(
+            &gpu,
+            &kernels,
+            GemmConfig::T128x128,
+            &a,
+            &b,
+            None,
+            &mut d,
+            m,
+            n,
+            k,
+        )
+        .unwrap();
+    });
+    time("GemmPlan::new (heuristic)", &mut || {
+        GemmPlan::new(&gpu, &kernels, &a, &b, None, &mut d, m, n, k).unwrap();
+    });
+    time("GemmPlan::with_config + first run", &mut || {
+        GemmPlan::with_config(
+            &gpu,
+            &kernels,
+            GemmConfig::T128x128,
+            &a,
+            &b,
+            None,
+            &mut d,
+            m,
+            n,
+            k,
+        )
+        .unwrap()
+        .run(&gpu, 1.0, 0.0)
+        .unwrap();
+    });
 }

@@ -294,7 +294,8 @@ impl<'a> GemmPlan<'a> {
     /// misaligned dimensions, wrong lengths, D overlapping an input) and
     /// prepares the tensor maps for A (M×K), B (N×K), C (M×N, optional) and
     /// D (M×N). Picks the tile configuration by the heuristic, and turns
-    /// stream-K on (last wave only) where [`stream_k_pays`].
+    /// stream-K on (last wave only) where [`stream_k_pays`] — unless the
+    /// GPU's stream is capturing a CUDA graph.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         gpu: &Gpu,
@@ -346,7 +347,7 @@ impl<'a> GemmPlan<'a> {
                     return gpu.sm_count();
                 }
                 kernels
-                    .get(c.kernel())
+                    .shared(c.kernel())
                     .and_then(|k| {
                         k.max_active_clusters((c.cluster_m(), 1, 1), c.threads(), c.smem_bytes())
                     })
@@ -354,7 +355,12 @@ impl<'a> GemmPlan<'a> {
             };
             let config = GemmConfig::choose_for(gpu.target(), m, n, k, slots);
             let mut plan = Self::for_operands(gpu, kernels, Some(config), ops, (m, n, k))?;
-            if config.target() == Target::Sm90a && stream_k_pays(plan.units(), plan.slots) {
+            // Not while the stream captures a graph: a replay would repeat
+            // the launch's stream-K epoch (GemmError::StreamKInGraph).
+            if config.target() == Target::Sm90a
+                && stream_k_pays(plan.units(), plan.slots)
+                && refuse_stream_k_capture(gpu).is_ok()
+            {
                 plan.set_stream_k(gpu, Some(STREAM_K_MIN_SEGMENT))?;
                 plan.set_stream_k_extra_waves(0)?;
             }
@@ -381,17 +387,28 @@ impl<'a> GemmPlan<'a> {
         let (bm, bn, bk) = config.tile();
         let tail_rows = (m % bm as usize) as u32;
         let tail_box = if tail_rows == 0 { bm } else { tail_rows };
-        let c = ops.c.unwrap_or(ops.d);
+        // Each encode is a driver call of about 3 µs (H100): a map equal to
+        // one already encoded is copied (no C: C's map is D's; M a multiple
+        // of BM: the tail map is A's).
         let batch_maps = |b: usize| -> Result<[EncodedTensorMap; 5]> {
+            let a = ops.a.map(b, bm, bk, Swizzle::B128)?;
+            let d = ops.d.map(b, config.epilogue_rows(), 32, Swizzle::B64)?;
             Ok([
-                ops.a.map(b, bm, bk, Swizzle::B128)?,
+                a,
                 ops.b.map(b, bn / config.cluster_m(), bk, Swizzle::B128)?,
-                c.map(b, config.epilogue_rows(), 32, Swizzle::B64)?,
-                ops.d.map(b, config.epilogue_rows(), 32, Swizzle::B64)?,
+                match ops.c {
+                    Some(c) => c.map(b, config.epilogue_rows(), 32, Swizzle::B64)?,
+                    None => d,
+                },
+                d,
                 // sm_90a: the last tile row's A when M mod BM ≠ 0, a box of
                 // just its rows (TMA's zero fill of a full box is slow);
                 // never read otherwise.
-                ops.a.map(b, tail_box, bk, Swizzle::B128)?,
+                if tail_box == bm {
+                    a
+                } else {
+                    ops.a.map(b, tail_box, bk, Swizzle::B128)?
+                },
             ])
         };
         let (kernel, maps) = match config.spec() {

@@ -420,17 +420,23 @@ impl<'a> Fp8GemmPlan<'a> {
                 Swizzle::None,
             )
         };
+        let (a, sa) = (a_map(bm)?, sa_map(bm)?);
         let maps = [
-            a_map(bm)?,
+            a,
             // With clusters each CTA loads (and multicasts) half of B.
             ops.b.map(0, bn / cluster, bk, Swizzle::B128)?,
-            sa_map(bm)?,
+            sa,
             ops.d.map(0, 64, 32, Swizzle::B64)?,
             // The last tile row's A and A scales when M mod BM ≠ 0: boxes of
             // just its rows (TMA's zero fill of a full box is slow); the
-            // kernel never reads them otherwise.
-            a_map(tail_box)?,
-            sa_map(tail_box.next_multiple_of(4))?,
+            // kernel never reads them otherwise. (Each encode is a driver
+            // call of about 3 µs: with no tail they are A's.)
+            if tail_rows == 0 { a } else { a_map(tail_box)? },
+            if tail_rows == 0 {
+                sa
+            } else {
+                sa_map(tail_box.next_multiple_of(4))?
+            },
         ]
         .map(param);
         let Some(spec) = spec_of(kernel) else {

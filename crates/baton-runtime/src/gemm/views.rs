@@ -16,7 +16,12 @@
 //! stride 0 is one matrix shared by every batch.
 //!
 //! Everything runs on the [`Gpu`]'s stream: make it with
-//! [`Gpu::from_stream`](crate::Gpu::from_stream) on yours.
+//! [`Gpu::from_stream`](crate::Gpu::from_stream) on yours. A stream owned
+//! by another library (PyTorch's current stream, a raw `CUstream`) is
+//! wrapped by cudarc's `CudaContext::wrap_borrowed_stream` (unsafe: the
+//! owner keeps it alive) on the [`Gpu::context`](crate::Gpu::context) of the
+//! same device. To capture plans in a CUDA graph, use a stream of your own:
+//! the context's legacy default stream cannot be captured.
 
 use super::bf16::{Bf16Operands, GemmPlan, validate};
 use super::element::{Bf16Storage, E4M3Storage, Element};

@@ -218,7 +218,7 @@ enum BenchWhat {
 }
 
 fn parse_config(s: &str) -> Result<GemmConfig, String> {
-    let all = || GemmConfig::ALL.into_iter().chain(GemmConfig::SM100);
+    let all = || GemmConfig::SM90.into_iter().chain(GemmConfig::SM100);
     all().find(|c| c.name() == s).ok_or_else(|| {
         let names: Vec<String> = all().map(|c| c.name()).collect();
         format!(

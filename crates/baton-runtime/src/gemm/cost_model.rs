@@ -43,6 +43,13 @@
 /// 2048-K tile, i.e. 1–2 K blocks of 64).
 pub const TILE_OVERHEAD_K_BLOCKS: f64 = 1.5;
 
+/// Per-tile fixed cost of a ping-pong configuration, in K blocks: its
+/// epilogue runs under the other consumer warpgroup's main loop, so what
+/// remains is the hand-over of the tensor cores and the pipeline fill at
+/// the first tile (predicted, session 8; BENCHMARKS.md "Session 8 —
+/// ping-pong" compares it with the measurement).
+pub const PINGPONG_TILE_OVERHEAD_K_BLOCKS: f64 = 0.5;
+
 /// The share of the DRAM bandwidth a kernel reaches with `busy` of the
 /// GPU's SMs loading: 0.8 with half of them, 1.0 with all (linear between;
 /// the TMA tile copy reached 0.785 of a device-to-device copy with 66 CTAs
@@ -195,13 +202,36 @@ impl TileShape {
     /// assert_eq!((c.units, c.waves, c.tile_efficiency), (1, 1, 100.0 / 128.0));
     /// ```
     pub fn cost(&self, p: &Problem, machine: &Machine, slots: u32) -> TileCost {
+        self.cost_with_overhead(p, machine, slots, TILE_OVERHEAD_K_BLOCKS)
+    }
+
+    /// [`cost`](Self::cost) with a per-tile fixed cost of
+    /// `overhead_k_blocks` K blocks instead of [`TILE_OVERHEAD_K_BLOCKS`]
+    /// (ping-pong configurations hide their epilogue:
+    /// [`PINGPONG_TILE_OVERHEAD_K_BLOCKS`]).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::cost_model::{Machine, Problem, TileShape, TILE_OVERHEAD_K_BLOCKS};
+    /// let t = TileShape { bm: 128, bn: 128, bk: 64, cluster_m: 1, speed: 1.0 };
+    /// let p = Problem::bf16(4096, 4096, 4096);
+    /// let hidden = t.cost_with_overhead(&p, &Machine::H100_BF16, 132, 0.0);
+    /// let coop = t.cost_with_overhead(&p, &Machine::H100_BF16, 132, TILE_OVERHEAD_K_BLOCKS);
+    /// assert!((coop.math_us / hidden.math_us - (64.0 + 1.5) / 64.0).abs() < 1e-12);
+    /// ```
+    pub fn cost_with_overhead(
+        &self,
+        p: &Problem,
+        machine: &Machine,
+        slots: u32,
+        overhead_k_blocks: f64,
+    ) -> TileCost {
         let slots = (slots as usize).max(1);
         let cm = self.cluster_m.max(1);
         let unit_rows = p.m.div_ceil(self.bm).div_ceil(cm);
         let unit_cols = p.n.div_ceil(self.bn);
         let units = unit_rows * unit_cols;
         let waves = units.div_ceil(slots);
-        let k_blocks = p.k.div_ceil(self.bk) as f64 + TILE_OVERHEAD_K_BLOCKS;
+        let k_blocks = p.k.div_ceil(self.bk) as f64 + overhead_k_blocks;
         let tile_flops = 2.0 * (self.bm * self.bn * self.bk) as f64 * k_blocks;
         let math_s = waves as f64 * tile_flops / (machine.flops_per_sm * self.speed);
         // DRAM: each wave reads the A rows and B columns its units span.

@@ -4,7 +4,10 @@
 //! choice is [`fp8::choose`](super::fp8::choose), from the same model.)
 
 use super::GemmConfig;
-use super::cost_model::{Machine, Problem, TileCost, TileShape, cheapest};
+use super::cost_model::{
+    Machine, PINGPONG_TILE_OVERHEAD_K_BLOCKS, Problem, TILE_OVERHEAD_K_BLOCKS, TileCost, TileShape,
+    cheapest,
+};
 use crate::Target;
 
 impl GemmConfig {
@@ -24,6 +27,11 @@ impl GemmConfig {
             GemmConfig::T128x128C2 => 0.85,
             GemmConfig::T128x128 => 0.93,
             GemmConfig::T128x64 => 0.85,
+            // Predicted (session 8), not yet measured: each warpgroup's
+            // main loop as fast as the cooperative 128×128's, its
+            // epilogue hidden (see `tile_overhead_k_blocks`).
+            GemmConfig::T128x128PingPong => 0.97,
+            GemmConfig::T128x128PingPongC2 => 0.97,
             GemmConfig::Sm100T128x256 => 1.0,
         }
     }
@@ -56,8 +64,30 @@ impl GemmConfig {
     /// assert_eq!((c.units, c.waves), (1024, 16));
     /// ```
     pub fn cost(self, m: usize, n: usize, k: usize, slots: u32) -> TileCost {
-        self.tile_shape()
-            .cost(&Problem::bf16(m, n, k), &Machine::H100_BF16, slots)
+        self.tile_shape().cost_with_overhead(
+            &Problem::bf16(m, n, k),
+            &Machine::H100_BF16,
+            slots,
+            self.tile_overhead_k_blocks(),
+        )
+    }
+
+    /// The cost model's per-tile fixed cost of this configuration, in K
+    /// blocks: [`TILE_OVERHEAD_K_BLOCKS`] for the cooperative ones (their
+    /// epilogue is not hidden), [`PINGPONG_TILE_OVERHEAD_K_BLOCKS`] for the
+    /// ping-pong ones (the epilogue runs under the other warpgroup's main
+    /// loop).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert!(GemmConfig::T128x128PingPong.tile_overhead_k_blocks() < GemmConfig::T128x128.tile_overhead_k_blocks());
+    /// ```
+    pub const fn tile_overhead_k_blocks(self) -> f64 {
+        if self.is_pingpong() {
+            PINGPONG_TILE_OVERHEAD_K_BLOCKS
+        } else {
+            TILE_OVERHEAD_K_BLOCKS
+        }
     }
 
     /// Picks a configuration for an M×N×K problem on `sms` SMs (clusters
@@ -109,11 +139,27 @@ impl GemmConfig {
         k: usize,
         slots_of: impl Fn(GemmConfig) -> u32,
     ) -> GemmConfig {
-        let candidates = GemmConfig::ALL.map(|c| (c, c.tile_shape()));
-        cheapest(&candidates, |c, t| {
-            t.cost(&Problem::bf16(m, n, k), &Machine::H100_BF16, slots_of(c))
-        })
-        .map_or(GemmConfig::T128x256, |(c, _)| c)
+        Self::choose_among(&GemmConfig::SM90, m, n, k, slots_of)
+    }
+
+    /// [`choose_with_slots`](Self::choose_with_slots) among `candidates`
+    /// only (e.g. the cooperative [`ALL`](Self::ALL), which run stream-K).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// let c = GemmConfig::choose_among(&GemmConfig::ALL, 4096, 4096, 4096, |c| 132 / c.cluster_m());
+    /// assert!(!c.is_pingpong());
+    /// ```
+    pub fn choose_among(
+        candidates: &[GemmConfig],
+        m: usize,
+        n: usize,
+        k: usize,
+        slots_of: impl Fn(GemmConfig) -> u32,
+    ) -> GemmConfig {
+        let candidates: Vec<_> = candidates.iter().map(|&c| (c, c.tile_shape())).collect();
+        cheapest(&candidates, |c, _| c.cost(m, n, k, slots_of(c)))
+            .map_or(GemmConfig::T128x256, |(c, _)| c)
     }
 }
 

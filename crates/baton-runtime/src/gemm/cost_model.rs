@@ -22,6 +22,13 @@
 //!   floor under the math time ([`TileCost::estimate_us`] is the larger).
 //!   Fewer busy SMs pull less bandwidth ([`dram_share`]); where two
 //!   configurations are equally DRAM-bound the one with less math wins.
+//! * **L2 → SM operand traffic.** Every tile's TMA loads bring its A rows
+//!   and B columns (B halved per CTA in a multicast cluster) over all of K
+//!   from L2 into shared memory; their total over the problem, at the
+//!   measured L2 rate ([`Machine::l2_bytes_per_s`]; lower when a row of A
+//!   or B is not a multiple of 128 bytes, so a TMA box row straddles
+//!   sectors), is a second floor (session 8: 128×128 tiles, which move
+//!   twice the bytes per FLOP of 128×256 pairs, were bound by it).
 //! * **Measured speed.** Each tile shape's measured throughput per SM
 //!   relative to the family's reference tile ([`TileShape::speed`], from
 //!   BENCHMARKS.md) scales its math time.
@@ -79,21 +86,35 @@ pub struct Machine {
     pub flops_per_sm: f64,
     /// DRAM bandwidth (bytes read + written per second).
     pub dram_bytes_per_s: f64,
+    /// Operand bytes per second the SMs' TMA loads reach from L2 in
+    /// total, rows of A and B 128-byte aligned.
+    pub l2_bytes_per_s: f64,
+    /// The same when the operand rows are not a multiple of 128 bytes.
+    pub l2_unaligned_bytes_per_s: f64,
 }
 
 impl Machine {
     /// H100 SXM, BF16: 128×256 tiles at 8192³ ran ≈ 790 TFLOP/s on 132 SMs
     /// (6.0 TFLOP/s per SM); a device-to-device copy moved 2.9 TB/s
     /// (BENCHMARKS.md, issues #5 and #6).
+    ///
+    /// L2: 128×128 tiles (ping-pong and cooperative) on the session-8
+    /// sweep moved up to 11.6 TB/s of operands (the rate taken), and 4.7–5.0
+    /// TB/s at K = 2056 (rows of 4112 bytes) whatever the tile.
     pub const H100_BF16: Machine = Machine {
         flops_per_sm: 6.0e12,
         dram_bytes_per_s: 2.9e12,
+        l2_bytes_per_s: 11.6e12,
+        l2_unaligned_bytes_per_s: 4.8e12,
     };
     /// H100 SXM, blockwise FP8: 128×128 tiles at 8192³ ran ≈ 1180 TFLOP/s
     /// on 132 SMs (9.0 TFLOP/s per SM); DRAM as [`Machine::H100_BF16`].
+    /// The L2 floor is not calibrated for FP8 (no floor: infinite rates).
     pub const H100_FP8: Machine = Machine {
         flops_per_sm: 9.0e12,
         dram_bytes_per_s: 2.9e12,
+        l2_bytes_per_s: f64::INFINITY,
+        l2_unaligned_bytes_per_s: f64::INFINITY,
     };
 }
 
@@ -182,12 +203,17 @@ pub struct TileCost {
     /// Time of the DRAM traffic (operands once per wave, D once) at the
     /// [`dram_share`] of the first wave's busy slots, µs.
     pub dram_us: f64,
+    /// Time of the tiles' operand loads from L2 at the machine's L2 rate
+    /// (every tile's A rows and its CTA's share of B columns over the
+    /// K blocks), µs.
+    pub l2_us: f64,
 }
 
 impl TileCost {
-    /// The estimate: the math time, or the DRAM time where that is longer.
+    /// The estimate: the math time, or the DRAM or L2 time where one of
+    /// those is longer.
     pub fn estimate_us(&self) -> f64 {
-        self.math_us.max(self.dram_us)
+        self.math_us.max(self.dram_us).max(self.l2_us)
     }
 }
 
@@ -248,6 +274,18 @@ impl TileShape {
             full as f64 * wave_bytes(slots) + if rest > 0 { wave_bytes(rest) } else { 0.0 };
         let bytes = operand_bytes + (p.m * p.n) as f64 * p.output_bytes;
         let busy = units.min(slots) as f64 / slots as f64;
+        // L2 → SM: each tile loads BM rows of A and BN / cluster_m columns
+        // of B per K block.
+        let tiles = (units * cm) as f64;
+        let k_loaded = (p.k.div_ceil(self.bk) * self.bk) as f64;
+        let l2_bytes =
+            tiles * (self.bm as f64 + self.bn as f64 / cm as f64) * k_loaded * p.operand_bytes;
+        let row_bytes = p.k as f64 * p.operand_bytes;
+        let l2_rate = if row_bytes % 128.0 == 0.0 {
+            machine.l2_bytes_per_s
+        } else {
+            machine.l2_unaligned_bytes_per_s
+        };
         TileCost {
             units,
             slots,
@@ -256,6 +294,7 @@ impl TileShape {
             tile_efficiency: (p.m * p.n) as f64 / (units * cm * self.bm * self.bn) as f64,
             math_us: math_s * 1e6,
             dram_us: bytes / (machine.dram_bytes_per_s * dram_share(busy)) * 1e6,
+            l2_us: l2_bytes / l2_rate * 1e6,
         }
     }
 }

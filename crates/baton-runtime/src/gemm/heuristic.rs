@@ -143,8 +143,27 @@ impl GemmConfig {
         k: usize,
         slots_of: impl Fn(GemmConfig) -> u32,
     ) -> GemmConfig {
-        Self::choose_among(&GemmConfig::SM90, m, n, k, slots_of)
+        Self::choose_among(&GemmConfig::CANDIDATES, m, n, k, slots_of)
     }
+
+    /// The sm_90a configurations the heuristic chooses among: the
+    /// cooperative ones and ping-pong 128×128 (ping-pong in clusters ran
+    /// slower than both everywhere it was measured, session 8; it stays
+    /// available through [`GemmPlan::with_config`](super::GemmPlan::with_config)).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert!(!GemmConfig::CANDIDATES.contains(&GemmConfig::T128x128PingPongC2));
+    /// ```
+    pub const CANDIDATES: [GemmConfig; 7] = [
+        GemmConfig::T128x256C2,
+        GemmConfig::T128x256,
+        GemmConfig::T128x224C2,
+        GemmConfig::T128x128C2,
+        GemmConfig::T128x128,
+        GemmConfig::T128x64,
+        GemmConfig::T128x128PingPong,
+    ];
 
     /// [`choose_with_slots`](Self::choose_with_slots) among `candidates`
     /// only (e.g. the cooperative [`ALL`](Self::ALL), which run stream-K).
@@ -264,6 +283,33 @@ mod tests {
         assert!((c64.math_us - 52.9).abs() < 0.05, "{c64:?}");
         assert!(c64.dram_us > c64.math_us);
         assert_eq!(GemmConfig::choose(m, n, k, 132), GemmConfig::T128x64);
+    }
+
+    /// The L2 floor by hand (session 8): 8192×4104×2056 with 128×128
+    /// tiles is 64 × 33 = 2112 tiles, each loading 128 + 128 rows of
+    /// ⌈2056 / 64⌉ · 64 = 2112 bf16 K values; the rows are 4112 bytes (not a
+    /// multiple of 128), so at 4.8 TB/s: 2112·256·2112·2 B / 4.8e12 =
+    /// 475.8 µs (measured 460 µs, 0.485 of cuBLAS), above the math. 128×256
+    /// pairs: 64 × 17 = 1088 tiles loading 128 + 256 / 2 rows each, 245.1
+    /// µs: half the bytes, and the pick.
+    #[test]
+    fn l2_floor_by_hand() {
+        let (m, n, k) = (8192, 4104, 2056);
+        let c = GemmConfig::T128x128.cost(m, n, k, 132);
+        let by_hand = 2112.0 * 256.0 * 2112.0 * 2.0 / 4.8e12 * 1e6;
+        assert!((c.l2_us - by_hand).abs() < 1e-6, "{c:?}");
+        assert!(c.l2_us > c.math_us);
+        let pair = GemmConfig::T128x256C2.cost(m, n, k, 66);
+        let by_hand = 1088.0 * 256.0 * 2112.0 * 2.0 / 4.8e12 * 1e6;
+        assert!((pair.l2_us - by_hand).abs() < 1e-6, "{pair:?}");
+        assert_eq!(
+            GemmConfig::choose_with_slots(m, n, k, h100_slots),
+            GemmConfig::T128x256C2
+        );
+        // 128-byte rows: the aligned rate.
+        let aligned = GemmConfig::T128x128.cost(8192, 4096, 2048, 132);
+        let by_hand = 64.0 * 32.0 * 256.0 * 2048.0 * 2.0 / 11.6e12 * 1e6;
+        assert!((aligned.l2_us - by_hand).abs() < 1e-6, "{aligned:?}");
     }
 
     /// The picks the per-shape heuristic made (and were measured) on the

@@ -29,6 +29,11 @@
 //!   tile's main loop.
 //! * Persistent grid: CTA `b` takes work units `b, b + grid, …` (a unit is a
 //!   cluster's tiles) in grouped, L2-friendly order (`group_m`).
+//! * Ping-pong entries (`*_pingpong`, 128×128 tiles, see `gemm_pingpong`):
+//!   each consumer warpgroup owns whole tiles, alternating, and the two
+//!   take turns on the tensor cores and the epilogue through an
+//!   `OrderedBarrier<2, 2>` (CUTLASS's `KernelTmaWarpSpecializedPingpong`);
+//!   no stream-K.
 //!
 //! Assembled from the Hopper roles of `baton_kernel_roles::sm90` (their
 //! docs state each role's barrier contract): the layout (`GemmSmem`), then

@@ -165,7 +165,7 @@ fp8_entry!(
     /// wave (+ `sk_extra_waves` full waves) are split along K across all
     /// workers
     /// (`StreamKSchedule`), segments of at least `sk_min_segment` K blocks;
-    /// `sk_partials` then holds `2 · grid · 64 · BN` floats and `sk_flags`
+    /// `sk_partials` then holds `grid · BM · BN` floats and `sk_flags`
     /// `2 · grid` `u32`s (zeroed once), and `sk_epoch ≠ 0` differs from the
     /// previous launch's on these buffers. With `sk_min_segment == 0` they are
     /// never touched (may be null).
@@ -234,8 +234,8 @@ fp8_entry!(
     /// into that wave's main accumulators: 64 + 64 main + 64 partial
     /// registers per thread); the other warpgroup's MMAs keep the tensor
     /// core busy during a promotion. A quarter less operand traffic per FLOP
-    /// than 128×128 (each B tile feeds twice the rows). No stream-K (the
-    /// stream-K arguments are ignored: every tile whole).
+    /// than 128×128 (each B tile feeds twice the rows). Stream-K hands
+    /// over both waves' accumulators (slots of 2 · 128 · 64 floats).
     ///
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`], with A's box {128, 256}, the
@@ -252,7 +252,7 @@ fp8_entry!(
     /// 128-column waves (columns 0.. and 128.., each with its own B scale)
     /// into one partial accumulator, so each A tile feeds 256 columns: for
     /// small M with wide N, half the CTAs of 128×128 tiles and half the
-    /// re-reads of A. No stream-K.
+    /// re-reads of A. Stream-K as the 256×128 kernel.
     ///
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 256} and
@@ -305,12 +305,6 @@ unsafe fn gemm<
     let waves = m_waves * n_waves;
     // Columns of one wave.
     let wave_n = BN / n_waves;
-    // Stream-K splits 128-row tiles only.
-    let (sk_min_segment, sk_extra_waves) = if waves == 1 {
-        (sk_min_segment, sk_extra_waves)
-    } else {
-        (0, 0)
-    };
     // SAFETY: launched with size_of::<Fp8Smem<BM, BN, STAGES>>() of dynamic shared memory
     // (the kernel traps otherwise).
     let smem: SharedRef<'static, Fp8Smem<BM, BN, STAGES>> =
@@ -488,8 +482,11 @@ unsafe fn gemm<
                 // unit's finalizer and has no epilogue (`continue`); a
                 // finalizer of a split unit adds the contributors' partials
                 // first.
+                // Two-wave tiles hand over both waves' accumulators.
                 if waves == 1 {
                     stream_k_fixup!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC);
+                } else {
+                    stream_k_fixup!(@parts fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, [acc, acc_hi], ACC, 2);
                 }
 
                 // Epilogue: per wave, wave_n / 32 sub-tiles of 64 rows × 32

@@ -124,6 +124,9 @@ enum BenchWhat {
         /// With --stream-k: full waves added to the stream-K region before the last, partial one (default 1; 0 splits only the last wave).
         #[arg(long, requires = "stream_k")]
         sk_waves: Option<u32>,
+        /// Split-K: each output tile's K blocks on this many CTAs (Hopper; 1 turns split- and stream-K off). Default: the heuristic.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        split_k: Option<u32>,
     },
     /// Verify the blockwise FP8 GEMM, then time it against cuBLASLt blockwise and tensorwise FP8.
     GemmFp8 {
@@ -277,6 +280,7 @@ fn main() {
                 group_m,
                 stream_k,
                 sk_waves,
+                split_k,
                 sweep,
                 heatmap,
                 max_gib,
@@ -287,6 +291,7 @@ fn main() {
                     group_m,
                     stream_k,
                     stream_k_waves: sk_waves,
+                    split_k,
                 };
                 if sweep {
                     exit(sweep_bench::run(&sweep_bench::SweepArgs {

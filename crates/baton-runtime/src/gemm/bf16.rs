@@ -332,8 +332,10 @@ impl<'a> GemmPlan<'a> {
     /// Validates the problem (typed error before anything runs: zero or
     /// misaligned dimensions, wrong lengths, D overlapping an input) and
     /// prepares the tensor maps for A (M×K), B (N×K), C (M×N, optional) and
-    /// D (M×N). Picks the tile configuration by the heuristic, and turns
-    /// stream-K on (last wave only) where [`stream_k_pays`].
+    /// D (M×N). Picks the tile configuration and split-K count by the
+    /// heuristic ([`GemmConfig::plan_for`]: split-K where the units leave
+    /// SMs idle), else turns stream-K on (last wave only) where
+    /// [`stream_k_pays`].
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         gpu: &Gpu,
@@ -357,9 +359,11 @@ impl<'a> GemmPlan<'a> {
                 })
                 .unwrap_or(0)
         };
-        let config = GemmConfig::choose_for(gpu.target(), m, n, k, slots);
+        let (config, splits) = GemmConfig::plan_for(gpu.target(), m, n, k, slots);
         let mut plan = Self::with_config(gpu, kernels, config, a, b, c, d, m, n, k)?;
-        if config.target() == Target::Sm90a
+        if splits > 1 {
+            plan.set_split_k(gpu, splits)?;
+        } else if config.target() == Target::Sm90a
             && !config.is_pingpong()
             && stream_k_pays(plan.units(), plan.slots)
         {
@@ -527,6 +531,55 @@ impl<'a> GemmPlan<'a> {
     /// Errors when stream-K is off.
     pub fn set_stream_k_extra_waves(&mut self, waves: u32) -> Result<()> {
         StreamKWorkspace::set_extra_waves_of(self.stream_k.as_ref(), waves)
+    }
+
+    /// Split-K: each work unit's K blocks are cut into `splits` contiguous
+    /// ranges (±1 K block) on `splits` workers, `units · splits` workers
+    /// in all (the stream-K schedule on that grid). Each unit's first
+    /// worker adds the others' fp32 partials in worker order, so the result
+    /// has the same bits on every launch. `splits == 1` turns split-K (and
+    /// stream-K) off. Allocates one fp32 tile and two flags per CTA.
+    ///
+    /// Errors: [`GemmError::SplitKCount`] unless `1 ≤ splits ≤ min(slots /
+    /// units, K blocks)` (every worker resident: a unit's first worker
+    /// waits for the others); [`GemmError::NoStreamK`] on sm_100a.
+    ///
+    /// ```no_run
+    /// # fn f(gpu: &baton_runtime::Gpu, k: &baton_runtime::Kernels) -> baton_runtime::Result<()> {
+    /// use baton_runtime::gemm::GemmPlan;
+    /// let (m, n, kk) = (8, 1024, 32768);
+    /// let a = gpu.stream().alloc_zeros::<u16>(m * kk)?;
+    /// let b = gpu.stream().alloc_zeros::<u16>(n * kk)?;
+    /// let mut d = gpu.stream().alloc_zeros::<u16>(m * n)?;
+    /// let mut plan = GemmPlan::new(gpu, k, &a, &b, None, &mut d, m, n, kk)?;
+    /// plan.set_split_k(gpu, 4)?; // 16 tiles of 128×64 on 64 CTAs
+    /// assert_eq!(plan.split_k(), Some(4));
+    /// plan.run(gpu, 1.0, 0.0)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn set_split_k(&mut self, gpu: &Gpu, splits: u32) -> Result<()> {
+        if self.config.target() != Target::Sm90a || self.config.is_pingpong() {
+            return Err(GemmError::NoStreamK {
+                kernel: self.config.name(),
+                rule: "split-K is implemented by the cooperative sm_90a configurations only (GemmConfig::ALL)",
+            }
+            .into());
+        }
+        let (bm, bn, bk) = self.config.tile();
+        let shape = (self.units(), self.k.div_ceil(bk), self.slots);
+        if splits == 1 {
+            super::stream_k::check_split_k(splits, shape.0, shape.1, shape.2)?;
+            self.stream_k = None;
+            return Ok(());
+        }
+        let ws = StreamKWorkspace::split_k(gpu, splits, shape, self.config.cluster_m(), bm * bn)?;
+        self.stream_k = Some(ws);
+        Ok(())
+    }
+
+    /// Workers per unit when split-K is on ([`set_split_k`](Self::set_split_k)).
+    pub fn split_k(&self) -> Option<u32> {
+        self.stream_k.as_ref().and_then(StreamKWorkspace::splits)
     }
 
     /// The stream-K region's extra full waves, or `None` when stream-K is off.

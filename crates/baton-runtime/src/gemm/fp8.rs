@@ -34,11 +34,11 @@ pub const KERNEL_C2: &str = fp8_abi::GEMM_128X128_DB_C2.name;
 pub const KERNEL_128X192: &str = fp8_abi::GEMM_128X192.name;
 /// 256×128×128 tiles, 4 stages: each consumer warpgroup runs two 64-row
 /// waves per K block into one partial: a quarter less operand traffic per
-/// FLOP than 128×128. No stream-K.
+/// FLOP than 128×128.
 pub const KERNEL_256X128: &str = fp8_abi::GEMM_256X128.name;
 /// 128×256×128 tiles, 4 stages: [`KERNEL_256X128`] turned along N (two
 /// 128-column waves per warpgroup), so each A tile feeds 256 columns: for
-/// small M with wide N. No stream-K.
+/// small M with wide N.
 pub const KERNEL_128X256: &str = fp8_abi::GEMM_128X256.name;
 /// Every kernel (same arguments): the default, the 128×64 one, the
 /// 128×128 one with a single partial accumulator, the clustered one, the
@@ -97,19 +97,6 @@ pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
     }
 }
 
-/// Whether a kernel of [`VARIANTS`] can split work units along K
-/// (stream-K): the one-wave tiles (128 rows, at most 192 columns) can; the
-/// two-wave 256×128 and 128×256 tiles cannot.
-///
-/// ```
-/// use baton_runtime::gemm::fp8::{has_stream_k, KERNEL, KERNEL_128X256, KERNEL_256X128};
-/// assert!(has_stream_k(KERNEL));
-/// assert!(!has_stream_k(KERNEL_256X128) && !has_stream_k(KERNEL_128X256));
-/// ```
-pub fn has_stream_k(kernel: &str) -> bool {
-    tile_of(kernel).is_some_and(|(bm, bn, _)| bm == 128 && bn <= 192)
-}
-
 /// CTAs per cluster (along M, sharing B tiles) of a kernel of [`VARIANTS`].
 ///
 /// ```
@@ -137,6 +124,23 @@ pub fn cluster_of(kernel: &str) -> u32 {
 /// assert_eq!(choose(128, 24576, 1536, 132), KERNEL);
 /// ```
 pub fn choose(m: usize, n: usize, k: usize, sms: u32) -> &'static str {
+    plan(m, n, k, sms).0
+}
+
+/// [`choose`] with the split-K count: the least estimate over the kernels
+/// and, where a kernel's units leave SMs idle, every split count
+/// ([`TileShape::cost_best_split`](super::cost_model::TileShape::cost_best_split)).
+/// Split counts > 1 run as [`Fp8GemmPlan::set_split_k`].
+///
+/// ```
+/// use baton_runtime::gemm::fp8::{plan, KERNEL_128X64};
+/// // 16 tiles of 128×64, K = 32768 (256 K blocks of 128): each split 7
+/// // ways (112 CTAs; an 8th worker per tile saves less DRAM time than its
+/// // partial costs to hand over).
+/// let (kernel, cost) = plan(32, 1024, 32768, 132);
+/// assert_eq!((kernel, cost.units, cost.splits), (KERNEL_128X64, 16, 7));
+/// ```
+pub fn plan(m: usize, n: usize, k: usize, sms: u32) -> (&'static str, super::cost_model::TileCost) {
     use super::cost_model::{Machine, Problem, TileShape, cheapest};
     let tile = |bm, bn, speed| TileShape {
         bm,
@@ -151,25 +155,15 @@ pub fn choose(m: usize, n: usize, k: usize, sms: u32) -> &'static str {
         (KERNEL_256X128, tile(256, 128, 1.1)),
     ];
     let problem = Problem::fp8(m, n, k);
-    cheapest(&candidates, |_, t| {
-        t.cost(&problem, &Machine::H100_FP8, sms)
+    let cost =
+        |_, t: &TileShape| t.cost_best_split(&problem, &Machine::H100_FP8, sms, sms as usize);
+    cheapest(&candidates, cost).unwrap_or_else(|| {
+        (
+            KERNEL,
+            candidates[1].1.cost(&problem, &Machine::H100_FP8, sms),
+        )
     })
-    .map_or(KERNEL, |(kernel, _)| kernel)
 }
-
-/// Which FP8 kernels have stream-K ([`Fp8GemmPlan::set_stream_k`]), in
-/// words for [`GemmError::NoStreamK`].
-///
-/// ```
-/// use baton_runtime::gemm::fp8::{STREAM_K_RULE, VARIANTS, has_stream_k, tile_of};
-/// for k in VARIANTS {
-///     let (bm, bn, _) = tile_of(k).unwrap();
-///     let named = STREAM_K_RULE.contains(&format!("{bm}x{bn}"));
-///     assert_eq!(has_stream_k(k), named, "{k}");
-/// }
-/// ```
-pub const STREAM_K_RULE: &str = "stream-K splits one-wave tiles only (128 rows, at most 192 columns): \
-     use a 128x64, 128x128 (incl. _db, _db_c2) or 128x192 kernel";
 
 /// Threads per CTA: producer warpgroup + 2 MMA/promotion warpgroups.
 pub const THREADS: u32 = 384;
@@ -279,8 +273,12 @@ impl<'a> Fp8GemmPlan<'a> {
         d: &'a mut CudaSlice<u16>,
         mnk: (usize, usize, usize),
     ) -> Result<Self> {
-        let kernel = choose(mnk.0, mnk.1, mnk.2, gpu.sm_count());
-        Self::with_kernel(gpu, kernels, kernel, a, b, a_scales, b_scales, d, mnk)
+        let (kernel, cost) = plan(mnk.0, mnk.1, mnk.2, gpu.sm_count());
+        let mut plan = Self::with_kernel(gpu, kernels, kernel, a, b, a_scales, b_scales, d, mnk)?;
+        if cost.splits > 1 {
+            plan.set_split_k(gpu, cost.splits as u32)?;
+        }
+        Ok(plan)
     }
 
     /// [`new`](Self::new) with an explicit kernel variant (one of [`VARIANTS`]).
@@ -453,16 +451,11 @@ impl<'a> Fp8GemmPlan<'a> {
     /// default): every unit whole. Allocates the fixup workspace (one fp32
     /// tile and two flags per CTA) once.
     ///
-    /// Errors: `min_segment == 0`, a kernel without stream-K (two-wave
-    /// tiles, see [`has_stream_k`]), or the allocation failing.
+    /// Every kernel has stream-K (two-wave tiles hand over both waves'
+    /// accumulators).
+    ///
+    /// Errors: `min_segment == 0`, or the allocation failing.
     pub fn set_stream_k(&mut self, gpu: &Gpu, min_segment: Option<u32>) -> Result<()> {
-        if min_segment.is_some() && !has_stream_k(self.name) {
-            return Err(GemmError::NoStreamK {
-                kernel: self.name.into(),
-                rule: STREAM_K_RULE,
-            }
-            .into());
-        }
         self.stream_k = match min_segment {
             Some(s) => Some(StreamKWorkspace::new(
                 gpu,
@@ -485,6 +478,43 @@ impl<'a> Fp8GemmPlan<'a> {
     /// The stream-K minimum segment, or `None` when stream-K is off.
     pub fn stream_k(&self) -> Option<u32> {
         self.stream_k.as_ref().map(StreamKWorkspace::min_segment)
+    }
+
+    /// Split-K: each work unit's K blocks (of 128) are cut into `splits`
+    /// contiguous ranges (±1 K block) on `splits` workers, `units · splits`
+    /// workers in all (the stream-K schedule on that grid); each unit's
+    /// first worker adds the others' promoted fp32 partials in worker order,
+    /// so the result has the same bits on every launch. `splits == 1` turns
+    /// split-K (and stream-K) off.
+    ///
+    /// Errors: [`GemmError::SplitKCount`] unless `1 ≤ splits ≤ min(slots /
+    /// units, K / 128)`.
+    ///
+    /// ```no_run
+    /// # fn f(plan: &mut baton_runtime::gemm::fp8::Fp8GemmPlan<'_>, gpu: &baton_runtime::Gpu) -> baton_runtime::Result<()> {
+    /// plan.set_split_k(gpu, 4)?;
+    /// assert_eq!(plan.split_k(), Some(4));
+    /// plan.run(gpu)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn set_split_k(&mut self, gpu: &Gpu, splits: u32) -> Result<()> {
+        let units =
+            self.m.div_ceil(self.tile.0).div_ceil(self.cluster) * self.n.div_ceil(self.tile.1);
+        let shape = (units, self.k / SCALE_BLOCK as u32, self.slots);
+        if splits == 1 {
+            super::stream_k::check_split_k(splits, shape.0, shape.1, shape.2)?;
+            self.stream_k = None;
+            return Ok(());
+        }
+        let ws =
+            StreamKWorkspace::split_k(gpu, splits, shape, self.cluster, self.tile.0 * self.tile.1)?;
+        self.stream_k = Some(ws);
+        Ok(())
+    }
+
+    /// Workers per unit when split-K is on ([`set_split_k`](Self::set_split_k)).
+    pub fn split_k(&self) -> Option<u32> {
+        self.stream_k.as_ref().and_then(StreamKWorkspace::splits)
     }
 
     /// CTAs launched: one per SM (clusters: as many as fit at once), or

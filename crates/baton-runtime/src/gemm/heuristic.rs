@@ -40,6 +40,27 @@ impl GemmConfig {
         }
     }
 
+    /// The most split-K workers per unit the heuristic considers with
+    /// `slots` workers resident: `slots` for single-CTA tiles, 1 for
+    /// clusters. Splits pay only where units are few, which at these sizes
+    /// means few tile rows (small M), and a cluster's second tile row there
+    /// lies past M: every split worker would hold two SMs for one row of
+    /// tiles. (`GemmPlan::set_split_k` still runs clusters split.) 1 for
+    /// ping-pong configurations, which have no split-K.
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert_eq!(GemmConfig::T128x64.max_splits(132), 132);
+    /// assert_eq!(GemmConfig::T128x256C2.max_splits(66), 1);
+    /// ```
+    pub const fn max_splits(self, slots: u32) -> usize {
+        if self.cluster_m() == 1 && !self.is_pingpong() {
+            slots as usize
+        } else {
+            1
+        }
+    }
+
     /// This configuration as the [cost model](super::cost_model) sees it.
     ///
     /// ```
@@ -122,9 +143,32 @@ impl GemmConfig {
         k: usize,
         slots_of: impl Fn(GemmConfig) -> u32,
     ) -> GemmConfig {
+        Self::plan_for(target, m, n, k, slots_of).0
+    }
+
+    /// [`choose_for`](Self::choose_for) with the split-K count: Hopper's
+    /// [`plan_with_slots`](Self::plan_with_slots), or Blackwell's one
+    /// configuration unsplit.
+    ///
+    /// ```
+    /// use baton_runtime::{Target, gemm::GemmConfig};
+    /// let slots = |c: GemmConfig| 132 / c.cluster_m();
+    /// assert_eq!(GemmConfig::plan_for(Target::Sm90a, 8, 1024, 32768, slots), (GemmConfig::T128x64, 8));
+    /// assert_eq!(GemmConfig::plan_for(Target::Sm100a, 1, 4096, 4096, slots).1, 1);
+    /// ```
+    pub fn plan_for(
+        target: Target,
+        m: usize,
+        n: usize,
+        k: usize,
+        slots_of: impl Fn(GemmConfig) -> u32,
+    ) -> (GemmConfig, u32) {
         match target {
-            Target::Sm90a => Self::choose_with_slots(m, n, k, slots_of),
-            Target::Sm100a => GemmConfig::Sm100T128x256,
+            Target::Sm90a => {
+                let (c, cost) = Self::plan_with_slots(m, n, k, slots_of);
+                (c, cost.splits as u32)
+            }
+            Target::Sm100a => (GemmConfig::Sm100T128x256, 1),
         }
     }
 
@@ -143,7 +187,7 @@ impl GemmConfig {
         k: usize,
         slots_of: impl Fn(GemmConfig) -> u32,
     ) -> GemmConfig {
-        Self::choose_among(&GemmConfig::CANDIDATES, m, n, k, slots_of)
+        Self::plan_with_slots(m, n, k, slots_of).0
     }
 
     /// The sm_90a configurations the heuristic chooses among: the
@@ -165,24 +209,59 @@ impl GemmConfig {
         GemmConfig::T128x128PingPong,
     ];
 
-    /// [`choose_with_slots`](Self::choose_with_slots) among `candidates`
-    /// only (e.g. the cooperative [`ALL`](Self::ALL), which run stream-K).
+    /// The configuration and split-K count for an M×N×K problem: the least
+    /// estimate over the [`CANDIDATES`](Self::CANDIDATES) and, where a
+    /// cooperative configuration's units leave slots idle, every split
+    /// count ([`TileShape::cost_best_split`]: each unit's K blocks on
+    /// `splits` workers, `units · splits ≤ slots`). Split counts > 1 run as
+    /// [`GemmPlan::set_split_k`](super::GemmPlan::set_split_k). Ping-pong
+    /// configurations are costed whole, with their hidden epilogue
+    /// ([`cost`](Self::cost)).
     ///
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
-    /// let c = GemmConfig::choose_among(&GemmConfig::ALL, 4096, 4096, 4096, |c| 132 / c.cluster_m());
+    /// // 16 output tiles of 128×64, K = 32768 (512 K blocks): each split 8 ways.
+    /// let (c, cost) = GemmConfig::plan_with_slots(8, 1024, 32768, |c| 132 / c.cluster_m());
+    /// assert_eq!((c, cost.units, cost.splits), (GemmConfig::T128x64, 16, 8));
+    /// ```
+    pub fn plan_with_slots(
+        m: usize,
+        n: usize,
+        k: usize,
+        slots_of: impl Fn(GemmConfig) -> u32,
+    ) -> (GemmConfig, TileCost) {
+        Self::plan_among(&GemmConfig::CANDIDATES, m, n, k, slots_of)
+    }
+
+    /// [`plan_with_slots`](Self::plan_with_slots) among `candidates` only
+    /// (e.g. the cooperative [`ALL`](Self::ALL), which run stream-K).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// let (c, _) = GemmConfig::plan_among(&GemmConfig::ALL, 4096, 4096, 4096, |c| 132 / c.cluster_m());
     /// assert!(!c.is_pingpong());
     /// ```
-    pub fn choose_among(
+    pub fn plan_among(
         candidates: &[GemmConfig],
         m: usize,
         n: usize,
         k: usize,
         slots_of: impl Fn(GemmConfig) -> u32,
-    ) -> GemmConfig {
+    ) -> (GemmConfig, TileCost) {
         let candidates: Vec<_> = candidates.iter().map(|&c| (c, c.tile_shape())).collect();
-        cheapest(&candidates, |c, _| c.cost(m, n, k, slots_of(c)))
-            .map_or(GemmConfig::T128x256, |(c, _)| c)
+        let p = Problem::bf16(m, n, k);
+        let cost = |c: GemmConfig, t: &TileShape| {
+            let slots = slots_of(c);
+            if c.is_pingpong() {
+                c.cost(m, n, k, slots)
+            } else {
+                t.cost_best_split(&p, &Machine::H100_BF16, slots, c.max_splits(slots))
+            }
+        };
+        cheapest(&candidates, cost).unwrap_or_else(|| {
+            let c = GemmConfig::T128x256;
+            (c, c.cost(m, n, k, slots_of(c)))
+        })
     }
 }
 
@@ -253,7 +332,7 @@ mod tests {
             assert!(c.math_us > c.dram_us, "math-bound: {c:?}");
         }
         assert_eq!(
-            GemmConfig::choose_among(&GemmConfig::ALL, m, n, k, h100_slots),
+            GemmConfig::plan_among(&GemmConfig::ALL, m, n, k, h100_slots).0,
             GemmConfig::T128x224C2
         );
         let pp = GemmConfig::T128x128PingPong.cost(m, n, k, 132);
@@ -335,11 +414,17 @@ mod tests {
         }
         for (n, k) in [(7168, 16384), (24576, 1536)] {
             for m in [8, 16, 32, 64, 96, 128, 160, 192, 256] {
+                // Split-K does not pay here: 112 units or more already.
                 // M > 128: T128x128 until session 8; ping-pong 128×128 hides
                 // the epilogue at a higher per-SM speed (predicted pick on
                 // these shapes, not measured on them).
-                let want = if m <= 128 { T128x64 } else { T128x128PingPong };
-                assert_eq!(GemmConfig::choose(m, n, k, 132), want, "{m}x{n}x{k}");
+                let want = if m <= 128 {
+                    (T128x64, 1)
+                } else {
+                    (T128x128PingPong, 1)
+                };
+                let (c, cost) = GemmConfig::plan_with_slots(m, n, k, h100_slots);
+                assert_eq!((c, cost.splits as u32), want, "{m}x{n}x{k}");
                 let want = if m <= 128 && n == 7168 {
                     fp8::KERNEL_128X64
                 } else {
@@ -372,11 +457,21 @@ mod tests {
             1, 8, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536,
         ] {
             for (n, k) in [(4096, 4096), (1024, 32768), (4104, 4104), (5000, 3000)] {
-                let pick = GemmConfig::choose_with_slots(m, n, k, h100_slots);
-                let best = pick.cost(m, n, k, h100_slots(pick)).estimate_us();
+                let (pick, cost) = GemmConfig::plan_with_slots(m, n, k, h100_slots);
+                let best = cost.estimate_us();
                 assert!(best.is_finite() && best > 0.0);
+                assert!(cost.splits == 1 || cost.units * cost.splits <= cost.slots);
                 for c in GemmConfig::ALL {
-                    let e = c.cost(m, n, k, h100_slots(c)).estimate_us();
+                    let slots = h100_slots(c);
+                    let e = c
+                        .tile_shape()
+                        .cost_best_split(
+                            &Problem::bf16(m, n, k),
+                            &Machine::H100_BF16,
+                            slots,
+                            c.max_splits(slots),
+                        )
+                        .estimate_us();
                     assert!(
                         e >= best * (1.0 - super::super::cost_model::EQUAL_WITHIN),
                         "{m}x{n}x{k}: {c:?} {e} < {pick:?} {best}"

@@ -111,8 +111,8 @@ enum BenchWhat {
         /// Write every result (shape, config, times, ratios, TFLOP/s, GB/s, checks) as JSON here.
         #[arg(long)]
         json: Option<std::path::PathBuf>,
-        /// Force a tile configuration (128x256c2, 128x256, 128x128c2, 128x128, 128x64) instead of
-        /// the heuristic.
+        /// Force a tile configuration (128x256c2, 128x256, 128x224c2, 128x128c2, 128x128, 128x64,
+        /// 128x128-pingpong, 128x128c2-pingpong) instead of the heuristic.
         #[arg(long, value_parser = parse_config)]
         config: Option<GemmConfig>,
         /// Rasterization group (rows of work units walked together; tuning).
@@ -221,7 +221,7 @@ enum BenchWhat {
 }
 
 fn parse_config(s: &str) -> Result<GemmConfig, String> {
-    let all = || GemmConfig::ALL.into_iter().chain(GemmConfig::SM100);
+    let all = || GemmConfig::SM90.into_iter().chain(GemmConfig::SM100);
     all().find(|c| c.name() == s).ok_or_else(|| {
         let names: Vec<String> = all().map(|c| c.name()).collect();
         format!(

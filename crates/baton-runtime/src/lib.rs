@@ -109,6 +109,16 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
+        name: "baton_gemm_bf16_128x128_pingpong",
+        about: "bf16 GEMM, ping-pong: 128x128x64 tiles, each consumer warpgroup owns whole tiles, epilogue under the other's main loop",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_bf16_128x128_pingpong_c2",
+        about: "bf16 GEMM, ping-pong 128x128x64 tiles, 2-CTA clusters sharing B by TMA multicast",
+        hot: true,
+    },
+    KernelInfo {
         name: "baton_gemm_fp8_blockwise_128x128",
         about: "blockwise-scaled FP8 GEMM (e4m3, 1x128 A / 128x128 B scales, per-K promotion), 128x128x128 tiles, 6 stages",
         hot: true,

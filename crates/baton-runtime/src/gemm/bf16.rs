@@ -38,6 +38,13 @@ pub enum GemmConfig {
     T128x128C2,
     /// 128×64 tiles, 8 stages, `wgmma.m64n64k16`: few, skinny tiles (small M).
     T128x64,
+    /// Ping-pong 128×128 tiles, 6 stages: each consumer warpgroup owns
+    /// whole tiles (2 × `wgmma.m64n128k16` per K step) and the two take
+    /// turns (`baton::ordered_barrier`), so one's epilogue runs under the
+    /// other's main loop. No stream-K.
+    T128x128PingPong,
+    /// Ping-pong 128×128 tiles in 2-CTA clusters with B multicast.
+    T128x128PingPongC2,
     /// Blackwell (sm_100a): 128×256×64 tiles, 4 stages, `tcgen05.mma` into
     /// two TMEM accumulator stages, 256 threads
     /// (`kernels/roles/src/gemm_sm100.rs`). **Assembled, never run.**
@@ -45,7 +52,8 @@ pub enum GemmConfig {
 }
 
 impl GemmConfig {
-    /// Every configuration.
+    /// Every cooperative sm_90a configuration (both consumer warpgroups on
+    /// one tile; they run stream-K).
     pub const ALL: [GemmConfig; 6] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
@@ -55,13 +63,51 @@ impl GemmConfig {
         GemmConfig::T128x64,
     ];
 
+    /// The ping-pong sm_90a configurations ([`is_pingpong`](Self::is_pingpong)):
+    /// no stream-K.
+    pub const PINGPONG: [GemmConfig; 2] =
+        [GemmConfig::T128x128PingPongC2, GemmConfig::T128x128PingPong];
+
+    /// Every sm_90a configuration: [`ALL`](Self::ALL), then
+    /// [`PINGPONG`](Self::PINGPONG).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert_eq!(GemmConfig::SM90.len(), GemmConfig::ALL.len() + GemmConfig::PINGPONG.len());
+    /// ```
+    pub const SM90: [GemmConfig; 8] = [
+        GemmConfig::T128x256C2,
+        GemmConfig::T128x256,
+        GemmConfig::T128x224C2,
+        GemmConfig::T128x128C2,
+        GemmConfig::T128x128,
+        GemmConfig::T128x64,
+        GemmConfig::T128x128PingPongC2,
+        GemmConfig::T128x128PingPong,
+    ];
+
+    /// Whether this is a ping-pong configuration (each consumer warpgroup
+    /// owns whole tiles, in turns); those have no stream-K.
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert!(GemmConfig::T128x128PingPong.is_pingpong());
+    /// assert!(!GemmConfig::T128x128.is_pingpong());
+    /// ```
+    pub const fn is_pingpong(self) -> bool {
+        matches!(
+            self,
+            GemmConfig::T128x128PingPong | GemmConfig::T128x128PingPongC2
+        )
+    }
+
     /// The Blackwell (sm_100a) configurations.
     pub const SM100: [GemmConfig; 1] = [GemmConfig::Sm100T128x256];
 
     /// The configurations for GPUs of `target`.
     pub const fn for_target(target: Target) -> &'static [GemmConfig] {
         match target {
-            Target::Sm90a => &Self::ALL,
+            Target::Sm90a => &Self::SM90,
             Target::Sm100a => &Self::SM100,
         }
     }
@@ -121,6 +167,8 @@ impl GemmConfig {
             GemmConfig::T128x128 => &bf16_abi::GEMM_128X128,
             GemmConfig::T128x128C2 => &bf16_abi::GEMM_128X128_C2,
             GemmConfig::T128x64 => &bf16_abi::GEMM_128X64,
+            GemmConfig::T128x128PingPong => &bf16_abi::GEMM_128X128_PINGPONG,
+            GemmConfig::T128x128PingPongC2 => &bf16_abi::GEMM_128X128_PINGPONG_C2,
             GemmConfig::Sm100T128x256 => return None,
         })
     }
@@ -132,7 +180,10 @@ impl GemmConfig {
                 (128, 256, 64)
             }
             GemmConfig::T128x224C2 => (128, 224, 64),
-            GemmConfig::T128x128 | GemmConfig::T128x128C2 => (128, 128, 64),
+            GemmConfig::T128x128
+            | GemmConfig::T128x128C2
+            | GemmConfig::T128x128PingPong
+            | GemmConfig::T128x128PingPongC2 => (128, 128, 64),
             GemmConfig::T128x64 => (128, 64, 64),
         }
     }
@@ -151,12 +202,21 @@ impl GemmConfig {
     /// CTAs per cluster along M (sharing B tiles by multicast).
     pub const fn cluster_m(self) -> u32 {
         match self {
-            GemmConfig::T128x256C2 | GemmConfig::T128x224C2 | GemmConfig::T128x128C2 => 2,
+            GemmConfig::T128x256C2
+            | GemmConfig::T128x224C2
+            | GemmConfig::T128x128C2
+            | GemmConfig::T128x128PingPongC2 => 2,
             _ => 1,
         }
     }
 
-    /// Short name: `128x256`, `128x256c2`, … (`sm100-128x256` on Blackwell).
+    /// Short name: `128x256`, `128x256c2`, … (`sm100-128x256` on
+    /// Blackwell, `128x128-pingpong` for ping-pong).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert_eq!(GemmConfig::T128x128PingPongC2.name(), "128x128c2-pingpong");
+    /// ```
     pub fn name(self) -> String {
         let (bm, bn, _) = self.tile();
         let arch = if self.target() == Target::Sm100a {
@@ -165,8 +225,9 @@ impl GemmConfig {
             ""
         };
         format!(
-            "{arch}{bm}x{bn}{}",
-            if self.cluster_m() > 1 { "c2" } else { "" }
+            "{arch}{bm}x{bn}{}{}",
+            if self.cluster_m() > 1 { "c2" } else { "" },
+            if self.is_pingpong() { "-pingpong" } else { "" }
         )
     }
 
@@ -364,7 +425,10 @@ impl<'a> GemmPlan<'a> {
             }
             if splits > 1 {
                 plan.set_split_k(gpu, splits)?;
-            } else if config.target() == Target::Sm90a && stream_k_pays(plan.units(), plan.slots) {
+            } else if config.target() == Target::Sm90a
+                && !config.is_pingpong()
+                && stream_k_pays(plan.units(), plan.slots)
+            {
                 plan.set_stream_k(gpu, Some(STREAM_K_MIN_SEGMENT))?;
                 plan.set_stream_k_extra_waves(0)?;
             }
@@ -494,10 +558,10 @@ impl<'a> GemmPlan<'a> {
             self.stream_k = None;
             return Ok(());
         };
-        if self.config.target() != Target::Sm90a {
+        if self.config.target() != Target::Sm90a || self.config.is_pingpong() {
             return Err(GemmError::NoStreamK {
                 kernel: self.config.name(),
-                rule: "stream-K is implemented by the sm_90a configurations only",
+                rule: "stream-K is implemented by the cooperative sm_90a configurations only (GemmConfig::ALL)",
             }
             .into());
         }
@@ -539,10 +603,10 @@ impl<'a> GemmPlan<'a> {
     /// # Ok(()) }
     /// ```
     pub fn set_split_k(&mut self, gpu: &Gpu, splits: u32) -> Result<()> {
-        if self.config.target() != Target::Sm90a {
+        if self.config.target() != Target::Sm90a || self.config.is_pingpong() {
             return Err(GemmError::NoStreamK {
                 kernel: self.config.name(),
-                rule: "split-K is implemented by the sm_90a configurations only",
+                rule: "split-K is implemented by the cooperative sm_90a configurations only (GemmConfig::ALL)",
             }
             .into());
         }

@@ -22,6 +22,13 @@
 //!   floor under the math time ([`TileCost::estimate_us`] is the larger).
 //!   Fewer busy SMs pull less bandwidth ([`dram_share`]); where two
 //!   configurations are equally DRAM-bound the one with less math wins.
+//! * **L2 → SM operand traffic.** Every tile's TMA loads bring its A rows
+//!   and B columns (B halved per CTA in a multicast cluster) over all of K
+//!   from L2 into shared memory; their total over the problem, at the
+//!   measured L2 rate ([`Machine::l2_bytes_per_s`]; lower when a row of A
+//!   or B is not a multiple of 128 bytes, so a TMA box row straddles
+//!   sectors), is a second floor (session 8: 128×128 tiles, which move
+//!   twice the bytes per FLOP of 128×256 pairs, were bound by it).
 //! * **Measured speed.** Each tile shape's measured throughput per SM
 //!   relative to the family's reference tile ([`TileShape::speed`], from
 //!   BENCHMARKS.md) scales its math time.
@@ -53,6 +60,13 @@
 /// 2048-K tile, i.e. 1–2 K blocks of 64).
 pub const TILE_OVERHEAD_K_BLOCKS: f64 = 1.5;
 
+/// Per-tile fixed cost of a ping-pong configuration, in K blocks: its
+/// epilogue runs under the other consumer warpgroup's main loop, so what
+/// remains is the hand-over of the tensor cores and the pipeline fill at
+/// the first tile (predicted, session 8; BENCHMARKS.md "Session 8 —
+/// ping-pong" compares it with the measurement).
+pub const PINGPONG_TILE_OVERHEAD_K_BLOCKS: f64 = 0.5;
+
 /// The share of the DRAM bandwidth a kernel reaches with `busy` of the
 /// GPU's SMs loading: 0.8 with half of them, 1.0 with all (linear between;
 /// the TMA tile copy reached 0.785 of a device-to-device copy with 66 CTAs
@@ -82,6 +96,11 @@ pub struct Machine {
     pub flops_per_sm: f64,
     /// DRAM bandwidth (bytes read + written per second).
     pub dram_bytes_per_s: f64,
+    /// Operand bytes per second the SMs' TMA loads reach from L2 in
+    /// total, rows of A and B 128-byte aligned.
+    pub l2_bytes_per_s: f64,
+    /// The same when the operand rows are not a multiple of 128 bytes.
+    pub l2_unaligned_bytes_per_s: f64,
     /// The rate at which one CTA writes or reads a fp32 partial tile of the
     /// split-K / stream-K fixup (through L2), bytes per second.
     pub fixup_bytes_per_s: f64,
@@ -95,18 +114,27 @@ impl Machine {
     /// 256×5000×4096 spent about 13 µs past its math on 3 · 128 KiB of
     /// partials; 8-way splits of 128×64 tiles at N = 1024, K = 32768 about
     /// 3–5 µs on 8 · 32 KiB).
+    ///
+    /// L2: 128×128 tiles (ping-pong and cooperative) on the session-8
+    /// sweep moved up to 11.6 TB/s of operands (the rate taken), and 4.7–5.0
+    /// TB/s at K = 2056 (rows of 4112 bytes) whatever the tile.
     pub const H100_BF16: Machine = Machine {
         flops_per_sm: 6.0e12,
         dram_bytes_per_s: 2.9e12,
         fixup_bytes_per_s: 50.0e9,
+        l2_bytes_per_s: 11.6e12,
+        l2_unaligned_bytes_per_s: 4.8e12,
     };
     /// H100 SXM, blockwise FP8: 128×128 tiles at 8192³ ran ≈ 1180 TFLOP/s
     /// on 132 SMs (9.0 TFLOP/s per SM); DRAM and fixup as
-    /// [`Machine::H100_BF16`].
+    /// [`Machine::H100_BF16`]. The L2 floor is not calibrated for FP8 (no
+    /// floor: infinite rates).
     pub const H100_FP8: Machine = Machine {
         flops_per_sm: 9.0e12,
         dram_bytes_per_s: 2.9e12,
         fixup_bytes_per_s: 50.0e9,
+        l2_bytes_per_s: f64::INFINITY,
+        l2_unaligned_bytes_per_s: f64::INFINITY,
     };
 }
 
@@ -195,6 +223,10 @@ pub struct TileCost {
     /// Time of the DRAM traffic (operands once per wave, D once) at the
     /// [`dram_share`] of the first wave's busy slots, µs.
     pub dram_us: f64,
+    /// Time of the tiles' operand loads from L2 at the machine's L2 rate
+    /// (every tile's A rows and its CTA's share of B columns over the
+    /// K blocks), µs.
+    pub l2_us: f64,
     /// Workers per unit (split-K; 1: every unit whole).
     pub splits: usize,
     /// Time of the split-K fixup per wave (0 without a split), µs.
@@ -202,10 +234,10 @@ pub struct TileCost {
 }
 
 impl TileCost {
-    /// The estimate: the math time, or the DRAM time where that is longer,
-    /// plus the split-K fixup.
+    /// The estimate: the math time, or the DRAM or L2 time where one of
+    /// those is longer, plus the split-K fixup.
     pub fn estimate_us(&self) -> f64 {
-        self.math_us.max(self.dram_us) + self.fixup_us
+        self.math_us.max(self.dram_us).max(self.l2_us) + self.fixup_us
     }
 }
 
@@ -236,6 +268,29 @@ impl TileShape {
         self.cost_split(p, machine, slots, 1)
     }
 
+    /// [`cost`](Self::cost) with a per-tile fixed cost of
+    /// `overhead_k_blocks` K blocks instead of [`TILE_OVERHEAD_K_BLOCKS`]
+    /// (ping-pong configurations hide their epilogue:
+    /// [`PINGPONG_TILE_OVERHEAD_K_BLOCKS`]); every unit whole.
+    ///
+    /// ```
+    /// use baton_runtime::gemm::cost_model::{Machine, Problem, TileShape, TILE_OVERHEAD_K_BLOCKS};
+    /// let t = TileShape { bm: 128, bn: 128, bk: 64, cluster_m: 1, speed: 1.0 };
+    /// let p = Problem::bf16(4096, 4096, 4096);
+    /// let hidden = t.cost_with_overhead(&p, &Machine::H100_BF16, 132, 0.0);
+    /// let coop = t.cost_with_overhead(&p, &Machine::H100_BF16, 132, TILE_OVERHEAD_K_BLOCKS);
+    /// assert!((coop.math_us / hidden.math_us - (64.0 + 1.5) / 64.0).abs() < 1e-12);
+    /// ```
+    pub fn cost_with_overhead(
+        &self,
+        p: &Problem,
+        machine: &Machine,
+        slots: u32,
+        overhead_k_blocks: f64,
+    ) -> TileCost {
+        self.cost_split_with_overhead(p, machine, slots, 1, overhead_k_blocks)
+    }
+
     /// [`cost`](Self::cost) with each unit's K blocks split across
     /// `splits ≥ 1` workers (0 is taken as 1): `slots / splits` units per
     /// wave, each worker running `⌈K blocks / splits⌉` K blocks, plus the
@@ -257,6 +312,27 @@ impl TileShape {
         slots: u32,
         splits: usize,
     ) -> TileCost {
+        self.cost_split_with_overhead(p, machine, slots, splits, TILE_OVERHEAD_K_BLOCKS)
+    }
+
+    /// [`cost_split`](Self::cost_split) with a per-tile fixed cost of
+    /// `overhead_k_blocks` K blocks ([`cost_with_overhead`](Self::cost_with_overhead)).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::cost_model::{Machine, Problem, TileShape};
+    /// let t = TileShape { bm: 128, bn: 128, bk: 64, cluster_m: 1, speed: 1.0 };
+    /// let p = Problem::bf16(4096, 4096, 4096);
+    /// let c = t.cost_split_with_overhead(&p, &Machine::H100_BF16, 132, 1, 0.5);
+    /// assert_eq!(c, t.cost_with_overhead(&p, &Machine::H100_BF16, 132, 0.5));
+    /// ```
+    pub fn cost_split_with_overhead(
+        &self,
+        p: &Problem,
+        machine: &Machine,
+        slots: u32,
+        splits: usize,
+        overhead_k_blocks: f64,
+    ) -> TileCost {
         let slots = (slots as usize).max(1);
         let splits = splits.max(1);
         let cm = self.cluster_m.max(1);
@@ -266,7 +342,7 @@ impl TileShape {
         // Units running at once: every slot holds one worker of a unit.
         let per_wave = (slots / splits).max(1);
         let waves = units.div_ceil(per_wave);
-        let k_blocks = p.k.div_ceil(self.bk).div_ceil(splits) as f64 + TILE_OVERHEAD_K_BLOCKS;
+        let k_blocks = p.k.div_ceil(self.bk).div_ceil(splits) as f64 + overhead_k_blocks;
         let tile_flops = 2.0 * (self.bm * self.bn * self.bk) as f64 * k_blocks;
         let math_s = waves as f64 * tile_flops / (machine.flops_per_sm * self.speed);
         // DRAM: each wave reads the A rows and B columns its units span
@@ -292,6 +368,18 @@ impl TileShape {
         } else {
             0.0
         };
+        // L2 → SM: each tile loads BM rows of A and BN / cluster_m columns
+        // of B per K block (split or not: the splits load disjoint K).
+        let tiles = (units * cm) as f64;
+        let k_loaded = (p.k.div_ceil(self.bk) * self.bk) as f64;
+        let l2_bytes =
+            tiles * (self.bm as f64 + self.bn as f64 / cm as f64) * k_loaded * p.operand_bytes;
+        let row_bytes = p.k as f64 * p.operand_bytes;
+        let l2_rate = if row_bytes % 128.0 == 0.0 {
+            machine.l2_bytes_per_s
+        } else {
+            machine.l2_unaligned_bytes_per_s
+        };
         TileCost {
             units,
             slots,
@@ -300,6 +388,7 @@ impl TileShape {
             tile_efficiency: (p.m * p.n) as f64 / (units * cm * self.bm * self.bn) as f64,
             math_us: math_s * 1e6,
             dram_us: bytes / bandwidth * 1e6,
+            l2_us: l2_bytes / l2_rate * 1e6,
             splits,
             fixup_us: fixup_s * 1e6,
         }

@@ -71,6 +71,23 @@ use baton_kernels_abi::gemm_bf16::{
 pub use baton_kernels_abi::gemm_bf16::{BK, BM};
 use baton_kernels_abi::gemm_params::{GemmBf16Params, StreamKParams};
 
+/// The BF16 entry `$name`'s tensor maps `(A, B, C, D, A tail)` as generic
+/// addresses into its parameter space: the maps stay there by value (no
+/// copy) and TMA reads them through these addresses.
+macro_rules! param_maps {
+    ($name:ident) => {{
+        let params = baton::entry_param_address!($name);
+        let map = |offset: usize| params.wrapping_add(offset) as *const TensorMap;
+        (
+            map(core::mem::offset_of!(GemmBf16Params, tma_a)),
+            map(core::mem::offset_of!(GemmBf16Params, tma_b)),
+            map(core::mem::offset_of!(GemmBf16Params, tma_c)),
+            map(core::mem::offset_of!(GemmBf16Params, tma_d)),
+            map(core::mem::offset_of!(GemmBf16Params, tma_a_tail)),
+        )
+    }};
+}
+
 macro_rules! gemm_entry {
     ($(#[$doc:meta])* $spec:path, $name:ident, $bn:literal, $bnh:literal, $acc:literal, $cluster:literal, $mma:ty) => {
         baton::kernel! {
@@ -103,17 +120,7 @@ macro_rules! gemm_entry {
             /// loads only those), otherwise it is never read.
             pub fn $name(p: GemmBf16Params) {
                 let GemmBf16Params { m, n, k, group_m, alpha, beta, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves }, tail_rows, .. } = p;
-                // The tensor maps stay in the parameter space (by value, no
-                // copy): TMA reads them through their generic addresses.
-                let params = baton::entry_param_address!($name);
-                let map = |offset: usize| params.wrapping_add(offset) as *const TensorMap;
-                let (tma_a, tma_b, tma_c, tma_d, tma_a_tail) = (
-                    map(core::mem::offset_of!(GemmBf16Params, tma_a)),
-                    map(core::mem::offset_of!(GemmBf16Params, tma_b)),
-                    map(core::mem::offset_of!(GemmBf16Params, tma_c)),
-                    map(core::mem::offset_of!(GemmBf16Params, tma_d)),
-                    map(core::mem::offset_of!(GemmBf16Params, tma_a_tail)),
-                );
+                let (tma_a, tma_b, tma_c, tma_d, tma_a_tail) = param_maps!($name);
                 const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<GemmSmem<$bn, { stages_for($bn) }>>(), "the spec's shared memory is not this entry's layout") };
                 // SAFETY: forwarded to the kernel's contract.
                 let fixup = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
@@ -172,7 +179,8 @@ macro_rules! pingpong_entry {
             /// implemented: the stream-K parameters are ignored (every unit
             /// is computed whole; the buffers are never touched).
             pub fn $name(p: GemmBf16Params) {
-                let GemmBf16Params { tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta, stream_k: _, tma_a_tail, tail_rows } = p;
+                let GemmBf16Params { m, n, k, group_m, alpha, beta, tail_rows, .. } = p;
+                let (tma_a, tma_b, tma_c, tma_d, tma_a_tail) = param_maps!($name);
                 const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<PingPongSmem<$bn, { stages_for($bn) }>>(), "the spec's shared memory is not this entry's layout") };
                 // SAFETY: forwarded to the kernel's contract.
                 unsafe { gemm_pingpong::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, (alpha, beta), (tma_a_tail, tail_rows)) }

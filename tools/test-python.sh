@@ -8,7 +8,8 @@
 # The environment (default target/python-venv, or $BATON_PY_VENV) is made
 # once and reused: the first run downloads torch from PyPI (its Linux wheel
 # with the CUDA libraries it depends on, ~5.4 GB installed; 4 min 43 s on
-# the CI machine, 2026-11-24), later runs only check it. The Rust build
+# the CI machine, 2026-11-24; --no-cache-dir keeps pip from holding a second
+# copy of the wheels on disk), later runs only check it. The Rust build
 # shares target/python; baton-runtime's build script builds the kernels'
 # PTX into it as for any user (rebuilt only when kernels/ changes).
 #
@@ -30,7 +31,7 @@ if [[ ! -x "$VENV/bin/python" ]]; then
     python3 -m venv "$VENV"
 fi
 say "installing torch, maturin, pytest (once; then only checked)"
-"$VENV/bin/pip" install --quiet --disable-pip-version-check "torch>=2.4" "maturin>=1.5,<2" pytest
+"$VENV/bin/pip" install --quiet --no-cache-dir --disable-pip-version-check "torch>=2.4" "maturin>=1.5,<2" pytest
 say "environment ready after $((SECONDS - START)) s"
 
 export CARGO_TARGET_DIR="$ROOT/target/python"

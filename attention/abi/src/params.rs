@@ -7,20 +7,23 @@ use baton::kernel::KernelParams;
 /// …). Tensors are bf16 with the head dimension contiguous; their other
 /// strides are free (layouts `[b, s, h, d]` and `[b, h, s, d]` alike), which
 /// the tensor maps carry: one rank-3 map per batch entry, dims `{d, seq,
-/// heads}`, 128-byte swizzle.
+/// heads}`, or `{d, heads, seq}` when the head stride is the smaller one
+/// (TMA wants strides that grow with the dimension; [`heads_inner`](Self::heads_inner)),
+/// 128-byte swizzle.
 ///
 /// ```
 /// let p = baton_attention_abi::AttentionParams {
 ///     q_maps: core::ptr::null(), k_maps: core::ptr::null(), v_maps: core::ptr::null(),
 ///     o_maps: core::ptr::null(), lse: core::ptr::null_mut(),
-///     seq_q: 1, seq_kv: 1, q_heads: 1, heads_per_kv_head: 1, causal: 0, scale_log2: 1.0,
+///     seq_q: 1, seq_kv: 1, q_heads: 1, heads_per_kv_head: 1, causal: 0, heads_inner: 0, scale_log2: 1.0,
 /// };
 /// assert_eq!(p.seq_q, 1);
 /// ```
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct AttentionParams {
-    /// Q, `[batch]` maps: dims `{d, seq_q, q_heads}`, box `{64, 64, 1}`.
+    /// Q, `[batch]` maps: dims `{d, seq_q, q_heads}`, box `{64, 64, 1}` (or
+    /// heads and seq swapped, see [`heads_inner`](Self::heads_inner)).
     pub q_maps: *const TensorMap,
     /// K, `[batch]` maps: dims `{d, seq_kv, kv_heads}`, box `{64, block_n, 1}`.
     pub k_maps: *const TensorMap,
@@ -42,6 +45,9 @@ pub struct AttentionParams {
     /// 1: query row `i` attends to key rows `0..=i` (PyTorch's `is_causal`,
     /// the mask aligned top-left); 0: to all.
     pub causal: u32,
+    /// Bit `t` set: tensor `t` (0 Q, 1 K, 2 V, 3 O) has its maps' dims in
+    /// the order `{d, heads, seq}` (box `{64, 1, rows}`).
+    pub heads_inner: u32,
     /// `scale · log2(e)`: scores are `exp2`ed after this factor.
     pub scale_log2: f32,
 }

@@ -31,6 +31,17 @@ use baton_kernel_roles::dispatch_roles;
 use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
 use baton_kernel_roles::sm90::mainloop_bf16::Bf16Mma;
 
+/// TMA coordinates of column `c`, row `row`, head `head` of tensor `t`
+/// (bit `t` of `heads_inner`: dims `{d, heads, seq}`).
+#[inline(always)]
+fn coords(heads_inner: u32, t: u32, c: u32, row: u32, head: u32) -> (i32, i32, i32) {
+    if heads_inner & (1 << t) != 0 {
+        (c as i32, head as i32, row as i32)
+    } else {
+        (c as i32, row as i32, head as i32)
+    }
+}
+
 /// Bytes of one 64 × 64 bf16 box.
 const BOX_BYTES: u32 = 64 * 128;
 /// ln 2: logsumexp from log2 units.
@@ -110,9 +121,8 @@ pub fn run<
                 for b in 0..NB {
                     // SAFETY: the producer holds the stage; its full barrier
                     // expects all 2·NB boxes.
-                    unsafe {
-                        load_3d(map_q, rows.at(wg).at(b), stage.barrier(), (64 * b) as i32, (q_row0 + 64 * wg as u32) as i32, head as i32)
-                    };
+                    let (c0, c1, c2) = coords(p.heads_inner, 0, 64 * b as u32, q_row0 + 64 * wg as u32, head);
+                    unsafe { load_3d(map_q, rows.at(wg).at(b), stage.barrier(), c0, c1, c2) };
                 }
             }
             stage.release();
@@ -124,9 +134,11 @@ pub fn run<
                 let (k, v) = (smem_field!(t, KvStage<NB, BN>, k), smem_field!(t, KvStage<NB, BN>, v));
                 for b in 0..NB {
                     // SAFETY: as above; K and V boxes zero-fill past seq_kv.
+                    let (k0, k1, k2) = coords(p.heads_inner, 1, 64 * b as u32, j * bn, kv_head);
+                    let (v0, v1, v2) = coords(p.heads_inner, 2, 64 * b as u32, j * bn, kv_head);
                     unsafe {
-                        load_3d(map_k, k.at(b), stage.barrier(), (64 * b) as i32, (j * bn) as i32, kv_head as i32);
-                        load_3d(map_v, v.at(b), stage.barrier(), (64 * b) as i32, (j * bn) as i32, kv_head as i32);
+                        load_3d(map_k, k.at(b), stage.barrier(), k0, k1, k2);
+                        load_3d(map_v, v.at(b), stage.barrier(), v0, v1, v2);
                     }
                 }
                 stage.release();
@@ -285,7 +297,8 @@ pub fn run<
                 for b in 0..NB {
                     let tile: baton::smem::SharedRef<'_, QBox> = out.at(b);
                     // SAFETY: O's map per the kernel contract; the stores clip at seq_q.
-                    unsafe { store_3d(map_o, tile, (64 * b) as i32, wg_row0 as i32, head as i32) };
+                    let (c0, c1, c2) = coords(p.heads_inner, 3, 64 * b as u32, wg_row0, head);
+                    unsafe { store_3d(map_o, tile, c0, c1, c2) };
                 }
                 store_commit_group();
                 store_wait_group::<0>();

@@ -110,22 +110,39 @@ impl Attention {
         let mut lse_guard = lse.map(|l| l.device_ptr_mut(stream));
         let lse_ptr = lse_guard.as_mut().map_or(0, |(p, _)| *p);
 
-        // One rank-3 map per batch entry and tensor: dims {d, seq, heads}.
+        // One rank-3 map per batch entry and tensor: dims {d, seq, heads},
+        // or {d, heads, seq} when the head stride is the smaller (TMA's
+        // strides grow with the dimension).
         let mut maps = Vec::with_capacity(4 * shape.batch);
-        for (base, strides, seq, heads, box_rows) in [
+        let mut heads_inner = 0u32;
+        for (t, (base, strides, seq, heads, box_rows)) in [
             (q_ptr, q.strides, shape.seq_q, shape.q_heads, 64),
             (k_ptr, k.strides, shape.seq_kv, shape.kv_heads, bn),
             (v_ptr, v.strides, shape.seq_kv, shape.kv_heads, bn),
             (o_ptr, o.strides, shape.seq_q, shape.q_heads, 64),
-        ] {
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let inner = strides.head < strides.seq;
+            heads_inner |= (inner as u32) << t;
+            let (seq_dim, head_dim) = (
+                (seq as u64, 2 * strides.seq as u64),
+                (heads as u64, 2 * strides.head as u64),
+            );
+            let (d1, d2, box_dims) = if inner {
+                (head_dim, seq_dim, [64, 1, box_rows])
+            } else {
+                (seq_dim, head_dim, [64, box_rows, 1])
+            };
             for b in 0..shape.batch {
                 let desc = TensorMapDesc {
                     dtype: ElemType::BF16,
                     rank: 3,
                     base: base + (2 * b * strides.batch) as u64,
-                    dims: [shape.head_dim as u64, seq as u64, heads as u64],
-                    strides_bytes: [2 * strides.seq as u64, 2 * strides.head as u64],
-                    box_dims: [64, box_rows, 1],
+                    dims: [shape.head_dim as u64, d1.0, d2.0],
+                    strides_bytes: [d1.1, d2.1],
+                    box_dims,
                     swizzle: Swizzle::B128,
                     oob_fill: OobFill::Zero,
                     l2_promotion: L2Promotion::B256,
@@ -152,6 +169,7 @@ impl Attention {
             q_heads: shape.q_heads as u32,
             heads_per_kv_head: (shape.q_heads / shape.kv_heads) as u32,
             causal: opts.causal as u32,
+            heads_inner,
             scale_log2: scale * std::f32::consts::LOG2_E,
         };
         let which = match shape.head_dim {

@@ -103,7 +103,7 @@ pub const ATTENTION_D128: KernelSpec<AttentionParams> =
 /// assert_eq!(baton_attention_abi::ATTENTION_D256.threads, 384);
 /// ```
 pub const ATTENTION_D256: KernelSpec<AttentionParams> =
-    spec::<Smem256>("baton_attention_fwd_d256");
+    spec::<Smem256>("baton_attention_fwd_d256").hot();
 
 /// The configuration and spec of a head dimension, `None` if unsupported.
 ///

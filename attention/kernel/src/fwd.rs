@@ -164,7 +164,9 @@ pub fn run<
             let stage_bytes = core::mem::size_of::<KvStage<NB, BN>>() as u32;
             let kv_box_bytes = bn * 128;
 
-            let mut o = [0f32; OACC];
+            // SAFETY: all-zero is a valid [f32; OACC]; `zeroed` (not `[0.0; N]`,
+            // a store loop for large N) keeps it in registers.
+            let mut o: [f32; OACC] = unsafe { core::mem::zeroed() };
             // Running row max (raw scores) and partial row sum, rows 0 and 1.
             let (mut m0, mut m1) = (f32::NEG_INFINITY, f32::NEG_INFINITY);
             let (mut l0, mut l1) = (0f32, 0f32);
@@ -174,16 +176,17 @@ pub fn run<
                 let (kb, vb) = (k_base + stage.index() * stage_bytes, v_base + stage.index() * stage_bytes);
 
                 // S = Q·Kᵀ: K = the head dimension, 16 per wgmma.
-                let mut s = [0f32; SACC];
+                // SAFETY: as for `o`; the first wgmma overwrites it (scale-d 0).
+                let mut s: [f32; SACC] = unsafe { core::mem::zeroed() };
                 wgmma::fence();
-                for kk in 0..(4 * NB) as u32 {
-                    let (bx, off) = (kk / 4, (kk % 4) * 32);
+                crate::unroll_below!(KK < 4 * NB, {
+                    let (bx, off) = (KK / 4, (KK % 4) * 32);
                     let da = descriptor_k_major(q_base + bx * BOX_BYTES + off, SmemLayout::Swizzle128B);
                     let db = descriptor_k_major(kb + bx * kv_box_bytes + off, SmemLayout::Swizzle128B);
                     // SAFETY: Q and this stage are loaded (waited) and stay
                     // until the wait below retires these MMAs.
-                    unsafe { S::mma(&mut s, da, db, kk > 0) };
-                }
+                    unsafe { S::mma(&mut s, da, db, KK > 0) };
+                });
                 wgmma::commit_group();
                 wgmma::wait_group::<0>();
 

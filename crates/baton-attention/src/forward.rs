@@ -86,6 +86,25 @@ impl Attention {
         o: TensorMut<'_>,
         lse: Option<&mut CudaSlice<f32>>,
     ) -> Result<(), AttentionError> {
+        Ok(self.prepare(stream, shape, opts, q, k, v, o, lse)?.launch()?)
+    }
+
+    /// [`forward`](Self::forward) in two steps: checks, encodes and uploads
+    /// the tensor maps once; [`PreparedAttention::launch`] then enqueues the
+    /// kernel alone (what a benchmark times), as often as wanted, on
+    /// `stream`. The buffers stay borrowed while the result lives.
+    #[allow(clippy::too_many_arguments)]
+    pub fn prepare<'a>(
+        &'a self,
+        stream: &Arc<CudaStream>,
+        shape: &AttentionShape,
+        opts: &AttentionOptions,
+        q: TensorRef<'_>,
+        k: TensorRef<'_>,
+        v: TensorRef<'_>,
+        o: TensorMut<'a>,
+        lse: Option<&'a mut CudaSlice<f32>>,
+    ) -> Result<PreparedAttention<'a>, AttentionError> {
         let scale = opts
             .scale
             .unwrap_or(1.0 / (shape.head_dim as f32).sqrt());
@@ -124,16 +143,23 @@ impl Attention {
         .into_iter()
         .enumerate()
         {
-            let inner = strides.head < strides.seq;
-            heads_inner |= (inner as u32) << t;
-            let (seq_dim, head_dim) = (
-                (seq as u64, 2 * strides.seq as u64),
-                (heads as u64, 2 * strides.head as u64),
-            );
-            let (d1, d2, box_dims) = if inner {
-                (head_dim, seq_dim, [64, 1, box_rows])
+            // A dimension of extent 1 goes last, its stride replaced by the
+            // span before it (TMA checks strides even where they are unused).
+            let (seq_b, head_b) = (2 * strides.seq as u64, 2 * strides.head as u64);
+            let inner = if heads == 1 {
+                false
+            } else if seq == 1 {
+                true
             } else {
-                (seq_dim, head_dim, [64, box_rows, 1])
+                strides.head < strides.seq
+            };
+            heads_inner |= (inner as u32) << t;
+            let (d1, d2, box_dims) = if inner {
+                let seq_b = if seq == 1 { heads as u64 * head_b } else { seq_b };
+                ((heads as u64, head_b), (seq as u64, seq_b), [64, 1, box_rows])
+            } else {
+                let head_b = if heads == 1 { seq as u64 * seq_b } else { head_b };
+                ((seq as u64, seq_b), (heads as u64, head_b), [64, box_rows, 1])
             };
             for b in 0..shape.batch {
                 let desc = TensorMapDesc {
@@ -182,12 +208,42 @@ impl Attention {
         } else {
             &self.release[which]
         };
+        drop(_maps_sync);
+        Ok(PreparedAttention {
+            kernel,
+            stream: stream.clone(),
+            grid: plan.grid,
+            params,
+            _maps: maps_buf,
+            _buffers: std::marker::PhantomData,
+        })
+    }
+}
+
+/// A checked call with its tensor maps uploaded ([`Attention::prepare`]);
+/// borrows Q, K, V (shared), O and the logsumexp (exclusive) for `'a`.
+pub struct PreparedAttention<'a> {
+    kernel: &'a TypedKernel<AttentionParams>,
+    stream: Arc<CudaStream>,
+    grid: (u32, u32),
+    params: AttentionParams,
+    _maps: CudaSlice<u8>,
+    _buffers: std::marker::PhantomData<&'a mut ()>,
+}
+
+impl PreparedAttention<'_> {
+    /// Enqueues the kernel on the prepared stream (every check was made
+    /// by [`Attention::prepare`]; only the driver can refuse now).
+    pub fn launch(&self) -> Result<(), baton_runtime::Error> {
         // SAFETY: validate checked that every map's box reach stays inside
         // its buffer (TMA clips and zero-fills at the dims), that lse holds
-        // batch·q_heads·seq_q floats, and the grid; the buffers and the maps
-        // are borrowed (their cudarc events recorded after this launch by
-        // the guards above), so they outlive the kernel in stream order.
-        unsafe { kernel.launch(stream, (plan.grid.0, plan.grid.1, 1), &params)? };
+        // batch·q_heads·seq_q floats, and the grid; the buffers are borrowed
+        // for the life of `self` (O and lse exclusively) and the maps are
+        // owned by it; a CudaSlice is freed in stream order, after this kernel.
+        unsafe {
+            self.kernel
+                .launch(&self.stream, (self.grid.0, self.grid.1, 1), &self.params)?
+        };
         Ok(())
     }
 }

@@ -50,17 +50,17 @@ pub struct HeadDimConfig {
     pub stages: u32,
 }
 
-/// d = 64: 128-row K/V blocks, 3 stages.
+/// d = 64: 128-row K/V blocks, 5 stages.
 pub const D64: HeadDimConfig = HeadDimConfig {
     head_dim: 64,
     block_n: 128,
-    stages: 3,
+    stages: 5,
 };
-/// d = 128: 128-row K/V blocks, 2 stages.
+/// d = 128: 128-row K/V blocks, 3 stages.
 pub const D128: HeadDimConfig = HeadDimConfig {
     head_dim: 128,
     block_n: 128,
-    stages: 2,
+    stages: 3,
 };
 /// d = 256: 64-row K/V blocks, 2 stages.
 pub const D256: HeadDimConfig = HeadDimConfig {
@@ -70,9 +70,9 @@ pub const D256: HeadDimConfig = HeadDimConfig {
 };
 
 /// Shared memory of the d = 64 kernel.
-pub type Smem64 = AttnSmem<1, 128, 3>;
+pub type Smem64 = AttnSmem<1, 128, 5>;
 /// Shared memory of the d = 128 kernel.
-pub type Smem128 = AttnSmem<2, 128, 2>;
+pub type Smem128 = AttnSmem<2, 128, 3>;
 /// Shared memory of the d = 256 kernel.
 pub type Smem256 = AttnSmem<4, 64, 2>;
 

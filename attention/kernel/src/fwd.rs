@@ -49,7 +49,7 @@ const LN_2: f32 = core::f32::consts::LN_2;
 
 /// The forward pass of one CTA, for head dimension `64·NB`, `BN`-row K/V
 /// blocks, `STAGES` K/V stages; `SACC = BN/2` and `OACC = 32·NB` accumulator
-/// registers; `S` the Q·Kᵀ shape (N = BN), `O` the P·V shape (N = 64·NB).
+/// registers, `PACK = BN/4` registers of P as bf16 pairs; `S` the Q·Kᵀ shape (N = BN), `O` the P·V shape (N = 64·NB).
 #[inline(always)]
 pub fn run<
     const NB: usize,
@@ -57,6 +57,7 @@ pub fn run<
     const STAGES: usize,
     const SACC: usize,
     const OACC: usize,
+    const PACK: usize,
     S: Bf16Mma<SACC>,
     O: PvMma<OACC>,
 >(
@@ -167,104 +168,68 @@ pub fn run<
             // SAFETY: all-zero is a valid [f32; OACC]; `zeroed` (not `[0.0; N]`,
             // a store loop for large N) keeps it in registers.
             let mut o: [f32; OACC] = unsafe { core::mem::zeroed() };
-            // Running row max (raw scores) and partial row sum, rows 0 and 1.
-            let (mut m0, mut m1) = (f32::NEG_INFINITY, f32::NEG_INFINITY);
-            let (mut l0, mut l1) = (0f32, 0f32);
-            let mut kvc = kv.consumer();
-            for j in 0..blocks {
-                let stage = kvc.acquire_stage();
-                let (kb, vb) = (k_base + stage.index() * stage_bytes, v_base + stage.index() * stage_bytes);
-
-                // S = Q·Kᵀ: K = the head dimension, 16 per wgmma.
-                // SAFETY: as for `o`; the first wgmma overwrites it (scale-d 0).
-                let mut s: [f32; SACC] = unsafe { core::mem::zeroed() };
+            // SAFETY: as for `o`; every S wgmma group starts with scale-d 0.
+            let mut s: [f32; SACC] = unsafe { core::mem::zeroed() };
+            let mut rs = RowState { m: [f32::NEG_INFINITY; 2], l: [0.0; 2] };
+            let blk = Block { p, lane, rows, causal, wg_row0, bn };
+            let issue_s = |s: &mut [f32; SACC], kb: u32| {
                 wgmma::fence();
                 crate::unroll_below!(KK < 4 * NB, {
                     let (bx, off) = (KK / 4, (KK % 4) * 32);
                     let da = descriptor_k_major(q_base + bx * BOX_BYTES + off, SmemLayout::Swizzle128B);
                     let db = descriptor_k_major(kb + bx * kv_box_bytes + off, SmemLayout::Swizzle128B);
-                    // SAFETY: Q and this stage are loaded (waited) and stay
-                    // until the wait below retires these MMAs.
-                    unsafe { S::mma(&mut s, da, db, KK > 0) };
+                    // SAFETY: Q and the stage are loaded (waited) and stay
+                    // until a wait_group retires these MMAs.
+                    unsafe { S::mma(s, da, db, KK > 0) };
                 });
                 wgmma::commit_group();
-                wgmma::wait_group::<0>();
-
-                // Masks only where a block reaches past seq_kv or, causal,
-                // past this warpgroup's first row (the diagonal blocks).
-                // Accumulator chunk c (elements 4c..4c+4): columns 8c + 2·(lane%4)
-                // + {0, 1}, of row 0 (elements 4c, 4c+1) and row 1 (4c+2, 4c+3).
-                let col0 = j * bn;
-                if col0 + bn > p.seq_kv || (causal && col0 + bn > wg_row0 + 1) {
-                    crate::unroll_below!(C < SACC / 4, {
-                        let c = C as usize;
-                        let col = col0 + 8 * C + 2 * (lane % 4);
-                        for e in 0..2u32 {
-                            let dead = col + e >= p.seq_kv;
-                            if dead || (causal && col + e > rows[0]) {
-                                s[4 * c + e as usize] = f32::NEG_INFINITY;
-                            }
-                            if dead || (causal && col + e > rows[1]) {
-                                s[4 * c + 2 + e as usize] = f32::NEG_INFINITY;
-                            }
-                        }
-                    });
-                }
-
-                // Online softmax: new row max, rescale factor, exp2.
-                let (mut mx0, mut mx1) = (m0, m1);
-                crate::unroll_below!(C < SACC / 4, {
-                    let c = C as usize;
-                    mx0 = mx0.max(s[4 * c].max(s[4 * c + 1]));
-                    mx1 = mx1.max(s[4 * c + 2].max(s[4 * c + 3]));
-                });
-                mx0 = quad_max(mx0);
-                mx1 = quad_max(mx1);
-                // A row with nothing unmasked yet keeps base 0 (exp2(-inf) = 0).
-                let base0 = if mx0 == f32::NEG_INFINITY { 0.0 } else { mx0 * p.scale_log2 };
-                let base1 = if mx1 == f32::NEG_INFINITY { 0.0 } else { mx1 * p.scale_log2 };
-                let corr0 = exp2(m0 * p.scale_log2 - base0);
-                let corr1 = exp2(m1 * p.scale_log2 - base1);
-                m0 = mx0;
-                m1 = mx1;
-                l0 *= corr0;
-                l1 *= corr1;
-                crate::unroll_below!(C < SACC / 4, {
-                    let c = 4 * C as usize;
-                    s[c] = exp2(s[c] * p.scale_log2 - base0);
-                    s[c + 1] = exp2(s[c + 1] * p.scale_log2 - base0);
-                    s[c + 2] = exp2(s[c + 2] * p.scale_log2 - base1);
-                    s[c + 3] = exp2(s[c + 3] * p.scale_log2 - base1);
-                    l0 += s[c] + s[c + 1];
-                    l1 += s[c + 2] + s[c + 3];
-                });
-                crate::unroll_below!(C < OACC / 4, {
-                    let c = 4 * C as usize;
-                    o[c] *= corr0;
-                    o[c + 1] *= corr0;
-                    o[c + 2] *= corr1;
-                    o[c + 3] *= corr1;
-                });
-
-                // O += P·V: K = the block's rows, 16 per wgmma; P's fragment
-                // for rows 16kk..16kk+16 is accumulator elements 8kk..8kk+8.
+            };
+            let issue_pv = |o: &mut [f32; OACC], pf: &[u32; PACK], vb: u32| {
                 wgmma::fence();
                 crate::unroll_below!(KK < BN / 16, {
-                    let kk = KK as usize;
-                    let a = [
-                        pack_bf16x2(s[8 * kk], s[8 * kk + 1]),
-                        pack_bf16x2(s[8 * kk + 2], s[8 * kk + 3]),
-                        pack_bf16x2(s[8 * kk + 4], s[8 * kk + 5]),
-                        pack_bf16x2(s[8 * kk + 6], s[8 * kk + 7]),
-                    ];
-                    let db = descriptor_mn_major(vb + 16 * 128 * kk as u32, SmemLayout::Swizzle128B, kv_box_bytes, 1024);
-                    // SAFETY: as for S; `a` was written before the fence.
-                    unsafe { O::mma(&mut o, a, db) };
+                    let k4 = 4 * KK as usize;
+                    let db = descriptor_mn_major(vb + 16 * 128 * KK, SmemLayout::Swizzle128B, kv_box_bytes, 1024);
+                    // SAFETY: as for S; `pf` was written before the fence
+                    // and is not rewritten until wait_group retires this.
+                    unsafe { O::mma(o, [pf[k4], pf[k4 + 1], pf[k4 + 2], pf[k4 + 3]], db) };
                 });
                 wgmma::commit_group();
+            };
+
+            // Intra-warpgroup overlap (FA3): S_j = Q·K_jᵀ is issued before
+            // O += P_{j-1}·V_{j-1}; softmax of S_j runs while P·V is in
+            // flight, and O is rescaled once P·V retired.
+            let mut kvc = kv.consumer();
+            let stage = kvc.acquire_stage();
+            let mut vb_prev = v_base + stage.index() * stage_bytes;
+            issue_s(&mut s, k_base + stage.index() * stage_bytes);
+            wgmma::wait_group::<0>();
+            blk.mask_and_softmax::<SACC>(&mut s, &mut rs, 0);
+            let mut pf: [u32; PACK] = pack_p::<SACC, PACK>(&s);
+            let mut held = stage.defer_release();
+            for j in 1..blocks {
+                let stage = kvc.acquire_stage();
+                issue_s(&mut s, k_base + stage.index() * stage_bytes);
+                issue_pv(&mut o, &pf, vb_prev);
+                wgmma::wait_group::<1>();
+                let corr = blk.mask_and_softmax::<SACC>(&mut s, &mut rs, j);
                 wgmma::wait_group::<0>();
-                stage.defer_release().release_if(tid == 0);
+                held.release_if(tid == 0);
+                vb_prev = v_base + stage.index() * stage_bytes;
+                held = stage.defer_release();
+                crate::unroll_below!(C < OACC / 4, {
+                    let c = 4 * C as usize;
+                    o[c] *= corr[0];
+                    o[c + 1] *= corr[0];
+                    o[c + 2] *= corr[1];
+                    o[c + 3] *= corr[1];
+                });
+                pf = pack_p::<SACC, PACK>(&s);
             }
+            issue_pv(&mut o, &pf, vb_prev);
+            wgmma::wait_group::<0>();
+            held.release_if(tid == 0);
+            let RowState { m: [m0, m1], l: [l0, l1] } = rs;
 
             // Epilogue: O / l, logsumexp, O over this warpgroup's Q rows, TMA stores.
             let (l0, l1) = (quad_sum(l0), quad_sum(l1));
@@ -309,4 +274,92 @@ pub fn run<
             q_stage.defer_release().release_if(tid == 0);
         },
     );
+}
+
+/// A thread's two rows' running max (raw scores) and partial sum (its
+/// quad's share; summed over the quad at the end).
+struct RowState {
+    m: [f32; 2],
+    l: [f32; 2],
+}
+
+/// What masking and scaling need to know about this warpgroup's rows.
+struct Block<'p> {
+    p: &'p AttentionParams,
+    lane: u32,
+    /// This thread's two rows, in the head.
+    rows: [u32; 2],
+    causal: bool,
+    /// This warpgroup's first row.
+    wg_row0: u32,
+    bn: u32,
+}
+
+impl Block<'_> {
+    /// Masks S of K/V block `j` where needed, updates the row max and sum
+    /// and turns S into P = exp2(scale·(S − max)) in place; returns the
+    /// factors the previous O must be scaled by.
+    ///
+    /// Accumulator chunk c (elements 4c..4c+4): columns 8c + 2·(lane%4) +
+    /// {0, 1}, of row 0 (elements 4c, 4c+1) and row 1 (4c+2, 4c+3).
+    #[inline(always)]
+    fn mask_and_softmax<const SACC: usize>(&self, s: &mut [f32; SACC], rs: &mut RowState, j: u32) -> [f32; 2] {
+        let (p, lane, rows, causal) = (self.p, self.lane, self.rows, self.causal);
+        // Only blocks reaching past seq_kv or, causal, past this
+        // warpgroup's first row (the diagonal blocks) are masked.
+        let col0 = j * self.bn;
+        if col0 + self.bn > p.seq_kv || (causal && col0 + self.bn > self.wg_row0 + 1) {
+            crate::unroll_below!(C < SACC / 4, {
+                let c = C as usize;
+                let col = col0 + 8 * C + 2 * (lane % 4);
+                for e in 0..2u32 {
+                    let dead = col + e >= p.seq_kv;
+                    if dead || (causal && col + e > rows[0]) {
+                        s[4 * c + e as usize] = f32::NEG_INFINITY;
+                    }
+                    if dead || (causal && col + e > rows[1]) {
+                        s[4 * c + 2 + e as usize] = f32::NEG_INFINITY;
+                    }
+                }
+            });
+        }
+        let (mut mx0, mut mx1) = (rs.m[0], rs.m[1]);
+        crate::unroll_below!(C < SACC / 4, {
+            let c = C as usize;
+            mx0 = mx0.max(s[4 * c].max(s[4 * c + 1]));
+            mx1 = mx1.max(s[4 * c + 2].max(s[4 * c + 3]));
+        });
+        mx0 = quad_max(mx0);
+        mx1 = quad_max(mx1);
+        // A row with nothing unmasked yet keeps base 0 (exp2(-inf) = 0).
+        let base0 = if mx0 == f32::NEG_INFINITY { 0.0 } else { mx0 * p.scale_log2 };
+        let base1 = if mx1 == f32::NEG_INFINITY { 0.0 } else { mx1 * p.scale_log2 };
+        let corr = [exp2(rs.m[0] * p.scale_log2 - base0), exp2(rs.m[1] * p.scale_log2 - base1)];
+        rs.m = [mx0, mx1];
+        let (mut l0, mut l1) = (rs.l[0] * corr[0], rs.l[1] * corr[1]);
+        crate::unroll_below!(C < SACC / 4, {
+            let c = 4 * C as usize;
+            s[c] = exp2(s[c] * p.scale_log2 - base0);
+            s[c + 1] = exp2(s[c + 1] * p.scale_log2 - base0);
+            s[c + 2] = exp2(s[c + 2] * p.scale_log2 - base1);
+            s[c + 3] = exp2(s[c + 3] * p.scale_log2 - base1);
+            l0 += s[c] + s[c + 1];
+            l1 += s[c + 2] + s[c + 3];
+        });
+        rs.l = [l0, l1];
+        corr
+    }
+}
+
+/// P as the A fragments of O += P·V: for K rows 16kk..16kk+16, registers
+/// 4kk..4kk+4 = accumulator elements 8kk..8kk+8 packed in pairs.
+#[inline(always)]
+fn pack_p<const SACC: usize, const PACK: usize>(s: &[f32; SACC]) -> [u32; PACK] {
+    // SAFETY: all-zero is a valid [u32; PACK]; every element is written below.
+    let mut pf: [u32; PACK] = unsafe { core::mem::zeroed() };
+    crate::unroll_below!(C < PACK, {
+        let c = C as usize;
+        pf[c] = pack_bf16x2(s[2 * c], s[2 * c + 1]);
+    });
+    pf
 }

@@ -15,7 +15,7 @@ use baton::kernel::KernelParams;
 /// let p = baton_attention_abi::AttentionParams {
 ///     q_maps: core::ptr::null(), k_maps: core::ptr::null(), v_maps: core::ptr::null(),
 ///     o_maps: core::ptr::null(), lse: core::ptr::null_mut(),
-///     seq_q: 1, seq_kv: 1, q_heads: 1, heads_per_kv_head: 1, causal: 0, heads_inner: 0, scale_log2: 1.0,
+///     seq_q: 1, seq_kv: 1, q_heads: 1, heads_per_kv_head: 1, causal: 0, heads_inner: 0, pingpong: 0, scale_log2: 1.0,
 /// };
 /// assert_eq!(p.seq_q, 1);
 /// ```
@@ -48,6 +48,10 @@ pub struct AttentionParams {
     /// Bit `t` set: tensor `t` (0 Q, 1 K, 2 V, 3 O) has its maps' dims in
     /// the order `{d, heads, seq}` (box `{64, 1, rows}`).
     pub heads_inner: u32,
+    /// 1: the two consumer warpgroups take turns issuing their `wgmma`s
+    /// (FA3's ping-pong: one's softmax runs under the other's GEMMs); 0:
+    /// each issues as soon as its operands are ready.
+    pub pingpong: u32,
     /// `scale · log2(e)`: scores are `exp2`ed after this factor.
     pub scale_log2: f32,
 }

@@ -27,8 +27,9 @@ use baton_attention_abi::{
     AttentionParams, AttnSmem, BM, CONSUMER_WARPGROUPS, KvPayload, KvStage, QPayload, QStage,
     layout::QBox,
 };
-use baton_kernel_roles::dispatch_roles;
-use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
+use baton::arch::ptx::wgmma::{setmaxnreg_dec, setmaxnreg_inc};
+use baton::arch::ptx::{elect_one, warp_idx};
+use baton_kernel_roles::sm90::dispatch::init_then_sync;
 use baton_kernel_roles::sm90::mainloop_bf16::Bf16Mma;
 
 /// TMA coordinates of column `c`, row `row`, head `head` of tensor `t`
@@ -40,6 +41,24 @@ fn coords(heads_inner: u32, t: u32, c: u32, row: u32, head: u32) -> (i32, i32, i
     } else {
         (c as i32, row as i32, head as i32)
     }
+}
+
+/// Registers per thread of the producer warpgroup (`setmaxnreg.dec`).
+const PRODUCER_REGISTERS: u32 = 24;
+/// Registers per thread of each consumer warpgroup (`setmaxnreg.inc`).
+const CONSUMER_REGISTERS: u32 = 240;
+
+/// First of the two ping-pong named barriers (ids 1, 2: the warpgroups'
+/// epilogues; 0: `bar.sync 0`).
+const TURN_BARRIER: u32 = 3;
+
+/// `bar.arrive id, threads`: counts this warp towards named barrier `id`
+/// without waiting.
+#[inline(always)]
+fn named_barrier_arrive(id: u32, threads: u32) {
+    // SAFETY: a barrier arrival; `threads` matches every use of `id` (256:
+    // one waiting and one arriving warpgroup).
+    unsafe { core::arch::asm!("bar.arrive {id}, {n};", id = in(reg32) id, n = in(reg32) threads, options(nostack)) };
 }
 
 /// Bytes of one 64 × 64 bf16 box.
@@ -112,8 +131,13 @@ pub fn run<
         all_blocks
     };
 
-    dispatch_roles!(GEMM_ROLES, c_load_active: false,
-        producer => {
+    // Warpgroup 0: the producer (one lane of warp 0) with 24 registers per
+    // thread; warpgroups 1 and 2: the consumers with 240 (FA3's split:
+    // 128·(24 + 2·240) = 64512 of the SM's 65536 registers).
+    let warpgroup = warp_idx() / 4;
+    if warpgroup == 0 {
+        setmaxnreg_dec::<PRODUCER_REGISTERS>();
+        if warp_idx() == 0 && elect_one() {
             let mut qp = q.producer();
             let stage = qp.acquire_stage();
             stage.arrive_expect_tx();
@@ -146,9 +170,11 @@ pub fn run<
             }
             kvp.drain();
             qp.drain();
-        },
-        c_load => {},
-        consumer(wg) => {
+        }
+    } else {
+        setmaxnreg_inc::<CONSUMER_REGISTERS>();
+        let wg = warpgroup - 1;
+        {
             let tid = thread_idx_x() % 128;
             let (warp, lane) = (tid / 32, tid % 32);
             // This thread's two accumulator rows, in the head.
@@ -196,21 +222,46 @@ pub fn run<
                 wgmma::commit_group();
             };
 
+            // Ping-pong (FA3): named barrier 3 + w is "warpgroup w may issue";
+            // each issue point waits on its own (128 waiting + 128 arriving
+            // threads) and then arrives on the other's. Warpgroup 1 opens
+            // the first turn for warpgroup 0 and skips its last arrival, so
+            // both barriers see as many arrivals as waits: blocks + 1 issue
+            // points per warpgroup (S_0; S_j with P_{j-1}·V_{j-1}; the last P·V).
+            let pingpong = p.pingpong != 0;
+            let turn_wait = || {
+                if pingpong {
+                    named_barrier_sync(TURN_BARRIER + wg, 256);
+                }
+            };
+            let turn_pass = |last: bool| {
+                if pingpong && !(last && wg == 1) {
+                    named_barrier_arrive(TURN_BARRIER + 1 - wg, 256);
+                }
+            };
+            if pingpong && wg == 1 {
+                named_barrier_arrive(TURN_BARRIER, 256);
+            }
+
             // Intra-warpgroup overlap (FA3): S_j = Q·K_jᵀ is issued before
             // O += P_{j-1}·V_{j-1}; softmax of S_j runs while P·V is in
             // flight, and O is rescaled once P·V retired.
             let mut kvc = kv.consumer();
             let stage = kvc.acquire_stage();
             let mut vb_prev = v_base + stage.index() * stage_bytes;
+            turn_wait();
             issue_s(&mut s, k_base + stage.index() * stage_bytes);
+            turn_pass(false);
             wgmma::wait_group::<0>();
             blk.mask_and_softmax::<SACC>(&mut s, &mut rs, 0);
             let mut pf: [u32; PACK] = pack_p::<SACC, PACK>(&s);
             let mut held = stage.defer_release();
             for j in 1..blocks {
                 let stage = kvc.acquire_stage();
+                turn_wait();
                 issue_s(&mut s, k_base + stage.index() * stage_bytes);
                 issue_pv(&mut o, &pf, vb_prev);
+                turn_pass(false);
                 wgmma::wait_group::<1>();
                 let corr = blk.mask_and_softmax::<SACC>(&mut s, &mut rs, j);
                 wgmma::wait_group::<0>();
@@ -226,7 +277,9 @@ pub fn run<
                 });
                 pf = pack_p::<SACC, PACK>(&s);
             }
+            turn_wait();
             issue_pv(&mut o, &pf, vb_prev);
+            turn_pass(true);
             wgmma::wait_group::<0>();
             held.release_if(tid == 0);
             let RowState { m: [m0, m1], l: [l0, l1] } = rs;
@@ -272,8 +325,8 @@ pub fn run<
                 store_wait_group::<0>();
             }
             q_stage.defer_release().release_if(tid == 0);
-        },
-    );
+        }
+    }
 }
 
 /// A thread's two rows' running max (raw scores) and partial sum (its

@@ -82,7 +82,7 @@ impl Strides {
 ///
 /// ```
 /// let o = baton_attention::AttentionOptions::default();
-/// assert!(!o.causal && o.scale.is_none() && !o.debug);
+/// assert!(!o.causal && o.scale.is_none() && !o.debug && !o.pingpong);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct AttentionOptions {
@@ -93,6 +93,9 @@ pub struct AttentionOptions {
     pub scale: Option<f32>,
     /// Launch the debug PTX (bounded waits that report a hang).
     pub debug: bool,
+    /// Let the two consumer warpgroups take turns issuing their GEMMs
+    /// (FA3's ping-pong).
+    pub pingpong: bool,
 }
 
 /// What [`validate`] derived: the head dimension's configuration and the grid.

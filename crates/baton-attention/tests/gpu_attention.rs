@@ -69,6 +69,7 @@ struct Case {
     bshd: bool,
     lse: bool,
     debug: bool,
+    pingpong: bool,
 }
 
 fn strides(c: &Case, seq: usize, heads: usize) -> Strides {
@@ -144,6 +145,7 @@ fn run_case(gpu: &Gpu, attn: &Attention, c: &Case, rng: &mut u64) -> Option<Stri
         causal: c.causal,
         scale: None,
         debug: c.debug,
+        pingpong: c.pingpong,
     };
     let r = attn.forward(
         stream,
@@ -236,7 +238,7 @@ fn dump_large(gpu: &Gpu, attn: &Attention, dir: &str, rng: &mut u64) {
         let stream = gpu.stream();
         let (dq, dk, dv) = (stream.clone_htod(&q).unwrap(), stream.clone_htod(&k).unwrap(), stream.clone_htod(&v).unwrap());
         let mut d_o = stream.clone_htod(&vec![POISON; nq]).unwrap();
-        let opts = AttentionOptions { causal, ..Default::default() };
+        let opts = AttentionOptions { causal, pingpong: name.contains("causal"), ..Default::default() };
         attn.forward(stream, &s, &opts, TensorRef { data: &dq, strides: sq }, TensorRef { data: &dk, strides: skv }, TensorRef { data: &dv, strides: skv }, TensorMut { data: &mut d_o, strides: sq }, None).expect("launch");
         let o = stream.clone_dtoh(&d_o).unwrap();
         gpu.synchronize().expect("kernel");
@@ -268,7 +270,7 @@ fn gpu_attention_matches_f64_reference() {
     println!("seed {rng:#x}");
     let mut ragged = |lo: u64, span: u64| (lo + splitmix64(&mut rng) % span) as usize;
     let shape = |batch, seq_q, seq_kv, q_heads, kv_heads, head_dim| AttentionShape { batch, seq_q, seq_kv, q_heads, kv_heads, head_dim };
-    let case = |shape, causal, bshd| Case { shape, causal, bshd, lse: true, debug: false };
+    let case = |shape, causal, bshd| Case { shape, causal, bshd, lse: true, debug: false, pingpong: false };
     let filter = std::env::var("BATON_ATTN_CASES").ok();
     let mut cases = vec![
         ("d128 square", case(shape(1, 256, 256, 2, 2, 128), false, true)),
@@ -284,12 +286,16 @@ fn gpu_attention_matches_f64_reference() {
         ("d256 causal gqa", case(shape(1, ragged(100, 300), ragged(100, 300), 4, 1, 256), true, false)),
     ];
     cases.push(("d128 debug PTX", Case { debug: true, ..case(shape(1, 200, 300, 2, 2, 128), true, true) }));
+    // Both schedules: every other case ping-pongs the warpgroups.
+    for (i, (_, c)) in cases.iter_mut().enumerate() {
+        c.pingpong = i % 2 == 1;
+    }
     let mut failed = 0;
     for (name, c) in &cases {
         if filter.as_deref().is_some_and(|f| !name.contains(f)) {
             continue;
         }
-        println!("{name}: {:?} causal={} bshd={}", c.shape, c.causal, c.bshd);
+        println!("{name}: {:?} causal={} bshd={} pingpong={}", c.shape, c.causal, c.bshd, c.pingpong);
         match run_case(&gpu, &attn, c, &mut rng) {
             None => println!("PASS {name}"),
             Some(why) => {

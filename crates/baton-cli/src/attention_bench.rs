@@ -33,6 +33,9 @@ pub struct AttentionBenchArgs {
     /// Only shapes whose label contains this.
     #[arg(long)]
     pub filter: Option<String>,
+    /// Ping-pong the two consumer warpgroups (FA3's schedule).
+    #[arg(long)]
+    pub pingpong: bool,
 }
 
 /// One benchmark shape: `(batch, q_heads, kv_heads, seq, head_dim, causal)`,
@@ -117,7 +120,7 @@ pub fn run(args: &AttentionBenchArgs) -> Outcome {
     let mut rng = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0x5EED, |d| d.as_nanos() as u64);
-    println!("{} ({} SMs), seed {rng:#x}", gpu.name(), gpu.sm_count());
+    println!("{} ({} SMs), seed {rng:#x}, ping-pong {}", gpu.name(), gpu.sm_count(), args.pingpong);
     println!("{:<28} {:>10} {:>9}  check", "shape", "time (us)", "TFLOP/s");
     let mut groups = Vec::new();
     let mut outcome = Outcome::Pass;
@@ -126,7 +129,7 @@ pub fn run(args: &AttentionBenchArgs) -> Outcome {
         if args.filter.as_deref().is_some_and(|f| !name.contains(f)) {
             continue;
         }
-        match bench_one(&gpu, &attn, sh, args.reps.max(1), &mut rng) {
+        match bench_one(&gpu, &attn, sh, args.reps.max(1), args.pingpong, &mut rng) {
             Ok((us, tflops, check)) => {
                 println!("{name:<28} {us:>10.1} {tflops:>9.1}  {check}");
                 if check != "ok" {
@@ -170,6 +173,7 @@ fn bench_one(
     attn: &Attention,
     (b, h, hkv, s, d, causal): (usize, usize, usize, usize, usize, bool),
     reps: usize,
+    pingpong: bool,
     rng: &mut u64,
 ) -> BenchResult {
     let shape = AttentionShape {
@@ -192,6 +196,7 @@ fn bench_one(
     let mut d_o = stream.clone_htod(&vec![0x7FC0u16; nq])?;
     let opts = AttentionOptions {
         causal,
+        pingpong,
         ..Default::default()
     };
     let call = attn.prepare(

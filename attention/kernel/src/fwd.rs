@@ -16,10 +16,12 @@ use baton::arch::ptx::tma::{
     load_3d, prefetch_tensormap, store_3d, store_commit_group, store_wait_group,
 };
 use baton::arch::ptx::wgmma::{self, SmemLayout, descriptor_k_major, descriptor_mn_major};
+use baton::arch::ptx::wgmma::{setmaxnreg_dec, setmaxnreg_inc};
 use baton::arch::ptx::{
     block_idx_x, block_idx_y, dynamic_smem, fence_proxy_async_shared, grid_dim_x,
     named_barrier_sync, st_shared_u32, thread_idx_x,
 };
+use baton::arch::ptx::{elect_one, warp_idx};
 use baton::smem_field;
 use baton::tensor_map::Swizzle;
 use baton::tile_pipeline::InputTilePipeline;
@@ -27,8 +29,6 @@ use baton_attention_abi::{
     AttentionParams, AttnSmem, BM, CONSUMER_WARPGROUPS, KvPayload, KvStage, QPayload, QStage,
     layout::QBox,
 };
-use baton::arch::ptx::wgmma::{setmaxnreg_dec, setmaxnreg_inc};
-use baton::arch::ptx::{elect_one, warp_idx};
 use baton_kernel_roles::sm90::dispatch::init_then_sync;
 use baton_kernel_roles::sm90::mainloop_bf16::Bf16Mma;
 
@@ -58,7 +58,9 @@ const TURN_BARRIER: u32 = 3;
 fn named_barrier_arrive(id: u32, threads: u32) {
     // SAFETY: a barrier arrival; `threads` matches every use of `id` (256:
     // one waiting and one arriving warpgroup).
-    unsafe { core::arch::asm!("bar.arrive {id}, {n};", id = in(reg32) id, n = in(reg32) threads, options(nostack)) };
+    unsafe {
+        core::arch::asm!("bar.arrive {id}, {n};", id = in(reg32) id, n = in(reg32) threads, options(nostack))
+    };
 }
 
 /// Bytes of one 64 × 64 bf16 box.
@@ -96,7 +98,11 @@ pub fn run<
 
     let tiles = grid_dim_x();
     // Causal: tile t has t+1 K/V blocks or so; the longest start first.
-    let qt = if p.causal != 0 { tiles - 1 - block_idx_x() } else { block_idx_x() };
+    let qt = if p.causal != 0 {
+        tiles - 1 - block_idx_x()
+    } else {
+        block_idx_x()
+    };
     let head = block_idx_y() % p.q_heads;
     let batch = block_idx_y() / p.q_heads;
     let kv_head = head / p.heads_per_kv_head;
@@ -146,7 +152,13 @@ pub fn run<
                 for b in 0..NB {
                     // SAFETY: the producer holds the stage; its full barrier
                     // expects all 2·NB boxes.
-                    let (c0, c1, c2) = coords(p.heads_inner, 0, 64 * b as u32, q_row0 + 64 * wg as u32, head);
+                    let (c0, c1, c2) = coords(
+                        p.heads_inner,
+                        0,
+                        64 * b as u32,
+                        q_row0 + 64 * wg as u32,
+                        head,
+                    );
                     unsafe { load_3d(map_q, rows.at(wg).at(b), stage.barrier(), c0, c1, c2) };
                 }
             }
@@ -156,7 +168,10 @@ pub fn run<
                 let stage = kvp.acquire_stage();
                 stage.arrive_expect_tx();
                 let t = stage.tiles();
-                let (k, v) = (smem_field!(t, KvStage<NB, BN>, k), smem_field!(t, KvStage<NB, BN>, v));
+                let (k, v) = (
+                    smem_field!(t, KvStage<NB, BN>, k),
+                    smem_field!(t, KvStage<NB, BN>, v),
+                );
                 for b in 0..NB {
                     // SAFETY: as above; K and V boxes zero-fill past seq_kv.
                     let (k0, k1, k2) = coords(p.heads_inner, 1, 64 * b as u32, j * bn, kv_head);
@@ -179,12 +194,18 @@ pub fn run<
             let (warp, lane) = (tid / 32, tid % 32);
             // This thread's two accumulator rows, in the head.
             let wg_row0 = q_row0 + 64 * wg;
-            let rows = [wg_row0 + 16 * warp + lane / 4, wg_row0 + 16 * warp + lane / 4 + 8];
+            let rows = [
+                wg_row0 + 16 * warp + lane / 4,
+                wg_row0 + 16 * warp + lane / 4 + 8,
+            ];
             let causal = p.causal != 0;
 
             let mut qc = q.consumer();
             let q_stage = qc.acquire_stage();
-            let q_base = smem_field!(q_stage.tiles(), QStage<NB>, rows).at(wg as usize).at(0).addr();
+            let q_base = smem_field!(q_stage.tiles(), QStage<NB>, rows)
+                .at(wg as usize)
+                .at(0)
+                .addr();
             let st0 = kv.stage(0);
             let k_base = smem_field!(st0, KvStage<NB, BN>, k).addr();
             let v_base = smem_field!(st0, KvStage<NB, BN>, v).addr();
@@ -196,14 +217,26 @@ pub fn run<
             let mut o: [f32; OACC] = unsafe { core::mem::zeroed() };
             // SAFETY: as for `o`; every S wgmma group starts with scale-d 0.
             let mut s: [f32; SACC] = unsafe { core::mem::zeroed() };
-            let mut rs = RowState { m: [f32::NEG_INFINITY; 2], l: [0.0; 2] };
-            let blk = Block { p, lane, rows, causal, wg_row0, bn };
+            let mut rs = RowState {
+                m: [f32::NEG_INFINITY; 2],
+                l: [0.0; 2],
+            };
+            let blk = Block {
+                p,
+                lane,
+                rows,
+                causal,
+                wg_row0,
+                bn,
+            };
             let issue_s = |s: &mut [f32; SACC], kb: u32| {
                 wgmma::fence();
                 crate::unroll_below!(KK < 4 * NB, {
                     let (bx, off) = (KK / 4, (KK % 4) * 32);
-                    let da = descriptor_k_major(q_base + bx * BOX_BYTES + off, SmemLayout::Swizzle128B);
-                    let db = descriptor_k_major(kb + bx * kv_box_bytes + off, SmemLayout::Swizzle128B);
+                    let da =
+                        descriptor_k_major(q_base + bx * BOX_BYTES + off, SmemLayout::Swizzle128B);
+                    let db =
+                        descriptor_k_major(kb + bx * kv_box_bytes + off, SmemLayout::Swizzle128B);
                     // SAFETY: Q and the stage are loaded (waited) and stay
                     // until a wait_group retires these MMAs.
                     unsafe { S::mma(s, da, db, KK > 0) };
@@ -214,7 +247,12 @@ pub fn run<
                 wgmma::fence();
                 crate::unroll_below!(KK < BN / 16, {
                     let k4 = 4 * KK as usize;
-                    let db = descriptor_mn_major(vb + 16 * 128 * KK, SmemLayout::Swizzle128B, kv_box_bytes, 1024);
+                    let db = descriptor_mn_major(
+                        vb + 16 * 128 * KK,
+                        SmemLayout::Swizzle128B,
+                        kv_box_bytes,
+                        1024,
+                    );
                     // SAFETY: as for S; `pf` was written before the fence
                     // and is not rewritten until wait_group retires this.
                     unsafe { O::mma(o, [pf[k4], pf[k4 + 1], pf[k4 + 2], pf[k4 + 3]], db) };
@@ -282,7 +320,10 @@ pub fn run<
             turn_pass(true);
             wgmma::wait_group::<0>();
             held.release_if(tid == 0);
-            let RowState { m: [m0, m1], l: [l0, l1] } = rs;
+            let RowState {
+                m: [m0, m1],
+                l: [l0, l1],
+            } = rs;
 
             // Epilogue: O / l, logsumexp, O over this warpgroup's Q rows, TMA stores.
             let (l0, l1) = (quad_sum(l0), quad_sum(l1));
@@ -307,8 +348,14 @@ pub fn run<
                 // SAFETY: this warpgroup's own rows of the Q stage (which it
                 // holds; its last reads retired with the wait above).
                 unsafe {
-                    st_shared_u32(box_base + Swizzle::B128.apply(b0) as u32, pack_bf16x2(o[c] * inv0, o[c + 1] * inv0));
-                    st_shared_u32(box_base + Swizzle::B128.apply(b0 + 8 * 128) as u32, pack_bf16x2(o[c + 2] * inv1, o[c + 3] * inv1));
+                    st_shared_u32(
+                        box_base + Swizzle::B128.apply(b0) as u32,
+                        pack_bf16x2(o[c] * inv0, o[c + 1] * inv0),
+                    );
+                    st_shared_u32(
+                        box_base + Swizzle::B128.apply(b0 + 8 * 128) as u32,
+                        pack_bf16x2(o[c + 2] * inv1, o[c + 3] * inv1),
+                    );
                 }
             });
             fence_proxy_async_shared();
@@ -356,7 +403,12 @@ impl Block<'_> {
     /// Accumulator chunk c (elements 4c..4c+4): columns 8c + 2·(lane%4) +
     /// {0, 1}, of row 0 (elements 4c, 4c+1) and row 1 (4c+2, 4c+3).
     #[inline(always)]
-    fn mask_and_softmax<const SACC: usize>(&self, s: &mut [f32; SACC], rs: &mut RowState, j: u32) -> [f32; 2] {
+    fn mask_and_softmax<const SACC: usize>(
+        &self,
+        s: &mut [f32; SACC],
+        rs: &mut RowState,
+        j: u32,
+    ) -> [f32; 2] {
         let (p, lane, rows, causal) = (self.p, self.lane, self.rows, self.causal);
         // Only blocks reaching past seq_kv or, causal, past this
         // warpgroup's first row (the diagonal blocks) are masked.
@@ -385,9 +437,20 @@ impl Block<'_> {
         mx0 = quad_max(mx0);
         mx1 = quad_max(mx1);
         // A row with nothing unmasked yet keeps base 0 (exp2(-inf) = 0).
-        let base0 = if mx0 == f32::NEG_INFINITY { 0.0 } else { mx0 * p.scale_log2 };
-        let base1 = if mx1 == f32::NEG_INFINITY { 0.0 } else { mx1 * p.scale_log2 };
-        let corr = [exp2(rs.m[0] * p.scale_log2 - base0), exp2(rs.m[1] * p.scale_log2 - base1)];
+        let base0 = if mx0 == f32::NEG_INFINITY {
+            0.0
+        } else {
+            mx0 * p.scale_log2
+        };
+        let base1 = if mx1 == f32::NEG_INFINITY {
+            0.0
+        } else {
+            mx1 * p.scale_log2
+        };
+        let corr = [
+            exp2(rs.m[0] * p.scale_log2 - base0),
+            exp2(rs.m[1] * p.scale_log2 - base1),
+        ];
         rs.m = [mx0, mx1];
         let (mut l0, mut l1) = (rs.l[0] * corr[0], rs.l[1] * corr[1]);
         crate::unroll_below!(C < SACC / 4, {

@@ -8,7 +8,9 @@ use core::arch::asm;
 pub fn exp2(x: f32) -> f32 {
     let y: f32;
     // SAFETY: arithmetic only.
-    unsafe { asm!("ex2.approx.ftz.f32 {y}, {x};", y = out(reg32) y, x = in(reg32) x, options(pure, nomem, nostack)) };
+    unsafe {
+        asm!("ex2.approx.ftz.f32 {y}, {x};", y = out(reg32) y, x = in(reg32) x, options(pure, nomem, nostack))
+    };
     y
 }
 
@@ -17,7 +19,9 @@ pub fn exp2(x: f32) -> f32 {
 pub fn log2(x: f32) -> f32 {
     let y: f32;
     // SAFETY: arithmetic only.
-    unsafe { asm!("lg2.approx.ftz.f32 {y}, {x};", y = out(reg32) y, x = in(reg32) x, options(pure, nomem, nostack)) };
+    unsafe {
+        asm!("lg2.approx.ftz.f32 {y}, {x};", y = out(reg32) y, x = in(reg32) x, options(pure, nomem, nostack))
+    };
     y
 }
 
@@ -51,7 +55,9 @@ pub fn quad_sum(x: f32) -> f32 {
 pub fn pack_bf16x2(lo: f32, hi: f32) -> u32 {
     let r: u32;
     // SAFETY: arithmetic only.
-    unsafe { asm!("cvt.rn.bf16x2.f32 {r}, {h}, {l};", r = out(reg32) r, h = in(reg32) hi, l = in(reg32) lo, options(pure, nomem, nostack)) };
+    unsafe {
+        asm!("cvt.rn.bf16x2.f32 {r}, {h}, {l};", r = out(reg32) r, h = in(reg32) hi, l = in(reg32) lo, options(pure, nomem, nostack))
+    };
     r
 }
 

@@ -53,7 +53,9 @@ pub enum AttentionError {
         supported: [u32; 3],
     },
     /// GQA/MQA needs every K/V head shared by the same number of query heads.
-    #[error("kv_heads {kv_heads} does not divide q_heads {q_heads}: each K/V head must serve q_heads / kv_heads query heads")]
+    #[error(
+        "kv_heads {kv_heads} does not divide q_heads {q_heads}: each K/V head must serve q_heads / kv_heads query heads"
+    )]
     KvHeadsNotDividing {
         /// Query heads.
         q_heads: usize,
@@ -67,7 +69,9 @@ pub enum AttentionError {
         dim: Dim,
     },
     /// A stride TMA cannot use.
-    #[error("tensor {tensor:?}: {which} stride {stride} (elements) is not allowed: strides must be multiples of 8 elements (16 bytes, TMA's rule) and below 2^39 elements; the head dimension must be contiguous")]
+    #[error(
+        "tensor {tensor:?}: {which} stride {stride} (elements) is not allowed: strides must be multiples of 8 elements (16 bytes, TMA's rule) and below 2^39 elements; the head dimension must be contiguous"
+    )]
     MisalignedStride {
         /// Which tensor.
         tensor: TensorName,
@@ -77,7 +81,9 @@ pub enum AttentionError {
         stride: usize,
     },
     /// A buffer is shorter than its shape and strides reach.
-    #[error("tensor {tensor:?} has {len} elements but its shape and strides reach element {needed} - 1: the buffer must hold at least {needed}")]
+    #[error(
+        "tensor {tensor:?} has {len} elements but its shape and strides reach element {needed} - 1: the buffer must hold at least {needed}"
+    )]
     WrongLength {
         /// Which tensor.
         tensor: TensorName,

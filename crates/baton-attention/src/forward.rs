@@ -86,7 +86,9 @@ impl Attention {
         o: TensorMut<'_>,
         lse: Option<&mut CudaSlice<f32>>,
     ) -> Result<(), AttentionError> {
-        Ok(self.prepare(stream, shape, opts, q, k, v, o, lse)?.launch()?)
+        Ok(self
+            .prepare(stream, shape, opts, q, k, v, o, lse)?
+            .launch()?)
     }
 
     /// [`forward`](Self::forward) in two steps: checks, encodes and uploads
@@ -105,9 +107,7 @@ impl Attention {
         o: TensorMut<'a>,
         lse: Option<&'a mut CudaSlice<f32>>,
     ) -> Result<PreparedAttention<'a>, AttentionError> {
-        let scale = opts
-            .scale
-            .unwrap_or(1.0 / (shape.head_dim as f32).sqrt());
+        let scale = opts.scale.unwrap_or(1.0 / (shape.head_dim as f32).sqrt());
         if !(scale.is_finite() && scale > 0.0) {
             return Err(AttentionError::BadScale { scale });
         }
@@ -155,11 +155,27 @@ impl Attention {
             };
             heads_inner |= (inner as u32) << t;
             let (d1, d2, box_dims) = if inner {
-                let seq_b = if seq == 1 { heads as u64 * head_b } else { seq_b };
-                ((heads as u64, head_b), (seq as u64, seq_b), [64, 1, box_rows])
+                let seq_b = if seq == 1 {
+                    heads as u64 * head_b
+                } else {
+                    seq_b
+                };
+                (
+                    (heads as u64, head_b),
+                    (seq as u64, seq_b),
+                    [64, 1, box_rows],
+                )
             } else {
-                let head_b = if heads == 1 { seq as u64 * seq_b } else { head_b };
-                ((seq as u64, seq_b), (heads as u64, head_b), [64, box_rows, 1])
+                let head_b = if heads == 1 {
+                    seq as u64 * seq_b
+                } else {
+                    head_b
+                };
+                (
+                    (seq as u64, seq_b),
+                    (heads as u64, head_b),
+                    [64, box_rows, 1],
+                )
             };
             for b in 0..shape.batch {
                 let desc = TensorMapDesc {

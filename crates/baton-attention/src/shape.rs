@@ -165,8 +165,13 @@ pub fn validate(
             Ok(())
         }
     };
-    let blocks_y = shape.q_heads.checked_mul(shape.batch).unwrap_or(usize::MAX);
-    too_large(Dim::QHeads, blocks_y, 65535, "q_heads · batch is the grid's y")?;
+    let blocks_y = shape.q_heads.saturating_mul(shape.batch);
+    too_large(
+        Dim::QHeads,
+        blocks_y,
+        65535,
+        "q_heads · batch is the grid's y",
+    )?;
     too_large(Dim::SeqQ, shape.seq_q, 1 << 31, "32-bit row indices")?;
     too_large(Dim::SeqKv, shape.seq_kv, 1 << 31, "32-bit row indices")?;
     let names = [TensorName::Q, TensorName::K, TensorName::V, TensorName::O];

@@ -9,9 +9,7 @@
 //! PyTorch SDPA in the same device call.
 
 use baton::numeric::{Bf16, SmallFloat};
-use baton_attention::{
-    Attention, AttentionOptions, AttentionShape, Strides, TensorMut, TensorRef,
-};
+use baton_attention::{Attention, AttentionOptions, AttentionShape, Strides, TensorMut, TensorRef};
 use baton_runtime::{Error, Gpu};
 
 /// bf16 NaN: the poison of O and of its guard.
@@ -101,7 +99,11 @@ fn reference(
     let mut p = vec![0f64; s.seq_kv];
     for i in 0..s.seq_q {
         let qi = &q[b * sq.batch + i * sq.seq + h * sq.head..][..d];
-        let cols = if c.causal { (i + 1).min(s.seq_kv) } else { s.seq_kv };
+        let cols = if c.causal {
+            (i + 1).min(s.seq_kv)
+        } else {
+            s.seq_kv
+        };
         let mut mx = f64::NEG_INFINITY;
         for (j, pj) in p.iter_mut().enumerate().take(cols) {
             let kj = &k[b * skv.batch + j * skv.seq + kh * skv.head..][..d];
@@ -127,7 +129,10 @@ fn reference(
 /// Runs one case; returns a failure description, or None.
 fn run_case(gpu: &Gpu, attn: &Attention, c: &Case, rng: &mut u64) -> Option<String> {
     let s = c.shape;
-    let (sq, skv) = (strides(c, s.seq_q, s.q_heads), strides(c, s.seq_kv, s.kv_heads));
+    let (sq, skv) = (
+        strides(c, s.seq_q, s.q_heads),
+        strides(c, s.seq_kv, s.kv_heads),
+    );
     let (nq, nkv) = (
         s.batch * s.seq_q * s.q_heads * s.head_dim,
         s.batch * s.seq_kv * s.kv_heads * s.head_dim,
@@ -138,7 +143,9 @@ fn run_case(gpu: &Gpu, attn: &Attention, c: &Case, rng: &mut u64) -> Option<Stri
     let stream = gpu.stream();
     let up = |x: &[u16]| stream.clone_htod(x).expect("upload");
     let (dq, dk, dv) = (up(&q), up(&k), up(&v));
-    let mut d_o = stream.clone_htod(&vec![POISON; nq + GUARD]).expect("upload");
+    let mut d_o = stream
+        .clone_htod(&vec![POISON; nq + GUARD])
+        .expect("upload");
     let n_lse = s.batch * s.q_heads * s.seq_q;
     let mut d_lse = stream.clone_htod(&vec![f32::NAN; n_lse]).expect("upload");
     let opts = AttentionOptions {
@@ -151,10 +158,22 @@ fn run_case(gpu: &Gpu, attn: &Attention, c: &Case, rng: &mut u64) -> Option<Stri
         stream,
         &s,
         &opts,
-        TensorRef { data: &dq, strides: sq },
-        TensorRef { data: &dk, strides: skv },
-        TensorRef { data: &dv, strides: skv },
-        TensorMut { data: &mut d_o, strides: sq },
+        TensorRef {
+            data: &dq,
+            strides: sq,
+        },
+        TensorRef {
+            data: &dk,
+            strides: skv,
+        },
+        TensorRef {
+            data: &dv,
+            strides: skv,
+        },
+        TensorMut {
+            data: &mut d_o,
+            strides: sq,
+        },
         if c.lse { Some(&mut d_lse) } else { None },
     );
     if let Err(e) = r {
@@ -166,7 +185,8 @@ fn run_case(gpu: &Gpu, attn: &Attention, c: &Case, rng: &mut u64) -> Option<Stri
         return Some(format!("kernel: {e}"));
     }
     let scale = 1.0 / (s.head_dim as f64).sqrt();
-    let (mut err2, mut ref2, mut max_ref, mut max_err, mut nonfinite) = (0f64, 0f64, 0f64, 0f64, 0usize);
+    let (mut err2, mut ref2, mut max_ref, mut max_err, mut nonfinite) =
+        (0f64, 0f64, 0f64, 0f64, 0usize);
     let mut lse_bad = 0usize;
     let mut worst = String::new();
     for b in 0..s.batch {
@@ -174,7 +194,8 @@ fn run_case(gpu: &Gpu, attn: &Attention, c: &Case, rng: &mut u64) -> Option<Stri
             let (ro, rl) = reference(c, &q, &k, &v, (sq, skv), b, h, scale);
             for i in 0..s.seq_q {
                 for dd in 0..s.head_dim {
-                    let got = Bf16::from_bits(o[b * sq.batch + i * sq.seq + h * sq.head + dd]).to_f64();
+                    let got =
+                        Bf16::from_bits(o[b * sq.batch + i * sq.seq + h * sq.head + dd]).to_f64();
                     let want = ro[i * s.head_dim + dd];
                     if !got.is_finite() {
                         nonfinite += 1;
@@ -191,8 +212,9 @@ fn run_case(gpu: &Gpu, attn: &Attention, c: &Case, rng: &mut u64) -> Option<Stri
                 }
                 if c.lse {
                     let got = f64::from(lse[(b * s.q_heads + h) * s.seq_q + i]);
-                    // NaN fails this comparison too.
-                    if !((got - rl[i]).abs() <= 1e-3 * rl[i].abs().max(1.0)) {
+                    // False for NaN: a NaN never passes.
+                    let within = (got - rl[i]).abs() <= 1e-3 * rl[i].abs().max(1.0);
+                    if !within {
                         lse_bad += 1;
                     }
                 }
@@ -202,14 +224,14 @@ fn run_case(gpu: &Gpu, attn: &Attention, c: &Case, rng: &mut u64) -> Option<Stri
     let clobbered = o[nq..].iter().filter(|&&g| g != POISON).count();
     let rel_l2 = (err2 / ref2.max(1e-300)).sqrt();
     let rel_max = max_err / max_ref.max(1e-300);
-    println!(
-        "  rel L2 {rel_l2:.2e}, max |err| / max |ref| {rel_max:.2e}; worst {worst}"
-    );
+    println!("  rel L2 {rel_l2:.2e}, max |err| / max |ref| {rel_max:.2e}; worst {worst}");
     let mut fails = Vec::new();
     if nonfinite > 0 {
         fails.push(format!("{nonfinite} non-finite outputs"));
     }
-    if !(rel_l2 <= REL_TOL && rel_max <= REL_TOL) {
+    // False for NaN too.
+    let within = rel_l2 <= REL_TOL && rel_max <= REL_TOL;
+    if !within {
         fails.push(format!("error {rel_l2:.2e} / {rel_max:.2e} over {REL_TOL}"));
     }
     if clobbered > 0 {
@@ -218,28 +240,113 @@ fn run_case(gpu: &Gpu, attn: &Attention, c: &Case, rng: &mut u64) -> Option<Stri
     if lse_bad > 0 {
         fails.push(format!("{lse_bad} logsumexp values wrong"));
     }
-    if fails.is_empty() { None } else { Some(fails.join("; ")) }
+    if fails.is_empty() {
+        None
+    } else {
+        Some(fails.join("; "))
+    }
 }
 
 /// Writes one large case for the PyTorch comparison (BATON_ATTN_DUMP).
 fn dump_large(gpu: &Gpu, attn: &Attention, dir: &str, rng: &mut u64) {
     for (name, shape, causal) in [
-        ("d128", AttentionShape { batch: 2, seq_q: 4000, seq_kv: 4000, q_heads: 16, kv_heads: 16, head_dim: 128 }, false),
-        ("d128_causal_gqa", AttentionShape { batch: 1, seq_q: 3000, seq_kv: 3000, q_heads: 16, kv_heads: 2, head_dim: 128 }, true),
-        ("d64_causal", AttentionShape { batch: 2, seq_q: 2048, seq_kv: 2048, q_heads: 8, kv_heads: 8, head_dim: 64 }, true),
-        ("d256", AttentionShape { batch: 1, seq_q: 2000, seq_kv: 2500, q_heads: 8, kv_heads: 8, head_dim: 256 }, false),
+        (
+            "d128",
+            AttentionShape {
+                batch: 2,
+                seq_q: 4000,
+                seq_kv: 4000,
+                q_heads: 16,
+                kv_heads: 16,
+                head_dim: 128,
+            },
+            false,
+        ),
+        (
+            "d128_causal_gqa",
+            AttentionShape {
+                batch: 1,
+                seq_q: 3000,
+                seq_kv: 3000,
+                q_heads: 16,
+                kv_heads: 2,
+                head_dim: 128,
+            },
+            true,
+        ),
+        (
+            "d64_causal",
+            AttentionShape {
+                batch: 2,
+                seq_q: 2048,
+                seq_kv: 2048,
+                q_heads: 8,
+                kv_heads: 8,
+                head_dim: 64,
+            },
+            true,
+        ),
+        (
+            "d256",
+            AttentionShape {
+                batch: 1,
+                seq_q: 2000,
+                seq_kv: 2500,
+                q_heads: 8,
+                kv_heads: 8,
+                head_dim: 256,
+            },
+            false,
+        ),
     ] {
         let s = shape;
         // PyTorch's layout, [b, h, s, d].
-        let (sq, skv) = (Strides::bhsd(s.seq_q, s.q_heads, s.head_dim), Strides::bhsd(s.seq_kv, s.kv_heads, s.head_dim));
+        let (sq, skv) = (
+            Strides::bhsd(s.seq_q, s.q_heads, s.head_dim),
+            Strides::bhsd(s.seq_kv, s.kv_heads, s.head_dim),
+        );
         let nq = s.batch * s.seq_q * s.q_heads * s.head_dim;
         let nkv = s.batch * s.seq_kv * s.kv_heads * s.head_dim;
-        let (q, k, v) = (random_bf16(rng, nq, 2.0), random_bf16(rng, nkv, 2.0), random_bf16(rng, nkv, 1.0));
+        let (q, k, v) = (
+            random_bf16(rng, nq, 2.0),
+            random_bf16(rng, nkv, 2.0),
+            random_bf16(rng, nkv, 1.0),
+        );
         let stream = gpu.stream();
-        let (dq, dk, dv) = (stream.clone_htod(&q).unwrap(), stream.clone_htod(&k).unwrap(), stream.clone_htod(&v).unwrap());
+        let (dq, dk, dv) = (
+            stream.clone_htod(&q).unwrap(),
+            stream.clone_htod(&k).unwrap(),
+            stream.clone_htod(&v).unwrap(),
+        );
         let mut d_o = stream.clone_htod(&vec![POISON; nq]).unwrap();
-        let opts = AttentionOptions { causal, pingpong: name.contains("causal"), ..Default::default() };
-        attn.forward(stream, &s, &opts, TensorRef { data: &dq, strides: sq }, TensorRef { data: &dk, strides: skv }, TensorRef { data: &dv, strides: skv }, TensorMut { data: &mut d_o, strides: sq }, None).expect("launch");
+        let opts = AttentionOptions {
+            causal,
+            pingpong: name.contains("causal"),
+            ..Default::default()
+        };
+        attn.forward(
+            stream,
+            &s,
+            &opts,
+            TensorRef {
+                data: &dq,
+                strides: sq,
+            },
+            TensorRef {
+                data: &dk,
+                strides: skv,
+            },
+            TensorRef {
+                data: &dv,
+                strides: skv,
+            },
+            TensorMut {
+                data: &mut d_o,
+                strides: sq,
+            },
+            None,
+        )
+        .expect("launch");
         let o = stream.clone_dtoh(&d_o).unwrap();
         gpu.synchronize().expect("kernel");
         let w = |file: &str, data: &[u16]| {
@@ -269,23 +376,101 @@ fn gpu_attention_matches_f64_reference() {
     let mut rng = seed();
     println!("seed {rng:#x}");
     let mut ragged = |lo: u64, span: u64| (lo + splitmix64(&mut rng) % span) as usize;
-    let shape = |batch, seq_q, seq_kv, q_heads, kv_heads, head_dim| AttentionShape { batch, seq_q, seq_kv, q_heads, kv_heads, head_dim };
-    let case = |shape, causal, bshd| Case { shape, causal, bshd, lse: true, debug: false, pingpong: false };
+    let shape = |batch, seq_q, seq_kv, q_heads, kv_heads, head_dim| AttentionShape {
+        batch,
+        seq_q,
+        seq_kv,
+        q_heads,
+        kv_heads,
+        head_dim,
+    };
+    let case = |shape, causal, bshd| Case {
+        shape,
+        causal,
+        bshd,
+        lse: true,
+        debug: false,
+        pingpong: false,
+    };
     let filter = std::env::var("BATON_ATTN_CASES").ok();
     let mut cases = vec![
-        ("d128 square", case(shape(1, 256, 256, 2, 2, 128), false, true)),
-        ("d128 ragged", case(shape(2, ragged(129, 200), ragged(1, 400), 2, 2, 128), false, true)),
-        ("d128 causal", case(shape(1, 384, 384, 2, 2, 128), true, false)),
-        ("d128 causal ragged gqa", case(shape(2, ragged(100, 300), ragged(100, 300), 4, 2, 128), true, true)),
-        ("d128 gqa 4:1 bhsd", case(shape(1, ragged(50, 250), ragged(50, 250), 8, 2, 128), false, false)),
+        (
+            "d128 square",
+            case(shape(1, 256, 256, 2, 2, 128), false, true),
+        ),
+        (
+            "d128 ragged",
+            case(
+                shape(2, ragged(129, 200), ragged(1, 400), 2, 2, 128),
+                false,
+                true,
+            ),
+        ),
+        (
+            "d128 causal",
+            case(shape(1, 384, 384, 2, 2, 128), true, false),
+        ),
+        (
+            "d128 causal ragged gqa",
+            case(
+                shape(2, ragged(100, 300), ragged(100, 300), 4, 2, 128),
+                true,
+                true,
+            ),
+        ),
+        (
+            "d128 gqa 4:1 bhsd",
+            case(
+                shape(1, ragged(50, 250), ragged(50, 250), 8, 2, 128),
+                false,
+                false,
+            ),
+        ),
         ("d128 seq 1", case(shape(1, 1, 1, 2, 1, 128), false, true)),
-        ("d128 seq_q 1 causal", case(shape(1, 1, 200, 2, 2, 128), true, true)),
-        ("d64", case(shape(2, ragged(100, 300), ragged(100, 300), 2, 1, 64), false, true)),
-        ("d64 causal bhsd", case(shape(1, ragged(100, 300), ragged(100, 300), 3, 3, 64), true, false)),
-        ("d256", case(shape(1, ragged(100, 300), ragged(100, 300), 2, 2, 256), false, true)),
-        ("d256 causal gqa", case(shape(1, ragged(100, 300), ragged(100, 300), 4, 1, 256), true, false)),
+        (
+            "d128 seq_q 1 causal",
+            case(shape(1, 1, 200, 2, 2, 128), true, true),
+        ),
+        (
+            "d64",
+            case(
+                shape(2, ragged(100, 300), ragged(100, 300), 2, 1, 64),
+                false,
+                true,
+            ),
+        ),
+        (
+            "d64 causal bhsd",
+            case(
+                shape(1, ragged(100, 300), ragged(100, 300), 3, 3, 64),
+                true,
+                false,
+            ),
+        ),
+        (
+            "d256",
+            case(
+                shape(1, ragged(100, 300), ragged(100, 300), 2, 2, 256),
+                false,
+                true,
+            ),
+        ),
+        (
+            "d256 causal gqa",
+            case(
+                shape(1, ragged(100, 300), ragged(100, 300), 4, 1, 256),
+                true,
+                false,
+            ),
+        ),
     ];
-    cases.push(("d128 debug PTX", Case { debug: true, ..case(shape(1, 200, 300, 2, 2, 128), true, true) }));
+    cases.push((
+        "d128 debug PTX",
+        Case {
+            debug: true,
+            ..case(shape(1, 200, 300, 2, 2, 128), true, true)
+        },
+    ));
     // Both schedules: every other case ping-pongs the warpgroups.
     for (i, (_, c)) in cases.iter_mut().enumerate() {
         c.pingpong = i % 2 == 1;
@@ -295,7 +480,10 @@ fn gpu_attention_matches_f64_reference() {
         if filter.as_deref().is_some_and(|f| !name.contains(f)) {
             continue;
         }
-        println!("{name}: {:?} causal={} bshd={} pingpong={}", c.shape, c.causal, c.bshd, c.pingpong);
+        println!(
+            "{name}: {:?} causal={} bshd={} pingpong={}",
+            c.shape, c.causal, c.bshd, c.pingpong
+        );
         match run_case(&gpu, &attn, c, &mut rng) {
             None => println!("PASS {name}"),
             Some(why) => {

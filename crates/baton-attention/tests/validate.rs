@@ -42,7 +42,8 @@ fn valid_calls_in_both_layouts() {
 
 #[test]
 fn zero_sizes_are_refused_by_name() {
-    let cases: [(Dim, fn(&mut AttentionShape)); 6] = [
+    type Zero = fn(&mut AttentionShape);
+    let cases: [(Dim, Zero); 6] = [
         (Dim::Batch, |s| s.batch = 0),
         (Dim::SeqQ, |s| s.seq_q = 0),
         (Dim::SeqKv, |s| s.seq_kv = 0),
@@ -155,5 +156,13 @@ fn grid_limit_is_refused() {
         ..shape()
     };
     let err = validate(&s, tensors(&s, true), None).unwrap_err();
-    assert!(matches!(err, AttentionError::TooLarge { dim: Dim::QHeads, value: 70000, max: 65535, .. }));
+    assert!(matches!(
+        err,
+        AttentionError::TooLarge {
+            dim: Dim::QHeads,
+            value: 70000,
+            max: 65535,
+            ..
+        }
+    ));
 }

@@ -11,9 +11,7 @@
 use crate::chart::{BarChart, BarGroup, write_bar_chart};
 use crate::commands::Outcome;
 use baton::numeric::{Bf16, SmallFloat};
-use baton_attention::{
-    Attention, AttentionOptions, AttentionShape, Strides, TensorMut, TensorRef,
-};
+use baton_attention::{Attention, AttentionOptions, AttentionShape, Strides, TensorMut, TensorRef};
 use baton_reference::timing::{QueuedTimer, median};
 use baton_runtime::{Error, Gpu};
 use std::path::PathBuf;
@@ -62,7 +60,11 @@ pub const SHAPES: [(usize, usize, usize, usize, usize, bool); 16] = [
 fn label(&(b, h, hkv, s, d, causal): &(usize, usize, usize, usize, usize, bool)) -> String {
     format!(
         "b{b} h{h}{} s{s} d{d}{}",
-        if hkv != h { format!(":{hkv}") } else { String::new() },
+        if hkv != h {
+            format!(":{hkv}")
+        } else {
+            String::new()
+        },
         if causal { " causal" } else { "" }
     )
 }
@@ -120,8 +122,16 @@ pub fn run(args: &AttentionBenchArgs) -> Outcome {
     let mut rng = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0x5EED, |d| d.as_nanos() as u64);
-    println!("{} ({} SMs), seed {rng:#x}, ping-pong {}", gpu.name(), gpu.sm_count(), args.pingpong);
-    println!("{:<28} {:>10} {:>9}  check", "shape", "time (us)", "TFLOP/s");
+    println!(
+        "{} ({} SMs), seed {rng:#x}, ping-pong {}",
+        gpu.name(),
+        gpu.sm_count(),
+        args.pingpong
+    );
+    println!(
+        "{:<28} {:>10} {:>9}  check",
+        "shape", "time (us)", "TFLOP/s"
+    );
     let mut groups = Vec::new();
     let mut outcome = Outcome::Pass;
     for sh in SHAPES {
@@ -192,7 +202,11 @@ fn bench_one(
         random_bf16(rng, nkv, 1.0),
     );
     let stream = gpu.stream();
-    let (dq, dk, dv) = (stream.clone_htod(&q)?, stream.clone_htod(&k)?, stream.clone_htod(&v)?);
+    let (dq, dk, dv) = (
+        stream.clone_htod(&q)?,
+        stream.clone_htod(&k)?,
+        stream.clone_htod(&v)?,
+    );
     let mut d_o = stream.clone_htod(&vec![0x7FC0u16; nq])?;
     let opts = AttentionOptions {
         causal,
@@ -203,10 +217,22 @@ fn bench_one(
         stream,
         &shape,
         &opts,
-        TensorRef { data: &dq, strides: sq },
-        TensorRef { data: &dk, strides: skv },
-        TensorRef { data: &dv, strides: skv },
-        TensorMut { data: &mut d_o, strides: sq },
+        TensorRef {
+            data: &dq,
+            strides: sq,
+        },
+        TensorRef {
+            data: &dk,
+            strides: skv,
+        },
+        TensorRef {
+            data: &dv,
+            strides: skv,
+        },
+        TensorMut {
+            data: &mut d_o,
+            strides: sq,
+        },
         None,
     )?;
     let warmup = 3;
@@ -220,7 +246,11 @@ fn bench_one(
     let tflops = shape.flops(causal) / (ms * 1e-3) / 1e12;
     let o = stream.clone_dtoh(&d_o)?;
     gpu.synchronize()?;
-    Ok((ms * 1e3, tflops, check_sample(&shape, causal, &q, &k, &v, &o, rng)))
+    Ok((
+        ms * 1e3,
+        tflops,
+        check_sample(&shape, causal, &q, &k, &v, &o, rng),
+    ))
 }
 
 /// Every output finite; 8 random rows of random heads against f64.
@@ -246,7 +276,10 @@ fn check_sample(
         let i = (splitmix64(rng) % s.seq_q as u64) as usize;
         let kh = h / (s.q_heads / s.kv_heads);
         let row = |t: &[u16], heads: usize, hh: usize, r: usize, seq: usize| -> Vec<f64> {
-            t[((b * heads + hh) * seq + r) * d..][..d].iter().map(|&x| f(x)).collect()
+            t[((b * heads + hh) * seq + r) * d..][..d]
+                .iter()
+                .map(|&x| f(x))
+                .collect()
         };
         let qi = row(q, s.q_heads, h, i, s.seq_q);
         let cols = if causal { i + 1 } else { s.seq_kv };
@@ -273,5 +306,9 @@ fn check_sample(
     }
     let rel = (err2 / ref2.max(1e-300)).sqrt();
     // NaN fails this comparison too.
-    if rel <= 2e-2 { "ok".into() } else { format!("rel err {rel:.2e} over 2e-2") }
+    if rel <= 2e-2 {
+        "ok".into()
+    } else {
+        format!("rel err {rel:.2e} over 2e-2")
+    }
 }

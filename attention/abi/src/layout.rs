@@ -6,41 +6,39 @@ use baton::tile_pipeline::{InputTileStorage, Tile, TilePayload};
 /// One box: 64 rows × 64 bf16 columns (128-byte rows, 128-byte swizzle).
 pub type QBox = Tile<u16, WG_ROWS, BOX_COLS>;
 
-/// One K/V stage: `BN` key rows and the same `BN` value rows, each as `NB`
-/// column boxes of 64 (head dimension `64·NB`), as TMA writes them (128-byte
-/// rows, 128-byte swizzle). S = Q·Kᵀ reads `k` K-major; O += P·V reads `v`
+/// One K/V stage: `BN` rows of K, or of V, as `NB` column boxes of 64
+/// (head dimension `64·NB`), as TMA writes them (128-byte rows, 128-byte
+/// swizzle). S = Q·Kᵀ reads a K stage K-major; O += P·V reads a V stage
 /// N-major (`imm-trans-b`).
 #[repr(C)]
 pub struct KvStage<const NB: usize, const BN: usize> {
-    /// K rows, by column box.
-    pub k: [Tile<u16, BN, BOX_COLS>; NB],
-    /// V rows, by column box.
-    pub v: [Tile<u16, BN, BOX_COLS>; NB],
+    /// The rows, by column box.
+    pub boxes: [Tile<u16, BN, BOX_COLS>; NB],
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
 impl<const NB: usize, const BN: usize> Default for KvStage<NB, BN> {
     fn default() -> Self {
         Self {
-            k: core::array::from_fn(|_| Tile::new()),
-            v: core::array::from_fn(|_| Tile::new()),
+            boxes: core::array::from_fn(|_| Tile::new()),
         }
     }
 }
 
-/// The K/V payload: a [`KvStage`] per stage; its `2·NB` TMA boxes complete
-/// on the stage's one `full` barrier.
+/// The K/V payload: a [`KvStage`] per stage, its `NB` TMA boxes complete on
+/// the stage's one `full` barrier. K and V have a pipeline each, so a K
+/// stage is freed as soon as S = Q·Kᵀ retired, while P·V still reads V.
 ///
 /// ```
 /// use baton::tile_pipeline::TilePayload;
 /// use baton_attention_abi::KvPayload;
-/// assert_eq!(<KvPayload<2, 128> as TilePayload>::TMA_BYTES, 2 * 128 * 128 * 2);
+/// assert_eq!(<KvPayload<2, 128> as TilePayload>::TMA_BYTES, 128 * 128 * 2);
 /// ```
 pub struct KvPayload<const NB: usize, const BN: usize>;
 
 impl<const NB: usize, const BN: usize> TilePayload for KvPayload<NB, BN> {
     type Stage = KvStage<NB, BN>;
-    const TMA_BYTES: u32 = 2 * NB as u32 * Tile::<u16, BN, BOX_COLS>::BYTES;
+    const TMA_BYTES: u32 = NB as u32 * Tile::<u16, BN, BOX_COLS>::BYTES;
 }
 
 /// The query tile: per consumer warpgroup, its 64 rows as `NB` column boxes.
@@ -76,12 +74,14 @@ impl<const NB: usize> TilePayload for QPayload<NB> {
     const TMA_BYTES: u32 = 2 * NB as u32 * QBox::BYTES;
 }
 
-/// The CTA's shared memory: the K/V ring (`STAGES` stages of `BN` rows),
-/// then the query tile.
+/// The CTA's shared memory: the K ring and the V ring (`STAGES` stages of
+/// `BN` rows each), then the query tile.
 #[repr(C)]
 pub struct AttnSmem<const NB: usize, const BN: usize, const STAGES: usize> {
-    /// K/V stages and their full/empty barriers.
-    pub kv: InputTileStorage<KvPayload<NB, BN>, STAGES>,
+    /// K stages and their full/empty barriers.
+    pub k: InputTileStorage<KvPayload<NB, BN>, STAGES>,
+    /// V stages and their full/empty barriers.
+    pub v: InputTileStorage<KvPayload<NB, BN>, STAGES>,
     /// The query tile (then O) and its barriers.
     pub q: InputTileStorage<QPayload<NB>, 1>,
 }

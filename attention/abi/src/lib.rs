@@ -9,7 +9,7 @@
 //!
 //! | warps | role |
 //! |---|---|
-//! | 0 (one lane) | TMA producer: Q once (the [`QPayload`] pipeline, one stage), then K and V blocks ([`KvPayload`] on an `InputTilePipeline`) |
+//! | 0 (one lane) | TMA producer: Q once (the [`QPayload`] pipeline, one stage), then K and V blocks ([`KvPayload`], one `InputTilePipeline` for K and one for V) |
 //! | 1–3 | idle (their registers go to the consumers) |
 //! | 4–7, 8–11 | consumer warpgroups, 64 query rows each: `wgmma` S = Q·Kᵀ (both operands in shared memory), online softmax (exp2, rescaling), `wgmma` O += P·V (P from registers), then O through shared memory and TMA stores |
 #![cfg_attr(target_arch = "nvptx64", no_std)]
@@ -46,23 +46,23 @@ pub struct HeadDimConfig {
     pub head_dim: u32,
     /// K/V rows per block (the N of S = Q·Kᵀ).
     pub block_n: u32,
-    /// K/V stages in flight.
+    /// Stages of K, and of V.
     pub stages: u32,
 }
 
-/// d = 64: 128-row K/V blocks, 5 stages.
+/// d = 64: 128-row K/V blocks, 3 K and 3 V stages.
 pub const D64: HeadDimConfig = HeadDimConfig {
     head_dim: 64,
     block_n: 128,
-    stages: 5,
+    stages: 3,
 };
-/// d = 128: 128-row K/V blocks, 3 stages.
+/// d = 128: 128-row K/V blocks, 3 K and 3 V stages.
 pub const D128: HeadDimConfig = HeadDimConfig {
     head_dim: 128,
     block_n: 128,
     stages: 3,
 };
-/// d = 256: 64-row K/V blocks, 2 stages.
+/// d = 256: 64-row K/V blocks, 2 K and 2 V stages.
 pub const D256: HeadDimConfig = HeadDimConfig {
     head_dim: 256,
     block_n: 64,
@@ -70,7 +70,7 @@ pub const D256: HeadDimConfig = HeadDimConfig {
 };
 
 /// Shared memory of the d = 64 kernel.
-pub type Smem64 = AttnSmem<1, 128, 5>;
+pub type Smem64 = AttnSmem<1, 128, 3>;
 /// Shared memory of the d = 128 kernel.
 pub type Smem128 = AttnSmem<2, 128, 3>;
 /// Shared memory of the d = 256 kernel.

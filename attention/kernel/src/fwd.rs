@@ -6,9 +6,10 @@
 //! * `q` (one stage): the producer fills it once (Q's `2·NB` boxes); each
 //!   warpgroup waits on it, reads its 64 rows for every S, writes its O
 //!   over them, and frees it once its O stores have read shared memory.
-//! * `kv` (`STAGES` stages): the producer fills block `j`'s K and V; both
-//!   warpgroups wait on it, and each frees it once the `wgmma`s that read it
-//!   have retired (`wait_group<0>` after P·V).
+//! * `k` and `v` (`STAGES` stages each): the producer fills block `j`'s K,
+//!   then its V; both warpgroups wait on each, and each frees a K stage once
+//!   S = Q·Kᵀ retired (`wait_group<1>`: the P·V behind it may still run) and
+//!   a V stage once P·V retired (`wait_group<0>`).
 
 use crate::math::{exp2, log2, pack_bf16x2, quad_max, quad_sum};
 use crate::pv::PvMma;
@@ -87,9 +88,13 @@ pub fn run<
     // SAFETY: launched with the module's dynamic shared memory,
     // size_of::<AttnSmem<..>>() on the device (the spec).
     let smem = unsafe { dynamic_smem::<AttnSmem<NB, BN, STAGES>>() };
-    let kv = InputTilePipeline::<KvPayload<NB, BN>, STAGES>::new(
-        smem_field!(smem, AttnSmem<NB, BN, STAGES>, kv),
-        c"attn_kv",
+    let kp = InputTilePipeline::<KvPayload<NB, BN>, STAGES>::new(
+        smem_field!(smem, AttnSmem<NB, BN, STAGES>, k),
+        c"attn_k",
+    );
+    let vp = InputTilePipeline::<KvPayload<NB, BN>, STAGES>::new(
+        smem_field!(smem, AttnSmem<NB, BN, STAGES>, v),
+        c"attn_v",
     );
     let q = InputTilePipeline::<QPayload<NB>, 1>::new(
         smem_field!(smem, AttnSmem<NB, BN, STAGES>, q),
@@ -121,7 +126,8 @@ pub fn run<
             prefetch_tensormap(map_v);
             prefetch_tensormap(map_o);
         }
-        kv.init(CONSUMER_WARPGROUPS);
+        kp.init(CONSUMER_WARPGROUPS);
+        vp.init(CONSUMER_WARPGROUPS);
         q.init(CONSUMER_WARPGROUPS);
     });
 
@@ -163,27 +169,24 @@ pub fn run<
                 }
             }
             stage.release();
-            let mut kvp = kv.producer();
+            let mut kprod = kp.producer();
+            let mut vprod = vp.producer();
             for j in 0..blocks {
-                let stage = kvp.acquire_stage();
-                stage.arrive_expect_tx();
-                let t = stage.tiles();
-                let (k, v) = (
-                    smem_field!(t, KvStage<NB, BN>, k),
-                    smem_field!(t, KvStage<NB, BN>, v),
-                );
-                for b in 0..NB {
-                    // SAFETY: as above; K and V boxes zero-fill past seq_kv.
-                    let (k0, k1, k2) = coords(p.heads_inner, 1, 64 * b as u32, j * bn, kv_head);
-                    let (v0, v1, v2) = coords(p.heads_inner, 2, 64 * b as u32, j * bn, kv_head);
-                    unsafe {
-                        load_3d(map_k, k.at(b), stage.barrier(), k0, k1, k2);
-                        load_3d(map_v, v.at(b), stage.barrier(), v0, v1, v2);
+                for (prod, map, t) in [(&mut kprod, map_k, 1), (&mut vprod, map_v, 2)] {
+                    let stage = prod.acquire_stage();
+                    stage.arrive_expect_tx();
+                    let boxes = smem_field!(stage.tiles(), KvStage<NB, BN>, boxes);
+                    for b in 0..NB {
+                        let (c0, c1, c2) = coords(p.heads_inner, t, 64 * b as u32, j * bn, kv_head);
+                        // SAFETY: the producer holds the stage; its full
+                        // barrier expects all NB boxes (zero-filled past seq_kv).
+                        unsafe { load_3d(map, boxes.at(b), stage.barrier(), c0, c1, c2) };
                     }
+                    stage.release();
                 }
-                stage.release();
             }
-            kvp.drain();
+            kprod.drain();
+            vprod.drain();
             qp.drain();
         }
     } else {
@@ -206,9 +209,8 @@ pub fn run<
                 .at(wg as usize)
                 .at(0)
                 .addr();
-            let st0 = kv.stage(0);
-            let k_base = smem_field!(st0, KvStage<NB, BN>, k).addr();
-            let v_base = smem_field!(st0, KvStage<NB, BN>, v).addr();
+            let k_base = smem_field!(kp.stage(0), KvStage<NB, BN>, boxes).addr();
+            let v_base = smem_field!(vp.stage(0), KvStage<NB, BN>, boxes).addr();
             let stage_bytes = core::mem::size_of::<KvStage<NB, BN>>() as u32;
             let kv_box_bytes = bn * 128;
 
@@ -284,28 +286,28 @@ pub fn run<
             // Intra-warpgroup overlap (FA3): S_j = Q·K_jᵀ is issued before
             // O += P_{j-1}·V_{j-1}; softmax of S_j runs while P·V is in
             // flight, and O is rescaled once P·V retired.
-            let mut kvc = kv.consumer();
-            let stage = kvc.acquire_stage();
-            let mut vb_prev = v_base + stage.index() * stage_bytes;
+            let mut kc = kp.consumer();
+            let mut vc = vp.consumer();
+            let k_stage = kc.acquire_stage();
             turn_wait();
-            issue_s(&mut s, k_base + stage.index() * stage_bytes);
+            issue_s(&mut s, k_base + k_stage.index() * stage_bytes);
             turn_pass(false);
             wgmma::wait_group::<0>();
+            k_stage.defer_release().release_if(tid == 0);
             blk.mask_and_softmax::<SACC>(&mut s, &mut rs, 0);
             let mut pf: [u32; PACK] = pack_p::<SACC, PACK>(&s);
-            let mut held = stage.defer_release();
             for j in 1..blocks {
-                let stage = kvc.acquire_stage();
+                let k_stage = kc.acquire_stage();
+                let v_stage = vc.acquire_stage(); // V_{j-1}
                 turn_wait();
-                issue_s(&mut s, k_base + stage.index() * stage_bytes);
-                issue_pv(&mut o, &pf, vb_prev);
+                issue_s(&mut s, k_base + k_stage.index() * stage_bytes);
+                issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
                 turn_pass(false);
                 wgmma::wait_group::<1>();
+                k_stage.defer_release().release_if(tid == 0);
                 let corr = blk.mask_and_softmax::<SACC>(&mut s, &mut rs, j);
                 wgmma::wait_group::<0>();
-                held.release_if(tid == 0);
-                vb_prev = v_base + stage.index() * stage_bytes;
-                held = stage.defer_release();
+                v_stage.defer_release().release_if(tid == 0);
                 crate::unroll_below!(C < OACC / 4, {
                     let c = 4 * C as usize;
                     o[c] *= corr[0];
@@ -315,11 +317,12 @@ pub fn run<
                 });
                 pf = pack_p::<SACC, PACK>(&s);
             }
+            let v_stage = vc.acquire_stage();
             turn_wait();
-            issue_pv(&mut o, &pf, vb_prev);
+            issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
             turn_pass(true);
             wgmma::wait_group::<0>();
-            held.release_if(tid == 0);
+            v_stage.defer_release().release_if(tid == 0);
             let RowState {
                 m: [m0, m1],
                 l: [l0, l1],

@@ -21,7 +21,7 @@ baton::kernel! {
     #[spec(ATTENTION_D64)]
     /// Attention forward, head dimension 64 (see `baton_attention_abi`).
     pub fn baton_attention_fwd_d64(p: AttentionParams) {
-        fwd::run::<1, 128, 5, 64, 32, 32, baton_kernel_roles::sm90::mainloop_bf16::Bf16N128, pv::PvN64>(&p);
+        fwd::run::<1, 128, 3, 64, 32, 32, baton_kernel_roles::sm90::mainloop_bf16::Bf16N128, pv::PvN64>(&p);
     }
 }
 

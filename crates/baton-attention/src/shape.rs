@@ -82,9 +82,9 @@ impl Strides {
 ///
 /// ```
 /// let o = baton_attention::AttentionOptions::default();
-/// assert!(!o.causal && o.scale.is_none() && !o.debug && !o.pingpong);
+/// assert!(!o.causal && o.scale.is_none() && !o.debug && o.pingpong);
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AttentionOptions {
     /// Query row `i` attends to key rows `0..=i` only (PyTorch's
     /// `is_causal`: the mask aligned top-left when `seq_q ≠ seq_kv`).
@@ -94,8 +94,20 @@ pub struct AttentionOptions {
     /// Launch the debug PTX (bounded waits that report a hang).
     pub debug: bool,
     /// Let the two consumer warpgroups take turns issuing their GEMMs
-    /// (FA3's ping-pong).
+    /// (FA3's ping-pong; the default: measured faster on 14 of 16 benchmark
+    /// shapes, BENCHMARKS.md "Session 8 — attention").
     pub pingpong: bool,
+}
+
+impl Default for AttentionOptions {
+    fn default() -> Self {
+        Self {
+            causal: false,
+            scale: None,
+            debug: false,
+            pingpong: true,
+        }
+    }
 }
 
 /// What [`validate`] derived: the head dimension's configuration and the grid.

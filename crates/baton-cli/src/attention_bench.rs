@@ -31,9 +31,10 @@ pub struct AttentionBenchArgs {
     /// Only shapes whose label contains this.
     #[arg(long)]
     pub filter: Option<String>,
-    /// Ping-pong the two consumer warpgroups (FA3's schedule).
+    /// Let the consumer warpgroups issue freely instead of in ping-pong
+    /// (FA3's schedule, the default).
     #[arg(long)]
-    pub pingpong: bool,
+    pub no_pingpong: bool,
 }
 
 /// One benchmark shape: `(batch, q_heads, kv_heads, seq, head_dim, causal)`,
@@ -139,7 +140,14 @@ pub fn run(args: &AttentionBenchArgs) -> Outcome {
         if args.filter.as_deref().is_some_and(|f| !name.contains(f)) {
             continue;
         }
-        match bench_one(&gpu, &attn, sh, args.reps.max(1), args.pingpong, &mut rng) {
+        match bench_one(
+            &gpu,
+            &attn,
+            sh,
+            args.reps.max(1),
+            !args.no_pingpong,
+            &mut rng,
+        ) {
             Ok((us, tflops, check)) => {
                 println!("{name:<28} {us:>10.1} {tflops:>9.1}  {check}");
                 if check != "ok" {

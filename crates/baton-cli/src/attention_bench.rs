@@ -127,7 +127,7 @@ pub fn run(args: &AttentionBenchArgs) -> Outcome {
         "{} ({} SMs), seed {rng:#x}, ping-pong {}",
         gpu.name(),
         gpu.sm_count(),
-        args.pingpong
+        !args.no_pingpong
     );
     println!(
         "{:<28} {:>10} {:>9}  check",

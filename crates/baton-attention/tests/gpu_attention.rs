@@ -189,9 +189,24 @@ fn run_case(gpu: &Gpu, attn: &Attention, c: &Case, rng: &mut u64) -> Option<Stri
         (0f64, 0f64, 0f64, 0f64, 0usize);
     let mut lse_bad = 0usize;
     let mut worst = String::new();
+    // The f64 references of every (batch, head), on all host cores.
+    let refs: Vec<(Vec<f64>, Vec<f64>)> = std::thread::scope(|sc| {
+        let workers: Vec<_> = (0..s.batch * s.q_heads)
+            .map(|bh| {
+                let (q, k, v) = (&q, &k, &v);
+                sc.spawn(move || {
+                    reference(c, q, k, v, (sq, skv), bh / s.q_heads, bh % s.q_heads, scale)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("reference thread"))
+            .collect()
+    });
     for b in 0..s.batch {
         for h in 0..s.q_heads {
-            let (ro, rl) = reference(c, &q, &k, &v, (sq, skv), b, h, scale);
+            let (ro, rl) = &refs[b * s.q_heads + h];
             for i in 0..s.seq_q {
                 for dd in 0..s.head_dim {
                     let got =

@@ -876,7 +876,12 @@ pub unsafe fn mma_m64n64k32_f32_e4m3(acc: &mut [f32; 32], a: u64, b: u64, accumu
 /// [`wait_group`](super::wait_group) retires this MMA; `acc` must not be read
 /// or written until then.
 #[inline(always)]
-pub unsafe fn mma_rs_m64n256k16_f32_bf16_bt(acc: &mut [f32; 128], a: [u32; 4], b: u64, accumulate: bool) {
+pub unsafe fn mma_rs_m64n256k16_f32_bf16_bt(
+    acc: &mut [f32; 128],
+    a: [u32; 4],
+    b: u64,
+    accumulate: bool,
+) {
     let scale_d = accumulate as u32;
     // SAFETY: see the function contract.
     unsafe {
@@ -1038,7 +1043,12 @@ pub unsafe fn mma_rs_m64n256k16_f32_bf16_bt(acc: &mut [f32; 128], a: [u32; 4], b
 /// [`wait_group`](super::wait_group) retires this MMA; `acc` must not be read
 /// or written until then.
 #[inline(always)]
-pub unsafe fn mma_rs_m64n128k16_f32_bf16_bt(acc: &mut [f32; 64], a: [u32; 4], b: u64, accumulate: bool) {
+pub unsafe fn mma_rs_m64n128k16_f32_bf16_bt(
+    acc: &mut [f32; 64],
+    a: [u32; 4],
+    b: u64,
+    accumulate: bool,
+) {
     let scale_d = accumulate as u32;
     // SAFETY: see the function contract.
     unsafe {
@@ -1136,7 +1146,12 @@ pub unsafe fn mma_rs_m64n128k16_f32_bf16_bt(acc: &mut [f32; 64], a: [u32; 4], b:
 /// [`wait_group`](super::wait_group) retires this MMA; `acc` must not be read
 /// or written until then.
 #[inline(always)]
-pub unsafe fn mma_rs_m64n64k16_f32_bf16_bt(acc: &mut [f32; 32], a: [u32; 4], b: u64, accumulate: bool) {
+pub unsafe fn mma_rs_m64n64k16_f32_bf16_bt(
+    acc: &mut [f32; 32],
+    a: [u32; 4],
+    b: u64,
+    accumulate: bool,
+) {
     let scale_d = accumulate as u32;
     // SAFETY: see the function contract.
     unsafe {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Model-checks the pipeline protocol with loom (exhaustive within a
+# Model-checks the pipeline protocols and the ordered barrier with loom (exhaustive within a
 # preemption bound; see crates/baton/tests/loom_pipeline.rs), in release mode
 # and a target directory of its own so the --cfg loom build does not evict
 # the normal one.
@@ -12,4 +12,4 @@ cd "$ROOT"
 
 export RUSTFLAGS="--cfg loom ${RUSTFLAGS:-}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target/loom}"
-cargo test -p baton --release --test loom_pipeline --test loom_tile_pipeline --test loom_tmem_output "$@"
+cargo test -p baton --release --test loom_pipeline --test loom_tile_pipeline --test loom_tmem_output --test loom_ordered_barrier "$@"

@@ -65,4 +65,4 @@ pub mod smem;
 pub mod tensor_map;
 mod unroll;
 
-pub use protocol::{epi_load, pipeline, tile_pipeline};
+pub use protocol::{epi_load, ordered_barrier, pipeline, tile_pipeline};

@@ -7,6 +7,7 @@
 use baton::arch::cpu::MbarrierCell;
 use baton::epi_load::LoadOrderBarrier;
 use baton::pipeline::{PipelineBarriers, ProducerConsumerPipeline};
+use baton::protocol::ordered_barrier::{OrderedBarrier, OrderedBarriers};
 use baton::protocol::state::PipelineState;
 use baton::smem::SharedRef;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -83,6 +84,20 @@ fn hung_waits_name_pipeline_role_stage_and_phase() {
     let msg = hang_message(|| epi.wait());
     assert!(
         msg.contains("pipeline load-order: consumer waiting on full[0] for phase parity 1"),
+        "{msg}"
+    );
+
+    // An ordered group whose predecessor never hands over: group 1 of 2,
+    // turn 1 (the epilogue turn) of round 0 -> turn[1 * 2 + 1].
+    let bars = OrderedBarriers::<2, 2>::new();
+    let mut g0 = OrderedBarrier::new(SharedRef::from_ref(&bars), 0, c"math-order");
+    let mut g1 = OrderedBarrier::new(SharedRef::from_ref(&bars), 1, c"math-order");
+    g0.init(1);
+    drop(g0.turn()); // group 0's main loop, handed to group 1
+    drop(g1.turn()); // group 1's main loop; group 0 never ends its epilogue
+    let msg = hang_message(|| g1.wait());
+    assert!(
+        msg.contains("pipeline math-order: ordered group waiting on turn[3] for phase parity 0"),
         "{msg}"
     );
 }

@@ -10,22 +10,29 @@ pub enum Role {
     Producer,
     /// Drains stages; waits on `full[stage]`, arrives on `empty[stage]`.
     Consumer,
+    /// A group of an [`OrderedBarrier`](super::ordered_barrier::OrderedBarrier):
+    /// waits on `turn[turn × GROUPS + group]`, arrives on the next group's.
+    OrderedGroup,
 }
 
 impl Role {
-    /// `"producer"` or `"consumer"`, NUL-terminated for device printf.
+    /// `"producer"`, `"consumer"` or `"ordered group"`, NUL-terminated for
+    /// device printf.
     pub const fn name_c(self) -> &'static CStr {
         match self {
             Role::Producer => c"producer",
             Role::Consumer => c"consumer",
+            Role::OrderedGroup => c"ordered group",
         }
     }
 
-    /// The barrier array this role waits on: `"empty"` (producer) or `"full"`.
+    /// The barrier array this role waits on: `"empty"` (producer), `"full"`
+    /// (consumer) or `"turn"` (ordered group).
     pub const fn barrier_name_c(self) -> &'static CStr {
         match self {
             Role::Producer => c"empty",
             Role::Consumer => c"full",
+            Role::OrderedGroup => c"turn",
         }
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod diag;
 pub mod epi_load;
+pub mod ordered_barrier;
 pub mod pipeline;
 pub mod state;
 pub mod stream_k;

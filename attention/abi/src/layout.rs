@@ -1,6 +1,7 @@
 //! The payloads of the two input pipelines and the CTA's shared memory.
 
 use crate::{BOX_COLS, WG_ROWS};
+use baton::ordered_barrier::OrderedBarriers;
 use baton::tile_pipeline::{InputTileStorage, Tile, TilePayload};
 
 /// One box: 64 rows × 64 bf16 columns (128-byte rows, 128-byte swizzle).
@@ -74,14 +75,17 @@ impl<const NB: usize> TilePayload for QPayload<NB> {
     const TMA_BYTES: u32 = 2 * NB as u32 * QBox::BYTES;
 }
 
-/// The CTA's shared memory: the K ring and the V ring (`STAGES` stages of
-/// `BN` rows each), then the query tile.
+/// The CTA's shared memory: the K ring (`SK` stages of `BN` rows), the V
+/// ring (`SV` stages), the query tile, the ping-pong's ordered barrier.
 #[repr(C)]
-pub struct AttnSmem<const NB: usize, const BN: usize, const STAGES: usize> {
+pub struct AttnSmem<const NB: usize, const BN: usize, const SK: usize, const SV: usize> {
     /// K stages and their full/empty barriers.
-    pub k: InputTileStorage<KvPayload<NB, BN>, STAGES>,
+    pub k: InputTileStorage<KvPayload<NB, BN>, SK>,
     /// V stages and their full/empty barriers.
-    pub v: InputTileStorage<KvPayload<NB, BN>, STAGES>,
+    pub v: InputTileStorage<KvPayload<NB, BN>, SV>,
     /// The query tile (then O) and its barriers.
     pub q: InputTileStorage<QPayload<NB>, 1>,
+    /// The consumer warpgroups' ping-pong (`baton::ordered_barrier`): one
+    /// turn kind ("issue my `wgmma`s"), two groups.
+    pub order: OrderedBarriers<1, 2>,
 }

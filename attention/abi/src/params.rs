@@ -48,9 +48,11 @@ pub struct AttentionParams {
     /// Bit `t` set: tensor `t` (0 Q, 1 K, 2 V, 3 O) has its maps' dims in
     /// the order `{d, heads, seq}` (box `{64, 1, rows}`).
     pub heads_inner: u32,
-    /// 1: the two consumer warpgroups take turns issuing their `wgmma`s
-    /// (FA3's ping-pong: one's softmax runs under the other's GEMMs); 0:
-    /// each issues as soon as its operands are ready.
+    /// How the two consumer warpgroups issue their `wgmma`s: 0 each as
+    /// soon as its operands are ready; 1 in turns (FA3's ping-pong: one's
+    /// softmax runs under the other's GEMMs) ordered by baton's
+    /// `OrderedBarrier` (mbarriers); 2 in turns ordered by two named
+    /// barriers (`bar.sync`/`bar.arrive`, FA3's own mechanism).
     pub pingpong: u32,
     /// `scale · log2(e)`: scores are `exp2`ed after this factor.
     pub scale_log2: f32,

@@ -23,6 +23,7 @@ use baton::arch::ptx::{
     named_barrier_sync, st_shared_u32, thread_idx_x,
 };
 use baton::arch::ptx::{elect_one, warp_idx};
+use baton::ordered_barrier::OrderedBarrier;
 use baton::smem_field;
 use baton::tensor_map::Swizzle;
 use baton::tile_pipeline::InputTilePipeline;
@@ -49,6 +50,9 @@ const PRODUCER_REGISTERS: u32 = 24;
 /// Registers per thread of each consumer warpgroup (`setmaxnreg.inc`).
 const CONSUMER_REGISTERS: u32 = 240;
 
+/// The ordered barrier's name in hang reports.
+const ORDER_NAME: &core::ffi::CStr = c"attn_pingpong";
+
 /// First of the two ping-pong named barriers (ids 1, 2: the warpgroups'
 /// epilogues; 0: `bar.sync 0`).
 const TURN_BARRIER: u32 = 3;
@@ -70,13 +74,14 @@ const BOX_BYTES: u32 = 64 * 128;
 const LN_2: f32 = core::f32::consts::LN_2;
 
 /// The forward pass of one CTA, for head dimension `64·NB`, `BN`-row K/V
-/// blocks, `STAGES` K/V stages; `SACC = BN/2` and `OACC = 32·NB` accumulator
+/// blocks, `SK` K and `SV` V stages; `SACC = BN/2` and `OACC = 32·NB` accumulator
 /// registers, `PACK = BN/4` registers of P as bf16 pairs; `S` the Q·Kᵀ shape (N = BN), `O` the P·V shape (N = 64·NB).
 #[inline(always)]
 pub fn run<
     const NB: usize,
     const BN: usize,
-    const STAGES: usize,
+    const SK: usize,
+    const SV: usize,
     const SACC: usize,
     const OACC: usize,
     const PACK: usize,
@@ -87,19 +92,21 @@ pub fn run<
 ) {
     // SAFETY: launched with the module's dynamic shared memory,
     // size_of::<AttnSmem<..>>() on the device (the spec).
-    let smem = unsafe { dynamic_smem::<AttnSmem<NB, BN, STAGES>>() };
-    let kp = InputTilePipeline::<KvPayload<NB, BN>, STAGES>::new(
-        smem_field!(smem, AttnSmem<NB, BN, STAGES>, k),
+    let smem = unsafe { dynamic_smem::<AttnSmem<NB, BN, SK, SV>>() };
+    let kp = InputTilePipeline::<KvPayload<NB, BN>, SK>::new(
+        smem_field!(smem, AttnSmem<NB, BN, SK, SV>, k),
         c"attn_k",
     );
-    let vp = InputTilePipeline::<KvPayload<NB, BN>, STAGES>::new(
-        smem_field!(smem, AttnSmem<NB, BN, STAGES>, v),
+    let vp = InputTilePipeline::<KvPayload<NB, BN>, SV>::new(
+        smem_field!(smem, AttnSmem<NB, BN, SK, SV>, v),
         c"attn_v",
     );
     let q = InputTilePipeline::<QPayload<NB>, 1>::new(
-        smem_field!(smem, AttnSmem<NB, BN, STAGES>, q),
+        smem_field!(smem, AttnSmem<NB, BN, SK, SV>, q),
         c"attn_q",
     );
+
+    let order_bars = smem_field!(smem, AttnSmem<NB, BN, SK, SV>, order);
 
     let tiles = grid_dim_x();
     // Causal: tile t has t+1 K/V blocks or so; the longest start first.
@@ -126,6 +133,8 @@ pub fn run<
             prefetch_tensormap(map_v);
             prefetch_tensormap(map_o);
         }
+        // Every thread of the arriving warpgroup arrives: 128 per turn.
+        OrderedBarrier::<1, 2>::new(order_bars, 0, ORDER_NAME).init(128);
         kp.init(CONSUMER_WARPGROUPS);
         vp.init(CONSUMER_WARPGROUPS);
         q.init(CONSUMER_WARPGROUPS);
@@ -171,19 +180,24 @@ pub fn run<
             stage.release();
             let mut kprod = kp.producer();
             let mut vprod = vp.producer();
-            for j in 0..blocks {
-                for (prod, map, t) in [(&mut kprod, map_k, 1), (&mut vprod, map_v, 2)] {
-                    let stage = prod.acquire_stage();
+            // K_j, then V_j: one stage of each ring per K/V block.
+            macro_rules! load_block {
+                ($prod:expr, $map:expr, $t:expr, $j:expr) => {{
+                    let stage = $prod.acquire_stage();
                     stage.arrive_expect_tx();
                     let boxes = smem_field!(stage.tiles(), KvStage<NB, BN>, boxes);
                     for b in 0..NB {
-                        let (c0, c1, c2) = coords(p.heads_inner, t, 64 * b as u32, j * bn, kv_head);
+                        let (c0, c1, c2) = coords(p.heads_inner, $t, 64 * b as u32, $j * bn, kv_head);
                         // SAFETY: the producer holds the stage; its full
                         // barrier expects all NB boxes (zero-filled past seq_kv).
-                        unsafe { load_3d(map, boxes.at(b), stage.barrier(), c0, c1, c2) };
+                        unsafe { load_3d($map, boxes.at(b), stage.barrier(), c0, c1, c2) };
                     }
                     stage.release();
-                }
+                }};
+            }
+            for j in 0..blocks {
+                load_block!(kprod, map_k, 1, j);
+                load_block!(vprod, map_v, 2, j);
             }
             kprod.drain();
             vprod.drain();
@@ -262,25 +276,39 @@ pub fn run<
                 wgmma::commit_group();
             };
 
-            // Ping-pong (FA3): named barrier 3 + w is "warpgroup w may issue";
-            // each issue point waits on its own (128 waiting + 128 arriving
-            // threads) and then arrives on the other's. Warpgroup 1 opens
-            // the first turn for warpgroup 0 and skips its last arrival, so
-            // both barriers see as many arrivals as waits: blocks + 1 issue
-            // points per warpgroup (S_0; S_j with P_{j-1}·V_{j-1}; the last P·V).
-            let pingpong = p.pingpong != 0;
-            let turn_wait = || {
-                if pingpong {
-                    named_barrier_sync(TURN_BARRIER + wg, 256);
-                }
-            };
-            let turn_pass = |last: bool| {
-                if pingpong && !(last && wg == 1) {
-                    named_barrier_arrive(TURN_BARRIER + 1 - wg, 256);
-                }
-            };
-            if pingpong && wg == 1 {
+            // Ping-pong (FA3): a warpgroup waits for its turn before issuing
+            // its wgmmas and hands the turn over right after issuing them;
+            // blocks + 1 turns each (S_0; S_j with P_{j-1}·V_{j-1}; the last
+            // P·V).
+            // * pingpong 1: baton's ordered barrier (one turn kind, two
+            //   groups; equal rounds, so every wait is matched; warpgroup 1's
+            //   last arrival is never waited for, which the protocol allows).
+            // * pingpong 2: named barrier 3 + w is "warpgroup w may issue"
+            //   (128 waiting + 128 arriving threads); warpgroup 1 opens the
+            //   first turn and skips its last arrival, so each barrier sees
+            //   as many arrivals as waits.
+            let mode = p.pingpong;
+            let mut order = OrderedBarrier::<1, 2>::new(order_bars, wg, ORDER_NAME);
+            if mode == 2 && wg == 1 {
                 named_barrier_arrive(TURN_BARRIER, 256);
+            }
+            macro_rules! turn_wait {
+                () => {
+                    if mode == 1 {
+                        order.wait();
+                    } else if mode == 2 {
+                        named_barrier_sync(TURN_BARRIER + wg, 256);
+                    }
+                };
+            }
+            macro_rules! turn_pass {
+                ($last:expr) => {
+                    if mode == 1 {
+                        order.arrive();
+                    } else if mode == 2 && !($last && wg == 1) {
+                        named_barrier_arrive(TURN_BARRIER + 1 - wg, 256);
+                    }
+                };
             }
 
             // Intra-warpgroup overlap (FA3): S_j = Q·K_jᵀ is issued before
@@ -289,9 +317,9 @@ pub fn run<
             let mut kc = kp.consumer();
             let mut vc = vp.consumer();
             let k_stage = kc.acquire_stage();
-            turn_wait();
+            turn_wait!();
             issue_s(&mut s, k_base + k_stage.index() * stage_bytes);
-            turn_pass(false);
+            turn_pass!(false);
             wgmma::wait_group::<0>();
             k_stage.defer_release().release_if(tid == 0);
             blk.mask_and_softmax::<SACC>(&mut s, &mut rs, 0);
@@ -299,10 +327,10 @@ pub fn run<
             for j in 1..blocks {
                 let k_stage = kc.acquire_stage();
                 let v_stage = vc.acquire_stage(); // V_{j-1}
-                turn_wait();
+                turn_wait!();
                 issue_s(&mut s, k_base + k_stage.index() * stage_bytes);
                 issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
-                turn_pass(false);
+                turn_pass!(false);
                 wgmma::wait_group::<1>();
                 k_stage.defer_release().release_if(tid == 0);
                 let corr = blk.mask_and_softmax::<SACC>(&mut s, &mut rs, j);
@@ -318,9 +346,9 @@ pub fn run<
                 pf = pack_p::<SACC, PACK>(&s);
             }
             let v_stage = vc.acquire_stage();
-            turn_wait();
+            turn_wait!();
             issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
-            turn_pass(true);
+            turn_pass!(true);
             wgmma::wait_group::<0>();
             v_stage.defer_release().release_if(tid == 0);
             let RowState {

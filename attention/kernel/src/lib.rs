@@ -21,7 +21,7 @@ baton::kernel! {
     #[spec(ATTENTION_D64)]
     /// Attention forward, head dimension 64 (see `baton_attention_abi`).
     pub fn baton_attention_fwd_d64(p: AttentionParams) {
-        fwd::run::<1, 128, 3, 64, 32, 32, baton_kernel_roles::sm90::mainloop_bf16::Bf16N128, pv::PvN64>(&p);
+        fwd::run::<1, 128, 3, 3, 64, 32, 32, baton_kernel_roles::sm90::mainloop_bf16::Bf16N128, pv::PvN64>(&p);
     }
 }
 
@@ -29,7 +29,7 @@ baton::kernel! {
     #[spec(ATTENTION_D128)]
     /// Attention forward, head dimension 128.
     pub fn baton_attention_fwd_d128(p: AttentionParams) {
-        fwd::run::<2, 128, 3, 64, 64, 32, baton_kernel_roles::sm90::mainloop_bf16::Bf16N128, pv::PvN128>(&p);
+        fwd::run::<2, 128, 3, 2, 64, 64, 32, baton_kernel_roles::sm90::mainloop_bf16::Bf16N128, pv::PvN128>(&p);
     }
 }
 
@@ -37,7 +37,7 @@ baton::kernel! {
     #[spec(ATTENTION_D256)]
     /// Attention forward, head dimension 256.
     pub fn baton_attention_fwd_d256(p: AttentionParams) {
-        fwd::run::<4, 64, 2, 32, 128, 16, baton_kernel_roles::sm90::mainloop_bf16::Bf16N64, pv::PvN256>(&p);
+        fwd::run::<4, 64, 2, 2, 32, 128, 16, baton_kernel_roles::sm90::mainloop_bf16::Bf16N64, pv::PvN256>(&p);
     }
 }
 

@@ -212,7 +212,7 @@ impl Attention {
             heads_per_kv_head: (shape.q_heads / shape.kv_heads) as u32,
             causal: opts.causal as u32,
             heads_inner,
-            pingpong: opts.pingpong as u32,
+            pingpong: opts.schedule.code(),
             scale_log2: scale * std::f32::consts::LOG2_E,
         };
         let which = match shape.head_dim {

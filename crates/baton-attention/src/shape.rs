@@ -78,11 +78,40 @@ impl Strides {
     }
 }
 
+/// How the two consumer warpgroups of a CTA issue their `wgmma`s.
+///
+/// ```
+/// assert_eq!(baton_attention::Schedule::default(), baton_attention::Schedule::PingPong);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Schedule {
+    /// Each as soon as its operands are ready.
+    Free,
+    /// In turns (FA3's ping-pong: one's softmax runs under the other's
+    /// GEMMs), ordered by `baton::ordered_barrier::OrderedBarrier`.
+    #[default]
+    PingPong,
+    /// In turns, ordered by two named barriers (FA3's own mechanism).
+    PingPongNamedBarriers,
+}
+
+impl Schedule {
+    /// The kernel parameter's code (`AttentionParams::pingpong`).
+    pub fn code(self) -> u32 {
+        match self {
+            Schedule::Free => 0,
+            Schedule::PingPong => 1,
+            Schedule::PingPongNamedBarriers => 2,
+        }
+    }
+}
+
 /// Options of one call.
 ///
 /// ```
 /// let o = baton_attention::AttentionOptions::default();
-/// assert!(!o.causal && o.scale.is_none() && !o.debug && o.pingpong);
+/// assert!(!o.causal && o.scale.is_none() && !o.debug);
+/// assert_eq!(o.schedule, baton_attention::Schedule::PingPong);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AttentionOptions {
@@ -93,10 +122,9 @@ pub struct AttentionOptions {
     pub scale: Option<f32>,
     /// Launch the debug PTX (bounded waits that report a hang).
     pub debug: bool,
-    /// Let the two consumer warpgroups take turns issuing their GEMMs
-    /// (FA3's ping-pong; the default: measured faster on 14 of 16 benchmark
-    /// shapes, BENCHMARKS.md "Session 8 — attention").
-    pub pingpong: bool,
+    /// How the consumer warpgroups take turns (ping-pong by default: faster
+    /// on 14 of 16 benchmark shapes, BENCHMARKS.md "Session 8 — attention").
+    pub schedule: Schedule,
 }
 
 impl Default for AttentionOptions {
@@ -105,7 +133,7 @@ impl Default for AttentionOptions {
             causal: false,
             scale: None,
             debug: false,
-            pingpong: true,
+            schedule: Schedule::PingPong,
         }
     }
 }

@@ -9,7 +9,9 @@
 //! PyTorch SDPA in the same device call.
 
 use baton::numeric::{Bf16, SmallFloat};
-use baton_attention::{Attention, AttentionOptions, AttentionShape, Strides, TensorMut, TensorRef};
+use baton_attention::{
+    Attention, AttentionOptions, AttentionShape, Schedule, Strides, TensorMut, TensorRef,
+};
 use baton_runtime::{Error, Gpu};
 
 /// bf16 NaN: the poison of O and of its guard.
@@ -67,7 +69,7 @@ struct Case {
     bshd: bool,
     lse: bool,
     debug: bool,
-    pingpong: bool,
+    schedule: Schedule,
 }
 
 fn strides(c: &Case, seq: usize, heads: usize) -> Strides {
@@ -152,7 +154,7 @@ fn run_case(gpu: &Gpu, attn: &Attention, c: &Case, rng: &mut u64) -> Option<Stri
         causal: c.causal,
         scale: None,
         debug: c.debug,
-        pingpong: c.pingpong,
+        schedule: c.schedule,
     };
     let r = attn.forward(
         stream,
@@ -336,7 +338,11 @@ fn dump_large(gpu: &Gpu, attn: &Attention, dir: &str, rng: &mut u64) {
         let mut d_o = stream.clone_htod(&vec![POISON; nq]).unwrap();
         let opts = AttentionOptions {
             causal,
-            pingpong: name.contains("causal"),
+            schedule: if name.contains("causal") {
+                Schedule::PingPongNamedBarriers
+            } else {
+                Schedule::PingPong
+            },
             ..Default::default()
         };
         attn.forward(
@@ -405,7 +411,7 @@ fn gpu_attention_matches_f64_reference() {
         bshd,
         lse: true,
         debug: false,
-        pingpong: false,
+        schedule: Schedule::Free,
     };
     let filter = std::env::var("BATON_ATTN_CASES").ok();
     let mut cases = vec![
@@ -486,9 +492,14 @@ fn gpu_attention_matches_f64_reference() {
             ..case(shape(1, 200, 300, 2, 2, 128), true, true)
         },
     ));
-    // Both schedules: every other case ping-pongs the warpgroups.
+    // Every schedule: the cases cycle through them.
+    let schedules = [
+        Schedule::Free,
+        Schedule::PingPong,
+        Schedule::PingPongNamedBarriers,
+    ];
     for (i, (_, c)) in cases.iter_mut().enumerate() {
-        c.pingpong = i % 2 == 1;
+        c.schedule = schedules[i % 3];
     }
     let mut failed = 0;
     for (name, c) in &cases {
@@ -496,8 +507,8 @@ fn gpu_attention_matches_f64_reference() {
             continue;
         }
         println!(
-            "{name}: {:?} causal={} bshd={} pingpong={}",
-            c.shape, c.causal, c.bshd, c.pingpong
+            "{name}: {:?} causal={} bshd={} schedule={:?}",
+            c.shape, c.causal, c.bshd, c.schedule
         );
         match run_case(&gpu, &attn, c, &mut rng) {
             None => println!("PASS {name}"),

@@ -11,7 +11,9 @@
 use crate::chart::{BarChart, BarGroup, write_bar_chart};
 use crate::commands::Outcome;
 use baton::numeric::{Bf16, SmallFloat};
-use baton_attention::{Attention, AttentionOptions, AttentionShape, Strides, TensorMut, TensorRef};
+use baton_attention::{
+    Attention, AttentionOptions, AttentionShape, Schedule, Strides, TensorMut, TensorRef,
+};
 use baton_reference::timing::{QueuedTimer, median};
 use baton_runtime::{Error, Gpu};
 use std::path::PathBuf;
@@ -31,10 +33,32 @@ pub struct AttentionBenchArgs {
     /// Only shapes whose label contains this.
     #[arg(long)]
     pub filter: Option<String>,
-    /// Let the consumer warpgroups issue freely instead of in ping-pong
-    /// (FA3's schedule, the default).
-    #[arg(long)]
-    pub no_pingpong: bool,
+    /// How the consumer warpgroups take turns: `ordered` (ping-pong on
+    /// baton's ordered barrier, the default), `named` (ping-pong on named
+    /// barriers), `free` (no turns).
+    #[arg(long, value_enum, default_value = "ordered")]
+    pub schedule: ScheduleArg,
+}
+
+/// `--schedule`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum ScheduleArg {
+    /// Ping-pong on baton's ordered barrier.
+    Ordered,
+    /// Ping-pong on named barriers.
+    Named,
+    /// No turns.
+    Free,
+}
+
+impl From<ScheduleArg> for Schedule {
+    fn from(s: ScheduleArg) -> Self {
+        match s {
+            ScheduleArg::Ordered => Schedule::PingPong,
+            ScheduleArg::Named => Schedule::PingPongNamedBarriers,
+            ScheduleArg::Free => Schedule::Free,
+        }
+    }
 }
 
 /// One benchmark shape: `(batch, q_heads, kv_heads, seq, head_dim, causal)`,
@@ -124,10 +148,10 @@ pub fn run(args: &AttentionBenchArgs) -> Outcome {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0x5EED, |d| d.as_nanos() as u64);
     println!(
-        "{} ({} SMs), seed {rng:#x}, ping-pong {}",
+        "{} ({} SMs), seed {rng:#x}, schedule {:?}",
         gpu.name(),
         gpu.sm_count(),
-        !args.no_pingpong
+        args.schedule
     );
     println!(
         "{:<28} {:>10} {:>9}  check",
@@ -145,7 +169,7 @@ pub fn run(args: &AttentionBenchArgs) -> Outcome {
             &attn,
             sh,
             args.reps.max(1),
-            !args.no_pingpong,
+            args.schedule.into(),
             &mut rng,
         ) {
             Ok((us, tflops, check)) => {
@@ -191,7 +215,7 @@ fn bench_one(
     attn: &Attention,
     (b, h, hkv, s, d, causal): (usize, usize, usize, usize, usize, bool),
     reps: usize,
-    pingpong: bool,
+    schedule: Schedule,
     rng: &mut u64,
 ) -> BenchResult {
     let shape = AttentionShape {
@@ -218,7 +242,7 @@ fn bench_one(
     let mut d_o = stream.clone_htod(&vec![0x7FC0u16; nq])?;
     let opts = AttentionOptions {
         causal,
-        pingpong,
+        schedule,
         ..Default::default()
     };
     let call = attn.prepare(

@@ -46,4 +46,7 @@ bash tools/test-examples.sh
 step "loom model checks (tools/test-loom.sh: pipeline and tile pipeline protocols, incl. broken-protocol controls)"
 bash tools/test-loom.sh
 
+step "Python package (tools/test-python.sh: pip wheel ./python with the PTX, torch, pytest: import, ops, argument validation; GPU tests SKIPPED)"
+bash tools/test-python.sh
+
 step "OK"

@@ -29,6 +29,11 @@
 //!   tile's main loop.
 //! * Persistent grid: CTA `b` takes work units `b, b + grid, …` (a unit is a
 //!   cluster's tiles) in grouped, L2-friendly order (`group_m`).
+//! * Ping-pong entries (`*_pingpong`, 128×128 tiles, see `gemm_pingpong`):
+//!   each consumer warpgroup owns whole tiles, alternating, and the two
+//!   take turns on the tensor cores and the epilogue through an
+//!   `OrderedBarrier<2, 2>` (CUTLASS's `KernelTmaWarpSpecializedPingpong`);
+//!   no stream-K.
 //!
 //! Assembled from the Hopper roles of `baton_kernel_roles::sm90` (their
 //! docs state each role's barrier contract): the layout (`GemmSmem`), then
@@ -41,6 +46,7 @@
 use baton::arch::ptx::tma::{TensorMap, load_2d, prefetch_tensormap, store_wait_group};
 use baton::arch::ptx::{dynamic_smem, thread_idx_x};
 use baton::epi_load::EpiLoadPipeline;
+use baton::protocol::ordered_barrier::OrderedBarrier;
 use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tile_pipeline::{InputConsumer, InputTilePipeline};
@@ -49,7 +55,8 @@ use baton_kernel_roles::sm90::c_load::CLoad;
 use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
 use baton_kernel_roles::sm90::epilogue::{LoadedC, SUB_COLS, SUB_ROWS, StoreEpilogue};
 use baton_kernel_roles::sm90::mainloop_bf16::{
-    Bf16Mma, Bf16N64, Bf16N128, Bf16N224, Bf16N256, bf16_mainloop,
+    Bf16Mma, Bf16N64, Bf16N128, Bf16N224, Bf16N256, bf16_mainloop, bf16_pingpong_mainloop,
+    finish_pingpong_mainloop,
 };
 use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile};
 use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};
@@ -57,9 +64,29 @@ use baton_kernel_roles::sm90::stage_descriptors::StageDescriptors;
 use baton_kernel_roles::sm90::stream_k::StreamKFixup;
 use baton_kernel_roles::stream_k_fixup;
 
-use baton_kernels_abi::gemm_bf16::{self as abi, GemmSmem, Payload, Stage, stages_for};
+use baton_kernels_abi::gemm_bf16::{
+    self as abi, GemmSmem, PINGPONG_GROUPS, PINGPONG_TURNS, Payload, PingPongSmem, Stage,
+    stages_for,
+};
 pub use baton_kernels_abi::gemm_bf16::{BK, BM};
 use baton_kernels_abi::gemm_params::{GemmBf16Params, StreamKParams};
+
+/// The BF16 entry `$name`'s tensor maps `(A, B, C, D, A tail)` as generic
+/// addresses into its parameter space: the maps stay there by value (no
+/// copy) and TMA reads them through these addresses.
+macro_rules! param_maps {
+    ($name:ident) => {{
+        let params = baton::entry_param_address!($name);
+        let map = |offset: usize| params.wrapping_add(offset) as *const TensorMap;
+        (
+            map(core::mem::offset_of!(GemmBf16Params, tma_a)),
+            map(core::mem::offset_of!(GemmBf16Params, tma_b)),
+            map(core::mem::offset_of!(GemmBf16Params, tma_c)),
+            map(core::mem::offset_of!(GemmBf16Params, tma_d)),
+            map(core::mem::offset_of!(GemmBf16Params, tma_a_tail)),
+        )
+    }};
+}
 
 macro_rules! gemm_entry {
     ($(#[$doc:meta])* $spec:path, $name:ident, $bn:literal, $bnh:literal, $acc:literal, $cluster:literal, $mma:ty) => {
@@ -72,7 +99,8 @@ macro_rules! gemm_entry {
             /// shared memory (the host's table; checked by a test against the PTX).
             ///
             /// # Safety
-            /// The tensor maps (in global memory) describe, with 128-byte
+            /// The tensor maps (by value in the parameters, 64-byte
+            /// aligned; TMA reads them in the parameter space) describe, with 128-byte
             /// swizzle, A (dims {K, M}, box {64, 128}) and B (dims {K, N},
             /// box {64, BN}); with 64-byte swizzle, C and D (dims {N, M},
             /// box {32, 64}); all bf16. `tma_c` is only read when `beta != 0`.
@@ -91,7 +119,8 @@ macro_rules! gemm_entry {
             /// describes A with a box of `tail_rows` rows (the last tile row
             /// loads only those), otherwise it is never read.
             pub fn $name(p: GemmBf16Params) {
-                let GemmBf16Params { tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves }, tma_a_tail, tail_rows } = p;
+                let GemmBf16Params { m, n, k, group_m, alpha, beta, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves }, tail_rows, .. } = p;
+                let (tma_a, tma_b, tma_c, tma_d, tma_a_tail) = param_maps!($name);
                 const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<GemmSmem<$bn, { stages_for($bn) }>>(), "the spec's shared memory is not this entry's layout") };
                 // SAFETY: forwarded to the kernel's contract.
                 let fixup = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
@@ -133,6 +162,45 @@ gemm_entry!(
     /// BF16 GEMM, 128×64×64 tiles, 8 stages (m64n64k16): for few, skinny tiles.
     abi::GEMM_128X64,
     baton_gemm_bf16_128x64, 64, 64, 32, 1, Bf16N64
+);
+
+macro_rules! pingpong_entry {
+    ($(#[$doc:meta])* $spec:path, $name:ident, $bn:literal, $bnh:literal, $acc:literal, $cluster:literal, $mma:ty) => {
+        baton::kernel! {
+            #[spec($spec)]
+            $(#[$doc])*
+            ///
+            /// Launch: grid = min(tiles, SMs) CTAs of 384 threads (a
+            /// multiple of the cluster size), with `size_of` the
+            /// configuration's `PingPongSmem` as dynamic shared memory.
+            ///
+            /// # Safety
+            /// As the cooperative entries, except that stream-K is not
+            /// implemented: the stream-K parameters are ignored (every unit
+            /// is computed whole; the buffers are never touched).
+            pub fn $name(p: GemmBf16Params) {
+                let GemmBf16Params { m, n, k, group_m, alpha, beta, tail_rows, .. } = p;
+                let (tma_a, tma_b, tma_c, tma_d, tma_a_tail) = param_maps!($name);
+                const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<PingPongSmem<$bn, { stages_for($bn) }>>(), "the spec's shared memory is not this entry's layout") };
+                // SAFETY: forwarded to the kernel's contract.
+                unsafe { gemm_pingpong::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, (alpha, beta), (tma_a_tail, tail_rows)) }
+            }
+        }
+    };
+}
+
+pingpong_entry!(
+    /// BF16 GEMM, ping-pong: 128×128×64 tiles, 6 stages, each consumer
+    /// warpgroup owns whole tiles (2 × m64n128k16 per K step) and the two
+    /// take turns on the tensor cores and the epilogue.
+    abi::GEMM_128X128_PINGPONG,
+    baton_gemm_bf16_128x128_pingpong, 128, 128, 64, 1, Bf16N128
+);
+pingpong_entry!(
+    /// BF16 GEMM, ping-pong 128×128×64 in 2-CTA clusters along M sharing
+    /// the B tile by TMA multicast.
+    abi::GEMM_128X128_PINGPONG_C2,
+    baton_gemm_bf16_128x128_pingpong_c2, 128, 64, 64, 2, Bf16N128
 );
 
 #[inline(always)]
@@ -344,4 +412,230 @@ unsafe fn gemm<
     // barriers, which our producer's `drain` waits for — and the drain keeps
     // the CTA alive until then. (Idle warps parked in a cluster barrier for
     // the whole kernel cost half the throughput: measured.)
+}
+
+/// The ping-pong schedule (CUTLASS's `KernelTmaWarpSpecializedPingpong`):
+/// the producer walks the same `ClusterWork` as the cooperative kernels,
+/// but the CTA's work units alternate between the two consumer warpgroups
+/// (segment `i` to warpgroup `i mod 2`), each owning the whole 128 × BN
+/// tile (rows 0..64 and 64..128 in two accumulators). The warpgroups take
+/// turns through an `OrderedBarrier<2, 2>`: turn 0 is the main loop (from
+/// the first stage wait until its last MMAs are issued), turn 1 the
+/// epilogue (TMA stores of D through the warpgroup's own ring of 4
+/// sub-tile buffers; with beta ≠ 0 they are the stages of its
+/// `EpiLoadPipeline`, which the C-load warp fills tile by tile:
+/// `CLoad::run_pingpong`). So warpgroup 1's main loop runs while
+/// warpgroup 0 stores, and vice versa. Each input stage has one consuming warpgroup
+/// (empty count: one arrival per CTA of the cluster); a warpgroup skips
+/// the other's K blocks (`InputConsumer::skip`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm_pingpong<
+    M: Bf16Mma<ACC>,
+    const BN: usize,
+    const BNH: usize,
+    const ACC: usize,
+    const STAGES: usize,
+    const CLUSTER_M: u32,
+>(
+    tma_a: *const TensorMap,
+    tma_b: *const TensorMap,
+    tma_c: *const TensorMap,
+    tma_d: *const TensorMap,
+    m: u32,
+    n: u32,
+    k: u32,
+    group_m: u32,
+    (alpha, beta): (f32, f32),
+    (tma_a_tail, tail_rows): (*const TensorMap, u32),
+) {
+    // SAFETY: launched with size_of::<PingPongSmem<BN, STAGES>>() of
+    // dynamic shared memory (the kernel traps otherwise).
+    let smem: SharedRef<'static, PingPongSmem<BN, STAGES>> =
+        unsafe { dynamic_smem::<PingPongSmem<BN, STAGES>>() };
+    let gemm_smem = smem_field!(smem, PingPongSmem<BN, STAGES>, gemm);
+    let order_bars = smem_field!(smem, PingPongSmem<BN, STAGES>, order);
+    let input = InputTilePipeline::<Payload<BN>, STAGES>::new(
+        smem_field!(gemm_smem, GemmSmem<BN, STAGES>, input),
+        c"gemm-mainloop",
+    );
+    let epi_tiles = smem_field!(gemm_smem, GemmSmem<BN, STAGES>, epi_tiles);
+    let epi_bars = smem_field!(gemm_smem, GemmSmem<BN, STAGES>, epi_bars);
+    let epi_for = |w: usize| EpiLoadPipeline::new(epi_bars.at(w), c"gemm-epi-load");
+    let subtiles = (BN / SUB_COLS) as u32;
+    let bn = BN as u32;
+    init_then_sync::<CLUSTER_M>(
+        #[inline(always)]
+        || {
+            // SAFETY: the maps are valid per the kernel contract (C only
+            // read with beta ≠ 0).
+            unsafe {
+                prefetch_tensormap(tma_a);
+                prefetch_tensormap(tma_b);
+                prefetch_tensormap(tma_d);
+                if beta != 0.0 {
+                    prefetch_tensormap(tma_c);
+                }
+                if tail_rows != 0 {
+                    prefetch_tensormap(tma_a_tail);
+                }
+            }
+            // Empty barriers: one consuming warpgroup per stage, in every
+            // CTA whose multicast writes into it (the whole cluster).
+            input.init(CLUSTER_M);
+            // Turns: every thread of the warpgroup arrives (128).
+            OrderedBarrier::<PINGPONG_TURNS, PINGPONG_GROUPS>::new(
+                order_bars,
+                0,
+                c"gemm-pingpong-order",
+            )
+            .init(128);
+            // C stages, per warpgroup: producer one arrive_expect_tx,
+            // consumer one arrival once the store has read the stage.
+            epi_for(0).init_barriers(1, 1);
+            epi_for(1).init_barriers(1, 1);
+        },
+    );
+
+    // Stream-K off: every segment is a whole unit.
+    let work = ClusterWork::<CLUSTER_M>::new(
+        m.div_ceil(BM),
+        n.div_ceil(bn),
+        k.div_ceil(BK),
+        group_m,
+        (0, 0),
+    );
+    let rank = work.rank;
+    let rows = TileRows {
+        tiles_m: m.div_ceil(BM),
+        tail_rows,
+        bm: BM,
+    };
+    let a_row_bytes = BK * 2;
+    let b_bytes = bn * BK * 2;
+
+    let residual = beta != 0.0;
+    dispatch_roles!(GEMM_ROLES, c_load_active: residual,
+        producer => {
+            TmaProducer { input, work, rows }.run(#[inline(always)]
+                |t| {
+                let map_a = if t.a_rows == BM { tma_a } else { tma_a_tail };
+                (t.a_rows * a_row_bytes + b_bytes, #[inline(always)]
+                move |tiles, bar, kb| {
+                    let kc = (kb * BK) as i32;
+                    // SAFETY: maps per the kernel contract; the stage is
+                    // ours and its full barrier expects these bytes.
+                    unsafe {
+                        if t.a_rows != 0 {
+                            load_2d(
+                                map_a,
+                                smem_field!(tiles, Stage<BN>, a),
+                                bar,
+                                kc,
+                                (t.tm * BM) as i32,
+                            );
+                        }
+                        load_b_tile::<u16, BN, BNH, { BK as usize }, CLUSTER_M>(
+                            tma_b,
+                            smem_field!(tiles, Stage<BN>, b),
+                            bar,
+                            kc,
+                            t.tn * bn,
+                            rank,
+                        );
+                    }
+                })
+            })
+        },
+        // C-load: each tile's C sub-tiles into its warpgroup's pipeline.
+        c_load => {
+            let c_load = CLoad {
+                pipes: [epi_for(0), epi_for(1)],
+                tiles: epi_tiles,
+                map_c: tma_c,
+                work,
+                tile_m: BM,
+                tile_n: bn,
+                subtiles,
+            };
+            // SAFETY: C map per the kernel contract (read: beta ≠ 0).
+            unsafe { c_load.run_pingpong() }
+        },
+        // Consumer warpgroup `wg`: the units `wg, wg + 2, …` of this CTA.
+        consumer(wg) => {
+            let tid = thread_idx_x() % 128;
+            let signaller = tid == 0;
+            let mut consumer: InputConsumer<'_, Payload<BN>, STAGES> = input.consumer();
+            let mut c = LoadedC {
+                pipe: epi_for(wg as usize),
+                beta,
+            };
+            let mut order = OrderedBarrier::<PINGPONG_TURNS, PINGPONG_GROUPS>::new(
+                order_bars,
+                wg,
+                c"gemm-pingpong-order",
+            );
+            // SAFETY: all-zero is a valid [f32; ACC].
+            let mut top: [f32; ACC] = unsafe { core::mem::zeroed() };
+            // SAFETY: as above.
+            let mut bottom: [f32; ACC] = unsafe { core::mem::zeroed() };
+            let st0 = input.stage(0);
+            let a0 = smem_field!(st0, Stage<BN>, a).addr();
+            let b0 = smem_field!(st0, Stage<BN>, b).addr();
+            let stage_bytes = core::mem::size_of::<Stage<BN>>() as u32;
+            let top_descs = StageDescriptors::new(a0, b0, stage_bytes);
+            // Rows 64..128 of A: 64 rows × 128 bytes further.
+            let bottom_descs = StageDescriptors::new(a0 + 64 * 128, b0, stage_bytes);
+            let mut d_next = 0u32;
+            let mut mine = wg == 0;
+            for seg in work.segments() {
+                if !mine {
+                    // The other warpgroup's tile: skip its stages.
+                    consumer.skip(seg.len());
+                    mine = true;
+                    continue;
+                }
+                mine = false;
+                let (tm, tn) = work.tile_of(seg.unit);
+                // Turn 0: the tensor cores, until the last MMAs are issued.
+                order.wait();
+                let pending = bf16_pingpong_mainloop::<M, _, ACC, STAGES, CLUSTER_M>(
+                    &mut consumer,
+                    top_descs,
+                    bottom_descs,
+                    seg.len(),
+                    &mut top,
+                    &mut bottom,
+                    signaller,
+                );
+                order.arrive();
+                finish_pingpong_mainloop::<CLUSTER_M>(pending, signaller);
+                // Turn 1: the epilogue, rows 0..64 then 64..128 through
+                // this warpgroup's D ring (or in place over its C stages).
+                order.wait();
+                let epilogue = StoreEpilogue {
+                    bufs: epi_tiles.at(wg as usize),
+                    map_d: tma_d,
+                    wg,
+                    tid,
+                };
+                let col0 = (tn * bn) as i32;
+                let row0 = (tm * BM) as i32;
+                // SAFETY: D map per the kernel contract; the C-load role
+                // loads this tile's C sub-tiles (top half, then bottom) in
+                // this order.
+                unsafe {
+                    epilogue.store(&top, alpha, &mut c, d_next, subtiles, #[inline(always)]
+                    |j| (col0 + (j as usize * SUB_COLS) as i32, row0));
+                    epilogue.store(&bottom, alpha, &mut c, d_next + subtiles, subtiles, #[inline(always)]
+                    |j| (col0 + (j as usize * SUB_COLS) as i32, row0 + SUB_ROWS as i32));
+                }
+                order.arrive();
+                d_next += 2 * subtiles;
+            }
+            if signaller {
+                store_wait_group::<0>();
+            }
+        },
+    );
 }

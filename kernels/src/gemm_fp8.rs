@@ -123,13 +123,27 @@ macro_rules! fp8_entry {
             #[spec($spec)]
             $(#[$doc])*
             pub fn $name(p: GemmFp8Params) {
-                let GemmFp8Params { tma_a, tma_b, tma_sa, tma_d, tma_a_tail, tma_sa_tail, b_scales, m, n, k, tail_rows, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves } } = p;
+                let GemmFp8Params { b_scales, m, n, k, tail_rows, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves }, .. } = p;
+                // The tensor maps stay in the parameter space (by value, no
+                // copy): TMA reads them through their generic addresses,
+                // each taken where it is used (two instructions) rather
+                // than held in registers through the loops (the two-wave
+                // kernels have none to spare).
+                let at = |offset: usize| move || baton::entry_param_address!($name).wrapping_add(offset) as *const TensorMap;
+                let (tma_a, tma_b, tma_sa, tma_d, tma_a_tail, tma_sa_tail) = (
+                    at(core::mem::offset_of!(GemmFp8Params, tma_a)),
+                    at(core::mem::offset_of!(GemmFp8Params, tma_b)),
+                    at(core::mem::offset_of!(GemmFp8Params, tma_sa)),
+                    at(core::mem::offset_of!(GemmFp8Params, tma_d)),
+                    at(core::mem::offset_of!(GemmFp8Params, tma_a_tail)),
+                    at(core::mem::offset_of!(GemmFp8Params, tma_sa_tail)),
+                );
                 const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<Fp8Smem<$bm, $bn, $stages>>(), "the spec's shared memory is not this entry's layout") };
                 // SAFETY: forwarded to the kernel's contract.
                 let sk = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
                 // SAFETY: forwarded to the kernel's contract.
                 unsafe {
-                    gemm::<$mma, $bm, $bn, $acc, $stages, $double, $cluster>(
+                    gemm::<$mma, $bm, $bn, $acc, $stages, $double, $cluster, _>(
                         (tma_a, tma_b, tma_sa, tma_d),
                         (tma_a_tail, tma_sa_tail, tail_rows),
                         b_scales, m, n, k, sk, (sk_min_segment, sk_extra_waves),
@@ -150,7 +164,7 @@ fp8_entry!(
     /// checked by a test against the PTX).
     ///
     /// # Safety
-    /// The tensor maps (in global memory) describe: with 128-byte swizzle, A
+    /// The tensor maps (by value in the parameters, read in the parameter space) describe: with 128-byte swizzle, A
     /// (u8, dims {K, M}, box {128, 128}) and B (u8, dims {K, N}, box {128, 128});
     /// the A scales (f32, dims {M4, K/128} with M4 ≥ M a multiple of 4 and
     /// zeros in columns M.., box {128, 1}, no swizzle);
@@ -165,7 +179,7 @@ fp8_entry!(
     /// wave (+ `sk_extra_waves` full waves) are split along K across all
     /// workers
     /// (`StreamKSchedule`), segments of at least `sk_min_segment` K blocks;
-    /// `sk_partials` then holds `2 · grid · 64 · BN` floats and `sk_flags`
+    /// `sk_partials` then holds `grid · BM · BN` floats and `sk_flags`
     /// `2 · grid` `u32`s (zeroed once), and `sk_epoch ≠ 0` differs from the
     /// previous launch's on these buffers. With `sk_min_segment == 0` they are
     /// never touched (may be null).
@@ -234,8 +248,8 @@ fp8_entry!(
     /// into that wave's main accumulators: 64 + 64 main + 64 partial
     /// registers per thread); the other warpgroup's MMAs keep the tensor
     /// core busy during a promotion. A quarter less operand traffic per FLOP
-    /// than 128×128 (each B tile feeds twice the rows). No stream-K (the
-    /// stream-K arguments are ignored: every tile whole).
+    /// than 128×128 (each B tile feeds twice the rows). Stream-K hands
+    /// over both waves' accumulators (slots of 2 · 128 · 64 floats).
     ///
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`], with A's box {128, 256}, the
@@ -252,7 +266,7 @@ fp8_entry!(
     /// 128-column waves (columns 0.. and 128.., each with its own B scale)
     /// into one partial accumulator, so each A tile feeds 256 columns: for
     /// small M with wide N, half the CTAs of 128×128 tiles and half the
-    /// re-reads of A. No stream-K.
+    /// re-reads of A. Stream-K as the 256×128 kernel.
     ///
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 256} and
@@ -272,14 +286,10 @@ unsafe fn gemm<
     const STAGES: usize,
     const DOUBLE: bool,
     const CLUSTER_M: u32,
+    Map: Fn() -> *const TensorMap + Copy,
 >(
-    (tma_a, tma_b, tma_sa, tma_d): (
-        *const TensorMap,
-        *const TensorMap,
-        *const TensorMap,
-        *const TensorMap,
-    ),
-    (tma_a_tail, tma_sa_tail, tail_rows): (*const TensorMap, *const TensorMap, u32),
+    (tma_a, tma_b, tma_sa, tma_d): (Map, Map, Map, Map),
+    (tma_a_tail, tma_sa_tail, tail_rows): (Map, Map, u32),
     b_scales: *const f32,
     m: u32,
     n: u32,
@@ -305,12 +315,6 @@ unsafe fn gemm<
     let waves = m_waves * n_waves;
     // Columns of one wave.
     let wave_n = BN / n_waves;
-    // Stream-K splits 128-row tiles only.
-    let (sk_min_segment, sk_extra_waves) = if waves == 1 {
-        (sk_min_segment, sk_extra_waves)
-    } else {
-        (0, 0)
-    };
     // SAFETY: launched with size_of::<Fp8Smem<BM, BN, STAGES>>() of dynamic shared memory
     // (the kernel traps otherwise).
     let smem: SharedRef<'static, Fp8Smem<BM, BN, STAGES>> =
@@ -327,13 +331,13 @@ unsafe fn gemm<
             // barriers are set up (the first TMA of each would wait for it).
             // SAFETY: the maps are valid per the kernel contract.
             unsafe {
-                prefetch_tensormap(tma_a);
-                prefetch_tensormap(tma_b);
-                prefetch_tensormap(tma_sa);
-                prefetch_tensormap(tma_d);
+                prefetch_tensormap(tma_a());
+                prefetch_tensormap(tma_b());
+                prefetch_tensormap(tma_sa());
+                prefetch_tensormap(tma_d());
                 if tail_rows != 0 {
-                    prefetch_tensormap(tma_a_tail);
-                    prefetch_tensormap(tma_sa_tail);
+                    prefetch_tensormap(tma_a_tail());
+                    prefetch_tensormap(tma_sa_tail());
                 }
             }
             // Empty barriers: one arrival per consumer warpgroup of every CTA
@@ -374,14 +378,14 @@ unsafe fn gemm<
         producer => {
             TmaProducer { input, work, rows }.run(#[inline(always)]
                 |t| {
-                let (map_a, map_sa) = if t.a_rows == bm {
-                    (tma_a, tma_sa)
-                } else {
-                    (tma_a_tail, tma_sa_tail)
-                };
                 let trimmed_bytes = t.a_rows * BK + bn * BK + 4 * t.a_rows.next_multiple_of(4);
                 (trimmed_bytes, #[inline(always)]
                 move |st, bar, kb| {
+                    let (map_a, map_sa) = if t.a_rows == bm {
+                        (tma_a(), tma_sa())
+                    } else {
+                        (tma_a_tail(), tma_sa_tail())
+                    };
                     let kc = (kb * BK) as i32;
                     // SAFETY: maps per the kernel contract; the stage is
                     // ours and its full barrier expects these bytes.
@@ -403,7 +407,7 @@ unsafe fn gemm<
                             );
                         }
                         load_b_tile::<u8, BN, 64, { BK as usize }, CLUSTER_M>(
-                            tma_b,
+                            tma_b(),
                             smem_field!(st, Stage<BM, BN>, b),
                             bar,
                             kc,
@@ -488,8 +492,11 @@ unsafe fn gemm<
                 // unit's finalizer and has no epilogue (`continue`); a
                 // finalizer of a split unit adds the contributors' partials
                 // first.
+                // Two-wave tiles hand over both waves' accumulators.
                 if waves == 1 {
                     stream_k_fixup!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC);
+                } else {
+                    stream_k_fixup!(@parts fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, [acc, acc_hi], ACC, 2);
                 }
 
                 // Epilogue: per wave, wave_n / 32 sub-tiles of 64 rows × 32
@@ -497,7 +504,7 @@ unsafe fn gemm<
                 // across waves too).
                 let epilogue = StoreEpilogue {
                     bufs: d_tiles.at(wg),
-                    map_d: tma_d,
+                    map_d: tma_d(),
                     wg: wg as u32,
                     tid,
                 };

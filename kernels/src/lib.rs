@@ -18,6 +18,8 @@
 //! ```
 #![no_std]
 #![feature(abi_ptx)]
+// `baton::entry_param_address!` (tensor maps by value) expands to inline PTX here.
+#![feature(asm_experimental_arch)]
 
 #[cfg(not(target_arch = "nvptx64"))]
 compile_error!(

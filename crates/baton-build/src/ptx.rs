@@ -204,6 +204,32 @@ pub struct Rewritten {
     pub entries_without_spec: Vec<String>,
 }
 
+/// The parameter declaration `.param .align A .b8 name_param_0[N]` with
+/// `A` raised to [`PARAM_ALIGN`] (kept when larger). rustc's nvptx ABI
+/// aligns a by-value struct parameter to at most 16 bytes; with the one
+/// parameter at 64 bytes, fields at multiples of 64 (tensor maps passed by
+/// value, which TMA needs 64-byte aligned) are aligned in the parameter
+/// space too. The parameter is alone, so its bytes do not move.
+///
+/// ```
+/// use baton_build::ptx::param_aligned_to_64;
+/// assert_eq!(param_aligned_to_64(".param .align 16 .b8 k_param_0[704]"), ".param .align 64 .b8 k_param_0[704]");
+/// assert_eq!(param_aligned_to_64(".param .align 128 .b8 k_param_0[8]"), ".param .align 128 .b8 k_param_0[8]");
+/// ```
+pub fn param_aligned_to_64(param: &str) -> String {
+    let rest = param.strip_prefix(".param .align ").unwrap_or(param);
+    match rest.split_once(' ') {
+        Some((align, tail)) if align.parse::<u32>().is_ok_and(|a| a < PARAM_ALIGN) => {
+            format!(".param .align {PARAM_ALIGN} {tail}")
+        }
+        _ => param.to_string(),
+    }
+}
+
+/// The least alignment of an entry's parameter struct in the PTX that
+/// [`rewrite`] writes: a `CUtensorMap`'s (64 bytes).
+pub const PARAM_ALIGN: u32 = 64;
+
 /// Turns rustc's PTX into the module the host loads:
 ///
 /// * replaces each `__baton_spec_*` record by its [`spec_comment`] line (and
@@ -213,7 +239,8 @@ pub struct Rewritten {
 /// * writes `.maxntid threads, 1, 1` and `.minnctapersm n` (when n > 0)
 ///   between the parameter list and the body of every entry with a spec,
 ///   after checking that the entry takes exactly one parameter of the
-///   spec's `param_bytes`.
+///   spec's `param_bytes`, and aligns that parameter to [`PARAM_ALIGN`]
+///   bytes ([`param_aligned_to_64`]).
 ///
 /// ```
 /// let ptx = "\
@@ -316,8 +343,6 @@ pub fn rewrite(ptx: &str) -> Result<Rewritten, PtxError> {
         let mut params = Vec::new();
         while i < lines.len() && lines[i].trim() != ")" {
             params.push(lines[i].trim());
-            out.push_str(lines[i]);
-            out.push('\n');
             i += 1;
         }
         if i == lines.len() {
@@ -337,6 +362,9 @@ pub fn rewrite(ptx: &str) -> Result<Rewritten, PtxError> {
                 found: params.join(" "),
             });
         }
+        out.push('\t');
+        out.push_str(&param_aligned_to_64(params[0]));
+        out.push('\n');
         out.push_str(lines[i]); // `)`
         out.push('\n');
         i += 1;

@@ -113,8 +113,8 @@ enum BenchWhat {
         /// Write every result (shape, config, times, ratios, TFLOP/s, GB/s, checks) as JSON here.
         #[arg(long)]
         json: Option<std::path::PathBuf>,
-        /// Force a tile configuration (128x256c2, 128x256, 128x128c2, 128x128, 128x64) instead of
-        /// the heuristic.
+        /// Force a tile configuration (128x256c2, 128x256, 128x224c2, 128x128c2, 128x128, 128x64,
+        /// 128x128-pingpong, 128x128c2-pingpong) instead of the heuristic.
         #[arg(long, value_parser = parse_config)]
         config: Option<GemmConfig>,
         /// Rasterization group (rows of work units walked together; tuning).
@@ -126,6 +126,9 @@ enum BenchWhat {
         /// With --stream-k: full waves added to the stream-K region before the last, partial one (default 1; 0 splits only the last wave).
         #[arg(long, requires = "stream_k")]
         sk_waves: Option<u32>,
+        /// Split-K: each output tile's K blocks on this many CTAs (Hopper; 1 turns split- and stream-K off). Default: the heuristic.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        split_k: Option<u32>,
     },
     /// Verify the blockwise FP8 GEMM, then time it against cuBLASLt blockwise and tensorwise FP8.
     GemmFp8 {
@@ -220,7 +223,7 @@ enum BenchWhat {
 }
 
 fn parse_config(s: &str) -> Result<GemmConfig, String> {
-    let all = || GemmConfig::ALL.into_iter().chain(GemmConfig::SM100);
+    let all = || GemmConfig::SM90.into_iter().chain(GemmConfig::SM100);
     all().find(|c| c.name() == s).ok_or_else(|| {
         let names: Vec<String> = all().map(|c| c.name()).collect();
         format!(
@@ -280,6 +283,7 @@ fn main() {
                 group_m,
                 stream_k,
                 sk_waves,
+                split_k,
                 sweep,
                 heatmap,
                 max_gib,
@@ -290,6 +294,7 @@ fn main() {
                     group_m,
                     stream_k,
                     stream_k_waves: sk_waves,
+                    split_k,
                 };
                 if sweep {
                     exit(sweep_bench::run(&sweep_bench::SweepArgs {

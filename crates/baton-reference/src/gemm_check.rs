@@ -72,6 +72,9 @@ pub struct GemmTuning {
     /// Stream-K extra full waves ([`GemmPlan::set_stream_k_extra_waves`];
     /// only with `stream_k`).
     pub stream_k_waves: Option<u32>,
+    /// Split-K workers per unit ([`GemmPlan::set_split_k`]; 1 turns split-
+    /// and stream-K off), applied after `stream_k`.
+    pub split_k: Option<u32>,
 }
 
 impl From<Option<GemmConfig>> for GemmTuning {
@@ -114,6 +117,9 @@ pub(crate) fn plan<'a>(
     }
     if let Some(w) = tuning.stream_k_waves {
         plan.set_stream_k_extra_waves(w)?;
+    }
+    if let Some(s) = tuning.split_k {
+        plan.set_split_k(gpu, s)?;
     }
     Ok(plan)
 }

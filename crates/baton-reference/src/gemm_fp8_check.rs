@@ -89,8 +89,34 @@ pub fn check_vs_f64_with(
     gpu: &Gpu,
     kernels: &Kernels,
     kernel: &str,
-    (m, n, k): (usize, usize, usize),
+    mnk: (usize, usize, usize),
     stream_k: Option<u32>,
+) -> Result<Comparison> {
+    check_vs_f64_tuned(gpu, kernels, kernel, mnk, |plan| {
+        plan.set_stream_k(gpu, stream_k)
+    })
+}
+
+/// [`check_vs_f64`] with split-K: `splits` workers per unit
+/// ([`Fp8GemmPlan::set_split_k`]).
+pub fn check_vs_f64_split_k(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    kernel: &str,
+    mnk: (usize, usize, usize),
+    splits: u32,
+) -> Result<Comparison> {
+    check_vs_f64_tuned(gpu, kernels, kernel, mnk, |plan| {
+        plan.set_split_k(gpu, splits)
+    })
+}
+
+fn check_vs_f64_tuned(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    kernel: &str,
+    (m, n, k): (usize, usize, usize),
+    tune: impl FnOnce(&mut Fp8GemmPlan<'_>) -> baton_runtime::Result<()>,
 ) -> Result<Comparison> {
     let mut rng = XorShift::new(XorShift::seed_from_time());
     let a = random_e4m3(m * k, 448.0, &mut rng);
@@ -120,7 +146,7 @@ pub fn check_vs_f64_with(
         &mut d_d,
         (m, n, k),
     )?;
-    plan.set_stream_k(gpu, stream_k)?;
+    tune(&mut plan)?;
     plan.run(gpu)?;
     drop(plan);
     gpu.synchronize()?;

@@ -393,8 +393,8 @@ impl Fp8BenchRow {
     }
 }
 
-/// The three plans [`bench_shape`] runs: ours (`kernel`, stream-K as
-/// given), cuBLASLt blockwise and cuBLASLt tensorwise, writing `d` in that
+/// The three plans [`bench_shape`] runs: ours (`kernel`, stream-K or
+/// split-K as given), cuBLASLt blockwise and cuBLASLt tensorwise, writing `d` in that
 /// order.
 fn bench_plans<'a>(
     gpu: &Gpu,
@@ -403,7 +403,7 @@ fn bench_plans<'a>(
     [d_ours, d_block, d_tensor]: [&'a mut CudaSlice<u16>; 3],
     mnk: (usize, usize, usize),
     kernel: &str,
-    stream_k: Option<(u32, u32)>,
+    (stream_k, split_k): (Option<(u32, u32)>, Option<u32>),
 ) -> Result<(Fp8GemmPlan<'a>, LtFp8Plan<'a>, LtFp8Plan<'a>)> {
     let mut ours = Fp8GemmPlan::with_kernel(
         gpu,
@@ -419,6 +419,9 @@ fn bench_plans<'a>(
     ours.set_stream_k(gpu, stream_k.map(|(s, _)| s))?;
     if let Some((_, waves)) = stream_k {
         ours.set_stream_k_extra_waves(waves)?;
+    }
+    if let Some(splits) = split_k {
+        ours.set_split_k(gpu, splits)?;
     }
     let lt = |scaling, d| {
         LtFp8Plan::new(
@@ -442,7 +445,7 @@ fn bench_plans<'a>(
 /// the same random operands,
 /// interleaved per repetition (event-timed, 3 warm-up rounds), medians of
 /// `reps`. `kernel` forces one of the FP8 kernel variants (default: the
-/// heuristic's choice); `stream_k = Some((min_segment, extra_waves))`
+/// heuristic's choice and split-K count, `fp8::plan`); `stream_k = Some((min_segment, extra_waves))`
 /// turns stream-K on ([`Fp8GemmPlan::set_stream_k`],
 /// [`Fp8GemmPlan::set_stream_k_extra_waves`]).
 pub fn bench_shape(
@@ -460,8 +463,16 @@ pub fn bench_shape(
     let mut d_ours = stream.clone_htod(&vec![POISON_BF16; m * n])?;
     let mut d_block = stream.clone_htod(&vec![POISON_BF16; m * n])?;
     let mut d_tensor = stream.clone_htod(&vec![POISON_BF16; m * n])?;
-    let kernel =
-        kernel.unwrap_or_else(|| baton_runtime::gemm::fp8::choose(m, n, k, gpu.sm_count()));
+    // The heuristic's kernel and split-K count (what `Fp8GemmPlan::new`
+    // runs), unless a kernel or stream-K is forced.
+    let (kernel, split_k) = match kernel {
+        Some(kernel) => (kernel, None),
+        None => {
+            let (kernel, cost) = baton_runtime::gemm::fp8::plan(m, n, k, gpu.sm_count());
+            let split = (cost.splits > 1 && stream_k.is_none()).then_some(cost.splits as u32);
+            (kernel, split)
+        }
+    };
     // Verify before timing (D poisoned): ours against cuBLASLt blockwise.
     {
         let (ours, block, _) = bench_plans(
@@ -471,7 +482,7 @@ pub fn bench_shape(
             [&mut d_ours, &mut d_block, &mut d_tensor],
             (m, n, k),
             kernel,
-            stream_k,
+            (stream_k, split_k),
         )?;
         ours.run(gpu)?;
         block.run(gpu)?;
@@ -488,7 +499,7 @@ pub fn bench_shape(
         [&mut d_ours, &mut d_block, &mut d_tensor],
         (m, n, k),
         kernel,
-        stream_k,
+        (stream_k, split_k),
     )?;
     // Queued back to back, each launch between its own events (see
     // `timing`): no side's host launch overhead is timed.
@@ -506,7 +517,10 @@ pub fn bench_shape(
         mnk: (m, n, k),
         grid: ours.grid(),
         kernel: ours.kernel_name(),
-        stream_k: stream_k.filter(|_| ours.stream_k().is_some()),
+        // Split-K runs as stream-K with 1-block segments, no extra waves.
+        stream_k: stream_k
+            .filter(|_| ours.stream_k().is_some())
+            .or(split_k.map(|_| (1, 0))),
         ours_ms: median(t_ours),
         blockwise_ms: median(t_block),
         tensorwise_ms: median(t_tensor),

@@ -213,3 +213,85 @@ fn gemm_runs_on_the_callers_stream() {
         .unwrap_or_else(|e| panic!("with_stream: {e}"));
     assert!(cmp.passes(1e-2), "with_stream: {cmp:?}");
 }
+
+/// The ping-pong configurations (each consumer warpgroup owns whole tiles,
+/// in turns) against the f64 reference on the ragged shapes, beta 0, 0.5
+/// and 1 (C through the warpgroup's own C pipeline) and alpha −1.5.
+#[test]
+fn pingpong_matches_f64_reference_on_ragged_shapes() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    gemm_check::assert_ragged_shapes_match_f64(&gpu, &kernels, &GemmConfig::PINGPONG);
+}
+
+/// Ping-pong against cuBLAS where every CTA runs many tiles in both
+/// warpgroups (4096² is 1024 tiles on 132 CTAs: 7–8 each, so odd and even
+/// counts), at a ragged shape (M, N multiples of 8 but of no tile: the
+/// last tile row and column are partial, and the tile count per CTA
+/// varies), with and without C.
+#[cfg(feature = "cublas")]
+#[test]
+fn pingpong_matches_cublas_with_many_tiles_per_cta() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let shapes: &[(usize, usize, usize)] = if small() {
+        &[(520, 392, 256)]
+    } else {
+        &[(4096, 4096, 512), (3000, 2056, 1000)]
+    };
+    for config in GemmConfig::PINGPONG {
+        for &(m, n, k) in shapes {
+            for beta in [0.0f32, 0.5] {
+                let cmp = check_vs_cublas(&gpu, &kernels, config, (m, n, k), 1.0, beta)
+                    .unwrap_or_else(|e| panic!("{config:?} {m}x{n}x{k}: {e}"));
+                println!(
+                    "{config:?} {m}x{n}x{k} beta {beta} vs cuBLAS: rel {:.2e}",
+                    cmp.rel_error
+                );
+                assert!(
+                    cmp.passes(1e-2),
+                    "{config:?} {m}x{n}x{k} beta {beta}: {cmp:?}"
+                );
+            }
+        }
+    }
+}
+
+/// Stream-K is the cooperative kernels' (the ping-pong ones compute every
+/// unit whole): asking a ping-pong plan for it is a typed error naming the
+/// rule.
+#[test]
+fn pingpong_refuses_stream_k() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let s = gpu.stream();
+    let a = s.alloc_zeros::<u16>(256 * 64).unwrap();
+    let b = s.alloc_zeros::<u16>(256 * 64).unwrap();
+    let mut d = s.alloc_zeros::<u16>(256 * 256).unwrap();
+    let mut plan = GemmPlan::with_config(
+        &gpu,
+        &kernels,
+        GemmConfig::T128x128PingPong,
+        &a,
+        &b,
+        None,
+        &mut d,
+        256,
+        256,
+        64,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    match plan.set_stream_k(&gpu, Some(1)) {
+        Err(e) => assert!(
+            e.to_string().contains("no stream-K") && e.to_string().contains("cooperative"),
+            "{e}"
+        ),
+        Ok(()) => panic!("stream-K accepted by a ping-pong plan"),
+    }
+}

@@ -2,9 +2,11 @@
 
 pub mod gemm;
 pub mod launch;
+pub mod matrix;
 
 pub use gemm::{Fp8ShapeError, GemmError, GemmShapeError};
 pub use launch::LaunchRule;
+pub use matrix::MatrixError;
 
 use crate::block_scaled::BlockScaledError;
 use crate::target::{Target, Variant};
@@ -195,6 +197,10 @@ pub enum Error {
     /// operands, stream-K on a kernel without it).
     #[error("GEMM: {0}")]
     Gemm(#[from] GemmError),
+    /// A matrix view, or a combination of views in a GEMM, refused before
+    /// launch: the rule and what is allowed.
+    #[error("GEMM operand: {0}")]
+    Matrix(#[from] MatrixError),
     /// A block-scaled operand that cannot be quantized, mapped or
     /// multiplied (shape, scale range, tile).
     #[error("block-scaled operand: {0}")]

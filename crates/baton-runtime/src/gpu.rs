@@ -7,8 +7,8 @@ use crate::target::{REQUIRED_ARCH, Target, Variant};
 use cudarc::driver::sys::{self, CUdevice_attribute, CUfunction_attribute, CUjit_option, CUresult};
 use cudarc::driver::{CudaContext, CudaStream, DriverError};
 use std::ffi::{CString, c_void};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 
 fn check(r: CUresult) -> std::result::Result<(), DriverError> {
     if r == CUresult::CUDA_SUCCESS {
@@ -358,6 +358,7 @@ impl Gpu {
             entries: crate::ptx::entry_names(ptx_text),
             specs: crate::launch::device_specs(ptx_text),
             jit_log: text(&info_log),
+            shared: Mutex::new(Vec::new()),
             max_smem_optin: self.max_smem_optin,
             max_threads_per_block: self.max_threads_per_block,
         })
@@ -394,6 +395,10 @@ pub struct Kernels {
     jit_log: String,
     max_smem_optin: u32,
     max_threads_per_block: u32,
+    /// The kernels looked up so far ([`Kernels::shared`]), so that a plan
+    /// made per call repeats no driver lookup, attribute query or
+    /// shared-memory attribute raise.
+    shared: Mutex<Vec<Arc<Kernel>>>,
 }
 
 impl Kernels {
@@ -411,8 +416,30 @@ impl Kernels {
         &self.jit_log
     }
 
-    /// The kernel `name`. Errors: [`Error::UnknownKernel`] listing the
-    /// module's kernels.
+    /// The kernel `name`, looked up once per module and shared afterwards
+    /// (its attributes, the dynamic shared-memory attribute it raised and
+    /// its occupancy answers with it). Errors as [`get`](Self::get).
+    ///
+    /// ```no_run
+    /// let gpu = baton_runtime::Gpu::new(0)?;
+    /// let kernels = gpu.load_kernels(baton_runtime::Variant::Release)?;
+    /// let a = kernels.shared("baton_gemm_bf16_128x256")?;
+    /// let b = kernels.shared("baton_gemm_bf16_128x256")?;
+    /// assert!(std::sync::Arc::ptr_eq(&a, &b));
+    /// # Ok::<(), baton_runtime::Error>(())
+    /// ```
+    pub fn shared(&self, name: &str) -> Result<Arc<Kernel>> {
+        let mut cache = self.shared.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(k) = cache.iter().find(|k| k.name == name) {
+            return Ok(k.clone());
+        }
+        let k = Arc::new(self.get(name)?);
+        cache.push(k.clone());
+        Ok(k)
+    }
+
+    /// The kernel `name` (a fresh lookup: see [`shared`](Self::shared)).
+    /// Errors: [`Error::UnknownKernel`] listing the module's kernels.
     pub fn get(&self, name: &str) -> Result<Kernel> {
         let unknown = || Error::UnknownKernel {
             name: name.into(),
@@ -455,6 +482,7 @@ impl Kernels {
             },
             dyn_smem_set: AtomicU32::new(0),
             non_portable_set: AtomicU32::new(0),
+            occupancy: Mutex::new(Vec::new()),
         })
     }
 }
@@ -481,7 +509,13 @@ pub struct Kernel {
     limits: LaunchLimits,
     dyn_smem_set: AtomicU32,
     non_portable_set: AtomicU32,
+    /// Answers of [`Kernel::max_active_clusters`]: (cluster, threads,
+    /// dynamic shared memory) → clusters.
+    occupancy: Mutex<Vec<(OccupancyKey, u32)>>,
 }
+
+/// The arguments of one occupancy query.
+type OccupancyKey = ((u32, u32, u32), u32, u32);
 
 // SAFETY: CUfunction handles are usable from any thread with the context
 // bound (launch binds it); the atomics guard the cached attribute values.
@@ -602,6 +636,14 @@ impl Kernel {
         threads: u32,
         dynamic_smem_bytes: u32,
     ) -> Result<u32> {
+        let key = (cluster, threads, dynamic_smem_bytes);
+        let known = |o: &Mutex<Vec<(OccupancyKey, u32)>>| {
+            let o = o.lock().unwrap_or_else(|e| e.into_inner());
+            o.iter().find(|(k, _)| *k == key).map(|(_, n)| *n)
+        };
+        if let Some(n) = known(&self.occupancy) {
+            return Ok(n);
+        }
         let launch_err = |source| Error::Launch {
             kernel: self.name.clone(),
             source,
@@ -643,7 +685,12 @@ impl Kernel {
         // SAFETY: valid function and config; `n` is an out-pointer.
         check(unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, self.func, &config) })
             .map_err(launch_err)?;
-        Ok(n.max(0) as u32)
+        let n = n.max(0) as u32;
+        self.occupancy
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((key, n));
+        Ok(n)
     }
 
     /// [`Kernel::launch`], then waits for the stream; a fault while the

@@ -7,6 +7,7 @@ use baton::kernel::{KernelParams, KernelSpec};
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, SyncOnDrop};
 use std::ffi::c_void;
 use std::mem::MaybeUninit;
+use std::sync::Arc;
 
 /// Grid, block, optional thread-block cluster and dynamic shared memory of a
 /// launch.
@@ -496,7 +497,8 @@ fn check_spec<P>(spec: &KernelSpec<P>, device: &DeviceSpec) -> Result<()> {
 /// # Ok(()) }
 /// ```
 pub struct TypedKernel<P> {
-    kernel: Kernel,
+    /// Shared with the module's other users ([`Kernels::shared`]).
+    kernel: Arc<Kernel>,
     spec: KernelSpec<P>,
     device: DeviceSpec,
 }
@@ -636,7 +638,7 @@ impl Kernels {
     /// # Ok(()) }
     /// ```
     pub fn kernel<P: KernelParams>(&self, spec: &KernelSpec<P>) -> Result<TypedKernel<P>> {
-        let kernel = self.get(spec.name)?;
+        let kernel = self.shared(spec.name)?;
         let device = self
             .specs
             .iter()

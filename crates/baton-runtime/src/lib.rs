@@ -43,6 +43,12 @@ pub mod ptx;
 mod target;
 pub mod tensor_map;
 
+/// The README's Rust examples ("Use from Rust", the CPU pipeline), compiled
+/// and run as this crate's doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
+
 /// Parameter structs, `KernelSpec`s and shared layouts of baton's own
 /// kernels (crate `baton-kernels-abi`).
 pub use baton_kernels_abi as kernel_abi;
@@ -100,6 +106,16 @@ pub const KERNELS: &[KernelInfo] = &[
     KernelInfo {
         name: "baton_gemm_bf16_128x64",
         about: "bf16 GEMM, 128x64x64 tiles, 8 stages (skinny problems)",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_bf16_128x128_pingpong",
+        about: "bf16 GEMM, ping-pong: 128x128x64 tiles, each consumer warpgroup owns whole tiles, epilogue under the other's main loop",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_bf16_128x128_pingpong_c2",
+        about: "bf16 GEMM, ping-pong 128x128x64 tiles, 2-CTA clusters sharing B by TMA multicast",
         hot: true,
     },
     KernelInfo {

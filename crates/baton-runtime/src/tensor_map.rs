@@ -119,12 +119,37 @@ pub fn encode_matrix(
     box_cols: u32,
     swizzle: baton::tensor_map::Swizzle,
 ) -> Result<EncodedTensorMap> {
+    encode_strided_matrix(ptr, dtype, rows, cols, cols, box_rows, box_cols, swizzle)
+}
+
+/// [`encode_matrix`] of a row-major matrix whose rows start `ld` elements
+/// apart (`ld ≥ cols`; `ld · size` a multiple of 16 bytes, which
+/// [`encode`]'s validation checks).
+///
+/// ```no_run
+/// use baton::tensor_map::{ElemType, Swizzle};
+/// let _gpu = baton_runtime::Gpu::new(0)?;
+/// let map = baton_runtime::tensor_map::encode_strided_matrix(
+///     0x7f00_0000_0000, ElemType::BF16, 100, 60, 64, 64, 64, Swizzle::B128)?;
+/// # Ok::<(), baton_runtime::Error>(())
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn encode_strided_matrix(
+    ptr: u64,
+    dtype: baton::tensor_map::ElemType,
+    rows: u64,
+    cols: u64,
+    ld: u64,
+    box_rows: u32,
+    box_cols: u32,
+    swizzle: baton::tensor_map::Swizzle,
+) -> Result<EncodedTensorMap> {
     let mut desc = TensorMapDesc::matrix_2d(
         dtype,
         ptr,
         rows,
         cols,
-        cols * dtype.bytes() as u64,
+        ld * dtype.bytes() as u64,
         box_rows,
         box_cols,
         swizzle,

@@ -477,3 +477,52 @@ macro_rules! kernel {
         };
     };
 }
+
+/// The generic address of a kernel entry's parameter struct, in the kernel
+/// parameter space where the driver placed it: what CUDA C++ gets from a
+/// `__grid_constant__` parameter. Use it inside the entry `entry_name`
+/// (declared with [`kernel!`](crate::kernel!)) to point TMA at a tensor map
+/// passed by value in the parameters (`.param .align 64 .b8
+/// entry_name_param_0[N]`) without the copy to local memory that taking
+/// the address of the Rust value would make:
+///
+/// ```text
+/// mov.b64        %rd, entry_name_param_0;   // the param-space address
+/// cvta.param.u64 %rd, %rd;                  // to a generic address (PTX ISA 7.7+)
+/// ```
+///
+/// Evaluates to a `*const u8` (add `core::mem::offset_of!(Params, field)`
+/// for a field). Only on `nvptx64`, only inside that entry (PTX names the
+/// parameter `entry_name_param_0` in its own scope). The memory is
+/// read-only and lives for the whole launch. The kernel crate needs
+/// `#![feature(asm_experimental_arch)]` (the asm expands in it).
+///
+/// ```ignore
+/// baton::kernel! {
+///     #[spec(COPY)]
+///     pub fn copy(p: CopyParams) {
+///         let params = baton::entry_param_address!(copy);
+///         let map = params.add(core::mem::offset_of!(CopyParams, map)) as *const TensorMap;
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! entry_param_address {
+    ($entry:ident) => {{
+        let address: u64;
+        // SAFETY: reads the address of the entry's own parameter symbol (no
+        // memory access); `cvta.param` is defined for kernel parameters.
+        unsafe {
+            ::core::arch::asm!(
+                ::core::concat!("mov.b64 {a}, ", ::core::stringify!($entry), "_param_0;"),
+                "cvta.param.u64 {a}, {a};",
+                a = out(reg64) address,
+                // Not `pure`: each use computes it again where it stands
+                // (two instructions), instead of a value held in registers
+                // across the kernel.
+                options(nomem, nostack, preserves_flags),
+            );
+        }
+        address as *const u8
+    }};
+}

@@ -1,10 +1,13 @@
 //! The Hopper BF16 GEMMs (`D = alpha·A·Bᵀ + beta·C`, 128 × BN × 64 tiles,
 //! 384 threads): shared-memory layout, input stages per configuration, and
-//! one [`KernelSpec`] per tile configuration.
+//! one [`KernelSpec`] per tile configuration — cooperative (both consumer
+//! warpgroups on one tile) and ping-pong (each consumer warpgroup owns
+//! whole tiles, in turns: [`PingPongSmem`]).
 
 use crate::gemm_params::GemmBf16Params;
 use baton::kernel::KernelSpec;
 use baton::pipeline::PipelineBarriers;
+use baton::protocol::ordered_barrier::OrderedBarriers;
 use baton::tile_pipeline::{InputTileStorage, StandardStage, StandardTilePayload, Tile};
 
 /// CTA tile rows (M).
@@ -40,6 +43,24 @@ pub struct GemmSmem<const BN: usize, const STAGES: usize> {
     pub epi_tiles: [[SubTile; EPI_STAGES]; 2],
     /// The epilogue-load pipelines' barriers.
     pub epi_bars: [PipelineBarriers<EPI_STAGES>; 2],
+}
+
+/// Turns per round of the ping-pong order: the main loop (tensor cores),
+/// then the epilogue (TMA stores).
+pub const PINGPONG_TURNS: usize = 2;
+/// Groups taking turns in a ping-pong CTA: its two consumer warpgroups.
+pub const PINGPONG_GROUPS: usize = 2;
+
+/// Shared memory of a ping-pong configuration: the cooperative layout
+/// (its input ring; the epilogue sub-tiles are each warpgroup's D ring, or
+/// with beta ≠ 0 the stages of its C pipeline) plus the
+/// [`OrderedBarriers`] by which the two consumer warpgroups take turns.
+#[repr(C)]
+pub struct PingPongSmem<const BN: usize, const STAGES: usize> {
+    /// Input ring and epilogue buffers, as in the cooperative kernels.
+    pub gemm: GemmSmem<BN, STAGES>,
+    /// `turn[main loop | epilogue][warpgroup]`.
+    pub order: OrderedBarriers<PINGPONG_TURNS, PINGPONG_GROUPS>,
 }
 
 /// Shared-memory budget of one CTA (the sm_90 opt-in maximum).
@@ -117,3 +138,33 @@ pub const GEMM_128X128_C2: KernelSpec<GemmBf16Params> =
 /// ```
 pub const GEMM_128X64: KernelSpec<GemmBf16Params> =
     spec::<64, { stages_for(64) }>("baton_gemm_bf16_128x64", 1);
+
+/// The spec of a ping-pong `128 × BN` configuration in clusters of
+/// `cluster` CTAs along M.
+const fn pingpong_spec<const BN: usize, const STAGES: usize>(
+    name: &'static str,
+    cluster: u32,
+) -> KernelSpec<GemmBf16Params> {
+    assert!(core::mem::size_of::<PingPongSmem<BN, STAGES>>() <= SMEM_LIMIT);
+    KernelSpec::new(name, THREADS)
+        .with_cluster([cluster, 1, 1])
+        .with_dynamic_smem::<PingPongSmem<BN, STAGES>>()
+        .hot()
+}
+
+/// Ping-pong, 128×128×64 tiles, 6 stages: each consumer warpgroup owns a
+/// whole tile (two `wgmma.m64n128k16` per K step); one warpgroup's
+/// epilogue runs under the other's main loop. No stream-K.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_bf16::GEMM_128X128_PINGPONG.name, "baton_gemm_bf16_128x128_pingpong");
+/// ```
+pub const GEMM_128X128_PINGPONG: KernelSpec<GemmBf16Params> =
+    pingpong_spec::<128, { stages_for(128) }>("baton_gemm_bf16_128x128_pingpong", 1);
+/// Ping-pong 128×128×64 in 2-CTA clusters along M sharing B by multicast.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_bf16::GEMM_128X128_PINGPONG_C2.cluster, [2, 1, 1]);
+/// ```
+pub const GEMM_128X128_PINGPONG_C2: KernelSpec<GemmBf16Params> =
+    pingpong_spec::<128, { stages_for(128) }>("baton_gemm_bf16_128x128_pingpong_c2", 2);

@@ -1,8 +1,35 @@
 //! Parameter structs of the Hopper GEMMs (BF16 and blockwise-scaled FP8),
 //! shared by every tile configuration of each.
 
-use baton::arch::current::tma::TensorMap;
 use baton::kernel::KernelParams;
+
+/// An encoded tensor map passed by value in a kernel's parameters: the
+/// driver's 128 opaque `CUtensorMap` bytes. TMA needs it 64-byte aligned:
+/// the parameter structs put their maps first (offsets multiples of 128,
+/// checked at compile time), and `baton-build` declares every entry's
+/// parameter `.param .align 64` (rustc's nvptx ABI cannot pass a struct
+/// aligned above 16 bytes, so the Rust type is `align(16)`). The kernel
+/// points TMA at it in the parameter space through
+/// `baton::entry_param_address!` (the counterpart of CUDA C++'s
+/// `__grid_constant__ const CUtensorMap`), so launches need no device
+/// memory for their maps and a CUDA graph captures them with the launch.
+///
+/// ```
+/// use baton_kernels_abi::gemm_params::TensorMapParam;
+/// assert_eq!((size_of::<TensorMapParam>(), align_of::<TensorMapParam>()), (128, 16));
+/// assert_eq!(TensorMapParam::UNUSED.bytes, [0; 128]);
+/// ```
+#[repr(C, align(16))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TensorMapParam {
+    /// The encoded map (`cuTensorMapEncodeTiled`'s output).
+    pub bytes: [u8; 128],
+}
+
+impl TensorMapParam {
+    /// All zeros: a map the kernel never reads.
+    pub const UNUSED: TensorMapParam = TensorMapParam { bytes: [0; 128] };
+}
 
 /// The stream-K workspace a Hopper GEMM takes: with `min_segment == 0`
 /// stream-K is off and the pointers are never touched (may be null).
@@ -37,28 +64,34 @@ impl StreamKParams {
     };
 }
 
-/// Parameters of the BF16 GEMMs: `D = alpha·A·Bᵀ + beta·C`.
+/// Parameters of the BF16 GEMMs: `D = alpha·A·Bᵀ + beta·C`. The tensor
+/// maps travel by value ([`TensorMapParam`], first, at 64-byte aligned
+/// offsets): 704 bytes.
 ///
 /// ```
-/// use baton_kernels_abi::gemm_params::{GemmBf16Params, StreamKParams};
+/// use baton_kernels_abi::gemm_params::{GemmBf16Params, StreamKParams, TensorMapParam};
 /// let p = GemmBf16Params {
-///     tma_a: core::ptr::null(), tma_b: core::ptr::null(), tma_c: core::ptr::null(), tma_d: core::ptr::null(),
+///     tma_a: TensorMapParam::UNUSED, tma_b: TensorMapParam::UNUSED,
+///     tma_c: TensorMapParam::UNUSED, tma_d: TensorMapParam::UNUSED,
+///     tma_a_tail: TensorMapParam::UNUSED,
 ///     m: 4096, n: 4096, k: 4096, group_m: 8, alpha: 1.0, beta: 0.0,
-///     stream_k: StreamKParams::OFF, tma_a_tail: core::ptr::null(), tail_rows: 0,
+///     stream_k: StreamKParams::OFF, tail_rows: 0,
 /// };
-/// assert_eq!(p.tail_rows, 0);
+/// assert_eq!((size_of::<GemmBf16Params>(), p.tail_rows), (704, 0));
 /// ```
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct GemmBf16Params {
     /// A: bf16, dims {K, M}, box {64, 128}, 128-byte swizzle.
-    pub tma_a: *const TensorMap,
+    pub tma_a: TensorMapParam,
     /// B: bf16, dims {K, N}, box {64, BN}, 128-byte swizzle.
-    pub tma_b: *const TensorMap,
+    pub tma_b: TensorMapParam,
     /// C: bf16, dims {N, M}, box {32, 64}, 64-byte swizzle (read only when `beta ≠ 0`).
-    pub tma_c: *const TensorMap,
+    pub tma_c: TensorMapParam,
     /// D: as C.
-    pub tma_d: *const TensorMap,
+    pub tma_d: TensorMapParam,
+    /// A with a box of `tail_rows` rows (read only when `tail_rows ≠ 0`).
+    pub tma_a_tail: TensorMapParam,
     /// Rows of A, C, D.
     pub m: u32,
     /// Rows of B, columns of C, D.
@@ -73,22 +106,24 @@ pub struct GemmBf16Params {
     pub beta: f32,
     /// Stream-K workspace.
     pub stream_k: StreamKParams,
-    /// A with a box of `tail_rows` rows (read only when `tail_rows ≠ 0`).
-    pub tma_a_tail: *const TensorMap,
     /// `M mod 128`.
     pub tail_rows: u32,
 }
-// SAFETY: repr(C) of raw pointers, numbers and a repr(C) struct of those.
+// SAFETY: repr(C) of tensor-map bytes, numbers and a repr(C) struct of
+// raw pointers and numbers.
 unsafe impl KernelParams for GemmBf16Params {}
 
 /// Parameters of the blockwise-scaled FP8 GEMMs (e4m3; 1×128 A scales,
-/// 128×128 B scales).
+/// 128×128 B scales). The tensor maps travel by value
+/// ([`TensorMapParam`]).
 ///
 /// ```
-/// use baton_kernels_abi::gemm_params::{GemmFp8Params, StreamKParams};
+/// use baton_kernels_abi::gemm_params::{GemmFp8Params, StreamKParams, TensorMapParam};
 /// let p = GemmFp8Params {
-///     tma_a: core::ptr::null(), tma_b: core::ptr::null(), tma_sa: core::ptr::null(), tma_d: core::ptr::null(),
-///     tma_a_tail: core::ptr::null(), tma_sa_tail: core::ptr::null(), b_scales: core::ptr::null(),
+///     tma_a: TensorMapParam::UNUSED, tma_b: TensorMapParam::UNUSED,
+///     tma_sa: TensorMapParam::UNUSED, tma_d: TensorMapParam::UNUSED,
+///     tma_a_tail: TensorMapParam::UNUSED, tma_sa_tail: TensorMapParam::UNUSED,
+///     b_scales: core::ptr::null(),
 ///     m: 128, n: 7168, k: 16384, tail_rows: 0, stream_k: StreamKParams::OFF,
 /// };
 /// assert_eq!(p.k % 128, 0);
@@ -97,17 +132,17 @@ unsafe impl KernelParams for GemmBf16Params {}
 #[derive(Clone, Copy, Debug)]
 pub struct GemmFp8Params {
     /// A: u8, dims {K, M}, box {128, BM}, 128-byte swizzle.
-    pub tma_a: *const TensorMap,
+    pub tma_a: TensorMapParam,
     /// B: u8, dims {K, N}, box {128, BN}, 128-byte swizzle.
-    pub tma_b: *const TensorMap,
+    pub tma_b: TensorMapParam,
     /// A scales: f32, dims {M4, K/128}, box {BM, 1}.
-    pub tma_sa: *const TensorMap,
+    pub tma_sa: TensorMapParam,
     /// D: bf16, dims {N, M}, box {32, 64}, 64-byte swizzle.
-    pub tma_d: *const TensorMap,
+    pub tma_d: TensorMapParam,
     /// A with a box of `tail_rows` rows (read only when `tail_rows ≠ 0`).
-    pub tma_a_tail: *const TensorMap,
+    pub tma_a_tail: TensorMapParam,
     /// A scales with a box of `tail_rows` rounded up to 4.
-    pub tma_sa_tail: *const TensorMap,
+    pub tma_sa_tail: TensorMapParam,
     /// `⌈N/128⌉ · K/128` f32 B scales in global memory.
     pub b_scales: *const f32,
     /// Rows of A, D.
@@ -121,5 +156,33 @@ pub struct GemmFp8Params {
     /// Stream-K workspace.
     pub stream_k: StreamKParams,
 }
-// SAFETY: repr(C) of raw pointers, numbers and a repr(C) struct of those.
+// SAFETY: repr(C) of tensor-map bytes, a raw pointer, numbers and a
+// repr(C) struct of raw pointers and numbers.
 unsafe impl KernelParams for GemmFp8Params {}
+
+// TMA reads the by-value maps in place: each at a 64-byte aligned offset of
+// the (64-byte aligned) parameter.
+const _: () = {
+    use core::mem::offset_of;
+    let offsets = [
+        offset_of!(GemmBf16Params, tma_a),
+        offset_of!(GemmBf16Params, tma_b),
+        offset_of!(GemmBf16Params, tma_c),
+        offset_of!(GemmBf16Params, tma_d),
+        offset_of!(GemmBf16Params, tma_a_tail),
+        offset_of!(GemmFp8Params, tma_a),
+        offset_of!(GemmFp8Params, tma_b),
+        offset_of!(GemmFp8Params, tma_sa),
+        offset_of!(GemmFp8Params, tma_d),
+        offset_of!(GemmFp8Params, tma_a_tail),
+        offset_of!(GemmFp8Params, tma_sa_tail),
+    ];
+    let mut i = 0;
+    while i < offsets.len() {
+        assert!(
+            offsets[i] % 64 == 0,
+            "a by-value tensor map is not 64-byte aligned"
+        );
+        i += 1;
+    }
+};

@@ -210,6 +210,32 @@ pub enum GemmError {
     /// A stream-K launch on a plan whose stream-K is off.
     #[error("stream-K is off: set_stream_k(Some(min_segment)) first")]
     StreamKOff,
+    /// A stream-K plan run while its stream captures a CUDA graph: each
+    /// launch needs a new epoch for its fixup flags, which a replay would
+    /// repeat.
+    #[error(
+        "stream-K launches cannot be captured in a CUDA graph (each needs a new fixup epoch, a replay \
+         would repeat it): turn stream-K off on the plan (set_stream_k(gpu, None)) before capturing"
+    )]
+    StreamKInGraph,
+    /// A split-K count the problem cannot run with: every worker of a
+    /// split must be resident at once (a finalizer waits for its
+    /// contributors) and get at least one K block.
+    #[error(
+        "split-K of {splits} not allowed: splits must be 1..={max} (units · splits ≤ {slots} resident workers with {units} work units, splits ≤ {k_blocks} K blocks)"
+    )]
+    SplitKCount {
+        /// The split count asked for.
+        splits: u32,
+        /// Work units (clusters of tiles) of the problem.
+        units: u32,
+        /// Workers resident at once.
+        slots: u32,
+        /// K blocks of a unit.
+        k_blocks: u32,
+        /// The largest split allowed: `min(slots / units, k_blocks)`.
+        max: u32,
+    },
 }
 
 #[cfg(test)]
@@ -262,6 +288,23 @@ mod tests {
                 .contains("at least 1")
         );
         assert!(GemmError::StreamKOff.to_string().contains("set_stream_k"));
+        let e = GemmError::StreamKInGraph.to_string();
+        assert!(
+            e.contains("CUDA graph") && e.contains("set_stream_k(gpu, None)"),
+            "{e}"
+        );
+        let e = GemmError::SplitKCount {
+            splits: 9,
+            units: 16,
+            slots: 132,
+            k_blocks: 512,
+            max: 8,
+        }
+        .to_string();
+        assert!(
+            e.contains("split-K of 9") && e.contains("1..=8") && e.contains("132 resident"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -6,15 +6,16 @@
 //! C and D M×N row-major; bf16 storage (as `u16` bits), fp32 accumulation.
 
 use super::heuristic::{STREAM_K_MIN_SEGMENT, stream_k_pays};
+use super::operand::{RowMajorOperand, param};
 use super::ranges_overlap;
 use super::stream_k::StreamKWorkspace;
-use crate::error::{GemmError, GemmShapeError, Result};
-use crate::tensor_map::{self, DeviceTensorMaps, encode_matrix};
+use crate::error::{GemmError, GemmShapeError, MatrixError, Result};
+use crate::tensor_map::{self, DeviceTensorMaps, EncodedTensorMap};
 use crate::{Gpu, Kernel, Kernels, Target, TypedKernel};
 use baton::kernel::KernelSpec;
 use baton::tensor_map::{ElemType, Swizzle};
 use baton_kernels_abi::gemm_bf16 as bf16_abi;
-use baton_kernels_abi::gemm_params::GemmBf16Params;
+use baton_kernels_abi::gemm_params::{GemmBf16Params, TensorMapParam};
 use baton_kernels_abi::gemm_sm100::{self, Sm100GemmParams};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
@@ -37,6 +38,13 @@ pub enum GemmConfig {
     T128x128C2,
     /// 128×64 tiles, 8 stages, `wgmma.m64n64k16`: few, skinny tiles (small M).
     T128x64,
+    /// Ping-pong 128×128 tiles, 6 stages: each consumer warpgroup owns
+    /// whole tiles (2 × `wgmma.m64n128k16` per K step) and the two take
+    /// turns (`baton::ordered_barrier`), so one's epilogue runs under the
+    /// other's main loop. No stream-K.
+    T128x128PingPong,
+    /// Ping-pong 128×128 tiles in 2-CTA clusters with B multicast.
+    T128x128PingPongC2,
     /// Blackwell (sm_100a): 128×256×64 tiles, 4 stages, `tcgen05.mma` into
     /// two TMEM accumulator stages, 256 threads
     /// (`kernels/roles/src/gemm_sm100.rs`). **Assembled, never run.**
@@ -44,7 +52,8 @@ pub enum GemmConfig {
 }
 
 impl GemmConfig {
-    /// Every configuration.
+    /// Every cooperative sm_90a configuration (both consumer warpgroups on
+    /// one tile; they run stream-K).
     pub const ALL: [GemmConfig; 6] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
@@ -54,13 +63,51 @@ impl GemmConfig {
         GemmConfig::T128x64,
     ];
 
+    /// The ping-pong sm_90a configurations ([`is_pingpong`](Self::is_pingpong)):
+    /// no stream-K.
+    pub const PINGPONG: [GemmConfig; 2] =
+        [GemmConfig::T128x128PingPongC2, GemmConfig::T128x128PingPong];
+
+    /// Every sm_90a configuration: [`ALL`](Self::ALL), then
+    /// [`PINGPONG`](Self::PINGPONG).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert_eq!(GemmConfig::SM90.len(), GemmConfig::ALL.len() + GemmConfig::PINGPONG.len());
+    /// ```
+    pub const SM90: [GemmConfig; 8] = [
+        GemmConfig::T128x256C2,
+        GemmConfig::T128x256,
+        GemmConfig::T128x224C2,
+        GemmConfig::T128x128C2,
+        GemmConfig::T128x128,
+        GemmConfig::T128x64,
+        GemmConfig::T128x128PingPongC2,
+        GemmConfig::T128x128PingPong,
+    ];
+
+    /// Whether this is a ping-pong configuration (each consumer warpgroup
+    /// owns whole tiles, in turns); those have no stream-K.
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert!(GemmConfig::T128x128PingPong.is_pingpong());
+    /// assert!(!GemmConfig::T128x128.is_pingpong());
+    /// ```
+    pub const fn is_pingpong(self) -> bool {
+        matches!(
+            self,
+            GemmConfig::T128x128PingPong | GemmConfig::T128x128PingPongC2
+        )
+    }
+
     /// The Blackwell (sm_100a) configurations.
     pub const SM100: [GemmConfig; 1] = [GemmConfig::Sm100T128x256];
 
     /// The configurations for GPUs of `target`.
     pub const fn for_target(target: Target) -> &'static [GemmConfig] {
         match target {
-            Target::Sm90a => &Self::ALL,
+            Target::Sm90a => &Self::SM90,
             Target::Sm100a => &Self::SM100,
         }
     }
@@ -120,6 +167,8 @@ impl GemmConfig {
             GemmConfig::T128x128 => &bf16_abi::GEMM_128X128,
             GemmConfig::T128x128C2 => &bf16_abi::GEMM_128X128_C2,
             GemmConfig::T128x64 => &bf16_abi::GEMM_128X64,
+            GemmConfig::T128x128PingPong => &bf16_abi::GEMM_128X128_PINGPONG,
+            GemmConfig::T128x128PingPongC2 => &bf16_abi::GEMM_128X128_PINGPONG_C2,
             GemmConfig::Sm100T128x256 => return None,
         })
     }
@@ -131,7 +180,10 @@ impl GemmConfig {
                 (128, 256, 64)
             }
             GemmConfig::T128x224C2 => (128, 224, 64),
-            GemmConfig::T128x128 | GemmConfig::T128x128C2 => (128, 128, 64),
+            GemmConfig::T128x128
+            | GemmConfig::T128x128C2
+            | GemmConfig::T128x128PingPong
+            | GemmConfig::T128x128PingPongC2 => (128, 128, 64),
             GemmConfig::T128x64 => (128, 64, 64),
         }
     }
@@ -150,12 +202,21 @@ impl GemmConfig {
     /// CTAs per cluster along M (sharing B tiles by multicast).
     pub const fn cluster_m(self) -> u32 {
         match self {
-            GemmConfig::T128x256C2 | GemmConfig::T128x224C2 | GemmConfig::T128x128C2 => 2,
+            GemmConfig::T128x256C2
+            | GemmConfig::T128x224C2
+            | GemmConfig::T128x128C2
+            | GemmConfig::T128x128PingPongC2 => 2,
             _ => 1,
         }
     }
 
-    /// Short name: `128x256`, `128x256c2`, … (`sm100-128x256` on Blackwell).
+    /// Short name: `128x256`, `128x256c2`, … (`sm100-128x256` on
+    /// Blackwell, `128x128-pingpong` for ping-pong).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert_eq!(GemmConfig::T128x128PingPongC2.name(), "128x128c2-pingpong");
+    /// ```
     pub fn name(self) -> String {
         let (bm, bn, _) = self.tile();
         let arch = if self.target() == Target::Sm100a {
@@ -164,8 +225,9 @@ impl GemmConfig {
             ""
         };
         format!(
-            "{arch}{bm}x{bn}{}",
-            if self.cluster_m() > 1 { "c2" } else { "" }
+            "{arch}{bm}x{bn}{}{}",
+            if self.cluster_m() > 1 { "c2" } else { "" },
+            if self.is_pingpong() { "-pingpong" } else { "" }
         )
     }
 
@@ -244,13 +306,16 @@ pub fn validate(
     Ok(())
 }
 
-/// A GEMM bound to its operands: shape validated, tensor maps encoded and
-/// uploaded once, so [`run`](Self::run) only launches the kernel. Holds the
-/// operands borrowed (D mutably) for as long as it lives.
+/// A GEMM bound to its operands: shape validated, tensor maps encoded
+/// once (on Hopper kept on the host and passed by value in the kernel
+/// parameters), so [`run`](Self::run) only launches the kernel: it
+/// allocates nothing and never synchronizes, so it can be captured in a
+/// CUDA graph. Holds the operands borrowed (D mutably) for as long as it
+/// lives.
 pub struct GemmPlan<'a> {
     config: GemmConfig,
     kernel: PlanKernel,
-    maps: DeviceTensorMaps,
+    maps: PlanMaps,
     m: u32,
     n: u32,
     k: u32,
@@ -267,12 +332,33 @@ pub struct GemmPlan<'a> {
     _operands: std::marker::PhantomData<(&'a CudaSlice<u16>, &'a mut CudaSlice<u16>)>,
 }
 
+/// The kernel operands of a (batched) BF16 GEMM `D = alpha·A·Bᵀ + beta·C`:
+/// A M×K, B N×K, C and D M×N, all row-major.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bf16Operands {
+    pub a: RowMajorOperand,
+    pub b: RowMajorOperand,
+    pub c: Option<RowMajorOperand>,
+    pub d: RowMajorOperand,
+    pub batch: usize,
+}
+
+/// A plan's tensor maps: by value per batch (sm_90a), or uploaded
+/// (sm_100a, whose kernel still takes pointers).
+enum PlanMaps {
+    ByValue(Vec<[TensorMapParam; 5]>),
+    Uploaded(DeviceTensorMaps),
+}
+
 impl<'a> GemmPlan<'a> {
     /// Validates the problem (typed error before anything runs: zero or
     /// misaligned dimensions, wrong lengths, D overlapping an input) and
     /// prepares the tensor maps for A (M×K), B (N×K), C (M×N, optional) and
-    /// D (M×N). Picks the tile configuration by the heuristic, and turns
-    /// stream-K on (last wave only) where [`stream_k_pays`].
+    /// D (M×N). Picks the tile configuration and split-K count by the
+    /// heuristic ([`GemmConfig::plan_for`]: split-K where the units leave
+    /// SMs idle), else turns stream-K on (last wave only) where
+    /// [`stream_k_pays`] — neither while the GPU's stream is capturing a
+    /// CUDA graph (their per-launch epochs cannot be replayed).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         gpu: &Gpu,
@@ -285,24 +371,9 @@ impl<'a> GemmPlan<'a> {
         n: usize,
         k: usize,
     ) -> Result<Self> {
-        let slots = |c: GemmConfig| {
-            if c.cluster_m() == 1 {
-                return gpu.sm_count();
-            }
-            kernels
-                .get(c.kernel())
-                .and_then(|k| {
-                    k.max_active_clusters((c.cluster_m(), 1, 1), c.threads(), c.smem_bytes())
-                })
-                .unwrap_or(0)
-        };
-        let config = GemmConfig::choose_for(gpu.target(), m, n, k, slots);
-        let mut plan = Self::with_config(gpu, kernels, config, a, b, c, d, m, n, k)?;
-        if config.target() == Target::Sm90a && stream_k_pays(plan.units(), plan.slots) {
-            plan.set_stream_k(gpu, Some(STREAM_K_MIN_SEGMENT))?;
-            plan.set_stream_k_extra_waves(0)?;
-        }
-        Ok(plan)
+        validate(m, n, k, a.len(), b.len(), c.map(|c| c.len()), d.len(), 0.0)?;
+        let ops = packed_operands(gpu, a, b, c, d, m, n, k);
+        Self::for_operands(gpu, kernels, None, ops, (m, n, k))
     }
 
     /// [`new`](Self::new) with an explicit tile configuration (tuning).
@@ -320,6 +391,49 @@ impl<'a> GemmPlan<'a> {
         k: usize,
     ) -> Result<Self> {
         validate(m, n, k, a.len(), b.len(), c.map(|c| c.len()), d.len(), 0.0)?;
+        let ops = packed_operands(gpu, a, b, c, d, m, n, k);
+        Self::for_operands(gpu, kernels, Some(config), ops, (m, n, k))
+    }
+
+    /// The plan of validated operands: `config` or the heuristic's choice
+    /// (then with stream-K where it pays); D must not overlap A or B.
+    pub(crate) fn for_operands(
+        gpu: &Gpu,
+        kernels: &Kernels,
+        config: Option<GemmConfig>,
+        ops: Bf16Operands,
+        (m, n, k): (usize, usize, usize),
+    ) -> Result<Self> {
+        let Some(config) = config else {
+            let slots = |c: GemmConfig| {
+                if c.cluster_m() == 1 {
+                    return gpu.sm_count();
+                }
+                kernels
+                    .shared(c.kernel())
+                    .and_then(|k| {
+                        k.max_active_clusters((c.cluster_m(), 1, 1), c.threads(), c.smem_bytes())
+                    })
+                    .unwrap_or(0)
+            };
+            let (config, splits) = GemmConfig::plan_for(gpu.target(), m, n, k, slots);
+            let mut plan = Self::for_operands(gpu, kernels, Some(config), ops, (m, n, k))?;
+            // Not while the stream captures a graph: a replay would repeat
+            // the launch's split-K / stream-K epoch (GemmError::StreamKInGraph).
+            if refuse_stream_k_capture(gpu).is_err() {
+                return Ok(plan);
+            }
+            if splits > 1 {
+                plan.set_split_k(gpu, splits)?;
+            } else if config.target() == Target::Sm90a
+                && !config.is_pingpong()
+                && stream_k_pays(plan.units(), plan.slots)
+            {
+                plan.set_stream_k(gpu, Some(STREAM_K_MIN_SEGMENT))?;
+                plan.set_stream_k_extra_waves(0)?;
+            }
+            return Ok(plan);
+        };
         if config.target() != gpu.target() {
             return Err(GemmError::WrongTarget {
                 kernel: config.name(),
@@ -328,20 +442,9 @@ impl<'a> GemmPlan<'a> {
             }
             .into());
         }
-        let stream = gpu.stream();
-        let ptr_of = |s: &CudaSlice<u16>| {
-            let (p, _sync) = s.device_ptr(stream);
-            p
-        };
-        let (a_ptr, b_ptr) = (ptr_of(a), ptr_of(b));
-        let c_ptr = c.map(ptr_of);
-        let d_ptr = {
-            let (p, _sync) = d.device_ptr_mut(stream);
-            p
-        };
-        let d_bytes = 2 * (m * n) as u64;
-        if ranges_overlap(d_ptr, d_bytes, a_ptr, 2 * (m * k) as u64)
-            || ranges_overlap(d_ptr, d_bytes, b_ptr, 2 * (n * k) as u64)
+        let (d_start, d_bytes) = (ops.d.address, ops.d.span_bytes(ops.batch));
+        if ranges_overlap(d_start, d_bytes, ops.a.address, ops.a.span_bytes(ops.batch))
+            || ranges_overlap(d_start, d_bytes, ops.b.address, ops.b.span_bytes(ops.batch))
         {
             return Err(GemmError::OutputOverlapsInput {
                 inputs: "A and B",
@@ -349,48 +452,58 @@ impl<'a> GemmPlan<'a> {
             }
             .into());
         }
-        let (m64, n64, k64) = (m as u64, n as u64, k as u64);
         let (bm, bn, bk) = config.tile();
         let tail_rows = (m % bm as usize) as u32;
         let tail_box = if tail_rows == 0 { bm } else { tail_rows };
-        let maps = [
-            encode_matrix(a_ptr, ElemType::BF16, m64, k64, bm, bk, Swizzle::B128)?,
-            encode_matrix(
-                b_ptr,
-                ElemType::BF16,
-                n64,
-                k64,
-                bn / config.cluster_m(),
-                bk,
-                Swizzle::B128,
-            )?,
-            encode_matrix(
-                c_ptr.unwrap_or(d_ptr),
-                ElemType::BF16,
-                m64,
-                n64,
-                config.epilogue_rows(),
-                32,
-                Swizzle::B64,
-            )?,
-            encode_matrix(
-                d_ptr,
-                ElemType::BF16,
-                m64,
-                n64,
-                config.epilogue_rows(),
-                32,
-                Swizzle::B64,
-            )?,
-            // sm_90a: the last tile row's A when M mod BM ≠ 0, a box of just
-            // its rows (TMA's zero fill of a full box is slow); never read
-            // otherwise.
-            encode_matrix(a_ptr, ElemType::BF16, m64, k64, tail_box, bk, Swizzle::B128)?,
-        ];
-        let maps = tensor_map::upload(gpu, &maps)?;
-        let kernel = match config.spec() {
-            Some(spec) => PlanKernel::Sm90(kernels.kernel(spec)?),
-            None => PlanKernel::Sm100(kernels.kernel(&gemm_sm100::GEMM_BF16)?),
+        // Each encode is a driver call of about 3 µs (H100): a map equal to
+        // one already encoded is copied (no C: C's map is D's; M a multiple
+        // of BM: the tail map is A's).
+        let batch_maps = |b: usize| -> Result<[EncodedTensorMap; 5]> {
+            let a = ops.a.map(b, bm, bk, Swizzle::B128)?;
+            let d = ops.d.map(b, config.epilogue_rows(), 32, Swizzle::B64)?;
+            Ok([
+                a,
+                ops.b.map(b, bn / config.cluster_m(), bk, Swizzle::B128)?,
+                match ops.c {
+                    Some(c) => c.map(b, config.epilogue_rows(), 32, Swizzle::B64)?,
+                    None => d,
+                },
+                d,
+                // sm_90a: the last tile row's A when M mod BM ≠ 0, a box of
+                // just its rows (TMA's zero fill of a full box is slow);
+                // never read otherwise.
+                if tail_box == bm {
+                    a
+                } else {
+                    ops.a.map(b, tail_box, bk, Swizzle::B128)?
+                },
+            ])
+        };
+        let (kernel, maps) = match config.spec() {
+            Some(spec) => {
+                let maps = (0..ops.batch)
+                    .map(|b| Ok(batch_maps(b)?.map(param)))
+                    .collect::<Result<Vec<_>>>()?;
+                (
+                    PlanKernel::Sm90(kernels.kernel(spec)?),
+                    PlanMaps::ByValue(maps),
+                )
+            }
+            None => {
+                if ops.batch != 1 {
+                    return Err(MatrixError::NotSupported {
+                        what: "batch > 1",
+                        gemm: "sm_100a BF16 GEMM",
+                        allowed: "one matrix per operand",
+                    }
+                    .into());
+                }
+                let maps = tensor_map::upload(gpu, &batch_maps(0)?)?;
+                (
+                    PlanKernel::Sm100(kernels.kernel(&gemm_sm100::GEMM_BF16)?),
+                    PlanMaps::Uploaded(maps),
+                )
+            }
         };
         let slots = if config.cluster_m() > 1 {
             kernel
@@ -411,7 +524,7 @@ impl<'a> GemmPlan<'a> {
             m: m as u32,
             n: n as u32,
             k: k as u32,
-            has_c: c.is_some(),
+            has_c: ops.c.is_some(),
             tail_rows,
             group_m: DEFAULT_GROUP_M,
             slots,
@@ -445,10 +558,10 @@ impl<'a> GemmPlan<'a> {
             self.stream_k = None;
             return Ok(());
         };
-        if self.config.target() != Target::Sm90a {
+        if self.config.target() != Target::Sm90a || self.config.is_pingpong() {
             return Err(GemmError::NoStreamK {
                 kernel: self.config.name(),
-                rule: "stream-K is implemented by the sm_90a configurations only",
+                rule: "stream-K is implemented by the cooperative sm_90a configurations only (GemmConfig::ALL)",
             }
             .into());
         }
@@ -463,6 +576,55 @@ impl<'a> GemmPlan<'a> {
     /// Errors when stream-K is off.
     pub fn set_stream_k_extra_waves(&mut self, waves: u32) -> Result<()> {
         StreamKWorkspace::set_extra_waves_of(self.stream_k.as_ref(), waves)
+    }
+
+    /// Split-K: each work unit's K blocks are cut into `splits` contiguous
+    /// ranges (±1 K block) on `splits` workers, `units · splits` workers
+    /// in all (the stream-K schedule on that grid). Each unit's first
+    /// worker adds the others' fp32 partials in worker order, so the result
+    /// has the same bits on every launch. `splits == 1` turns split-K (and
+    /// stream-K) off. Allocates one fp32 tile and two flags per CTA.
+    ///
+    /// Errors: [`GemmError::SplitKCount`] unless `1 ≤ splits ≤ min(slots /
+    /// units, K blocks)` (every worker resident: a unit's first worker
+    /// waits for the others); [`GemmError::NoStreamK`] on sm_100a.
+    ///
+    /// ```no_run
+    /// # fn f(gpu: &baton_runtime::Gpu, k: &baton_runtime::Kernels) -> baton_runtime::Result<()> {
+    /// use baton_runtime::gemm::GemmPlan;
+    /// let (m, n, kk) = (8, 1024, 32768);
+    /// let a = gpu.stream().alloc_zeros::<u16>(m * kk)?;
+    /// let b = gpu.stream().alloc_zeros::<u16>(n * kk)?;
+    /// let mut d = gpu.stream().alloc_zeros::<u16>(m * n)?;
+    /// let mut plan = GemmPlan::new(gpu, k, &a, &b, None, &mut d, m, n, kk)?;
+    /// plan.set_split_k(gpu, 4)?; // 16 tiles of 128×64 on 64 CTAs
+    /// assert_eq!(plan.split_k(), Some(4));
+    /// plan.run(gpu, 1.0, 0.0)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn set_split_k(&mut self, gpu: &Gpu, splits: u32) -> Result<()> {
+        if self.config.target() != Target::Sm90a || self.config.is_pingpong() {
+            return Err(GemmError::NoStreamK {
+                kernel: self.config.name(),
+                rule: "split-K is implemented by the cooperative sm_90a configurations only (GemmConfig::ALL)",
+            }
+            .into());
+        }
+        let (bm, bn, bk) = self.config.tile();
+        let shape = (self.units(), self.k.div_ceil(bk), self.slots);
+        if splits == 1 {
+            super::stream_k::check_split_k(splits, shape.0, shape.1, shape.2)?;
+            self.stream_k = None;
+            return Ok(());
+        }
+        let ws = StreamKWorkspace::split_k(gpu, splits, shape, self.config.cluster_m(), bm * bn)?;
+        self.stream_k = Some(ws);
+        Ok(())
+    }
+
+    /// Workers per unit when split-K is on ([`set_split_k`](Self::set_split_k)).
+    pub fn split_k(&self) -> Option<u32> {
+        self.stream_k.as_ref().and_then(StreamKWorkspace::splits)
     }
 
     /// The stream-K region's extra full waves, or `None` when stream-K is off.
@@ -495,16 +657,31 @@ impl<'a> GemmPlan<'a> {
         self.m.div_ceil(bm).div_ceil(self.config.cluster_m()) * self.n.div_ceil(bn)
     }
 
-    /// Enqueues `D = alpha·A·Bᵀ + beta·C` on the GPU's stream. `beta ≠ 0`
-    /// needs a plan made with C.
+    /// Matrices in the batch (1 for the slice APIs).
+    pub fn batch(&self) -> usize {
+        match &self.maps {
+            PlanMaps::ByValue(maps) => maps.len(),
+            PlanMaps::Uploaded(_) => 1,
+        }
+    }
+
+    /// Enqueues `D = alpha·A·Bᵀ + beta·C` on the GPU's stream (one launch
+    /// per matrix of the batch). `beta ≠ 0` needs a plan made with C.
+    /// Allocates no device memory and never synchronizes: the launches can
+    /// be captured in a CUDA graph and replayed (the operands are read
+    /// where the plan's views point, so new data in the same buffers is
+    /// multiplied on replay) — except with stream-K on, whose per-launch
+    /// epoch a replay would repeat ([`GemmError::StreamKInGraph`]).
     pub fn run(&self, gpu: &Gpu, alpha: f32, beta: f32) -> Result<()> {
         if beta != 0.0 && !self.has_c {
             return Err(GemmShapeError::MissingC.into());
         }
-        let maps = &self.maps;
+        if self.stream_k.is_some() {
+            refuse_stream_k_capture(gpu)?;
+        }
         let grid = self.grid();
-        match &self.kernel {
-            PlanKernel::Sm100(k) => {
+        match (&self.kernel, &self.maps) {
+            (PlanKernel::Sm100(k), PlanMaps::Uploaded(maps)) => {
                 let params = Sm100GemmParams {
                     tma_a: maps.ptr(0) as *const _,
                     tma_b: maps.ptr(1) as *const _,
@@ -521,29 +698,74 @@ impl<'a> GemmPlan<'a> {
                 // plan's lifetime, validated in `new`.
                 unsafe { k.launch(gpu.stream(), grid, &params) }
             }
-            PlanKernel::Sm90(k) => {
-                let params = GemmBf16Params {
-                    tma_a: maps.ptr(0) as *const _,
-                    tma_b: maps.ptr(1) as *const _,
-                    tma_c: maps.ptr(2) as *const _,
-                    tma_d: maps.ptr(3) as *const _,
-                    m: self.m,
-                    n: self.n,
-                    k: self.k,
-                    group_m: self.group_m,
-                    alpha,
-                    beta,
-                    stream_k: StreamKWorkspace::launch_params(self.stream_k.as_ref()),
-                    tma_a_tail: maps.ptr(4) as *const _,
-                    tail_rows: self.tail_rows,
-                };
-                // SAFETY: the stream-K workspace is off (null, min_segment
-                // 0) or sized for this grid; the tensor maps point at
-                // operands borrowed for the plan's lifetime, validated in
-                // `new`.
-                unsafe { k.launch(gpu.stream(), grid, &params) }
+            (PlanKernel::Sm90(k), PlanMaps::ByValue(maps)) => {
+                for [tma_a, tma_b, tma_c, tma_d, tma_a_tail] in maps.iter().copied() {
+                    let params = GemmBf16Params {
+                        tma_a,
+                        tma_b,
+                        tma_c,
+                        tma_d,
+                        tma_a_tail,
+                        m: self.m,
+                        n: self.n,
+                        k: self.k,
+                        group_m: self.group_m,
+                        alpha,
+                        beta,
+                        stream_k: StreamKWorkspace::launch_params(self.stream_k.as_ref()),
+                        tail_rows: self.tail_rows,
+                    };
+                    // SAFETY: the stream-K workspace is off (null,
+                    // min_segment 0) or sized for this grid, each launch
+                    // with a new epoch; the tensor maps describe operands
+                    // borrowed for the plan's lifetime, validated in
+                    // `for_operands`.
+                    unsafe { k.launch(gpu.stream(), grid, &params)? }
+                }
+                Ok(())
             }
+            _ => unreachable!("sm_90a plans keep their maps by value, sm_100a plans uploaded"),
         }
+    }
+}
+
+/// [`GemmError::StreamKInGraph`] when `gpu`'s stream is capturing a graph.
+pub(crate) fn refuse_stream_k_capture(gpu: &Gpu) -> Result<()> {
+    use cudarc::driver::sys::CUstreamCaptureStatus as Status;
+    match gpu.stream().capture_status()? {
+        Status::CU_STREAM_CAPTURE_STATUS_NONE => Ok(()),
+        _ => Err(GemmError::StreamKInGraph.into()),
+    }
+}
+
+/// Packed operands of the slice APIs (lengths validated).
+#[allow(clippy::too_many_arguments)]
+fn packed_operands(
+    gpu: &Gpu,
+    a: &CudaSlice<u16>,
+    b: &CudaSlice<u16>,
+    c: Option<&CudaSlice<u16>>,
+    d: &mut CudaSlice<u16>,
+    m: usize,
+    n: usize,
+    k: usize,
+) -> Bf16Operands {
+    let stream = gpu.stream();
+    let ptr_of = |s: &CudaSlice<u16>| {
+        let (p, _sync) = s.device_ptr(stream);
+        p
+    };
+    let d_ptr = {
+        let (p, _sync) = d.device_ptr_mut(stream);
+        p
+    };
+    let op = |address, rows, cols| RowMajorOperand::packed(address, ElemType::BF16, rows, cols);
+    Bf16Operands {
+        a: op(ptr_of(a), m, k),
+        b: op(ptr_of(b), n, k),
+        c: c.map(|c| op(ptr_of(c), m, n)),
+        d: op(d_ptr, m, n),
+        batch: 1,
     }
 }
 

@@ -22,9 +22,26 @@
 //!   floor under the math time ([`TileCost::estimate_us`] is the larger).
 //!   Fewer busy SMs pull less bandwidth ([`dram_share`]); where two
 //!   configurations are equally DRAM-bound the one with less math wins.
+//! * **L2 → SM operand traffic.** Every tile's TMA loads bring its A rows
+//!   and B columns (B halved per CTA in a multicast cluster) over all of K
+//!   from L2 into shared memory; their total over the problem, at the
+//!   measured L2 rate ([`Machine::l2_bytes_per_s`]; lower when a row of A
+//!   or B is not a multiple of 128 bytes, so a TMA box row straddles
+//!   sectors), is a second floor (session 8: 128×128 tiles, which move
+//!   twice the bytes per FLOP of 128×256 pairs, were bound by it).
 //! * **Measured speed.** Each tile shape's measured throughput per SM
 //!   relative to the family's reference tile ([`TileShape::speed`], from
 //!   BENCHMARKS.md) scales its math time.
+//! * **Split-K** ([`TileShape::cost_split`]): with fewer units than slots,
+//!   each unit's K blocks can be cut into `splits` contiguous ranges on
+//!   `splits` workers (the kernels' stream-K schedule launched on
+//!   `units · splits` workers). Each worker runs `⌈K blocks / splits⌉` K
+//!   blocks plus the per-tile cost, more CTAs pull DRAM at once, and the
+//!   fixup adds a hand-over latency ([`FIXUP_LATENCY_US`]) and `splits`
+//!   transfers of a fp32 tile (one contributor's write, then the
+//!   finalizer's `splits − 1` reads, in order) at
+//!   [`Machine::fixup_bytes_per_s`]. [`TileShape::cost_best_split`] picks
+//!   the split count.
 //!
 //! The rates are an H100's ([`Machine::H100_BF16`], [`Machine::H100_FP8`]);
 //! the slot count is the device's.
@@ -42,6 +59,13 @@
 /// hidden behind the main loop (BENCHMARKS.md, session 4: about 4% of a
 /// 2048-K tile, i.e. 1–2 K blocks of 64).
 pub const TILE_OVERHEAD_K_BLOCKS: f64 = 1.5;
+
+/// Per-tile fixed cost of a ping-pong configuration, in K blocks: its
+/// epilogue runs under the other consumer warpgroup's main loop, so what
+/// remains is the hand-over of the tensor cores and the pipeline fill at
+/// the first tile (predicted, session 8; BENCHMARKS.md "Session 8 —
+/// ping-pong" compares it with the measurement).
+pub const PINGPONG_TILE_OVERHEAD_K_BLOCKS: f64 = 0.5;
 
 /// The share of the DRAM bandwidth a kernel reaches with `busy` of the
 /// GPU's SMs loading: 0.8 with half of them, 1.0 with all (linear between;
@@ -72,21 +96,45 @@ pub struct Machine {
     pub flops_per_sm: f64,
     /// DRAM bandwidth (bytes read + written per second).
     pub dram_bytes_per_s: f64,
+    /// Operand bytes per second the SMs' TMA loads reach from L2 in
+    /// total, rows of A and B 128-byte aligned.
+    pub l2_bytes_per_s: f64,
+    /// The same when the operand rows are not a multiple of 128 bytes.
+    pub l2_unaligned_bytes_per_s: f64,
+    /// The rate at which one CTA writes or reads a fp32 partial tile of the
+    /// split-K / stream-K fixup (through L2), bytes per second.
+    pub fixup_bytes_per_s: f64,
 }
 
 impl Machine {
     /// H100 SXM, BF16: 128×256 tiles at 8192³ ran ≈ 790 TFLOP/s on 132 SMs
     /// (6.0 TFLOP/s per SM); a device-to-device copy moved 2.9 TB/s
-    /// (BENCHMARKS.md, issues #5 and #6).
+    /// (BENCHMARKS.md, issues #5 and #6). Fixup: 50 GB/s per CTA, fitted
+    /// on session 8's sweep (a 3-way split of 128×256 tiles at
+    /// 256×5000×4096 spent about 13 µs past its math on 3 · 128 KiB of
+    /// partials; 8-way splits of 128×64 tiles at N = 1024, K = 32768 about
+    /// 3–5 µs on 8 · 32 KiB).
+    ///
+    /// L2: 128×128 tiles (ping-pong and cooperative) on the session-8
+    /// sweep moved up to 11.6 TB/s of operands (the rate taken), and 4.7–5.0
+    /// TB/s at K = 2056 (rows of 4112 bytes) whatever the tile.
     pub const H100_BF16: Machine = Machine {
         flops_per_sm: 6.0e12,
         dram_bytes_per_s: 2.9e12,
+        fixup_bytes_per_s: 50.0e9,
+        l2_bytes_per_s: 11.6e12,
+        l2_unaligned_bytes_per_s: 4.8e12,
     };
     /// H100 SXM, blockwise FP8: 128×128 tiles at 8192³ ran ≈ 1180 TFLOP/s
-    /// on 132 SMs (9.0 TFLOP/s per SM); DRAM as [`Machine::H100_BF16`].
+    /// on 132 SMs (9.0 TFLOP/s per SM); DRAM and fixup as
+    /// [`Machine::H100_BF16`]. The L2 floor is not calibrated for FP8 (no
+    /// floor: infinite rates).
     pub const H100_FP8: Machine = Machine {
         flops_per_sm: 9.0e12,
         dram_bytes_per_s: 2.9e12,
+        fixup_bytes_per_s: 50.0e9,
+        l2_bytes_per_s: f64::INFINITY,
+        l2_unaligned_bytes_per_s: f64::INFINITY,
     };
 }
 
@@ -175,14 +223,36 @@ pub struct TileCost {
     /// Time of the DRAM traffic (operands once per wave, D once) at the
     /// [`dram_share`] of the first wave's busy slots, µs.
     pub dram_us: f64,
+    /// Time of the tiles' operand loads from L2 at the machine's L2 rate
+    /// (every tile's A rows and its CTA's share of B columns over the
+    /// K blocks), µs.
+    pub l2_us: f64,
+    /// Workers per unit (split-K; 1: every unit whole).
+    pub splits: usize,
+    /// Time of the split-K fixup per wave (0 without a split), µs.
+    pub fixup_us: f64,
 }
 
 impl TileCost {
-    /// The estimate: the math time, or the DRAM time where that is longer.
+    /// The estimate: the math time, or the DRAM or L2 time where one of
+    /// those is longer, plus the split-K fixup.
     pub fn estimate_us(&self) -> f64 {
-        self.math_us.max(self.dram_us)
+        self.math_us.max(self.dram_us).max(self.l2_us) + self.fixup_us
     }
 }
+
+/// The fixed cost of a split-K hand-over per wave, µs: the contributor's
+/// stores drain, its release flag reaches the finalizer's acquire poll, and
+/// the finalizer's first loads return (each an L2 round trip). Fitted on
+/// session 8's H100 sweep (BENCHMARKS.md): without it the model predicted
+/// 2–15% gains for 2- and 3-way splits of 64–80-unit, K ≤ 4096 shapes that
+/// measured 1–7 µs slower than whole units.
+pub const FIXUP_LATENCY_US: f64 = 3.0;
+
+/// The fewest K blocks one split-K worker runs
+/// ([`TileShape::cost_best_split`] tries no split with less): below this
+/// the per-tile cost and the fixup outweigh the work.
+pub const MIN_SPLIT_K_BLOCKS: usize = 4;
 
 impl TileShape {
     /// Estimates this tile shape on `p` with `slots` work units resident at
@@ -195,16 +265,88 @@ impl TileShape {
     /// assert_eq!((c.units, c.waves, c.tile_efficiency), (1, 1, 100.0 / 128.0));
     /// ```
     pub fn cost(&self, p: &Problem, machine: &Machine, slots: u32) -> TileCost {
+        self.cost_split(p, machine, slots, 1)
+    }
+
+    /// [`cost`](Self::cost) with a per-tile fixed cost of
+    /// `overhead_k_blocks` K blocks instead of [`TILE_OVERHEAD_K_BLOCKS`]
+    /// (ping-pong configurations hide their epilogue:
+    /// [`PINGPONG_TILE_OVERHEAD_K_BLOCKS`]); every unit whole.
+    ///
+    /// ```
+    /// use baton_runtime::gemm::cost_model::{Machine, Problem, TileShape, TILE_OVERHEAD_K_BLOCKS};
+    /// let t = TileShape { bm: 128, bn: 128, bk: 64, cluster_m: 1, speed: 1.0 };
+    /// let p = Problem::bf16(4096, 4096, 4096);
+    /// let hidden = t.cost_with_overhead(&p, &Machine::H100_BF16, 132, 0.0);
+    /// let coop = t.cost_with_overhead(&p, &Machine::H100_BF16, 132, TILE_OVERHEAD_K_BLOCKS);
+    /// assert!((coop.math_us / hidden.math_us - (64.0 + 1.5) / 64.0).abs() < 1e-12);
+    /// ```
+    pub fn cost_with_overhead(
+        &self,
+        p: &Problem,
+        machine: &Machine,
+        slots: u32,
+        overhead_k_blocks: f64,
+    ) -> TileCost {
+        self.cost_split_with_overhead(p, machine, slots, 1, overhead_k_blocks)
+    }
+
+    /// [`cost`](Self::cost) with each unit's K blocks split across
+    /// `splits ≥ 1` workers (0 is taken as 1): `slots / splits` units per
+    /// wave, each worker running `⌈K blocks / splits⌉` K blocks, plus the
+    /// fixup of `splits` fp32 tile transfers per wave.
+    ///
+    /// ```
+    /// use baton_runtime::gemm::cost_model::{Machine, Problem, TileShape};
+    /// let t = TileShape { bm: 128, bn: 64, bk: 64, cluster_m: 1, speed: 1.0 };
+    /// let p = Problem::bf16(8, 1024, 32768); // 16 units of 512 K blocks
+    /// let (whole, split) = (t.cost(&p, &Machine::H100_BF16, 132),
+    ///                       t.cost_split(&p, &Machine::H100_BF16, 132, 8));
+    /// assert_eq!((split.units, split.waves, split.splits), (16, 1, 8));
+    /// assert!(split.estimate_us() < whole.estimate_us() / 2.5);
+    /// ```
+    pub fn cost_split(
+        &self,
+        p: &Problem,
+        machine: &Machine,
+        slots: u32,
+        splits: usize,
+    ) -> TileCost {
+        self.cost_split_with_overhead(p, machine, slots, splits, TILE_OVERHEAD_K_BLOCKS)
+    }
+
+    /// [`cost_split`](Self::cost_split) with a per-tile fixed cost of
+    /// `overhead_k_blocks` K blocks ([`cost_with_overhead`](Self::cost_with_overhead)).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::cost_model::{Machine, Problem, TileShape};
+    /// let t = TileShape { bm: 128, bn: 128, bk: 64, cluster_m: 1, speed: 1.0 };
+    /// let p = Problem::bf16(4096, 4096, 4096);
+    /// let c = t.cost_split_with_overhead(&p, &Machine::H100_BF16, 132, 1, 0.5);
+    /// assert_eq!(c, t.cost_with_overhead(&p, &Machine::H100_BF16, 132, 0.5));
+    /// ```
+    pub fn cost_split_with_overhead(
+        &self,
+        p: &Problem,
+        machine: &Machine,
+        slots: u32,
+        splits: usize,
+        overhead_k_blocks: f64,
+    ) -> TileCost {
         let slots = (slots as usize).max(1);
+        let splits = splits.max(1);
         let cm = self.cluster_m.max(1);
         let unit_rows = p.m.div_ceil(self.bm).div_ceil(cm);
         let unit_cols = p.n.div_ceil(self.bn);
         let units = unit_rows * unit_cols;
-        let waves = units.div_ceil(slots);
-        let k_blocks = p.k.div_ceil(self.bk) as f64 + TILE_OVERHEAD_K_BLOCKS;
+        // Units running at once: every slot holds one worker of a unit.
+        let per_wave = (slots / splits).max(1);
+        let waves = units.div_ceil(per_wave);
+        let k_blocks = p.k.div_ceil(self.bk).div_ceil(splits) as f64 + overhead_k_blocks;
         let tile_flops = 2.0 * (self.bm * self.bn * self.bk) as f64 * k_blocks;
         let math_s = waves as f64 * tile_flops / (machine.flops_per_sm * self.speed);
-        // DRAM: each wave reads the A rows and B columns its units span.
+        // DRAM: each wave reads the A rows and B columns its units span
+        // (the splits of a unit read disjoint K ranges of them).
         let wave_bytes = |u: usize| {
             let rows = u.min(RASTER_GROUP_M).min(unit_rows).max(1);
             let cols = u.div_ceil(rows).min(unit_cols);
@@ -212,21 +354,80 @@ impl TileShape {
             let b_cols = (cols * self.bn).min(p.n);
             ((a_rows + b_cols) * p.k) as f64 * p.operand_bytes
         };
-        let full = units / slots;
-        let rest = units % slots;
+        let full = units / per_wave;
+        let rest = units % per_wave;
         let operand_bytes =
-            full as f64 * wave_bytes(slots) + if rest > 0 { wave_bytes(rest) } else { 0.0 };
+            full as f64 * wave_bytes(per_wave) + if rest > 0 { wave_bytes(rest) } else { 0.0 };
         let bytes = operand_bytes + (p.m * p.n) as f64 * p.output_bytes;
-        let busy = units.min(slots) as f64 / slots as f64;
+        let busy = (units.min(per_wave) * splits) as f64 / slots as f64;
+        let bandwidth = machine.dram_bytes_per_s * dram_share(busy);
+        let fixup_s = if splits > 1 {
+            waves as f64
+                * (FIXUP_LATENCY_US * 1e-6
+                    + splits as f64 * (4 * self.bm * self.bn) as f64 / machine.fixup_bytes_per_s)
+        } else {
+            0.0
+        };
+        // L2 → SM: each tile loads BM rows of A and BN / cluster_m columns
+        // of B per K block (split or not: the splits load disjoint K).
+        let tiles = (units * cm) as f64;
+        let k_loaded = (p.k.div_ceil(self.bk) * self.bk) as f64;
+        let l2_bytes =
+            tiles * (self.bm as f64 + self.bn as f64 / cm as f64) * k_loaded * p.operand_bytes;
+        let row_bytes = p.k as f64 * p.operand_bytes;
+        let l2_rate = if row_bytes % 128.0 == 0.0 {
+            machine.l2_bytes_per_s
+        } else {
+            machine.l2_unaligned_bytes_per_s
+        };
         TileCost {
             units,
             slots,
             waves,
-            wave_efficiency: units as f64 / (waves * slots) as f64,
+            wave_efficiency: units as f64 / (waves * per_wave) as f64,
             tile_efficiency: (p.m * p.n) as f64 / (units * cm * self.bm * self.bn) as f64,
             math_us: math_s * 1e6,
-            dram_us: bytes / (machine.dram_bytes_per_s * dram_share(busy)) * 1e6,
+            dram_us: bytes / bandwidth * 1e6,
+            l2_us: l2_bytes / l2_rate * 1e6,
+            splits,
+            fixup_us: fixup_s * 1e6,
         }
+    }
+
+    /// The least [`cost_split`](Self::cost_split) over split counts from 1
+    /// to `max_splits` that keep every unit in one wave (`units · splits ≤
+    /// slots`) and give each worker at least [`MIN_SPLIT_K_BLOCKS`] K
+    /// blocks; of estimates within [`EQUAL_WITHIN`] the fewer splits.
+    /// `max_splits` is 1 for kernels without split-K.
+    ///
+    /// ```
+    /// use baton_runtime::gemm::cost_model::{Machine, Problem, TileShape};
+    /// let t = TileShape { bm: 128, bn: 64, bk: 64, cluster_m: 1, speed: 1.0 };
+    /// let m = Machine::H100_BF16;
+    /// // 16 units of 512 K blocks: 8 splits fill 128 of 132 SMs.
+    /// assert_eq!(t.cost_best_split(&Problem::bf16(8, 1024, 32768), &m, 132, 64).splits, 8);
+    /// // 128 units already fill the GPU: no split.
+    /// assert_eq!(t.cost_best_split(&Problem::bf16(8, 8192, 32768), &m, 132, 64).splits, 1);
+    /// ```
+    pub fn cost_best_split(
+        &self,
+        p: &Problem,
+        machine: &Machine,
+        slots: u32,
+        max_splits: usize,
+    ) -> TileCost {
+        let mut best = self.cost(p, machine, slots);
+        let k_blocks = p.k.div_ceil(self.bk);
+        for splits in 2..=max_splits {
+            if best.units * splits > best.slots || k_blocks < splits * MIN_SPLIT_K_BLOCKS {
+                break;
+            }
+            let c = self.cost_split(p, machine, slots, splits);
+            if c.estimate_us() < best.estimate_us() * (1.0 - EQUAL_WITHIN) {
+                best = c;
+            }
+        }
+        best
     }
 }
 
@@ -347,6 +548,78 @@ mod tests {
         assert!(close(c.tile_efficiency, 156_000.0 / 245_760.0));
         // 2·128·128·64 · (2 + 1.5) FLOP at 6.0e12.
         assert!(close(c.math_us, 7_340_032.0 / 6.0e12 * 1e6), "{c:?}");
+    }
+
+    /// Split-K by hand: 8×1024×32768 BF16 with 128×64 tiles (speed 0.85)
+    /// on 132 SMs: 16 units of 512 K blocks.
+    ///
+    /// * Whole: one wave of 16 CTAs; math 2·128·64·64 · (512 + 1.5) =
+    ///   538,443,776 FLOP at 5.1e12: 105.58 µs (measured in session 7's
+    ///   sweep: 94.1 µs — the 128-row MMAs, not the bytes, bound it).
+    /// * 8 splits: 128 workers of 64 K blocks: math 2·128·64·64 · 65.5 =
+    ///   68,681,728 FLOP: 13.467 µs. DRAM: 8 A rows + 1024 B columns ·
+    ///   32768 · 2 = 67,633,152 B, D 16,384 B; 128 of 132 busy: share
+    ///   1 − 0.4 · 4/132 = 0.98788: 23.614 µs. Fixup: 3 µs + 8 transfers
+    ///   of 128·64·4 = 32,768 B at 5e10 B/s: 8.243 µs. Estimate 31.857 µs.
+    /// * 9 splits would need 144 workers: the best split is 8.
+    #[test]
+    fn split_k_long_k_few_tiles_by_hand() {
+        let t = TileShape {
+            bm: 128,
+            bn: 64,
+            bk: 64,
+            cluster_m: 1,
+            speed: 0.85,
+        };
+        let p = Problem::bf16(8, 1024, 32768);
+        let m = Machine::H100_BF16;
+        let whole = t.cost(&p, &m, 132);
+        assert_eq!((whole.units, whole.waves, whole.splits), (16, 1, 1));
+        assert!((whole.math_us - 105.577).abs() < 0.001, "{whole:?}");
+        assert_eq!(whole.fixup_us, 0.0);
+        let split = t.cost_split(&p, &m, 132, 8);
+        assert_eq!((split.units, split.waves, split.splits), (16, 1, 8));
+        assert!((split.math_us - 13.467).abs() < 0.001, "{split:?}");
+        let share = 1.0 - 0.4 * 4.0 / 132.0;
+        assert!(close(split.dram_us, 67_649_536.0 / (2.9e12 * share) * 1e6));
+        assert!((split.dram_us - 23.614).abs() < 0.001, "{split:?}");
+        assert!((split.fixup_us - 8.24288).abs() < 1e-9, "{split:?}");
+        assert!((split.estimate_us() - 31.857).abs() < 0.001);
+        let best = t.cost_best_split(&p, &m, 132, 132);
+        assert_eq!(best.splits, 8);
+        assert_eq!(best, split);
+        // Without split-K (max 1) the whole unit stays.
+        assert_eq!(t.cost_best_split(&p, &m, 132, 1), whole);
+    }
+
+    /// Split counts that do not pay are not taken: 128×8192×8192 (128
+    /// units of 128×64 on 132 SMs) has no room; 1×4096×4096 (64 units of
+    /// 64 K blocks) would save 2.9 µs of DRAM time (14.6 → 11.7 µs) but
+    /// pays 1.3 µs of transfers and the 3 µs hand-over: whole (measured
+    /// in session 8: 2-way split 0–2 µs slower); 1×1024×4096 (16 units)
+    /// splits 4 ways (64 workers; 5 and more would leave < 16 K blocks each
+    /// at the same DRAM time, for more fixup); and a short K of 4 blocks
+    /// (K = 256) gives no worker fewer than `MIN_SPLIT_K_BLOCKS`.
+    #[test]
+    fn split_k_only_where_slots_idle_by_hand() {
+        let t = TileShape {
+            bm: 128,
+            bn: 64,
+            bk: 64,
+            cluster_m: 1,
+            speed: 0.85,
+        };
+        let m = Machine::H100_BF16;
+        let best = |mm, n, k| t.cost_best_split(&Problem::bf16(mm, n, k), &m, 132, 132);
+        assert_eq!(best(128, 8192, 8192).splits, 1);
+        assert_eq!(best(1, 4096, 4096).splits, 1);
+        assert_eq!(best(1, 1024, 4096).splits, 4);
+        assert_eq!(best(1, 1024, 256).splits, 1);
+        // One wave per split count, the splits' units · splits ≤ slots.
+        for splits in 1..=8 {
+            let c = t.cost_split(&Problem::bf16(1, 1024, 4096), &m, 132, splits);
+            assert_eq!((c.waves, c.splits), (1, splits));
+        }
     }
 
     #[test]

@@ -7,15 +7,16 @@
 //! of K), B scales f32 `[⌈N/128⌉, K/128]` (one per 128×128 block), D M×N
 //! bf16 (as `u16` bits) row-major; fp32 accumulation, promoted per 128 of K.
 
+use super::operand::{RowMajorOperand, param};
 use super::ranges_overlap;
 use super::stream_k::StreamKWorkspace;
 use crate::error::{Error, Fp8ShapeError, GemmError, Result};
-use crate::tensor_map::{self, DeviceTensorMaps, encode_matrix};
+use crate::tensor_map::encode_matrix;
 use crate::{Gpu, Kernels, TypedKernel};
 use baton::kernel::KernelSpec;
 use baton::tensor_map::{ElemType, Swizzle};
 use baton_kernels_abi::gemm_fp8 as fp8_abi;
-use baton_kernels_abi::gemm_params::GemmFp8Params;
+use baton_kernels_abi::gemm_params::{GemmFp8Params, TensorMapParam};
 use cudarc::driver::sys;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
@@ -34,11 +35,11 @@ pub const KERNEL_C2: &str = fp8_abi::GEMM_128X128_DB_C2.name;
 pub const KERNEL_128X192: &str = fp8_abi::GEMM_128X192.name;
 /// 256×128×128 tiles, 4 stages: each consumer warpgroup runs two 64-row
 /// waves per K block into one partial: a quarter less operand traffic per
-/// FLOP than 128×128. No stream-K.
+/// FLOP than 128×128.
 pub const KERNEL_256X128: &str = fp8_abi::GEMM_256X128.name;
 /// 128×256×128 tiles, 4 stages: [`KERNEL_256X128`] turned along N (two
 /// 128-column waves per warpgroup), so each A tile feeds 256 columns: for
-/// small M with wide N. No stream-K.
+/// small M with wide N.
 pub const KERNEL_128X256: &str = fp8_abi::GEMM_128X256.name;
 /// Every kernel (same arguments): the default, the 128×64 one, the
 /// 128×128 one with a single partial accumulator, the clustered one, the
@@ -97,19 +98,6 @@ pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
     }
 }
 
-/// Whether a kernel of [`VARIANTS`] can split work units along K
-/// (stream-K): the one-wave tiles (128 rows, at most 192 columns) can; the
-/// two-wave 256×128 and 128×256 tiles cannot.
-///
-/// ```
-/// use baton_runtime::gemm::fp8::{has_stream_k, KERNEL, KERNEL_128X256, KERNEL_256X128};
-/// assert!(has_stream_k(KERNEL));
-/// assert!(!has_stream_k(KERNEL_256X128) && !has_stream_k(KERNEL_128X256));
-/// ```
-pub fn has_stream_k(kernel: &str) -> bool {
-    tile_of(kernel).is_some_and(|(bm, bn, _)| bm == 128 && bn <= 192)
-}
-
 /// CTAs per cluster (along M, sharing B tiles) of a kernel of [`VARIANTS`].
 ///
 /// ```
@@ -137,6 +125,23 @@ pub fn cluster_of(kernel: &str) -> u32 {
 /// assert_eq!(choose(128, 24576, 1536, 132), KERNEL);
 /// ```
 pub fn choose(m: usize, n: usize, k: usize, sms: u32) -> &'static str {
+    plan(m, n, k, sms).0
+}
+
+/// [`choose`] with the split-K count: the least estimate over the kernels
+/// and, where a kernel's units leave SMs idle, every split count
+/// ([`TileShape::cost_best_split`](super::cost_model::TileShape::cost_best_split)).
+/// Split counts > 1 run as [`Fp8GemmPlan::set_split_k`].
+///
+/// ```
+/// use baton_runtime::gemm::fp8::{plan, KERNEL_128X64};
+/// // 16 tiles of 128×64, K = 32768 (256 K blocks of 128): each split 7
+/// // ways (112 CTAs; an 8th worker per tile saves less DRAM time than its
+/// // partial costs to hand over).
+/// let (kernel, cost) = plan(32, 1024, 32768, 132);
+/// assert_eq!((kernel, cost.units, cost.splits), (KERNEL_128X64, 16, 7));
+/// ```
+pub fn plan(m: usize, n: usize, k: usize, sms: u32) -> (&'static str, super::cost_model::TileCost) {
     use super::cost_model::{Machine, Problem, TileShape, cheapest};
     let tile = |bm, bn, speed| TileShape {
         bm,
@@ -151,25 +156,15 @@ pub fn choose(m: usize, n: usize, k: usize, sms: u32) -> &'static str {
         (KERNEL_256X128, tile(256, 128, 1.1)),
     ];
     let problem = Problem::fp8(m, n, k);
-    cheapest(&candidates, |_, t| {
-        t.cost(&problem, &Machine::H100_FP8, sms)
+    let cost =
+        |_, t: &TileShape| t.cost_best_split(&problem, &Machine::H100_FP8, sms, sms as usize);
+    cheapest(&candidates, cost).unwrap_or_else(|| {
+        (
+            KERNEL,
+            candidates[1].1.cost(&problem, &Machine::H100_FP8, sms),
+        )
     })
-    .map_or(KERNEL, |(kernel, _)| kernel)
 }
-
-/// Which FP8 kernels have stream-K ([`Fp8GemmPlan::set_stream_k`]), in
-/// words for [`GemmError::NoStreamK`].
-///
-/// ```
-/// use baton_runtime::gemm::fp8::{STREAM_K_RULE, VARIANTS, has_stream_k, tile_of};
-/// for k in VARIANTS {
-///     let (bm, bn, _) = tile_of(k).unwrap();
-///     let named = STREAM_K_RULE.contains(&format!("{bm}x{bn}"));
-///     assert_eq!(has_stream_k(k), named, "{k}");
-/// }
-/// ```
-pub const STREAM_K_RULE: &str = "stream-K splits one-wave tiles only (128 rows, at most 192 columns): \
-     use a 128x64, 128x128 (incl. _db, _db_c2) or 128x192 kernel";
 
 /// Threads per CTA: producer warpgroup + 2 MMA/promotion warpgroups.
 pub const THREADS: u32 = 384;
@@ -237,18 +232,35 @@ pub fn validate(
     Ok(())
 }
 
+/// The kernel operands of a blockwise FP8 GEMM: A M×K and B N×K e4m3
+/// (K-major), the scales' device addresses (packed, lengths checked), D
+/// M×N bf16, all row-major.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fp8Operands {
+    pub a: RowMajorOperand,
+    pub b: RowMajorOperand,
+    pub a_scales: u64,
+    pub b_scales: u64,
+    pub d: RowMajorOperand,
+}
+
 /// An FP8 GEMM bound to its operands: shape validated, tensor maps encoded
-/// and uploaded once, so [`run`](Self::run) only launches the kernel.
+/// once (kept on the host, passed by value in the kernel parameters), so
+/// [`run`](Self::run) only enqueues work: no allocation, no
+/// synchronization, capturable in a CUDA graph (stream-K off).
 pub struct Fp8GemmPlan<'a> {
     kernel: TypedKernel<GemmFp8Params>,
-    maps: DeviceTensorMaps,
+    /// By value in the kernel parameters.
+    maps: [TensorMapParam; 6],
     name: &'static str,
     /// (BM, BN, stages).
     tile: (u32, u32, u32),
     b_scales: u64,
     a_scales: u64,
     /// Zero-padded copy of the A scales when M is not a multiple of 4.
-    sa_pad: Option<CudaSlice<f32>>,
+    /// (Owned by the plan, with its device address taken once, so `run`
+    /// records no cudarc events while a graph may be capturing.)
+    sa_pad: Option<(CudaSlice<f32>, u64)>,
     m: u32,
     n: u32,
     k: u32,
@@ -279,8 +291,12 @@ impl<'a> Fp8GemmPlan<'a> {
         d: &'a mut CudaSlice<u16>,
         mnk: (usize, usize, usize),
     ) -> Result<Self> {
-        let kernel = choose(mnk.0, mnk.1, mnk.2, gpu.sm_count());
-        Self::with_kernel(gpu, kernels, kernel, a, b, a_scales, b_scales, d, mnk)
+        let (kernel, cost) = plan(mnk.0, mnk.1, mnk.2, gpu.sm_count());
+        let mut plan = Self::with_kernel(gpu, kernels, kernel, a, b, a_scales, b_scales, d, mnk)?;
+        if cost.splits > 1 {
+            plan.set_split_k(gpu, cost.splits as u32)?;
+        }
+        Ok(plan)
     }
 
     /// [`new`](Self::new) with an explicit kernel variant (one of [`VARIANTS`]).
@@ -296,14 +312,14 @@ impl<'a> Fp8GemmPlan<'a> {
         d: &'a mut CudaSlice<u16>,
         (m, n, k): (usize, usize, usize),
     ) -> Result<Self> {
-        let Some((bm, bn, stages)) = tile_of(kernel) else {
+        if tile_of(kernel).is_none() {
             return Err(GemmError::NotAKernelOf {
                 kernel: kernel.into(),
                 family: "blockwise FP8 GEMM",
                 allowed: &VARIANTS,
             }
             .into());
-        };
+        }
         validate(
             m,
             n,
@@ -324,10 +340,39 @@ impl<'a> Fp8GemmPlan<'a> {
             let (p, _sync) = d.device_ptr_mut(stream);
             p
         };
-        let d_bytes = 2 * (m * n) as u64;
+        let ops = Fp8Operands {
+            a: RowMajorOperand::packed(a_ptr, ElemType::U8, m, k),
+            b: RowMajorOperand::packed(b_ptr, ElemType::U8, n, k),
+            a_scales: sa_ptr,
+            b_scales: sb_ptr,
+            d: RowMajorOperand::packed(d_ptr, ElemType::BF16, m, n),
+        };
+        Self::for_operands(gpu, kernels, kernel, ops, (m, n, k))
+    }
+
+    /// The plan of validated operands (scale lengths checked) on `kernel`
+    /// (one of [`VARIANTS`]); D must not overlap A, B or the scales.
+    pub(crate) fn for_operands(
+        gpu: &Gpu,
+        kernels: &Kernels,
+        kernel: &str,
+        ops: Fp8Operands,
+        (m, n, k): (usize, usize, usize),
+    ) -> Result<Self> {
+        let Some((bm, bn, stages)) = tile_of(kernel) else {
+            return Err(GemmError::NotAKernelOf {
+                kernel: kernel.into(),
+                family: "blockwise FP8 GEMM",
+                allowed: &VARIANTS,
+            }
+            .into());
+        };
+        let stream = gpu.stream();
+        let (sa_ptr, sb_ptr) = (ops.a_scales, ops.b_scales);
+        let (d_ptr, d_bytes) = (ops.d.address, ops.d.span_bytes(1));
         let (sa_len, sb_len) = scale_lens(m, n, k);
-        if ranges_overlap(d_ptr, d_bytes, a_ptr, (m * k) as u64)
-            || ranges_overlap(d_ptr, d_bytes, b_ptr, (n * k) as u64)
+        if ranges_overlap(d_ptr, d_bytes, ops.a.address, ops.a.span_bytes(1))
+            || ranges_overlap(d_ptr, d_bytes, ops.b.address, ops.b.span_bytes(1))
             || ranges_overlap(d_ptr, d_bytes, sa_ptr, 4 * sa_len as u64)
             || ranges_overlap(d_ptr, d_bytes, sb_ptr, 4 * sb_len as u64)
         {
@@ -339,36 +384,28 @@ impl<'a> Fp8GemmPlan<'a> {
         }
         // TMA needs 16-byte row strides: with M not a multiple of 4 the
         // kernel reads a zero-padded copy of the A scales ([K/128, M4]),
-        // refreshed before every launch (one 2-D device copy).
+        // refreshed before every launch (one 2-D device copy, enqueued on
+        // the stream: a captured graph repeats it).
         let m4 = m.next_multiple_of(4);
         let mut sa_pad = if m4 == m {
             None
         } else {
             Some(stream.alloc_zeros::<f32>((k / SCALE_BLOCK) * m4)?)
         };
-        let sa_map_ptr = match sa_pad.as_mut() {
-            Some(pad) => {
+        let sa_pad = sa_pad.take().map(|mut pad| {
+            let p = {
                 let (p, _sync) = pad.device_ptr_mut(stream);
                 p
-            }
-            None => sa_ptr,
-        };
+            };
+            (pad, p)
+        });
+        let sa_map_ptr = sa_pad.as_ref().map_or(sa_ptr, |(_, p)| *p);
         let bk = 128;
         let cluster = cluster_of(kernel);
         let tail_rows = (m % bm as usize) as u32;
         let tail_box = if tail_rows == 0 { bm } else { tail_rows };
         // A and its scales with boxes of `rows` rows.
-        let a_map = |rows: u32| {
-            encode_matrix(
-                a_ptr,
-                ElemType::U8,
-                m as u64,
-                k as u64,
-                rows,
-                bk,
-                Swizzle::B128,
-            )
-        };
+        let a_map = |rows: u32| ops.a.map(0, rows, bk, Swizzle::B128);
         let sa_map = |rows: u32| {
             let k_blocks = (k / SCALE_BLOCK) as u64;
             encode_matrix(
@@ -381,35 +418,25 @@ impl<'a> Fp8GemmPlan<'a> {
                 Swizzle::None,
             )
         };
+        let (a, sa) = (a_map(bm)?, sa_map(bm)?);
         let maps = [
-            a_map(bm)?,
-            encode_matrix(
-                b_ptr,
-                ElemType::U8,
-                n as u64,
-                k as u64,
-                // With clusters each CTA loads (and multicasts) half of B.
-                bn / cluster,
-                bk,
-                Swizzle::B128,
-            )?,
-            sa_map(bm)?,
-            encode_matrix(
-                d_ptr,
-                ElemType::BF16,
-                m as u64,
-                n as u64,
-                64,
-                32,
-                Swizzle::B64,
-            )?,
+            a,
+            // With clusters each CTA loads (and multicasts) half of B.
+            ops.b.map(0, bn / cluster, bk, Swizzle::B128)?,
+            sa,
+            ops.d.map(0, 64, 32, Swizzle::B64)?,
             // The last tile row's A and A scales when M mod BM ≠ 0: boxes of
             // just its rows (TMA's zero fill of a full box is slow); the
-            // kernel never reads them otherwise.
-            a_map(tail_box)?,
-            sa_map(tail_box.next_multiple_of(4))?,
-        ];
-        let maps = tensor_map::upload(gpu, &maps)?;
+            // kernel never reads them otherwise. (Each encode is a driver
+            // call of about 3 µs: with no tail they are A's.)
+            if tail_rows == 0 { a } else { a_map(tail_box)? },
+            if tail_rows == 0 {
+                sa
+            } else {
+                sa_map(tail_box.next_multiple_of(4))?
+            },
+        ]
+        .map(param);
         let Some(spec) = spec_of(kernel) else {
             unreachable!("tile_of and spec_of list the same kernels");
         };
@@ -453,16 +480,11 @@ impl<'a> Fp8GemmPlan<'a> {
     /// default): every unit whole. Allocates the fixup workspace (one fp32
     /// tile and two flags per CTA) once.
     ///
-    /// Errors: `min_segment == 0`, a kernel without stream-K (two-wave
-    /// tiles, see [`has_stream_k`]), or the allocation failing.
+    /// Every kernel has stream-K (two-wave tiles hand over both waves'
+    /// accumulators).
+    ///
+    /// Errors: `min_segment == 0`, or the allocation failing.
     pub fn set_stream_k(&mut self, gpu: &Gpu, min_segment: Option<u32>) -> Result<()> {
-        if min_segment.is_some() && !has_stream_k(self.name) {
-            return Err(GemmError::NoStreamK {
-                kernel: self.name.into(),
-                rule: STREAM_K_RULE,
-            }
-            .into());
-        }
         self.stream_k = match min_segment {
             Some(s) => Some(StreamKWorkspace::new(
                 gpu,
@@ -487,6 +509,43 @@ impl<'a> Fp8GemmPlan<'a> {
         self.stream_k.as_ref().map(StreamKWorkspace::min_segment)
     }
 
+    /// Split-K: each work unit's K blocks (of 128) are cut into `splits`
+    /// contiguous ranges (±1 K block) on `splits` workers, `units · splits`
+    /// workers in all (the stream-K schedule on that grid); each unit's
+    /// first worker adds the others' promoted fp32 partials in worker order,
+    /// so the result has the same bits on every launch. `splits == 1` turns
+    /// split-K (and stream-K) off.
+    ///
+    /// Errors: [`GemmError::SplitKCount`] unless `1 ≤ splits ≤ min(slots /
+    /// units, K / 128)`.
+    ///
+    /// ```no_run
+    /// # fn f(plan: &mut baton_runtime::gemm::fp8::Fp8GemmPlan<'_>, gpu: &baton_runtime::Gpu) -> baton_runtime::Result<()> {
+    /// plan.set_split_k(gpu, 4)?;
+    /// assert_eq!(plan.split_k(), Some(4));
+    /// plan.run(gpu)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn set_split_k(&mut self, gpu: &Gpu, splits: u32) -> Result<()> {
+        let units =
+            self.m.div_ceil(self.tile.0).div_ceil(self.cluster) * self.n.div_ceil(self.tile.1);
+        let shape = (units, self.k / SCALE_BLOCK as u32, self.slots);
+        if splits == 1 {
+            super::stream_k::check_split_k(splits, shape.0, shape.1, shape.2)?;
+            self.stream_k = None;
+            return Ok(());
+        }
+        let ws =
+            StreamKWorkspace::split_k(gpu, splits, shape, self.cluster, self.tile.0 * self.tile.1)?;
+        self.stream_k = Some(ws);
+        Ok(())
+    }
+
+    /// Workers per unit when split-K is on ([`set_split_k`](Self::set_split_k)).
+    pub fn split_k(&self) -> Option<u32> {
+        self.stream_k.as_ref().and_then(StreamKWorkspace::splits)
+    }
+
     /// CTAs launched: one per SM (clusters: as many as fit at once), or
     /// fewer when there are fewer tiles (stream-K: every resident worker).
     pub fn grid(&self) -> u32 {
@@ -506,8 +565,8 @@ impl<'a> Fp8GemmPlan<'a> {
     /// Enqueues the GEMM on the GPU's stream.
     pub fn run(&self, gpu: &Gpu) -> Result<()> {
         let stream = gpu.stream();
-        if let Some(pad) = &self.sa_pad {
-            let (dst, _sync) = pad.device_ptr(stream);
+        if let Some((_, dst)) = &self.sa_pad {
+            let dst = *dst;
             let m = self.m as usize;
             let copy = sys::CUDA_MEMCPY2D {
                 srcXInBytes: 0,
@@ -534,14 +593,17 @@ impl<'a> Fp8GemmPlan<'a> {
                 return Err(Error::Cuda(cudarc::driver::DriverError(r)));
             }
         }
-        let maps = &self.maps;
+        if self.stream_k.is_some() {
+            super::bf16::refuse_stream_k_capture(gpu)?;
+        }
+        let [tma_a, tma_b, tma_sa, tma_d, tma_a_tail, tma_sa_tail] = self.maps;
         let params = GemmFp8Params {
-            tma_a: maps.ptr(0) as *const _,
-            tma_b: maps.ptr(1) as *const _,
-            tma_sa: maps.ptr(2) as *const _,
-            tma_d: maps.ptr(3) as *const _,
-            tma_a_tail: maps.ptr(4) as *const _,
-            tma_sa_tail: maps.ptr(5) as *const _,
+            tma_a,
+            tma_b,
+            tma_sa,
+            tma_d,
+            tma_a_tail,
+            tma_sa_tail,
             b_scales: self.b_scales as *const f32,
             m: self.m,
             n: self.n,

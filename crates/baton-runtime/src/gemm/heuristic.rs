@@ -4,13 +4,18 @@
 //! choice is [`fp8::choose`](super::fp8::choose), from the same model.)
 
 use super::GemmConfig;
-use super::cost_model::{Machine, Problem, TileCost, TileShape, cheapest};
+use super::cost_model::{
+    Machine, PINGPONG_TILE_OVERHEAD_K_BLOCKS, Problem, TILE_OVERHEAD_K_BLOCKS, TileCost, TileShape,
+    cheapest,
+};
 use crate::Target;
 
 impl GemmConfig {
     /// Measured throughput per SM relative to 128×256 (H100, 8192³,
     /// BENCHMARKS.md): 128×256 in 2-CTA clusters 1.02, 128×224 in clusters
-    /// 1.0, 128×128 0.93, 128×128 in clusters 0.85, 128×64 0.85.
+    /// 1.0, 128×128 0.93, 128×128 in clusters 0.85, 128×64 0.85; ping-pong
+    /// 128×128 0.99 and in clusters 0.85 (session 8, short-K and 4096³
+    /// shapes).
     ///
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
@@ -24,7 +29,35 @@ impl GemmConfig {
             GemmConfig::T128x128C2 => 0.85,
             GemmConfig::T128x128 => 0.93,
             GemmConfig::T128x64 => 0.85,
+            // Fitted to the same-call measurements of session 8
+            // (BENCHMARKS.md "Session 8 — ping-pong"): with the epilogue
+            // hidden (`tile_overhead_k_blocks`), ping-pong 128×128 ran
+            // 4096³, 8192³ and 2048×7168×2048 within 1–2% per SM of
+            // 128×256 pairs; in clusters it was slower everywhere.
+            GemmConfig::T128x128PingPong => 0.99,
+            GemmConfig::T128x128PingPongC2 => 0.85,
             GemmConfig::Sm100T128x256 => 1.0,
+        }
+    }
+
+    /// The most split-K workers per unit the heuristic considers with
+    /// `slots` workers resident: `slots` for single-CTA tiles, 1 for
+    /// clusters. Splits pay only where units are few, which at these sizes
+    /// means few tile rows (small M), and a cluster's second tile row there
+    /// lies past M: every split worker would hold two SMs for one row of
+    /// tiles. (`GemmPlan::set_split_k` still runs clusters split.) 1 for
+    /// ping-pong configurations, which have no split-K.
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert_eq!(GemmConfig::T128x64.max_splits(132), 132);
+    /// assert_eq!(GemmConfig::T128x256C2.max_splits(66), 1);
+    /// ```
+    pub const fn max_splits(self, slots: u32) -> usize {
+        if self.cluster_m() == 1 && !self.is_pingpong() {
+            slots as usize
+        } else {
+            1
         }
     }
 
@@ -56,8 +89,30 @@ impl GemmConfig {
     /// assert_eq!((c.units, c.waves), (1024, 16));
     /// ```
     pub fn cost(self, m: usize, n: usize, k: usize, slots: u32) -> TileCost {
-        self.tile_shape()
-            .cost(&Problem::bf16(m, n, k), &Machine::H100_BF16, slots)
+        self.tile_shape().cost_with_overhead(
+            &Problem::bf16(m, n, k),
+            &Machine::H100_BF16,
+            slots,
+            self.tile_overhead_k_blocks(),
+        )
+    }
+
+    /// The cost model's per-tile fixed cost of this configuration, in K
+    /// blocks: [`TILE_OVERHEAD_K_BLOCKS`] for the cooperative ones (their
+    /// epilogue is not hidden), [`PINGPONG_TILE_OVERHEAD_K_BLOCKS`] for the
+    /// ping-pong ones (the epilogue runs under the other warpgroup's main
+    /// loop).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert!(GemmConfig::T128x128PingPong.tile_overhead_k_blocks() < GemmConfig::T128x128.tile_overhead_k_blocks());
+    /// ```
+    pub const fn tile_overhead_k_blocks(self) -> f64 {
+        if self.is_pingpong() {
+            PINGPONG_TILE_OVERHEAD_K_BLOCKS
+        } else {
+            TILE_OVERHEAD_K_BLOCKS
+        }
     }
 
     /// Picks a configuration for an M×N×K problem on `sms` SMs (clusters
@@ -88,9 +143,32 @@ impl GemmConfig {
         k: usize,
         slots_of: impl Fn(GemmConfig) -> u32,
     ) -> GemmConfig {
+        Self::plan_for(target, m, n, k, slots_of).0
+    }
+
+    /// [`choose_for`](Self::choose_for) with the split-K count: Hopper's
+    /// [`plan_with_slots`](Self::plan_with_slots), or Blackwell's one
+    /// configuration unsplit.
+    ///
+    /// ```
+    /// use baton_runtime::{Target, gemm::GemmConfig};
+    /// let slots = |c: GemmConfig| 132 / c.cluster_m();
+    /// assert_eq!(GemmConfig::plan_for(Target::Sm90a, 8, 1024, 32768, slots), (GemmConfig::T128x64, 8));
+    /// assert_eq!(GemmConfig::plan_for(Target::Sm100a, 1, 4096, 4096, slots).1, 1);
+    /// ```
+    pub fn plan_for(
+        target: Target,
+        m: usize,
+        n: usize,
+        k: usize,
+        slots_of: impl Fn(GemmConfig) -> u32,
+    ) -> (GemmConfig, u32) {
         match target {
-            Target::Sm90a => Self::choose_with_slots(m, n, k, slots_of),
-            Target::Sm100a => GemmConfig::Sm100T128x256,
+            Target::Sm90a => {
+                let (c, cost) = Self::plan_with_slots(m, n, k, slots_of);
+                (c, cost.splits as u32)
+            }
+            Target::Sm100a => (GemmConfig::Sm100T128x256, 1),
         }
     }
 
@@ -101,7 +179,7 @@ impl GemmConfig {
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
     /// let c = GemmConfig::choose_with_slots(2048, 7168, 2048, |c| 132 / c.cluster_m());
-    /// assert_eq!(c, GemmConfig::T128x224C2);
+    /// assert_eq!(c, GemmConfig::T128x128PingPong);
     /// ```
     pub fn choose_with_slots(
         m: usize,
@@ -109,11 +187,81 @@ impl GemmConfig {
         k: usize,
         slots_of: impl Fn(GemmConfig) -> u32,
     ) -> GemmConfig {
-        let candidates = GemmConfig::ALL.map(|c| (c, c.tile_shape()));
-        cheapest(&candidates, |c, t| {
-            t.cost(&Problem::bf16(m, n, k), &Machine::H100_BF16, slots_of(c))
+        Self::plan_with_slots(m, n, k, slots_of).0
+    }
+
+    /// The sm_90a configurations the heuristic chooses among: the
+    /// cooperative ones and ping-pong 128×128 (ping-pong in clusters ran
+    /// slower than both everywhere it was measured, session 8; it stays
+    /// available through [`GemmPlan::with_config`](super::GemmPlan::with_config)).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert!(!GemmConfig::CANDIDATES.contains(&GemmConfig::T128x128PingPongC2));
+    /// ```
+    pub const CANDIDATES: [GemmConfig; 7] = [
+        GemmConfig::T128x256C2,
+        GemmConfig::T128x256,
+        GemmConfig::T128x224C2,
+        GemmConfig::T128x128C2,
+        GemmConfig::T128x128,
+        GemmConfig::T128x64,
+        GemmConfig::T128x128PingPong,
+    ];
+
+    /// The configuration and split-K count for an M×N×K problem: the least
+    /// estimate over the [`CANDIDATES`](Self::CANDIDATES) and, where a
+    /// cooperative configuration's units leave slots idle, every split
+    /// count ([`TileShape::cost_best_split`]: each unit's K blocks on
+    /// `splits` workers, `units · splits ≤ slots`). Split counts > 1 run as
+    /// [`GemmPlan::set_split_k`](super::GemmPlan::set_split_k). Ping-pong
+    /// configurations are costed whole, with their hidden epilogue
+    /// ([`cost`](Self::cost)).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// // 16 output tiles of 128×64, K = 32768 (512 K blocks): each split 8 ways.
+    /// let (c, cost) = GemmConfig::plan_with_slots(8, 1024, 32768, |c| 132 / c.cluster_m());
+    /// assert_eq!((c, cost.units, cost.splits), (GemmConfig::T128x64, 16, 8));
+    /// ```
+    pub fn plan_with_slots(
+        m: usize,
+        n: usize,
+        k: usize,
+        slots_of: impl Fn(GemmConfig) -> u32,
+    ) -> (GemmConfig, TileCost) {
+        Self::plan_among(&GemmConfig::CANDIDATES, m, n, k, slots_of)
+    }
+
+    /// [`plan_with_slots`](Self::plan_with_slots) among `candidates` only
+    /// (e.g. the cooperative [`ALL`](Self::ALL), which run stream-K).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// let (c, _) = GemmConfig::plan_among(&GemmConfig::ALL, 4096, 4096, 4096, |c| 132 / c.cluster_m());
+    /// assert!(!c.is_pingpong());
+    /// ```
+    pub fn plan_among(
+        candidates: &[GemmConfig],
+        m: usize,
+        n: usize,
+        k: usize,
+        slots_of: impl Fn(GemmConfig) -> u32,
+    ) -> (GemmConfig, TileCost) {
+        let candidates: Vec<_> = candidates.iter().map(|&c| (c, c.tile_shape())).collect();
+        let p = Problem::bf16(m, n, k);
+        let cost = |c: GemmConfig, t: &TileShape| {
+            let slots = slots_of(c);
+            if c.is_pingpong() {
+                c.cost(m, n, k, slots)
+            } else {
+                t.cost_best_split(&p, &Machine::H100_BF16, slots, c.max_splits(slots))
+            }
+        };
+        cheapest(&candidates, cost).unwrap_or_else(|| {
+            let c = GemmConfig::T128x256;
+            (c, c.cost(m, n, k, slots_of(c)))
         })
-        .map_or(GemmConfig::T128x256, |(c, _)| c)
     }
 }
 
@@ -156,7 +304,12 @@ mod tests {
     /// the same K but 256/224 more math per tile at 1.02/1.0 the speed:
     /// 4·256/1.02 = 1003.9 vs 4·224 = 896 (units of 128·64·33.5·2 FLOP /
     /// 6.0e12). 128×128: 16 × 56 = 896 units, 7 waves (6.8): 7·128/0.93 =
-    /// 963.4. 128×64: 1792 units, 14 waves: 14·64/0.85 = 1054.1.
+    /// 963.4. 128×64: 1792 units, 14 waves: 14·64/0.85 = 1054.1. Among
+    /// those (the cooperative ones) 128×224 pairs win; ping-pong 128×128
+    /// has the 896 units and 7 waves of 128×128 but hides its epilogue
+    /// (0.5 K blocks per tile instead of 1.5) at 0.99: 7·128·(32.5/33.5)/0.99
+    /// = 878.0 < 896, and is the pick (measured, session 8: 0.961 of cuBLAS
+    /// against 128×224 pairs' 0.904 in the same call).
     #[test]
     fn short_k_picks_128x224_pairs_by_hand() {
         let (m, n, k) = (2048, 7168, 2048);
@@ -179,8 +332,15 @@ mod tests {
             assert!(c.math_us > c.dram_us, "math-bound: {c:?}");
         }
         assert_eq!(
-            GemmConfig::choose_with_slots(m, n, k, h100_slots),
+            GemmConfig::plan_among(&GemmConfig::ALL, m, n, k, h100_slots).0,
             GemmConfig::T128x224C2
+        );
+        let pp = GemmConfig::T128x128PingPong.cost(m, n, k, 132);
+        let pp_by_hand = 7.0 * 128.0 * (32.5 / 33.5) / 0.99;
+        assert!((pp.math_us - pp_by_hand * unit).abs() < 1e-9, "{pp:?}");
+        assert_eq!(
+            GemmConfig::choose_with_slots(m, n, k, h100_slots),
+            GemmConfig::T128x128PingPong
         );
     }
 
@@ -204,6 +364,33 @@ mod tests {
         assert_eq!(GemmConfig::choose(m, n, k, 132), GemmConfig::T128x64);
     }
 
+    /// The L2 floor by hand (session 8): 8192×4104×2056 with 128×128
+    /// tiles is 64 × 33 = 2112 tiles, each loading 128 + 128 rows of
+    /// ⌈2056 / 64⌉ · 64 = 2112 bf16 K values; the rows are 4112 bytes (not a
+    /// multiple of 128), so at 4.8 TB/s: 2112·256·2112·2 B / 4.8e12 =
+    /// 475.8 µs (measured 460 µs, 0.485 of cuBLAS), above the math. 128×256
+    /// pairs: 64 × 17 = 1088 tiles loading 128 + 256 / 2 rows each, 245.1
+    /// µs: half the bytes, and the pick.
+    #[test]
+    fn l2_floor_by_hand() {
+        let (m, n, k) = (8192, 4104, 2056);
+        let c = GemmConfig::T128x128.cost(m, n, k, 132);
+        let by_hand = 2112.0 * 256.0 * 2112.0 * 2.0 / 4.8e12 * 1e6;
+        assert!((c.l2_us - by_hand).abs() < 1e-6, "{c:?}");
+        assert!(c.l2_us > c.math_us);
+        let pair = GemmConfig::T128x256C2.cost(m, n, k, 66);
+        let by_hand = 1088.0 * 256.0 * 2112.0 * 2.0 / 4.8e12 * 1e6;
+        assert!((pair.l2_us - by_hand).abs() < 1e-6, "{pair:?}");
+        assert_eq!(
+            GemmConfig::choose_with_slots(m, n, k, h100_slots),
+            GemmConfig::T128x256C2
+        );
+        // 128-byte rows: the aligned rate.
+        let aligned = GemmConfig::T128x128.cost(8192, 4096, 2048, 132);
+        let by_hand = 64.0 * 32.0 * 256.0 * 2048.0 * 2.0 / 11.6e12 * 1e6;
+        assert!((aligned.l2_us - by_hand).abs() < 1e-6, "{aligned:?}");
+    }
+
     /// The picks the per-shape heuristic made (and were measured) on the
     /// issue-#6 and issue-#7 sets and the decode sweeps stay.
     #[test]
@@ -215,7 +402,7 @@ mod tests {
             ((16384, 16384, 16384), T128x256C2),
             ((8192, 28672, 8192), T128x256C2),
             ((8192, 8192, 28672), T128x256C2),
-            ((2048, 7168, 2048), T128x224C2),
+            ((2048, 7168, 2048), T128x128PingPong), // session 8 (was T128x224C2)
             ((128, 8192, 8192), T128x64),
         ];
         for ((m, n, k), want) in bf16 {
@@ -227,8 +414,17 @@ mod tests {
         }
         for (n, k) in [(7168, 16384), (24576, 1536)] {
             for m in [8, 16, 32, 64, 96, 128, 160, 192, 256] {
-                let want = if m <= 128 { T128x64 } else { T128x128 };
-                assert_eq!(GemmConfig::choose(m, n, k, 132), want, "{m}x{n}x{k}");
+                // Split-K does not pay here: 112 units or more already.
+                // M > 128: T128x128 until session 8; ping-pong 128×128 hides
+                // the epilogue at a higher per-SM speed (predicted pick on
+                // these shapes, not measured on them).
+                let want = if m <= 128 {
+                    (T128x64, 1)
+                } else {
+                    (T128x128PingPong, 1)
+                };
+                let (c, cost) = GemmConfig::plan_with_slots(m, n, k, h100_slots);
+                assert_eq!((c, cost.splits as u32), want, "{m}x{n}x{k}");
                 let want = if m <= 128 && n == 7168 {
                     fp8::KERNEL_128X64
                 } else {
@@ -261,11 +457,21 @@ mod tests {
             1, 8, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536,
         ] {
             for (n, k) in [(4096, 4096), (1024, 32768), (4104, 4104), (5000, 3000)] {
-                let pick = GemmConfig::choose_with_slots(m, n, k, h100_slots);
-                let best = pick.cost(m, n, k, h100_slots(pick)).estimate_us();
+                let (pick, cost) = GemmConfig::plan_with_slots(m, n, k, h100_slots);
+                let best = cost.estimate_us();
                 assert!(best.is_finite() && best > 0.0);
+                assert!(cost.splits == 1 || cost.units * cost.splits <= cost.slots);
                 for c in GemmConfig::ALL {
-                    let e = c.cost(m, n, k, h100_slots(c)).estimate_us();
+                    let slots = h100_slots(c);
+                    let e = c
+                        .tile_shape()
+                        .cost_best_split(
+                            &Problem::bf16(m, n, k),
+                            &Machine::H100_BF16,
+                            slots,
+                            c.max_splits(slots),
+                        )
+                        .estimate_us();
                     assert!(
                         e >= best * (1.0 - super::super::cost_model::EQUAL_WITHIN),
                         "{m}x{n}x{k}: {c:?} {e} < {pick:?} {best}"

@@ -4,6 +4,13 @@
 //!   `baton_runtime::gemm::GemmPlan`);
 //! * the heuristics: [`GemmConfig::choose`], [`stream_k_pays`], from the
 //!   [`cost_model`];
+//! * [`element`]: the operands' element types (`half::bf16`, `float8`'s
+//!   E4M3, and their raw bits `u16`/`u8`);
+//! * [`matrix`]: matrix views (leading dimension, layout, batch) over
+//!   cudarc buffers or raw device pointers;
+//! * the GEMMs over views: [`matmul_bf16`], [`matmul_fp8_blockwise`],
+//!   [`GemmPlan::from_views`], [`fp8::Fp8GemmPlan::from_views`] (strided,
+//!   batched, row- or column-major where the kernels allow);
 //! * [`fp8`]: the blockwise-scaled FP8 GEMM (sm_90a);
 //! * [`block_scaled`]: the MXFP8/NVFP4 block-scaled GEMM (sm_100a);
 //! * stream-K workspaces shared by the sm_90a plans.
@@ -15,13 +22,18 @@
 pub mod bf16;
 pub mod block_scaled;
 pub mod cost_model;
+pub mod element;
 pub mod fp8;
 mod heuristic;
+pub mod matrix;
+mod operand;
 mod stream_k;
+pub mod views;
 
 pub use crate::error::gemm::{Fp8ShapeError, GemmError, GemmShapeError};
 pub use bf16::*;
 pub use heuristic::{STREAM_K_MIN_SEGMENT, STREAM_K_MIN_WAVES, stream_k_pays};
+pub use views::{BF16_LAYOUT_RULE, FP8_LAYOUT_RULE, Scales, matmul_bf16, matmul_fp8_blockwise};
 
 /// Whether the byte ranges `[a, a + a_bytes)` and `[b, b + b_bytes)` meet.
 pub(crate) fn ranges_overlap(a: u64, a_bytes: u64, b: u64, b_bytes: u64) -> bool {

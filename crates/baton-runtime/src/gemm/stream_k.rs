@@ -19,8 +19,18 @@ pub(crate) const DEFAULT_EXTRA_WAVES: u32 = 1;
 /// A plan's stream-K workspace: per CTA one `BM × BN` fp32 slot (two
 /// consumer-warpgroup halves) and two flags (zeroed once, never cleared),
 /// and the epoch of the last launch.
+///
+/// Split-K is the same schedule on a smaller grid
+/// ([`split_k`](Self::split_k)): with `units` work units and exactly
+/// `units · splits` workers, `StreamKSchedule` puts every unit in the
+/// stream-K region and cuts its K blocks into `splits` contiguous ranges
+/// (±1 K block). Each unit's finalizer adds its contributors' partials in
+/// worker order, so the sum's order, and so its bits, are the same on
+/// every launch.
 pub(crate) struct StreamKWorkspace {
     min_segment: u32,
+    /// Workers per unit when launched as split-K ([`split_k`](Self::split_k)).
+    splits: Option<u32>,
     /// Full waves added to the stream-K region
     /// (`StreamKSchedule::with_extra_waves`).
     extra_waves: Cell<u32>,
@@ -31,6 +41,29 @@ pub(crate) struct StreamKWorkspace {
     epoch: Cell<u32>,
     _partials: CudaSlice<f32>,
     _flags: CudaSlice<u32>,
+}
+
+/// Whether `splits` workers per unit can run `units` units of `k_blocks`
+/// K blocks on `slots` resident workers: `1 ≤ splits ≤ min(slots / units,
+/// k_blocks)`, else [`GemmError::SplitKCount`] naming the bound.
+///
+/// ```ignore
+/// assert!(check_split_k(8, 16, 512, 132).is_ok());
+/// assert!(check_split_k(9, 16, 512, 132).is_err()); // 144 workers > 132
+/// ```
+pub(crate) fn check_split_k(splits: u32, units: u32, k_blocks: u32, slots: u32) -> Result<()> {
+    let max = (slots / units.max(1)).min(k_blocks);
+    if splits == 0 || splits > max {
+        return Err(GemmError::SplitKCount {
+            splits,
+            units,
+            slots,
+            k_blocks,
+            max,
+        }
+        .into());
+    }
+    Ok(())
 }
 
 impl StreamKWorkspace {
@@ -54,6 +87,7 @@ impl StreamKWorkspace {
         let (partials_ptr, flags_ptr) = (partials.device_ptr(stream).0, flags.device_ptr(stream).0);
         Ok(Self {
             min_segment,
+            splits: None,
             extra_waves: Cell::new(DEFAULT_EXTRA_WAVES),
             grid,
             partials_ptr,
@@ -62,6 +96,33 @@ impl StreamKWorkspace {
             _partials: partials,
             _flags: flags,
         })
+    }
+
+    /// A split-K workspace: `units` work units of `k_blocks` K blocks, each
+    /// split across `splits` workers of `cluster` CTAs (`units · splits`
+    /// workers, at most `slots`, all resident: a finalizer waits for its
+    /// contributors), `tile_floats` (BM × BN) fp32 per CTA. The stream-K
+    /// schedule runs with segments ≥ 1 K block and no extra waves.
+    ///
+    /// Errors: [`GemmError::SplitKCount`] unless `1 ≤ splits ≤ min(slots /
+    /// units, k_blocks)` (callers give 1 no workspace: every unit whole).
+    pub(crate) fn split_k(
+        gpu: &Gpu,
+        splits: u32,
+        (units, k_blocks, slots): (u32, u32, u32),
+        cluster: u32,
+        tile_floats: u32,
+    ) -> Result<Self> {
+        check_split_k(splits, units, k_blocks, slots)?;
+        let mut w = Self::new(gpu, 1, units * splits * cluster, tile_floats)?;
+        w.extra_waves.set(0);
+        w.splits = Some(splits);
+        Ok(w)
+    }
+
+    /// Workers per unit, when this is a split-K workspace.
+    pub(crate) fn splits(&self) -> Option<u32> {
+        self.splits
     }
 
     /// Minimum segment, K blocks.
@@ -111,6 +172,27 @@ impl StreamKWorkspace {
                 }
             }
             None => StreamKParams::OFF,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 16 units on 132 workers: up to 8 splits (128 workers); 9 would need
+    /// 144. 2 K blocks cap the split at 2; 0 is never allowed.
+    #[test]
+    fn split_k_counts_by_hand() {
+        assert!(check_split_k(8, 16, 512, 132).is_ok());
+        assert!(check_split_k(1, 16, 512, 132).is_ok());
+        for (splits, k_blocks, max) in [(9, 512, 8), (3, 2, 2), (0, 512, 8)] {
+            match check_split_k(splits, 16, k_blocks, 132) {
+                Err(crate::Error::Gemm(GemmError::SplitKCount { max: m, .. })) => {
+                    assert_eq!(m, max)
+                }
+                other => panic!("{splits} splits of {k_blocks}: {other:?}"),
+            }
         }
     }
 }

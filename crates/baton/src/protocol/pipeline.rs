@@ -339,6 +339,36 @@ impl<'a, const STAGES: usize> ProducerConsumerPipeline<'a, STAGES> {
         self.consumer.step();
     }
 
+    /// Advances the consumer `n` stages **without waiting or arriving**:
+    /// the stages another consumer group takes. A ping-pong kernel's
+    /// warpgroup skips the K blocks of the other warpgroup's tiles (CUTLASS:
+    /// `pipe_consumer_state.advance(k_tiles)`).
+    ///
+    /// Contract: every stage is consumed (waited for and released) by
+    /// exactly one group, and the `empty` count counts the arrivals of that
+    /// one group only; the skipping group owes the stage nothing. Its own
+    /// next wait stays within one phase of the barrier: the producer cannot
+    /// refill a stage this group will consume before this group released it.
+    ///
+    /// ```
+    /// # use baton::pipeline::*;
+    /// # use baton::smem::SharedRef;
+    /// let bars = PipelineBarriers::<2>::new();
+    /// let mut group0 = ProducerConsumerPipeline::new(SharedRef::from_ref(&bars), c"doc");
+    /// let mut group1 = ProducerConsumerPipeline::new(SharedRef::from_ref(&bars), c"doc");
+    /// group0.init_barriers(1, 1);
+    /// group0.acquire_producer().release(); // item 0
+    /// group0.acquire_producer().release(); // item 1
+    /// group0.acquire_consumer().release(); // group 0 takes item 0
+    /// group1.consumer_skip(1);             // group 1 skips it, takes item 1
+    /// assert_eq!(group1.consumer_stage(), 1);
+    /// group1.acquire_consumer().release();
+    /// ```
+    #[inline(always)]
+    pub fn consumer_skip(&mut self, n: u32) {
+        self.consumer.advance(n);
+    }
+
     /// Producer: wait for a free stage, arrive on its `full` barrier, step.
     #[inline(always)]
     pub fn producer_signal_and_step(&mut self) {

@@ -84,11 +84,25 @@ impl<const STAGES: usize> PipelineState<STAGES> {
         }
     }
 
-    /// Advances `n` stages (the producer tail uses `STAGES`).
+    /// Advances `n` stages (the producer tail uses `STAGES`; a ping-pong
+    /// consumer skips the other group's K blocks): the same as `n` calls of
+    /// [`step`](Self::step), in constant time.
+    ///
+    /// ```
+    /// use baton::protocol::state::PipelineState;
+    /// let mut s = PipelineState::<3>::consumer_start();
+    /// s.advance(7); // two wraps and one stage
+    /// assert_eq!((s.index(), s.phase()), (1, 0));
+    /// s.advance(2); // one more wrap
+    /// assert_eq!((s.index(), s.phase()), (0, 1));
+    /// ```
     #[inline(always)]
     pub fn advance(&mut self, n: u32) {
-        for _ in 0..n {
-            self.step();
-        }
+        // `n < 2^31` in every use (K blocks of a tile); the sum stays in u32
+        // because `index < STAGES <= 1024`.
+        let total = self.index + n;
+        let wraps = total / STAGES as u32;
+        self.index = total % STAGES as u32;
+        self.phase ^= wraps & 1;
     }
 }

@@ -520,6 +520,45 @@ mod tests {
         assert_eq!(s.sk_workers(), 2);
     }
 
+    /// Split-K as the runtime launches it (`set_split_k`): exactly `units ·
+    /// splits` workers, segments ≥ 1 K block, no extra waves. Every unit is
+    /// stream-K; with `splits` dividing the K blocks, worker `j` computes
+    /// K blocks `(j mod splits) · K/splits ..` of unit `j / splits` alone, and
+    /// unit `u`'s finalizer (worker `u · splits`) adds workers
+    /// `u · splits + 1 ..= u · splits + splits − 1` in that order. Uneven
+    /// splits still cover every K block once (`check_waves`).
+    #[test]
+    fn units_times_splits_workers_is_split_k() {
+        for (units, k_blocks, splits) in [
+            (16, 512, 8),
+            (16, 256, 7),
+            (64, 64, 2),
+            (3, 10, 3),
+            (5, 7, 2),
+        ] {
+            let workers = units * splits;
+            check_waves(units, k_blocks, workers, 1, 0);
+            let s = StreamKSchedule::with_extra_waves(units, k_blocks, workers, 1, 0);
+            assert_eq!((s.dp_units(), s.sk_workers()), (0, workers));
+            if k_blocks % splits != 0 {
+                continue;
+            }
+            let per = k_blocks / splits;
+            for j in 0..workers {
+                let segs: Vec<Segment> = s.segments(j).collect();
+                assert_eq!(segs.len(), 1, "worker {j}");
+                let g = segs[0];
+                assert_eq!(
+                    (g.unit, g.k_begin, g.len()),
+                    (j / splits, (j % splits) * per, per)
+                );
+            }
+            for u in 0..units {
+                assert_eq!(s.contributors(u), (u * splits + 1, u * splits + splits - 1));
+            }
+        }
+    }
+
     #[test]
     fn raster_is_a_bijection() {
         for (m, n, g) in [(5, 7, 2), (8, 8, 8), (3, 1, 4), (1, 9, 1), (17, 5, 8)] {

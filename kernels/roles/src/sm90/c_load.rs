@@ -98,4 +98,55 @@ impl<T, const ROWS: usize, const COLS: usize, const RING: usize, const CLUSTER_M
         epi0.drain();
         epi1.drain();
     }
+
+    /// Runs the role for a ping-pong kernel: segment `i` belongs to
+    /// consumer warpgroup `i mod 2`, which stores the whole tile — rows
+    /// `0..ROWS` then `ROWS..2·ROWS`, `subtiles` sub-tiles each, in the
+    /// order of its two [`StoreEpilogue::store`](super::epilogue::StoreEpilogue::store)
+    /// calls — so all of a tile's C goes to that warpgroup's pipeline.
+    /// Same per-stage protocol as [`run`](Self::run); the warpgroups'
+    /// epilogues take turns in segment order, which is the order of the
+    /// loads, so neither ring waits on the other. Stream-K must be off
+    /// (every segment a whole unit).
+    ///
+    /// # Safety
+    /// As [`run`](Self::run).
+    ///
+    /// ```ignore
+    /// unsafe { c_load.run_pingpong() };
+    /// ```
+    #[inline(always)]
+    pub unsafe fn run_pingpong(self) {
+        let [mut epi0, mut epi1] = self.pipes;
+        let (tiles, map_c) = (self.tiles, self.map_c);
+        let load_c = |pipe: &mut EpiLoadPipeline<'_, RING>, w: usize, col: i32, row: i32| {
+            let stage = pipe.produce_explicit();
+            stage.arrive_expect_tx(Tile::<T, ROWS, COLS>::BYTES);
+            // SAFETY: C map per the contract; the stage is ours.
+            unsafe {
+                load_2d(
+                    map_c,
+                    tiles.at(w).at(stage.index() as usize),
+                    stage.mbar(),
+                    col,
+                    row,
+                )
+            };
+        };
+        let mut w = 0usize;
+        for seg in self.work.segments() {
+            let (tm, tn) = self.work.tile_of(seg.unit);
+            let pipe = if w == 0 { &mut epi0 } else { &mut epi1 };
+            for half in 0..2u32 {
+                let row = (tm * self.tile_m + half * ROWS as u32) as i32;
+                for j in 0..self.subtiles {
+                    let col = (tn * self.tile_n) as i32 + (j as usize * COLS) as i32;
+                    load_c(pipe, w, col, row);
+                }
+            }
+            w ^= 1;
+        }
+        epi0.drain();
+        epi1.drain();
+    }
 }

@@ -1,4 +1,6 @@
-//! The BF16 `wgmma` main loop of a Hopper GEMM consumer warpgroup: per K
+//! The BF16 `wgmma` main loops of a Hopper GEMM consumer warpgroup
+//! (cooperative: 64 rows of a tile; ping-pong: a whole 128-row tile, see
+//! [`bf16_pingpong_mainloop`]). Cooperative, per K
 //! block (64) of a segment, 4 × `wgmma.m64nNk16` into the warpgroup's
 //! register accumulators, the stage released once `wait_group<1>` retired
 //! the MMAs that read it.
@@ -146,6 +148,105 @@ pub fn bf16_mainloop<
         release_stage::<CLUSTER_M>(pending, signaller);
         pending = stage.defer_release();
     }
+    wgmma::wait_group::<0>();
+    release_stage::<CLUSTER_M>(pending, signaller);
+}
+
+/// Issues the 8 `wgmma`s of one K block (64) for a warpgroup that owns a
+/// whole 128-row tile (the ping-pong schedule): per K step of 16, rows
+/// 0..64 into `top` (A descriptor `da_top`) and rows 64..128 into `bottom`
+/// (`da_bottom`), both against the same B (`db`); fence first, one commit
+/// group for all 8. `accumulate == false` starts the tile.
+///
+/// ```ignore
+/// mma_k_block_128::<Bf16N128, 64>(&mut top, &mut bottom, top_descs.at(s), bottom_descs.at(s).0, false);
+/// ```
+#[inline(always)]
+pub fn mma_k_block_128<M: Bf16Mma<ACC>, const ACC: usize>(
+    top: &mut [f32; ACC],
+    bottom: &mut [f32; ACC],
+    (da_top, db): (SplitDescriptor, SplitDescriptor),
+    da_bottom: SplitDescriptor,
+    accumulate: bool,
+) {
+    wgmma::fence();
+    baton::unroll!(KK in [0, 1, 2, 3] {
+        // SAFETY: the stage is loaded (waited) and stays unreleased until
+        // wait_group retires these MMAs; the accumulators are not touched
+        // meanwhile.
+        unsafe {
+            M::mma(top, da_top.advance(KK * 32).join(), db.advance(KK * 32).join(), accumulate || KK > 0);
+            M::mma(bottom, da_bottom.advance(KK * 32).join(), db.advance(KK * 32).join(), accumulate || KK > 0);
+        }
+    });
+    wgmma::commit_group();
+}
+
+/// The ping-pong main loop of one tile of `k_blocks ≥ 1` K blocks, for a
+/// warpgroup that owns the whole 128-row tile: rows 0..64 accumulate into
+/// `top`, rows 64..128 into `bottom` (both overwritten).
+///
+/// Protocol contract (`InputTilePipeline`, consumer side, one consuming
+/// warpgroup per stage): per K block it waits on the stage's `full`
+/// barrier, issues its 8 MMAs, and releases the previous K block's stage
+/// once `wgmma.wait_group<1>` retired the MMAs that read it — one arrival
+/// (by `signaller`) on the `empty` barrier of every CTA of the cluster
+/// ([`release_stage`]). It returns with the **last K block's MMAs still in
+/// flight** and that stage still owed: the caller hands the tensor cores to
+/// the other warpgroup first (its main-loop turn ends when the last MMAs
+/// are issued, as in CUTLASS's ping-pong), then calls
+/// [`finish_pingpong_mainloop`].
+///
+/// ```ignore
+/// let pending = bf16_pingpong_mainloop::<Bf16N128, _, 64, STAGES, 1>(&mut consumer, top_descs, bottom_descs, k_blocks, &mut top, &mut bottom, tid == 0);
+/// order.arrive(); // main-loop turn over
+/// finish_pingpong_mainloop::<1>(pending, tid == 0);
+/// ```
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn bf16_pingpong_mainloop<
+    'a,
+    M: Bf16Mma<ACC>,
+    P: TilePayload,
+    const ACC: usize,
+    const STAGES: usize,
+    const CLUSTER_M: u32,
+>(
+    consumer: &mut InputConsumer<'a, P, STAGES>,
+    top_descs: StageDescriptors,
+    bottom_descs: StageDescriptors,
+    k_blocks: u32,
+    top: &mut [f32; ACC],
+    bottom: &mut [f32; ACC],
+    signaller: bool,
+) -> PendingRelease<'a> {
+    let stage = consumer.acquire_stage();
+    let s = stage.index();
+    mma_k_block_128::<M, ACC>(top, bottom, top_descs.at(s), bottom_descs.at(s).0, false);
+    let mut pending: PendingRelease<'a> = stage.defer_release();
+    for _ in 1..k_blocks {
+        let stage = consumer.acquire_stage();
+        let s = stage.index();
+        mma_k_block_128::<M, ACC>(top, bottom, top_descs.at(s), bottom_descs.at(s).0, true);
+        wgmma::wait_group::<1>();
+        release_stage::<CLUSTER_M>(pending, signaller);
+        pending = stage.defer_release();
+    }
+    pending
+}
+
+/// Ends a [`bf16_pingpong_mainloop`]: waits for its last MMAs
+/// (`wgmma.wait_group<0>`) and releases their stage. Afterwards the
+/// accumulators hold the tile's sum.
+///
+/// ```ignore
+/// finish_pingpong_mainloop::<CLUSTER_M>(pending, tid == 0);
+/// ```
+#[inline(always)]
+pub fn finish_pingpong_mainloop<const CLUSTER_M: u32>(
+    pending: PendingRelease<'_>,
+    signaller: bool,
+) {
     wgmma::wait_group::<0>();
     release_stage::<CLUSTER_M>(pending, signaller);
 }

@@ -9,7 +9,8 @@ use baton::protocol::stream_k::FixupFlags;
 /// `baton::protocol::stream_k`): one partial-accumulator slot and one flag
 /// per consumer warpgroup of every CTA, and the launch's epoch.
 ///
-/// Slot `s` holds a warpgroup's `128 × ACC` fp32 accumulators, thread-major
+/// Slot `s` holds a warpgroup's `128 × ACC` fp32 accumulators (`PARTS` of
+/// them one after the other for two-wave tiles), thread-major
 /// in 16-byte chunks: chunk `i` of thread `tid` at float `(i·128 + tid)·4`,
 /// so each `st.global.v4` of the warpgroup writes 2 KiB contiguously.
 /// Contributor and finalizer run the same kernel, so their register layouts
@@ -95,18 +96,48 @@ impl StreamKFixup {
         bar: u32,
         acc: &[f32; ACC],
     ) {
-        let base = self.slot_ptr::<ACC>(slot);
-        baton::unroll!(I in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] {
-            if (I as usize) < ACC / 4 {
-                let i = 4 * I as usize;
-                // SAFETY: inside this slot (chunk I of thread tid < 128).
-                unsafe {
-                    st_global_v4_f32(
-                        base.add((I * 128 + tid) as usize * 4),
-                        [acc[i], acc[i + 1], acc[i + 2], acc[i + 3]],
-                    )
-                };
-            }
+        // SAFETY: forwarded.
+        unsafe { self.publish_parts::<ACC, 1>(slot, tid, bar, [acc]) }
+    }
+
+    /// [`publish`](Self::publish) of a warpgroup whose accumulators are
+    /// `PARTS` arrays of `ACC` (the two waves of a two-wave tile): part `p`
+    /// goes to floats `p · 128 · ACC ..` of a slot of `PARTS · 128 · ACC`.
+    ///
+    /// # Safety
+    /// As [`publish`](Self::publish), with `partials` sized for slots of
+    /// `PARTS · 128 · ACC` floats.
+    ///
+    /// ```ignore
+    /// unsafe { fixup.publish_parts::<64, 2>(slot, tid, 1 + wg, [&acc, &acc_hi]) };
+    /// ```
+    #[inline(always)]
+    pub unsafe fn publish_parts<const ACC: usize, const PARTS: usize>(
+        &self,
+        slot: u32,
+        tid: u32,
+        bar: u32,
+        accs: [&[f32; ACC]; PARTS],
+    ) {
+        let base = self.slot_ptr::<ACC, PARTS>(slot);
+        baton::unroll!(P in [0, 1] {
+          if (P as usize) < PARTS {
+            let acc = accs[P as usize];
+            let part = base.wrapping_add(P as usize * 128 * ACC);
+            baton::unroll!(I in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] {
+                if (I as usize) < ACC / 4 {
+                    let i = 4 * I as usize;
+                    // SAFETY: inside this slot (part P, chunk I of thread
+                    // tid < 128).
+                    unsafe {
+                        st_global_v4_f32(
+                            part.add((I * 128 + tid) as usize * 4),
+                            [acc[i], acc[i + 1], acc[i + 2], acc[i + 3]],
+                        )
+                    };
+                }
+            });
+          }
         });
         named_barrier_sync(bar, 128);
         if tid == 0 {
@@ -135,30 +166,60 @@ impl StreamKFixup {
         bar: u32,
         acc: &mut [f32; ACC],
     ) {
+        // SAFETY: forwarded.
+        unsafe { self.accumulate_parts::<ACC, 1>(slot, tid, bar, [acc]) }
+    }
+
+    /// [`accumulate`](Self::accumulate) into `PARTS` accumulator arrays
+    /// (the layout of [`publish_parts`](Self::publish_parts)).
+    ///
+    /// # Safety
+    /// As [`accumulate`](Self::accumulate), with slots of
+    /// `PARTS · 128 · ACC` floats.
+    ///
+    /// ```ignore
+    /// unsafe { fixup.accumulate_parts::<64, 2>(slot, tid, 1 + wg, [&mut acc, &mut acc_hi]) };
+    /// ```
+    #[inline(always)]
+    pub unsafe fn accumulate_parts<const ACC: usize, const PARTS: usize>(
+        &self,
+        slot: u32,
+        tid: u32,
+        bar: u32,
+        accs: [&mut [f32; ACC]; PARTS],
+    ) {
         if tid == 0 {
             // SAFETY: slot < slots (caller).
             unsafe { self.flag(slot) }.wait(0, self.epoch);
         }
         named_barrier_sync(bar, 128);
-        let base = self.slot_ptr::<ACC>(slot);
-        baton::unroll!(I in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] {
-            if (I as usize) < ACC / 4 {
-                let i = 4 * I as usize;
-                // SAFETY: inside the slot; published (acquire) and ordered
-                // before every thread by the barrier.
-                let v = unsafe { ld_global_v4_f32(base.add((I * 128 + tid) as usize * 4)) };
-                acc[i] += v[0];
-                acc[i + 1] += v[1];
-                acc[i + 2] += v[2];
-                acc[i + 3] += v[3];
-            }
+        let base = self.slot_ptr::<ACC, PARTS>(slot);
+        let mut accs = accs;
+        baton::unroll!(P in [0, 1] {
+          if (P as usize) < PARTS {
+            let acc = &mut *accs[P as usize];
+            let part = base.wrapping_add(P as usize * 128 * ACC);
+            baton::unroll!(I in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] {
+                if (I as usize) < ACC / 4 {
+                    let i = 4 * I as usize;
+                    // SAFETY: inside the slot; published (acquire) and
+                    // ordered before every thread by the barrier.
+                    let v = unsafe { ld_global_v4_f32(part.add((I * 128 + tid) as usize * 4)) };
+                    acc[i] += v[0];
+                    acc[i + 1] += v[1];
+                    acc[i + 2] += v[2];
+                    acc[i + 3] += v[3];
+                }
+            });
+          }
         });
     }
 
     #[inline(always)]
-    fn slot_ptr<const ACC: usize>(&self, slot: u32) -> *mut f32 {
-        const { assert!(ACC % 4 == 0 && ACC <= 128) };
-        self.partials.wrapping_add(slot as usize * 128 * ACC)
+    fn slot_ptr<const ACC: usize, const PARTS: usize>(&self, slot: u32) -> *mut f32 {
+        const { assert!(ACC % 4 == 0 && ACC <= 128 && PARTS >= 1 && PARTS <= 2) };
+        self.partials
+            .wrapping_add(slot as usize * 128 * ACC * PARTS)
     }
 }
 
@@ -191,12 +252,17 @@ impl StreamKFixup {
 #[macro_export]
 macro_rules! stream_k_fixup {
     ($fixup:expr, $sched:expr, $seg:expr, $cluster_m:expr, $rank:expr, $wg:expr, $tid:expr, $acc:expr, $acc_len:expr) => {
+        $crate::stream_k_fixup!(@parts $fixup, $sched, $seg, $cluster_m, $rank, $wg, $tid, [$acc], $acc_len, 1);
+    };
+    // A warpgroup with `$parts` accumulator arrays (two-wave tiles: both
+    // waves' accumulators, in slots of `$parts · 128 · $acc_len` floats).
+    (@parts $fixup:expr, $sched:expr, $seg:expr, $cluster_m:expr, $rank:expr, $wg:expr, $tid:expr, [$($acc:expr),+], $acc_len:expr, $parts:expr) => {
         let bar = 1 + $wg;
         if $seg.is_contributor() {
             let slot = $crate::sm90::stream_k::StreamKFixup::own_slot($wg);
             // SAFETY: all 128 threads; the slot is ours, published once per
             // launch (a worker has one contributor segment at most).
-            unsafe { $fixup.publish::<{ $acc_len }>(slot, $tid, bar, &$acc) };
+            unsafe { $fixup.publish_parts::<{ $acc_len }, { $parts }>(slot, $tid, bar, [$(&$acc),+]) };
             continue;
         }
         if !$seg.is_whole() {
@@ -205,7 +271,7 @@ macro_rules! stream_k_fixup {
                 let slot = (c * $cluster_m + $rank) * 2 + $wg;
                 // SAFETY: all 128 threads; worker c contributes to this unit
                 // in this launch (StreamKSchedule::contributors).
-                unsafe { $fixup.accumulate::<{ $acc_len }>(slot, $tid, bar, &mut $acc) };
+                unsafe { $fixup.accumulate_parts::<{ $acc_len }, { $parts }>(slot, $tid, bar, [$(&mut $acc),+]) };
             }
         }
     };

@@ -712,6 +712,39 @@ impl<'a, P: TilePayload, const STAGES: usize, const CTA_GROUP: u32>
         self.pipe.try_wait_producer()
     }
 
+    /// Skips `n` stages that another consumer group takes, without waiting
+    /// or releasing them ([`ProducerConsumerPipeline::consumer_skip`], whose
+    /// contract applies: each stage has exactly one consuming group, and the
+    /// `empty` count counts only its arrivals).
+    ///
+    /// ```
+    /// use baton::smem::SharedRef;
+    /// use baton::tile_pipeline::*;
+    ///
+    /// struct P;
+    /// impl TilePayload for P {
+    ///     type Stage = Tile<u8, 1, 16>;
+    ///     const TMA_BYTES: u32 = 16;
+    /// }
+    /// let storage = InputTileStorage::<P, 2>::new();
+    /// let pipe = InputTilePipeline::<P, 2>::new(SharedRef::from_ref(&storage), c"doc");
+    /// pipe.init(1);
+    /// let (mut producer, mut wg0, mut wg1) = (pipe.producer(), pipe.consumer(), pipe.consumer());
+    /// for _ in 0..2 {
+    ///     let s = producer.acquire();
+    ///     s.arrive_expect_tx();
+    ///     s.barrier().complete_tx(16);
+    /// }
+    /// drop(wg0.acquire()); // stage 0: warpgroup 0's tile
+    /// wg1.skip(1);
+    /// drop(wg1.acquire()); // stage 1: warpgroup 1's tile
+    /// producer.drain();
+    /// ```
+    #[inline(always)]
+    pub fn skip(&mut self, n: u32) {
+        self.pipe.consumer_skip(n);
+    }
+
     /// Current stage index.
     #[inline(always)]
     pub fn index(&self) -> u32 {

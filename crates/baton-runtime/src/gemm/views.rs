@@ -1,0 +1,590 @@
+//! The GEMMs over [matrix views](super::matrix): `D = alpha·A·B + beta·C`
+//! with A M×K, B K×N, C and D M×N, each with its own leading dimension,
+//! layout and batch stride, element types from [`super::element`].
+//!
+//! Layouts the Hopper kernels read (others are refused with
+//! [`MatrixError::LayoutNotSupported`], naming the rule):
+//!
+//! | GEMM | A | B | C, D |
+//! |---|---|---|---|
+//! | BF16 | row-major (K-major) | column-major (K-major: an N×K row-major buffer) | row- or column-major (both the same) |
+//! | FP8 blockwise | row-major | column-major | row-major, batch 1 |
+//!
+//! A column-major D is computed as `Dᵀ = Bᵀ·Aᵀ` by the same kernel, so it
+//! costs nothing. Batched BF16 GEMMs launch once per matrix (no allocation:
+//! each launch carries its tensor maps by value); an input with batch
+//! stride 0 is one matrix shared by every batch.
+//!
+//! Everything runs on the [`Gpu`]'s stream: make it with
+//! [`Gpu::from_stream`](crate::Gpu::from_stream) on yours. A stream owned
+//! by another library (PyTorch's current stream, a raw `CUstream`) is
+//! wrapped by cudarc's `CudaContext::wrap_borrowed_stream` (unsafe: the
+//! owner keeps it alive) on the [`Gpu::context`](crate::Gpu::context) of the
+//! same device. To capture plans in a CUDA graph, use a stream of your own:
+//! the context's legacy default stream cannot be captured.
+
+use super::bf16::{Bf16Operands, GemmPlan, validate};
+use super::element::{Bf16Storage, E4M3Storage, Element};
+use super::fp8::{self, Fp8GemmPlan, Fp8Operands};
+use super::matrix::{Layout, Matrix, MatrixDesc, MatrixError, MatrixMut};
+use super::operand::RowMajorOperand;
+use super::ranges_overlap;
+use crate::error::{Error, GemmError, Result};
+use crate::{Gpu, Kernels};
+use cudarc::driver::DevicePtr;
+use std::marker::PhantomData;
+
+/// What the Hopper BF16 kernel reads, for [`MatrixError::LayoutNotSupported`].
+pub const BF16_LAYOUT_RULE: &str = "the Hopper BF16 GEMM reads K-major operands: A row-major (M×K, K \
+     contiguous) and B column-major (K×N, K contiguous: an N×K row-major buffer); MN-major \
+     operands (wgmma's transpose bits) are not wired yet: transpose it first";
+
+/// What the Hopper FP8 kernels read, for [`MatrixError::LayoutNotSupported`].
+pub const FP8_LAYOUT_RULE: &str = "FP8 operands must be K-major on Hopper (wgmma reads e4m3 from \
+     shared memory K-major only): A row-major (M×K) and B column-major (K×N: an N×K row-major \
+     buffer)";
+
+/// A view in kernel form: row-major (a column-major view is its
+/// transpose, read row-major).
+fn row_major<T: Element>(address: u64, desc: &MatrixDesc) -> RowMajorOperand {
+    let d = match desc.layout {
+        Layout::RowMajor => *desc,
+        Layout::ColMajor => desc.transposed(),
+    };
+    RowMajorOperand {
+        address,
+        elem: T::TMA,
+        rows: d.rows as u64,
+        cols: d.cols as u64,
+        ld: d.ld as u64,
+        batch_stride: d.batch_stride as u64,
+    }
+}
+
+fn require_layout(
+    operand: &'static str,
+    desc: &MatrixDesc,
+    layout: Layout,
+    dtype: &'static str,
+    rule: &'static str,
+) -> Result<(), MatrixError> {
+    if desc.layout == layout {
+        Ok(())
+    } else {
+        Err(MatrixError::LayoutNotSupported {
+            operand,
+            layout: desc.layout,
+            dtype,
+            rule,
+        })
+    }
+}
+
+/// A M×K, B K×N, C and D M×N, all of D's batch.
+fn check_shapes(
+    a: &MatrixDesc,
+    b: &MatrixDesc,
+    c: Option<&MatrixDesc>,
+    d: &MatrixDesc,
+) -> Result<(), MatrixError> {
+    let mismatch = |what| MatrixError::ShapeMismatch {
+        what,
+        a: (a.rows, a.cols),
+        b: (b.rows, b.cols),
+        d: (d.rows, d.cols),
+    };
+    if a.cols != b.rows {
+        return Err(mismatch("A's columns differ from B's rows (K)"));
+    }
+    if a.rows != d.rows {
+        return Err(mismatch("A's rows differ from D's rows (M)"));
+    }
+    if b.cols != d.cols {
+        return Err(mismatch("B's columns differ from D's columns (N)"));
+    }
+    if let Some(c) = c
+        && (c.rows, c.cols) != (d.rows, d.cols)
+    {
+        return Err(mismatch("C's shape differs from D's (M×N)"));
+    }
+    for (operand, desc) in [("A", Some(a)), ("B", Some(b)), ("C", c)] {
+        if let Some(x) = desc
+            && x.batch != d.batch
+        {
+            return Err(MatrixError::BatchMismatch {
+                operand,
+                expected: d.batch,
+                got: x.batch,
+            });
+        }
+    }
+    Ok(())
+}
+
+impl<'a> GemmPlan<'a> {
+    /// The plan of `D = A·B` (scaled by `run`'s alpha, plus beta·C) over
+    /// views: checks every view under its name, the shapes (A M×K, B K×N,
+    /// C and D M×N), batches, layouts ([`BF16_LAYOUT_RULE`]; C and D the
+    /// same) and overlaps (D may be C itself, nothing else), then picks
+    /// the configuration as [`GemmPlan::new`] does (stream-K included).
+    /// [`run`](GemmPlan::run) launches once per batch.
+    ///
+    /// ```no_run
+    /// use baton_runtime::{Gpu, Variant};
+    /// use baton_runtime::gemm::GemmPlan;
+    /// use baton_runtime::gemm::element::bf16;
+    /// use baton_runtime::gemm::matrix::{Matrix, MatrixDesc, MatrixMut};
+    /// let gpu = Gpu::new(0)?;
+    /// let kernels = gpu.load_kernels(Variant::Release)?;
+    /// let (m, n, k) = (300, 200, 128);
+    /// let a = gpu.stream().alloc_zeros::<bf16>(m * k)?;
+    /// let w = gpu.stream().alloc_zeros::<bf16>(n * k)?; // N×K, as nn.Linear keeps it
+    /// let mut d = gpu.stream().alloc_zeros::<bf16>(m * n)?;
+    /// let plan = GemmPlan::from_views(
+    ///     &gpu,
+    ///     &kernels,
+    ///     Matrix::new(&a, MatrixDesc::row_major(m, k))?,
+    ///     Matrix::new(&w, MatrixDesc::col_major(k, n))?, // B = Wᵀ
+    ///     None,
+    ///     MatrixMut::new(&mut d, MatrixDesc::row_major(m, n))?,
+    /// )?;
+    /// plan.run(&gpu, 1.0, 0.0)?;
+    /// # Ok::<(), baton_runtime::Error>(())
+    /// ```
+    pub fn from_views<T: Bf16Storage>(
+        gpu: &Gpu,
+        kernels: &Kernels,
+        a: Matrix<'a, T>,
+        b: Matrix<'a, T>,
+        c: Option<Matrix<'a, T>>,
+        d: MatrixMut<'a, T>,
+    ) -> Result<Self> {
+        let (ops, mnk) = bf16_operands(&a, &b, c.as_ref(), &d)?;
+        Self::for_operands(gpu, kernels, None, ops, mnk)
+    }
+}
+
+/// The kernel operands and (M, N, K) of a BF16 GEMM over views.
+fn bf16_operands<T: Bf16Storage>(
+    a: &Matrix<'_, T>,
+    b: &Matrix<'_, T>,
+    c: Option<&Matrix<'_, T>>,
+    d: &MatrixMut<'_, T>,
+) -> Result<(Bf16Operands, (usize, usize, usize))> {
+    a.check_as("A")?;
+    b.check_as("B")?;
+    if let Some(c) = c {
+        c.check_as("C")?;
+    }
+    d.check_as("D")?;
+    let (ad, bd, dd) = (a.desc(), b.desc(), d.desc());
+    check_shapes(ad, bd, c.map(|c| c.desc()), dd)?;
+    require_layout("A", ad, Layout::RowMajor, "BF16", BF16_LAYOUT_RULE)?;
+    require_layout("B", bd, Layout::ColMajor, "BF16", BF16_LAYOUT_RULE)?;
+    if let Some(c) = c
+        && c.desc().layout != dd.layout
+    {
+        return Err(MatrixError::CLayoutDiffers {
+            c: c.desc().layout,
+            d: dd.layout,
+        }
+        .into());
+    }
+    if let Some(c) = c {
+        let (cs, cb) = c.byte_range();
+        let (ds, db) = d.byte_range();
+        let same = cs == ds && c.desc() == dd;
+        if !same && ranges_overlap(ds, db, cs, cb) {
+            return Err(GemmError::OutputOverlapsInput {
+                inputs: "C (unless C is exactly D, an in-place residual)",
+                may_alias_c: false,
+            }
+            .into());
+        }
+    }
+    let (m, n, k) = (dd.rows, dd.cols, ad.cols);
+    let a_op = row_major::<T>(a.address(), ad);
+    let b_op = row_major::<T>(b.address(), bd);
+    // A column-major C or D is read as its transpose (N×M row-major).
+    let c_op = c.map(|c| row_major::<T>(c.address(), c.desc()));
+    let d_op = row_major::<T>(d.address(), dd);
+    // A column-major D is Dᵀ = Bᵀ·Aᵀ: the kernel's A is B's buffer.
+    let (ops, mnk) = match dd.layout {
+        Layout::RowMajor => ((a_op, b_op), (m, n, k)),
+        Layout::ColMajor => ((b_op, a_op), (n, m, k)),
+    };
+    let (km, kn, kk) = mnk;
+    // The kernel's row rules (K and its N in 16-byte rows), on lengths
+    // that the views already checked.
+    validate(km, kn, kk, km * kk, kn * kk, None, km * kn, 0.0)?;
+    Ok((
+        Bf16Operands {
+            a: ops.0,
+            b: ops.1,
+            c: c_op,
+            d: d_op,
+            batch: dd.batch,
+        },
+        mnk,
+    ))
+}
+
+/// One-shot `D = alpha·A·B + beta·C` over BF16 views on the GPU's stream
+/// ([`GemmPlan::from_views`] then [`GemmPlan::run`]). `beta ≠ 0` needs C.
+///
+/// ```no_run
+/// use baton_runtime::{Gpu, Variant, gemm};
+/// use baton_runtime::gemm::element::bf16;
+/// use baton_runtime::gemm::matrix::{Matrix, MatrixDesc, MatrixMut};
+/// let gpu = Gpu::new(0)?;
+/// let kernels = gpu.load_kernels(Variant::Release)?;
+/// // 4 independent 128×256×64 products, B shared (batch stride 0).
+/// let a = gpu.stream().alloc_zeros::<bf16>(4 * 128 * 64)?;
+/// let b = gpu.stream().alloc_zeros::<bf16>(256 * 64)?;
+/// let mut d = gpu.stream().alloc_zeros::<bf16>(4 * 128 * 256)?;
+/// gemm::matmul_bf16(
+///     &gpu,
+///     &kernels,
+///     Matrix::new(&a, MatrixDesc::row_major(128, 64).with_batch(4, 128 * 64))?,
+///     Matrix::new(&b, MatrixDesc::col_major(64, 256).with_batch(4, 0))?,
+///     None,
+///     MatrixMut::new(&mut d, MatrixDesc::row_major(128, 256).with_batch(4, 128 * 256))?,
+///     1.0,
+///     0.0,
+/// )?;
+/// # Ok::<(), baton_runtime::Error>(())
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn matmul_bf16<T: Bf16Storage>(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    a: Matrix<'_, T>,
+    b: Matrix<'_, T>,
+    c: Option<Matrix<'_, T>>,
+    d: MatrixMut<'_, T>,
+    alpha: f32,
+    beta: f32,
+) -> Result<()> {
+    GemmPlan::from_views(gpu, kernels, a, b, c, d)?.run(gpu, alpha, beta)
+}
+
+/// Blockwise FP8 scales in device memory (f32, packed as
+/// [`fp8`](super::fp8) describes): a cudarc buffer or, for FFI, a raw
+/// pointer.
+#[derive(Clone, Copy, Debug)]
+pub struct Scales<'a> {
+    address: u64,
+    len: usize,
+    _data: PhantomData<&'a [f32]>,
+}
+
+impl<'a> Scales<'a> {
+    /// The scales in `data` (a `CudaSlice<f32>` or `CudaView<f32>`).
+    pub fn new<V: DevicePtr<f32>>(data: &'a V) -> Self {
+        let (address, _sync) = data.device_ptr(data.stream());
+        Self {
+            address,
+            len: data.len(),
+            _data: PhantomData,
+        }
+    }
+
+    /// `len` scales at device address `address`.
+    ///
+    /// # Safety
+    /// As [`Matrix::from_raw`]: readable device memory of the `Gpu`'s
+    /// context for all of `'a`, not written while GEMMs on it may run.
+    ///
+    /// ```
+    /// // SAFETY: never launched.
+    /// let s = unsafe { baton_runtime::gemm::Scales::from_raw(0x1000, 4) };
+    /// assert_eq!(s.len(), 4);
+    /// ```
+    pub unsafe fn from_raw(address: u64, len: usize) -> Self {
+        Self {
+            address,
+            len,
+            _data: PhantomData,
+        }
+    }
+
+    /// Scales in the buffer.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl<'a> Fp8GemmPlan<'a> {
+    /// The plan of the blockwise FP8 GEMM `D = (A ⊙ Sa)·(B ⊙ Sb)` over
+    /// views: A M×K row-major and B K×N column-major e4m3 with any leading
+    /// dimensions ([`FP8_LAYOUT_RULE`]), scales packed as in
+    /// [`fp8::validate`] (`a_scales` `[K/128, M]`, `b_scales`
+    /// `[⌈N/128⌉, K/128]`), D M×N row-major bf16; batch 1. Picks the kernel
+    /// as [`Fp8GemmPlan::new`] does.
+    ///
+    /// ```no_run
+    /// use baton_runtime::{Gpu, Variant};
+    /// use baton_runtime::gemm::{Scales, element::{bf16, E4M3}};
+    /// use baton_runtime::gemm::fp8::{Fp8GemmPlan, scale_lens};
+    /// use baton_runtime::gemm::matrix::{Matrix, MatrixDesc, MatrixMut};
+    /// let gpu = Gpu::new(0)?;
+    /// let kernels = gpu.load_kernels(Variant::Release)?;
+    /// let (m, n, k) = (256, 512, 1024);
+    /// let (sa_len, sb_len) = scale_lens(m, n, k);
+    /// let a = gpu.stream().alloc_zeros::<E4M3>(m * k)?;
+    /// let b = gpu.stream().alloc_zeros::<E4M3>(n * k)?;
+    /// let sa = gpu.stream().alloc_zeros::<f32>(sa_len)?;
+    /// let sb = gpu.stream().alloc_zeros::<f32>(sb_len)?;
+    /// let mut d = gpu.stream().alloc_zeros::<bf16>(m * n)?;
+    /// let plan = Fp8GemmPlan::from_views(
+    ///     &gpu,
+    ///     &kernels,
+    ///     Matrix::new(&a, MatrixDesc::row_major(m, k))?,
+    ///     Matrix::new(&b, MatrixDesc::col_major(k, n))?,
+    ///     Scales::new(&sa),
+    ///     Scales::new(&sb),
+    ///     MatrixMut::new(&mut d, MatrixDesc::row_major(m, n))?,
+    /// )?;
+    /// plan.run(&gpu)?;
+    /// # Ok::<(), baton_runtime::Error>(())
+    /// ```
+    pub fn from_views<E: E4M3Storage, D: Bf16Storage>(
+        gpu: &Gpu,
+        kernels: &Kernels,
+        a: Matrix<'a, E>,
+        b: Matrix<'a, E>,
+        a_scales: Scales<'a>,
+        b_scales: Scales<'a>,
+        d: MatrixMut<'a, D>,
+    ) -> Result<Self> {
+        a.check_as("A")?;
+        b.check_as("B")?;
+        d.check_as("D")?;
+        let (ad, bd, dd) = (a.desc(), b.desc(), d.desc());
+        check_shapes(ad, bd, None, dd)?;
+        require_layout("A", ad, Layout::RowMajor, "FP8 e4m3", FP8_LAYOUT_RULE)?;
+        require_layout("B", bd, Layout::ColMajor, "FP8 e4m3", FP8_LAYOUT_RULE)?;
+        require_layout(
+            "D",
+            dd,
+            Layout::RowMajor,
+            "FP8 e4m3",
+            "the blockwise FP8 GEMM writes D row-major (its scales are per row of A)",
+        )?;
+        if dd.batch != 1 {
+            return Err(MatrixError::NotSupported {
+                what: "batch > 1",
+                gemm: "blockwise FP8 GEMM",
+                allowed: "batch 1 (launch one plan per matrix)",
+            }
+            .into());
+        }
+        let (m, n, k) = (dd.rows, dd.cols, ad.cols);
+        // Lengths of A, B and D are the views' business; the scales' are
+        // checked here with the kernel's shape rules.
+        let (sa_len, sb_len) = fp8::scale_lens(m, n, k);
+        fp8::validate(m, n, k, m * k, n * k, a_scales.len, b_scales.len, m * n)
+            .map_err(Error::Fp8Shape)?;
+        debug_assert_eq!((a_scales.len, b_scales.len), (sa_len, sb_len));
+        let ops = Fp8Operands {
+            a: row_major::<E>(a.address(), ad),
+            b: row_major::<E>(b.address(), bd),
+            a_scales: a_scales.address,
+            b_scales: b_scales.address,
+            d: row_major::<D>(d.address(), dd),
+        };
+        let kernel = fp8::choose(m, n, k, gpu.sm_count());
+        Self::for_operands(gpu, kernels, kernel, ops, (m, n, k))
+    }
+}
+
+/// One-shot blockwise FP8 GEMM over views on the GPU's stream
+/// ([`Fp8GemmPlan::from_views`] then [`Fp8GemmPlan::run`]).
+///
+/// ```no_run
+/// # use baton_runtime::{Gpu, Variant, gemm::{self, Scales, element::{bf16, E4M3}}};
+/// # use baton_runtime::gemm::matrix::{Matrix, MatrixDesc, MatrixMut};
+/// # let gpu = Gpu::new(0)?;
+/// # let kernels = gpu.load_kernels(Variant::Release)?;
+/// # let (m, n, k) = (128, 256, 256);
+/// # let (sa_len, sb_len) = gemm::fp8::scale_lens(m, n, k);
+/// # let a = gpu.stream().alloc_zeros::<E4M3>(m * k)?;
+/// # let b = gpu.stream().alloc_zeros::<E4M3>(n * k)?;
+/// # let sa = gpu.stream().alloc_zeros::<f32>(sa_len)?;
+/// # let sb = gpu.stream().alloc_zeros::<f32>(sb_len)?;
+/// # let mut d = gpu.stream().alloc_zeros::<bf16>(m * n)?;
+/// gemm::matmul_fp8_blockwise(
+///     &gpu,
+///     &kernels,
+///     Matrix::new(&a, MatrixDesc::row_major(m, k))?,
+///     Matrix::new(&b, MatrixDesc::col_major(k, n))?,
+///     Scales::new(&sa),
+///     Scales::new(&sb),
+///     MatrixMut::new(&mut d, MatrixDesc::row_major(m, n))?,
+/// )?;
+/// # Ok::<(), baton_runtime::Error>(())
+/// ```
+pub fn matmul_fp8_blockwise<E: E4M3Storage, D: Bf16Storage>(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    a: Matrix<'_, E>,
+    b: Matrix<'_, E>,
+    a_scales: Scales<'_>,
+    b_scales: Scales<'_>,
+    d: MatrixMut<'_, D>,
+) -> Result<()> {
+    Fp8GemmPlan::from_views(gpu, kernels, a, b, a_scales, b_scales, d)?.run(gpu)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gemm::element::{E4M3, bf16};
+
+    const BASE: u64 = 0x7f00_0000_0000;
+
+    // SAFETY (all views below): never launched; views are plain data.
+    fn view<T: Element>(address: u64, desc: MatrixDesc) -> Matrix<'static, T> {
+        unsafe { Matrix::from_raw(address, desc.span().unwrap(), desc) }.unwrap()
+    }
+    fn view_mut<T: Element>(address: u64, desc: MatrixDesc) -> MatrixMut<'static, T> {
+        unsafe { MatrixMut::from_raw(address, desc.span().unwrap(), desc) }.unwrap()
+    }
+
+    const A_AT: u64 = BASE;
+    const B_AT: u64 = BASE + (1 << 24);
+    const C_AT: u64 = BASE + (2 << 24);
+    const D_AT: u64 = BASE + (3 << 24);
+
+    fn ops(
+        a: MatrixDesc,
+        b: MatrixDesc,
+        c: Option<MatrixDesc>,
+        d: MatrixDesc,
+    ) -> Result<(Bf16Operands, (usize, usize, usize))> {
+        let c = c.map(|c| view::<bf16>(C_AT, c));
+        bf16_operands(
+            &view::<bf16>(A_AT, a),
+            &view::<bf16>(B_AT, b),
+            c.as_ref(),
+            &view_mut::<bf16>(D_AT, d),
+        )
+    }
+
+    #[test]
+    fn row_major_d_maps_views_straight() {
+        let (m, n, k) = (100, 40, 72);
+        let (o, mnk) = ops(
+            MatrixDesc::row_major(m, k).with_ld(80),
+            MatrixDesc::col_major(k, n).with_ld(96),
+            Some(MatrixDesc::row_major(m, n).with_ld(48)),
+            MatrixDesc::row_major(m, n).with_ld(56).with_batch(1, 0),
+        )
+        .unwrap();
+        assert_eq!(mnk, (m, n, k));
+        assert_eq!((o.a.rows, o.a.cols, o.a.ld), (100, 72, 80));
+        assert_eq!(
+            (o.b.rows, o.b.cols, o.b.ld, o.b.address),
+            (40, 72, 96, B_AT)
+        );
+        assert_eq!(o.c.unwrap().ld, 48);
+        assert_eq!((o.d.rows, o.d.cols, o.d.ld), (100, 40, 56));
+    }
+
+    #[test]
+    fn column_major_d_swaps_a_and_b() {
+        let (m, n, k) = (24, 40, 64);
+        let (o, mnk) = ops(
+            MatrixDesc::row_major(m, k).with_batch(3, m * k),
+            MatrixDesc::col_major(k, n).with_batch(3, 0),
+            None,
+            MatrixDesc::col_major(m, n).with_batch(3, m * n),
+        )
+        .unwrap();
+        assert_eq!(mnk, (n, m, k));
+        assert_eq!((o.a.address, o.a.rows, o.a.batch_stride), (B_AT, 40, 0));
+        assert_eq!((o.b.address, o.b.rows), (A_AT, 24));
+        assert_eq!((o.d.rows, o.d.cols, o.d.ld, o.batch), (40, 24, 24, 3));
+    }
+
+    #[test]
+    fn refusals_name_the_rule() {
+        let (m, n, k) = (16, 16, 32);
+        let a = MatrixDesc::row_major(m, k);
+        let b = MatrixDesc::col_major(k, n);
+        let d = MatrixDesc::row_major(m, n);
+        let err = |r: Result<_>| match r {
+            Err(Error::Matrix(e)) => e,
+            Err(e) => panic!("not a matrix error: {e}"),
+            Ok(_) => panic!("accepted"),
+        };
+        let e = err(ops(MatrixDesc::col_major(m, k), b, None, d));
+        assert!(
+            matches!(e, MatrixError::LayoutNotSupported { operand: "A", .. }),
+            "{e}"
+        );
+        assert!(e.to_string().contains("not supported for BF16 yet"), "{e}");
+        let e = err(ops(a, MatrixDesc::row_major(k, n), None, d));
+        assert!(
+            matches!(
+                e,
+                MatrixError::LayoutNotSupported {
+                    operand: "B",
+                    layout: Layout::RowMajor,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e = err(ops(a, MatrixDesc::col_major(k + 8, n), None, d));
+        assert!(matches!(e, MatrixError::ShapeMismatch { .. }), "{e}");
+        let e = err(ops(a, b, None, MatrixDesc::row_major(m, n + 8)));
+        assert!(matches!(e, MatrixError::ShapeMismatch { .. }), "{e}");
+        let e = err(ops(a.with_batch(2, m * k), b, None, d));
+        assert_eq!(
+            e,
+            MatrixError::BatchMismatch {
+                operand: "A",
+                expected: 1,
+                got: 2
+            }
+        );
+        let e = err(ops(a, b, Some(MatrixDesc::col_major(m, n)), d));
+        assert_eq!(
+            e,
+            MatrixError::CLayoutDiffers {
+                c: Layout::ColMajor,
+                d: Layout::RowMajor
+            }
+        );
+    }
+
+    #[test]
+    fn d_may_be_c_but_not_overlap_it_otherwise() {
+        let d = MatrixDesc::row_major(16, 16);
+        let a = view::<bf16>(A_AT, MatrixDesc::row_major(16, 32));
+        let b = view::<bf16>(B_AT, MatrixDesc::col_major(32, 16));
+        let out = view_mut::<bf16>(D_AT, d);
+        let same_c = view::<bf16>(D_AT, d);
+        assert!(bf16_operands(&a, &b, Some(&same_c), &out).is_ok());
+        let shifted_c = view::<bf16>(D_AT + 32, d);
+        assert!(matches!(
+            bf16_operands(&a, &b, Some(&shifted_c), &out),
+            Err(Error::Gemm(GemmError::OutputOverlapsInput { .. }))
+        ));
+    }
+
+    #[test]
+    fn views_are_rechecked_under_their_gemm_names() {
+        // A view made as "A" but used as B names B.
+        let b = view::<bf16>(B_AT, MatrixDesc::col_major(32, 16));
+        assert_eq!(b.check_as("B"), Ok(()));
+        let e8 = view::<E4M3>(A_AT, MatrixDesc::row_major(16, 16));
+        assert_eq!(e8.desc().ld, 16);
+    }
+}

@@ -1,0 +1,473 @@
+//! The GEMM calls of the Python package on caller-owned device memory:
+//! validation (shape rules from `baton_runtime::gemm`, view rules from
+//! [`crate::view`]), the kernel choice of the Rust API's plans, the tensor
+//! maps encoded on the host (once per operand set: [`crate::map_cache`])
+//! and passed by value in the kernel parameters, and the launch on the
+//! caller's stream. Nothing here allocates device
+//! memory or synchronizes, so every call can be captured in a CUDA graph.
+//!
+//! The tensor maps and launch parameters follow `GemmPlan::with_config`
+//! and `Fp8GemmPlan::with_kernel` (same maps, boxes and order; the tile
+//! facts come from `GemmConfig` and `gemm::fp8`), except that operands may
+//! have a row stride and stream-K is not used.
+
+use crate::device::DeviceState;
+use crate::map_cache::MapKey;
+use crate::view::{MatrixView, ViewError};
+use baton::tensor_map::{ElemType, Swizzle};
+use baton_kernels_abi::gemm_params::{
+    GemmBf16Params, GemmFp8Params, StreamKParams, TensorMapParam,
+};
+use baton_runtime::cudarc::driver::sys;
+use baton_runtime::gemm::{self, DEFAULT_GROUP_M, Fp8ShapeError, GemmConfig, GemmShapeError, fp8};
+use baton_runtime::tensor_map;
+
+/// Why a call was refused or failed. The first three are the caller's
+/// (Python `ValueError`), the last the device's (`RuntimeError`).
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// A BF16 shape rule of `baton_runtime::gemm::validate`.
+    #[error(transparent)]
+    Shape(#[from] GemmShapeError),
+    /// An FP8 shape rule of `baton_runtime::gemm::fp8::validate`.
+    #[error(transparent)]
+    Fp8Shape(#[from] Fp8ShapeError),
+    /// A strided-view rule.
+    #[error(transparent)]
+    View(#[from] ViewError),
+    /// The device, driver or launch failed.
+    #[error("{0}")]
+    Device(String),
+}
+
+impl From<baton_runtime::Error> for CallError {
+    fn from(e: baton_runtime::Error) -> Self {
+        match e {
+            baton_runtime::Error::GemmShape(s) => CallError::Shape(s),
+            baton_runtime::Error::Fp8Shape(s) => CallError::Fp8Shape(s),
+            e => CallError::Device(e.to_string()),
+        }
+    }
+}
+
+impl From<crate::device::DeviceError> for CallError {
+    fn from(e: crate::device::DeviceError) -> Self {
+        CallError::Device(e.0)
+    }
+}
+
+/// A torch tensor of rank 2 as the Python side sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct Tensor2d {
+    /// `data_ptr()`.
+    pub ptr: u64,
+    /// `size(0), size(1)`.
+    pub sizes: [u64; 2],
+    /// `stride(0), stride(1)`, in elements.
+    pub strides: [i64; 2],
+}
+
+impl Tensor2d {
+    /// A view of the tensor (`transposed`: of its transpose), rows
+    /// contiguous. A dimension of size 1 has no stride that matters: a
+    /// single row gets the smallest 16-byte aligned row stride.
+    fn view(
+        &self,
+        operand: &'static str,
+        elem_bytes: u64,
+        transposed: bool,
+        what: &'static str,
+        hint: &'static str,
+    ) -> Result<MatrixView, ViewError> {
+        let (r, c) = if transposed { (1, 0) } else { (0, 1) };
+        let (rows, cols) = (self.sizes[r], self.sizes[c]);
+        if cols > 1 && self.strides[c] != 1 {
+            return Err(ViewError::NotRowMajor {
+                operand,
+                col_stride: self.strides[c],
+                what,
+                hint,
+            });
+        }
+        let ld = if rows <= 1 {
+            cols.next_multiple_of(crate::view::TMA_ALIGN / elem_bytes)
+        } else {
+            self.strides[r].max(0) as u64
+        };
+        let v = MatrixView {
+            ptr: self.ptr,
+            rows,
+            cols,
+            ld,
+            elem_bytes,
+        };
+        v.check_layout(operand)?;
+        Ok(v)
+    }
+}
+
+const K_MAJOR: &str = "K (K-major)";
+const A_HINT: &str = "; a is [M, K] with K contiguous: pass a.contiguous()";
+const B_HINT: &str = "; b is [N, K] with K contiguous, as torch.nn.functional.linear's weight (a @ b.T): pass b.contiguous(), not a transposed [K, N] view";
+
+/// A checked BF16 problem: `D = alpha·A·Bᵀ + beta·C`.
+#[derive(Clone, Copy, Debug)]
+pub struct Bf16Problem {
+    /// M, N, K.
+    pub mnk: (u64, u64, u64),
+    /// A `[M, K]`.
+    pub a: MatrixView,
+    /// B `[N, K]`.
+    pub b: MatrixView,
+    /// C `[M, N]`, optional.
+    pub c: Option<MatrixView>,
+    /// D `[M, N]`.
+    pub d: MatrixView,
+}
+
+fn same_shape(
+    operand: &'static str,
+    v: &MatrixView,
+    rows: u64,
+    cols: u64,
+) -> Result<(), ViewError> {
+    if (v.rows, v.cols) == (rows, cols) {
+        Ok(())
+    } else {
+        Err(ViewError::ShapeMismatch {
+            operand,
+            got: (v.rows, v.cols),
+            expected: (rows, cols),
+        })
+    }
+}
+
+/// Checks a BF16 call's shapes, dtypes aside (the Python side checks
+/// those): the runtime's shape rules, then the view rules. Addresses are
+/// not looked at (fake tensors have none): see [`check_addresses`].
+pub fn check_bf16(
+    a: &Tensor2d,
+    b: &Tensor2d,
+    c: Option<&Tensor2d>,
+    d: &Tensor2d,
+    beta: f32,
+) -> Result<Bf16Problem, CallError> {
+    let (m, k) = (a.sizes[0], a.sizes[1]);
+    let n = b.sizes[0];
+    let (mu, nu, ku) = (m as usize, n as usize, k as usize);
+    let c_len = c.map(|_| mu * nu);
+    gemm::validate(mu, nu, ku, mu * ku, nu * ku, c_len, mu * nu, beta)?;
+    let a = a.view("a", 2, false, K_MAJOR, A_HINT)?;
+    let b = b.view("b", 2, false, K_MAJOR, B_HINT)?;
+    same_shape("b", &b, n, k)?;
+    let row = "N (row-major)";
+    let c = match c {
+        Some(c) => {
+            let v = c.view("c", 2, false, row, "; pass c.contiguous()")?;
+            same_shape("c", &v, m, n)?;
+            Some(v)
+        }
+        None => None,
+    };
+    let d = d.view("out", 2, false, row, "")?;
+    same_shape("out", &d, m, n)?;
+    Ok(Bf16Problem {
+        mnk: (m, n, k),
+        a,
+        b,
+        c,
+        d,
+    })
+}
+
+/// The address rules: 16-byte aligned operands, an output that meets no
+/// input (C may be the output itself, for `D = alpha·A·Bᵀ + beta·D`).
+pub fn check_addresses(
+    inputs: &[(&'static str, &MatrixView)],
+    out: &MatrixView,
+) -> Result<(), ViewError> {
+    for (name, v) in inputs {
+        v.check(name)?;
+    }
+    out.check("out")?;
+    for (name, v) in inputs {
+        if *name != "c" && out.overlaps(v) {
+            return Err(ViewError::OutputOverlaps { operand: name });
+        }
+    }
+    Ok(())
+}
+
+/// The map of `view` with `box_rows × box_cols` boxes, as a kernel
+/// parameter (`tensor_map::encode_strided_matrix`: zero fill, 256-byte L2
+/// promotion, as the plans encode theirs).
+fn map(
+    view: &MatrixView,
+    dtype: ElemType,
+    box_rows: u32,
+    box_cols: u32,
+    swizzle: Swizzle,
+) -> Result<TensorMapParam, CallError> {
+    let m = tensor_map::encode_strided_matrix(
+        view.ptr, dtype, view.rows, view.cols, view.ld, box_rows, box_cols, swizzle,
+    )?;
+    Ok(TensorMapParam { bytes: m.0 })
+}
+
+/// The [`MapKey`] of a launch: `kind` (kernel and tile configuration),
+/// M, N, K, and the address and row stride of each mapped operand (their
+/// shapes follow from M, N, K).
+fn map_key(kind: u64, mnk: (u64, u64, u64), views: [&MatrixView; 4]) -> MapKey {
+    let mut key = [0u64; 16];
+    key[0] = kind;
+    (key[1], key[2], key[3]) = mnk;
+    for (i, v) in views.iter().enumerate() {
+        key[4 + 2 * i] = v.ptr;
+        key[5 + 2 * i] = v.ld;
+    }
+    key
+}
+
+/// Enqueues `D = alpha·A·Bᵀ + beta·C` on `stream` (a stream of the
+/// device's primary context, e.g. torch's current stream).
+///
+/// # Safety
+/// The views must name live device memory of the device's context that
+/// stays valid until the kernel has run, and `stream` must be a live
+/// stream of that context.
+pub unsafe fn gemm_bf16(
+    dev: &DeviceState,
+    stream: sys::CUstream,
+    p: &Bf16Problem,
+    alpha: f32,
+    beta: f32,
+) -> Result<(), CallError> {
+    if beta != 0.0 && p.c.is_none() {
+        return Err(GemmShapeError::MissingC.into());
+    }
+    let mut inputs = vec![("a", &p.a), ("b", &p.b)];
+    if let Some(c) = &p.c {
+        inputs.push(("c", c));
+    }
+    check_addresses(&inputs, &p.d)?;
+    let (m, n, k) = p.mnk;
+    let gpu = &dev.gpu;
+    let config = GemmConfig::choose_for(gpu.target(), m as usize, n as usize, k as usize, |c| {
+        dev.bf16_kernel(c).map_or(0, |(_, slots)| *slots)
+    });
+    let (kernel, slots) = dev.bf16_kernel(config)?;
+    let (bm, bn, bk) = config.tile();
+    let tail_rows = (m % bm as u64) as u32;
+    let tail_box = if tail_rows == 0 { bm } else { tail_rows };
+    let c = p.c.as_ref().unwrap_or(&p.d);
+    let e_rows = config.epilogue_rows();
+    // The driver encodes maps with the device's context current.
+    dev.context()
+        .bind_to_thread()
+        .map_err(|e| CallError::Device(e.to_string()))?;
+    let config_id = GemmConfig::ALL
+        .iter()
+        .position(|x| *x == config)
+        .unwrap_or(0) as u64;
+    let key = map_key(1 + config_id, p.mnk, [&p.a, &p.b, c, &p.d]);
+    let maps = *dev
+        .maps
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_encode(&key, || {
+            Ok::<_, CallError>([
+                map(&p.a, ElemType::BF16, bm, bk, Swizzle::B128)?,
+                map(
+                    &p.b,
+                    ElemType::BF16,
+                    bn / config.cluster_m(),
+                    bk,
+                    Swizzle::B128,
+                )?,
+                map(c, ElemType::BF16, e_rows, 32, Swizzle::B64)?,
+                map(&p.d, ElemType::BF16, e_rows, 32, Swizzle::B64)?,
+                // The last tile row's A when M mod BM ≠ 0 (a box of its rows).
+                map(&p.a, ElemType::BF16, tail_box, bk, Swizzle::B128)?,
+                TensorMapParam::UNUSED,
+            ])
+        })?;
+    let [tma_a, tma_b, tma_c, tma_d, tma_a_tail, _] = maps;
+    let params = GemmBf16Params {
+        tma_a,
+        tma_b,
+        tma_c,
+        tma_d,
+        tma_a_tail,
+        m: m as u32,
+        n: n as u32,
+        k: k as u32,
+        group_m: DEFAULT_GROUP_M,
+        alpha,
+        beta,
+        stream_k: StreamKParams::OFF,
+        tail_rows,
+    };
+    let units = (m as u32).div_ceil(bm).div_ceil(config.cluster_m()) * (n as u32).div_ceil(bn);
+    let grid = units.min(*slots) * config.cluster_m();
+    // SAFETY: the caller guarantees `stream` belongs to the device's
+    // context; wrapping does not take ownership.
+    let s = unsafe { dev.context().wrap_borrowed_stream(stream) };
+    // SAFETY: the maps (by value) name the checked views, live per the
+    // caller; stream-K is off.
+    unsafe { kernel.launch(&s, grid, &params) }?;
+    Ok(())
+}
+
+/// A checked blockwise FP8 problem (DeepSeek scales).
+#[derive(Clone, Copy, Debug)]
+pub struct Fp8Problem {
+    /// M, N, K.
+    pub mnk: (u64, u64, u64),
+    /// A `[M, K]` e4m3.
+    pub a: MatrixView,
+    /// B `[N, K]` e4m3.
+    pub b: MatrixView,
+    /// A scales as the kernel reads them: `[K/128, M]`, M contiguous.
+    pub sa: MatrixView,
+    /// B scales `[⌈N/128⌉, K/128]`, contiguous.
+    pub sb: MatrixView,
+    /// D `[M, N]` bf16.
+    pub d: MatrixView,
+}
+
+/// Checks a blockwise FP8 call's shapes (dtypes aside): the runtime's
+/// shape rules, then the view rules. `a_scales` is the torch tensor
+/// `[M, K/128]` with M contiguous (`stride(0) == 1`), `b_scales`
+/// `[⌈N/128⌉, K/128]` contiguous.
+pub fn check_fp8(
+    a: &Tensor2d,
+    sa: &Tensor2d,
+    b: &Tensor2d,
+    sb: &Tensor2d,
+    d: &Tensor2d,
+) -> Result<Fp8Problem, CallError> {
+    let (m, k) = (a.sizes[0], a.sizes[1]);
+    let n = b.sizes[0];
+    let (mu, nu, ku) = (m as usize, n as usize, k as usize);
+    let (sa_len, sb_len) = fp8::scale_lens(mu, nu, ku);
+    let kb = k / fp8::SCALE_BLOCK as u64;
+    let nb = n.div_ceil(fp8::SCALE_BLOCK as u64);
+    fp8::validate(mu, nu, ku, mu * ku, nu * ku, sa_len, sb_len, mu * nu)?;
+    let a = a.view("a", 1, false, K_MAJOR, A_HINT)?;
+    let b = b.view("b", 1, false, K_MAJOR, B_HINT)?;
+    same_shape("b", &b, n, k)?;
+    let sa_view = sa.view(
+        "a_scales",
+        4,
+        true,
+        "M (one fp32 scale per row of a and 128 of K, M-major: a_scales.stride(0) == 1)",
+        "; pass a_scales.t().contiguous().t(), or DeepGEMM's TMA-aligned column-major layout",
+    )?;
+    same_shape("a_scales (as [K/128, M])", &sa_view, kb, m)?;
+    let sb_view = sb.view(
+        "b_scales",
+        4,
+        false,
+        "K/128 (row-major)",
+        "; pass b_scales.contiguous()",
+    )?;
+    same_shape("b_scales", &sb_view, nb, kb)?;
+    if nb > 1 && sb_view.ld != kb {
+        return Err(ViewError::NotContiguous {
+            operand: "b_scales",
+            ld: sb_view.ld,
+            cols: kb,
+        }
+        .into());
+    }
+    let d = d.view("out", 2, false, "N (row-major)", "")?;
+    same_shape("out", &d, m, n)?;
+    Ok(Fp8Problem {
+        mnk: (m, n, k),
+        a,
+        b,
+        sa: sa_view,
+        sb: sb_view,
+        d,
+    })
+}
+
+/// Enqueues the blockwise FP8 GEMM `D = (A ⊙ Sa)·(B ⊙ Sb)ᵀ` on `stream`.
+///
+/// # Safety
+/// As [`gemm_bf16`].
+pub unsafe fn gemm_fp8_blockwise(
+    dev: &DeviceState,
+    stream: sys::CUstream,
+    p: &Fp8Problem,
+) -> Result<(), CallError> {
+    check_addresses(
+        &[
+            ("a", &p.a),
+            ("b", &p.b),
+            ("a_scales", &p.sa),
+            ("b_scales", &p.sb),
+        ],
+        &p.d,
+    )?;
+    let (m, n, k) = p.mnk;
+    let name = fp8::choose(m as usize, n as usize, k as usize, dev.gpu.sm_count());
+    let Some((bm, bn, _)) = fp8::tile_of(name) else {
+        unreachable!("fp8::choose picks among fp8::VARIANTS");
+    };
+    let cluster = fp8::cluster_of(name);
+    let (kernel, slots) = dev.fp8_kernel(name)?;
+    let tail_rows = (m % bm as u64) as u32;
+    let tail_box = if tail_rows == 0 { bm } else { tail_rows };
+    let bk = fp8::SCALE_BLOCK as u32;
+    dev.context()
+        .bind_to_thread()
+        .map_err(|e| CallError::Device(e.to_string()))?;
+    let kind = 100 + fp8::VARIANTS.iter().position(|v| *v == name).unwrap_or(0) as u64;
+    let key = map_key(kind, p.mnk, [&p.a, &p.b, &p.sa, &p.d]);
+    let maps = *dev
+        .maps
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_encode(&key, || {
+            Ok::<_, CallError>([
+                map(&p.a, ElemType::U8, bm, bk, Swizzle::B128)?,
+                // With clusters each CTA loads (and multicasts) half of B.
+                map(&p.b, ElemType::U8, bn / cluster, bk, Swizzle::B128)?,
+                map(&p.sa, ElemType::F32, 1, bm, Swizzle::None)?,
+                map(&p.d, ElemType::BF16, 64, 32, Swizzle::B64)?,
+                // The last tile row's A and A scales when M mod BM ≠ 0.
+                map(&p.a, ElemType::U8, tail_box, bk, Swizzle::B128)?,
+                map(
+                    &p.sa,
+                    ElemType::F32,
+                    1,
+                    tail_box.next_multiple_of(4),
+                    Swizzle::None,
+                )?,
+            ])
+        })?;
+    let [tma_a, tma_b, tma_sa, tma_d, tma_a_tail, tma_sa_tail] = maps;
+    let params = GemmFp8Params {
+        tma_a,
+        tma_b,
+        tma_sa,
+        tma_d,
+        tma_a_tail,
+        tma_sa_tail,
+        b_scales: p.sb.ptr as *const f32,
+        m: m as u32,
+        n: n as u32,
+        k: k as u32,
+        tail_rows,
+        stream_k: StreamKParams::OFF,
+    };
+    let units = (m as u32).div_ceil(bm).div_ceil(cluster) * (n as u32).div_ceil(bn);
+    let grid = units.min(*slots) * cluster;
+    // SAFETY: as in `gemm_bf16`.
+    let s = unsafe { dev.context().wrap_borrowed_stream(stream) };
+    // SAFETY: the maps and the B-scale pointer name the checked views
+    // (live per the caller); stream-K is off.
+    unsafe { kernel.launch(&s, grid, &params) }?;
+    Ok(())
+}

@@ -1,0 +1,299 @@
+"""On a Hopper GPU: results vs an fp32 reference of the same inputs (and
+torch's own GEMMs), strided views, torch's current stream, CUDA-graph
+capture and replay, torch.compile. Without one every test is SKIPPED
+(pytest -rs prints the reason)."""
+
+import pytest
+import torch
+
+import baton
+
+BF16, E4M3, F32 = torch.bfloat16, torch.float8_e4m3fn, torch.float32
+
+
+def _hopper_reason():
+    if not torch.cuda.is_available():
+        return "no CUDA device (torch.cuda.is_available() is False)"
+    cc = torch.cuda.get_device_capability()
+    if cc != (9, 0):
+        return f"needs a Hopper GPU (compute capability 9.0), found {cc}"
+    if not baton.ptx_info()[1]:
+        return f"this build embeds no PTX ({baton.ptx_info()[0]})"
+    return None
+
+
+REASON = _hopper_reason()
+pytestmark = pytest.mark.skipif(REASON is not None, reason=f"SKIPPED: {REASON}")
+
+
+def rel_err(out, ref):
+    assert out.shape == ref.shape
+    out = out.float()
+    assert torch.isfinite(out).all(), "non-finite output"
+    return ((out - ref).norm() / ref.norm()).item()
+
+
+def bf16_ref(a, b, c=None, alpha=1.0, beta=0.0):
+    ref = alpha * (a.float() @ b.float().T)
+    if c is not None:
+        ref += beta * c.float()
+    return ref
+
+
+@pytest.fixture(autouse=True)
+def _no_tf32():
+    torch.backends.cuda.matmul.allow_tf32 = False
+    yield
+
+
+@pytest.mark.parametrize("m,n,k", [(128, 256, 64), (200, 264, 520), (1, 8, 8), (4096, 4096, 1024), (77, 7168, 2048)])
+def test_gemm_matches_fp32_reference_and_torch(m, n, k):
+    torch.manual_seed(m * 7 + n + k)
+    a = torch.randn(m, k, device="cuda").to(BF16)
+    b = torch.randn(n, k, device="cuda").to(BF16)
+    out = baton.gemm(a, b)
+    torch.cuda.synchronize()
+    ref = bf16_ref(a, b)
+    assert rel_err(out, ref) < 4e-3
+    # torch's bf16 GEMM, same convention (F.linear): both round the fp32 sum to bf16.
+    assert rel_err(out, torch.nn.functional.linear(a, b).float()) < 8e-3
+
+
+def test_gemm_alpha_beta_strided_views():
+    torch.manual_seed(1)
+    m, n, k = 300, 136, 264
+    big_a = torch.randn(m + 5, k + 40, device="cuda").to(BF16)
+    a = big_a[3 : 3 + m, 16 : 16 + k]  # row stride k + 40, offset 16 elements (32 bytes)
+    big_b = torch.randn(n, k + 8, device="cuda").to(BF16)
+    b = big_b[:, 8:]  # row stride k + 8
+    big_c = torch.randn(m, n + 24, device="cuda").to(BF16)
+    c = big_c[:, 24:]
+    assert not a.is_contiguous() and not b.is_contiguous() and not c.is_contiguous()
+    out = baton.gemm(a, b, c, alpha=0.5, beta=-2.0)
+    torch.cuda.synchronize()
+    ref = bf16_ref(a, b, c, 0.5, -2.0)
+    assert rel_err(out, ref) < 4e-3
+    assert rel_err(out, torch.addmm(c, a, b.T, beta=-2.0, alpha=0.5).float()) < 8e-3
+
+
+def test_gemm_out_in_place_residual_and_graph():
+    torch.manual_seed(6)
+    m, n, k = 320, 256, 384
+    a = torch.randn(m, k, device="cuda").to(BF16)
+    b = torch.randn(n, k, device="cuda").to(BF16)
+    d = torch.randn(m, n, device="cuda").to(BF16)
+    d0 = d.clone()
+    r = baton.gemm(a, b, d, alpha=1.5, beta=0.5, out=d)  # d = 1.5 a b^T + 0.5 d, in place
+    torch.cuda.synchronize()
+    assert r is d
+    assert rel_err(d, bf16_ref(a, b, d0, 1.5, 0.5)) < 4e-3
+    out = torch.empty(m, n, device="cuda", dtype=BF16)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        baton.gemm(a, b, out=out)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        baton.gemm(a, b, out=out)
+    a.copy_(torch.randn_like(a, dtype=F32))
+    out.fill_(float("nan"))
+    g.replay()
+    torch.cuda.synchronize()
+    assert rel_err(out, bf16_ref(a, b)) < 4e-3
+    f = torch.compile(lambda x, w, o: baton.gemm(x, w, out=o), fullgraph=True)
+    out2 = torch.full_like(out, float("nan"))
+    f(a, b, out2)
+    torch.cuda.synchronize()
+    assert rel_err(out2, bf16_ref(a, b)) < 4e-3
+
+
+def test_gemm_rejects_cuda_layouts_it_cannot_read():
+    a = torch.randn(64, 64, device="cuda").to(BF16)
+    with pytest.raises(ValueError, match="K-major"):
+        baton.gemm(a, a.t())
+    with pytest.raises(ValueError, match="not 16-byte aligned"):
+        big = torch.randn(64 * 64 + 1, device="cuda").to(BF16)
+        baton.gemm(big[1:].view(64, 64), a)
+    with pytest.raises(ValueError, match="b is on cpu"):
+        baton.gemm(a, a.cpu())
+
+
+def test_gemm_runs_on_torchs_current_stream():
+    torch.manual_seed(2)
+    m, n, k = 512, 512, 4096
+    src = torch.randn(m, k, device="cuda").to(BF16)
+    b = torch.randn(n, k, device="cuda").to(BF16)
+    a = torch.zeros_like(src)
+    torch.cuda.synchronize()
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(50_000_000)  # tens of ms: a kernel on another stream would read zeros
+        a.copy_(src)
+        out = baton.gemm(a, b)
+    side.synchronize()
+    assert rel_err(out, bf16_ref(src, b)) < 4e-3
+
+
+def test_gemm_cuda_graph_capture_and_replay():
+    torch.manual_seed(3)
+    m, n, k = 256, 384, 512
+    a = torch.randn(m, k, device="cuda").to(BF16)
+    b = torch.randn(n, k, device="cuda").to(BF16)
+    c = torch.randn(m, n, device="cuda").to(BF16)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        baton.gemm(a, b, c, beta=1.0)  # warm-up: the op's first call
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = baton.gemm(a, b, c, alpha=2.0, beta=1.0)
+    for _ in range(3):  # new inputs each replay, read in place
+        a.copy_(torch.randn_like(a, dtype=F32))
+        b.copy_(torch.randn_like(b, dtype=F32))
+        c.copy_(torch.randn_like(c, dtype=F32))
+        out.fill_(float("nan"))
+        g.replay()
+        torch.cuda.synchronize()
+        assert rel_err(out, bf16_ref(a, b, c, 2.0, 1.0)) < 4e-3
+
+
+def test_first_call_inside_a_graph_capture():
+    # Nothing is allocated or copied on the launch path (the tensor maps
+    # travel in the kernel parameters): a shape never called before can be
+    # captured without a warm-up call.
+    torch.manual_seed(7)
+    m, n, k = 136, 200, 328
+    a = torch.randn(m, k, device="cuda").to(BF16)
+    b = torch.randn(n, k, device="cuda").to(BF16)
+    out = torch.empty(m, n, device="cuda", dtype=BF16)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        baton.gemm(a, b, out=out)
+    out.fill_(float("nan"))
+    g.replay()
+    torch.cuda.synchronize()
+    assert rel_err(out, bf16_ref(a, b)) < 4e-3
+
+
+def test_op_and_eager_path_agree_and_autograd_is_refused():
+    torch.manual_seed(5)
+    a = torch.randn(192, 320, device="cuda").to(BF16)
+    b = torch.randn(72, 320, device="cuda").to(BF16)
+    eager = baton.gemm(a, b)
+    op = torch.ops.baton.gemm(a, b, None, 1.0, 0.0)
+    torch.cuda.synchronize()
+    assert torch.equal(eager, op)
+    assert rel_err(eager, bf16_ref(a, b)) < 4e-3
+    a.requires_grad_(True)
+    out = baton.gemm(a, b)  # through the op: autograd sees it
+    with pytest.raises(RuntimeError, match="(?i)autograd"):
+        out.float().sum().backward()
+
+
+def test_torch_compile_fullgraph():
+    torch.manual_seed(4)
+    a = torch.randn(256, 512, device="cuda").to(BF16)
+    b = torch.randn(128, 512, device="cuda").to(BF16)
+
+    def f(x, w):
+        return torch.relu(baton.gemm(x * 2, w)) + 1
+
+    compiled = torch.compile(f, fullgraph=True)
+    out = compiled(a, b)
+    torch.cuda.synchronize()
+    ref = torch.relu(bf16_ref(a * 2, b).to(BF16).float()) + 1
+    assert rel_err(out, ref) < 8e-3
+
+
+def quantize_fp8(m, n, k, seed):
+    """Random normals scaled by 2^[-4, 4] per block, quantized as DeepGEMM's
+    tests do: A per 1x128, B per 128x128; returns fp8 + fp32 scales + the
+    dequantized fp32 operands."""
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    kb = k // 128
+    x = torch.randn(m, k, device="cuda", generator=g)
+    x *= torch.exp2(torch.randint(-4, 5, (m, kb), device="cuda", generator=g).float()).repeat_interleave(128, 1)
+    y = torch.randn(n, k, device="cuda", generator=g)
+    nb = (n + 127) // 128
+    yb = torch.exp2(torch.randint(-4, 5, (nb, kb), device="cuda", generator=g).float())
+    y *= yb.repeat_interleave(128, 0)[:n].repeat_interleave(128, 1)
+    amax_a = x.view(m, kb, 128).abs().amax(-1).clamp(min=1e-4)
+    sa = amax_a / 448.0
+    a = (x.view(m, kb, 128) / sa.unsqueeze(-1)).view(m, k).to(E4M3)
+    ypad = torch.zeros(nb * 128, k, device="cuda")
+    ypad[:n] = y
+    amax_b = ypad.view(nb, 128, kb, 128).abs().amax((1, 3)).clamp(min=1e-4)
+    sb = amax_b / 448.0
+    b = (ypad.view(nb, 128, kb, 128) / sb[:, None, :, None]).view(nb * 128, k)[:n].to(E4M3)
+    a_deq = (a.float().view(m, kb, 128) * sa.unsqueeze(-1)).view(m, k)
+    b_deq = (b.float().view(n, kb, 128) * sb.repeat_interleave(128, 0)[:n].unsqueeze(-1)).view(n, k)
+    return a, sa, b, sb.contiguous(), a_deq, b_deq
+
+
+def m_major(sa):
+    """[M, K/128] with M contiguous and the column stride padded to 4 (TMA)."""
+    m, kb = sa.shape
+    buf = torch.empty(kb, (m + 3) // 4 * 4, device=sa.device, dtype=sa.dtype)
+    buf[:, :m] = sa.t()
+    return buf.t()[:m]
+
+
+@pytest.mark.parametrize("m,n,k", [(128, 256, 512), (202, 264, 1024), (1, 8, 128), (4096, 7168, 2048), (64, 4096, 7168)])
+def test_fp8_blockwise_matches_fp32_reference(m, n, k):
+    a, sa, b, sb, a_deq, b_deq = quantize_fp8(m, n, k, seed=m + n + k)
+    out = baton.gemm_fp8_blockwise(a, m_major(sa), b, sb)
+    torch.cuda.synchronize()
+    ref = a_deq @ b_deq.T
+    assert rel_err(out, ref) < 4e-3
+
+
+def test_fp8_blockwise_strided_a_and_graph_replay():
+    m, n, k = 256, 512, 1024
+    a, sa, b, sb, a_deq, b_deq = quantize_fp8(m, n, k, seed=9)
+    big = torch.zeros(m, k + 128, device="cuda", dtype=E4M3)
+    big[:, 128:] = a
+    a_view = big[:, 128:]  # row stride k + 128
+    sa_view = m_major(sa)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        baton.gemm_fp8_blockwise(a_view, sa_view, b, sb)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = baton.gemm_fp8_blockwise(a_view, sa_view, b, sb)
+    for seed in (10, 11):
+        a2, sa2, b2, sb2, a2_deq, b2_deq = quantize_fp8(m, n, k, seed=seed)
+        a_view.copy_(a2)
+        sa_view.copy_(sa2)
+        b.copy_(b2)
+        sb.copy_(sb2)
+        out.fill_(float("nan"))
+        g.replay()
+        torch.cuda.synchronize()
+        assert rel_err(out, a2_deq @ b2_deq.T) < 4e-3
+
+
+def test_fp8_blockwise_vs_torch_scaled_mm():
+    scaled_mm = getattr(torch.nn.functional, "scaled_mm", None)
+    m, n, k = 512, 1024, 2048
+    a, sa, b, sb, a_deq, b_deq = quantize_fp8(m, n, k, seed=12)
+    ours = baton.gemm_fp8_blockwise(a, m_major(sa), b, sb)
+    if scaled_mm is None:
+        pytest.skip("SKIPPED: torch.nn.functional.scaled_mm (blockwise) is not in this torch")
+    from torch.nn.functional import ScalingType
+
+    kb4 = (k // 128 + 3) // 4 * 4
+    sb_pad = torch.zeros(n // 128, kb4, device="cuda")
+    sb_pad[:, : k // 128] = sb
+    theirs = scaled_mm(
+        a, b.t(), sa.t().contiguous().t(), ScalingType.BlockWise1x128, sb_pad.t(),
+        ScalingType.BlockWise128x128, output_dtype=BF16,
+    )
+    torch.cuda.synchronize()
+    ref = a_deq @ b_deq.T
+    assert rel_err(ours, ref) < 4e-3 and rel_err(theirs, ref) < 4e-3
+    assert rel_err(ours, theirs.float()) < 4e-3

@@ -53,3 +53,56 @@ for name, shape, n, doc, has_trans in SHAPES:
     print("        );")
     print("    }")
     print("}")
+
+# A from registers (RS), B N-major in shared memory (imm-trans-b = 1): the
+# second GEMM of attention, O += P·V, with P the bf16 fragments of the first
+# GEMM's accumulators and V stored [kv rows, head dim] (N contiguous).
+RS_SHAPES = [
+    # (rust name, ptx shape+types, N)
+    ("mma_rs_m64n256k16_f32_bf16_bt", "m64n256k16.f32.bf16.bf16", 256),
+    ("mma_rs_m64n128k16_f32_bf16_bt", "m64n128k16.f32.bf16.bf16", 128),
+    ("mma_rs_m64n64k16_f32_bf16_bt", "m64n64k16.f32.bf16.bf16", 64),
+]
+for name, shape, n in RS_SHAPES:
+    regs = n // 2
+    acc_list = ", ".join("{%s}" % f"d{i}" for i in range(regs))
+    print()
+    print(f"/// `wgmma.mma_async.sync.aligned.{shape}` with A from registers:")
+    print(f"/// bf16 × bf16 → f32, K = 16; the warpgroup's 64×{n} fp32 accumulator tile")
+    print(f"/// is `acc` ({regs} registers per thread). `a` is this thread's A fragment")
+    print("/// (four registers of two bf16 each, the layout of PTX's \"WGMMA .m64nNk16")
+    print("/// register fragment layout for matrix A\", which is that of an fp32")
+    print("/// accumulator's 16 columns packed in pairs, lower column in the low half);")
+    print("/// `b` is a shared-memory descriptor of an N-major B (`imm-trans-b = 1`,")
+    print("/// see [`descriptor_mn_major`](super::descriptor_mn_major)).")
+    print("/// `accumulate == false` overwrites `acc` (scale-d = 0).")
+    print("///")
+    print("/// # Safety")
+    print("/// Executed by all 128 threads of a warpgroup after [`fence`](super::fence)")
+    print("/// (which orders the writes of `a`'s registers too); the descriptor names")
+    print("/// initialized shared memory that stays valid and unmodified until")
+    print("/// [`wait_group`](super::wait_group) retires this MMA; `acc` must not be read")
+    print("/// or written until then.")
+    print("#[inline(always)]")
+    # rustfmt's layout of a signature over 100 columns.
+    print(f"pub unsafe fn {name}(")
+    print(f"    acc: &mut [f32; {regs}],")
+    print("    a: [u32; 4],")
+    print("    b: u64,")
+    print("    accumulate: bool,")
+    print(") {")
+    print("    let scale_d = accumulate as u32;")
+    print("    // SAFETY: see the function contract.")
+    print("    unsafe {")
+    print("        asm!(")
+    print(f'            "{{{{ .reg .pred p; setp.ne.b32 p, {{sd}}, 0; wgmma.mma_async.sync.aligned.{shape} {{{{{acc_list}}}}}, {{{{{{a0}}, {{a1}}, {{a2}}, {{a3}}}}}}, {{b}}, p, 1, 1, 1; }}}}",')
+    for i in range(regs):
+        print(f"            d{i} = inout(reg32) acc[{i}],")
+    for i in range(4):
+        print(f"            a{i} = in(reg32) a[{i}],")
+    print("            b = in(reg64) b,")
+    print("            sd = in(reg32) scale_d,")
+    print("            options(nostack)")
+    print("        );")
+    print("    }")
+    print("}")

@@ -8,6 +8,7 @@
 //!   [`report`] (`--json`).
 #![warn(missing_docs)]
 
+pub mod attention_bench;
 pub mod bench;
 pub mod block_scaled_bench;
 pub mod chart;

@@ -85,6 +85,8 @@ enum Cmd {
 
 #[derive(Subcommand)]
 enum BenchWhat {
+    /// Time the attention forward (issue #17) on its shape set; TFLOP/s and a chart.
+    Attention(baton_cli::attention_bench::AttentionBenchArgs),
     /// Verify the BF16 GEMM, then time it against cuBLAS on the shape set.
     Gemm {
         /// CUDA device ordinal.
@@ -271,6 +273,7 @@ fn main() {
         Cmd::Demo { items, consumers } => commands::run_cpu_demo(items, consumers),
         Cmd::HangCheck { ordinal } => baton_cli::hang::hang_check(ordinal),
         Cmd::Bench { what } => match what {
+            BenchWhat::Attention(args) => baton_cli::attention_bench::run(&args),
             BenchWhat::Gemm {
                 ordinal,
                 reps,

@@ -85,6 +85,40 @@ pub const fn descriptor_k_major(addr: u32, layout: SmemLayout) -> u64 {
     start | (leading << 16) | (stride << 32) | (layout.code() << 62)
 }
 
+/// Matrix descriptor of an MN-major operand (`imm-trans-b = 1` for B: N
+/// contiguous, e.g. attention's V stored `[kv rows, head dim]`) in swizzled
+/// atoms: each atom is 8 K-rows of `layout.row_bytes()` bytes of consecutive
+/// MN elements, 1024-byte aligned for 128-byte swizzle (what a TMA box with
+/// 128-byte rows writes). `mn_atom_stride` is the byte distance between atoms
+/// adjacent in MN (the next 64 bf16 columns: the next TMA box), `k_group_stride`
+/// between atoms adjacent in K (the next 8 rows: 1024 for 128-byte rows).
+///
+/// Bits as [`descriptor_k_major`], with the leading byte offset `[16,30)` =
+/// `mn_atom_stride >> 4` and the stride byte offset `[32,46)` =
+/// `k_group_stride >> 4` (CUTLASS's canonical `((T,8,m),(8,k)) :
+/// ((1,T,LBO),(8T,SBO))` for 128-byte swizzle).
+///
+/// ```
+/// use baton::arch::ptx::wgmma::{descriptor_mn_major, SmemLayout};
+/// let d = descriptor_mn_major(0x8000, SmemLayout::Swizzle128B, 16384, 1024);
+/// assert_eq!(d & 0x3FFF, 0x8000 >> 4);
+/// assert_eq!((d >> 16) & 0x3FFF, 16384 >> 4);
+/// assert_eq!((d >> 32) & 0x3FFF, 1024 >> 4);
+/// assert_eq!(d >> 62, 1);
+/// ```
+#[inline(always)]
+pub const fn descriptor_mn_major(
+    addr: u32,
+    layout: SmemLayout,
+    mn_atom_stride: u32,
+    k_group_stride: u32,
+) -> u64 {
+    let start = ((addr as u64) >> 4) & 0x3FFF;
+    let leading = ((mn_atom_stride as u64) >> 4) & 0x3FFF;
+    let stride = ((k_group_stride as u64) >> 4) & 0x3FFF;
+    start | (leading << 16) | (stride << 32) | (layout.code() << 62)
+}
+
 /// Adds `bytes` (a multiple of 16) to a descriptor's start address — how a
 /// K loop steps through a swizzle atom (32 bytes per K = 16 of bf16).
 #[inline(always)]

@@ -1,0 +1,129 @@
+//! The ABI of baton's FlashAttention-style forward kernels (sm_90a), shared
+//! by the device crate (`attention/kernel`, built by `baton-build`) and the
+//! host (`baton-attention`): what both sides must agree on, in one place.
+//!
+//! `O = softmax(scale·Q·Kᵀ [+ causal mask])·V` per (batch, query head), bf16
+//! in and out, fp32 accumulation. One CTA computes one 128-row query tile of
+//! one head (grid `(⌈seq_q/128⌉, q_heads · batch)`; with a causal mask
+//! the longest tiles, the last ones, start first), 384 threads:
+//!
+//! | warps | role |
+//! |---|---|
+//! | 0 (one lane) | TMA producer: Q once (the [`QPayload`] pipeline, one stage), then K and V blocks ([`KvPayload`], one `InputTilePipeline` for K and one for V) |
+//! | 1–3 | idle (their registers go to the consumers) |
+//! | 4–7, 8–11 | consumer warpgroups, 64 query rows each: `wgmma` S = Q·Kᵀ (both operands in shared memory), online softmax (exp2, rescaling), `wgmma` O += P·V (P from registers), then O through shared memory and TMA stores |
+#![cfg_attr(target_arch = "nvptx64", no_std)]
+#![warn(missing_docs)]
+
+pub mod layout;
+pub mod params;
+
+pub use layout::{AttnSmem, KvPayload, KvStage, QPayload, QStage};
+pub use params::AttentionParams;
+
+use baton::kernel::KernelSpec;
+
+/// Query rows per CTA (two consumer warpgroups of 64 rows).
+pub const BM: u32 = 128;
+/// Query rows per consumer warpgroup.
+pub const WG_ROWS: usize = 64;
+/// Columns of one TMA box and one 128-byte-swizzle atom: 64 bf16.
+pub const BOX_COLS: usize = 64;
+/// Threads per CTA: a producer warpgroup and two consumer warpgroups.
+pub const THREADS: u32 = 384;
+/// Consumer warpgroups; each arrives once to free a K/V stage.
+pub const CONSUMER_WARPGROUPS: u32 = 2;
+/// Shared-memory budget of one CTA (the sm_90 opt-in maximum).
+pub const SMEM_LIMIT: usize = 227 * 1024;
+
+/// The head dimensions the kernels support.
+pub const HEAD_DIMS: [u32; 3] = [64, 128, 256];
+
+/// One head dimension's configuration: K/V rows per block and stages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeadDimConfig {
+    /// Head dimension.
+    pub head_dim: u32,
+    /// K/V rows per block (the N of S = Q·Kᵀ).
+    pub block_n: u32,
+    /// Stages of K.
+    pub k_stages: u32,
+    /// Stages of V.
+    pub v_stages: u32,
+}
+
+/// d = 64: 128-row K/V blocks, 3 K and 3 V stages.
+pub const D64: HeadDimConfig = HeadDimConfig {
+    head_dim: 64,
+    block_n: 128,
+    k_stages: 3,
+    v_stages: 3,
+};
+/// d = 128: 128-row K/V blocks, 3 K and 2 V stages (3 + 3 fill the 227
+/// KiB exactly, leaving no room for the ordered barrier's 16 bytes, which
+/// the tiles' 1024-byte alignment turns into 1 KiB).
+pub const D128: HeadDimConfig = HeadDimConfig {
+    head_dim: 128,
+    block_n: 128,
+    k_stages: 3,
+    v_stages: 2,
+};
+/// d = 256: 64-row K/V blocks, 2 K and 2 V stages.
+pub const D256: HeadDimConfig = HeadDimConfig {
+    head_dim: 256,
+    block_n: 64,
+    k_stages: 2,
+    v_stages: 2,
+};
+
+/// Shared memory of the d = 64 kernel.
+pub type Smem64 = AttnSmem<1, 128, 3, 3>;
+/// Shared memory of the d = 128 kernel.
+pub type Smem128 = AttnSmem<2, 128, 3, 2>;
+/// Shared memory of the d = 256 kernel.
+pub type Smem256 = AttnSmem<4, 64, 2, 2>;
+
+const fn spec<Smem>(name: &'static str) -> KernelSpec<AttentionParams> {
+    assert!(core::mem::size_of::<Smem>() <= SMEM_LIMIT);
+    KernelSpec::new(name, THREADS).with_dynamic_smem::<Smem>()
+}
+
+/// The d = 64 forward kernel.
+///
+/// ```
+/// assert_eq!(baton_attention_abi::ATTENTION_D64.threads, 384);
+/// ```
+pub const ATTENTION_D64: KernelSpec<AttentionParams> =
+    spec::<Smem64>("baton_attention_fwd_d64").hot();
+/// The d = 128 forward kernel.
+///
+/// ```
+/// assert_eq!(baton_attention_abi::ATTENTION_D128.name, "baton_attention_fwd_d128");
+/// ```
+pub const ATTENTION_D128: KernelSpec<AttentionParams> =
+    spec::<Smem128>("baton_attention_fwd_d128").hot();
+/// The d = 256 forward kernel. Not yet `.hot()`: ptxas compiles the entry
+/// at the 168-register cap of 384 threads and spills (the 128 O
+/// accumulators, 32 S and 16 P registers need the consumers' 232).
+///
+/// ```
+/// assert_eq!(baton_attention_abi::ATTENTION_D256.threads, 384);
+/// ```
+pub const ATTENTION_D256: KernelSpec<AttentionParams> =
+    spec::<Smem256>("baton_attention_fwd_d256").hot();
+
+/// The configuration and spec of a head dimension, `None` if unsupported.
+///
+/// ```
+/// let (cfg, spec) = baton_attention_abi::config_for(128).unwrap();
+/// assert_eq!((cfg.block_n, spec.name), (128, "baton_attention_fwd_d128"));
+/// assert!(baton_attention_abi::config_for(96).is_none());
+/// ```
+pub const fn config_for(head_dim: u32) -> Option<(HeadDimConfig, KernelSpec<AttentionParams>)> {
+    match head_dim {
+        64 => Some((D64, ATTENTION_D64)),
+        128 => Some((D128, ATTENTION_D128)),
+        256 => Some((D256, ATTENTION_D256)),
+        _ => None,
+    }
+}

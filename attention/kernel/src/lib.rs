@@ -1,0 +1,48 @@
+//! baton's FlashAttention-style forward kernels for sm_90a, one entry per
+//! head dimension (64, 128, 256), written on baton's public API: the ABI
+//! (parameters, payloads, shared layout, specs) is `baton-attention-abi`;
+//! the CTA program is [`fwd`](mod@fwd), its per-thread math [`math`](mod@math)
+//! and the second GEMM's `wgmma` shapes [`pv`](mod@pv) (nvptx only:
+//! `wgmma` has no CPU simulation yet).
+#![cfg_attr(target_arch = "nvptx64", no_std)]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
+#![warn(missing_docs)]
+
+#[cfg(target_arch = "nvptx64")]
+pub mod fwd;
+#[cfg(target_arch = "nvptx64")]
+pub mod math;
+#[cfg(target_arch = "nvptx64")]
+pub mod pv;
+
+use baton_attention_abi::{ATTENTION_D64, ATTENTION_D128, ATTENTION_D256, AttentionParams};
+
+baton::kernel! {
+    #[spec(ATTENTION_D64)]
+    /// Attention forward, head dimension 64 (see `baton_attention_abi`).
+    pub fn baton_attention_fwd_d64(p: AttentionParams) {
+        fwd::run::<1, 128, 3, 3, 64, 32, 32, baton_kernel_roles::sm90::mainloop_bf16::Bf16N128, pv::PvN64>(&p);
+    }
+}
+
+baton::kernel! {
+    #[spec(ATTENTION_D128)]
+    /// Attention forward, head dimension 128.
+    pub fn baton_attention_fwd_d128(p: AttentionParams) {
+        fwd::run::<2, 128, 3, 2, 64, 64, 32, baton_kernel_roles::sm90::mainloop_bf16::Bf16N128, pv::PvN128>(&p);
+    }
+}
+
+baton::kernel! {
+    #[spec(ATTENTION_D256)]
+    /// Attention forward, head dimension 256.
+    pub fn baton_attention_fwd_d256(p: AttentionParams) {
+        fwd::run::<4, 64, 2, 2, 32, 128, 16, baton_kernel_roles::sm90::mainloop_bf16::Bf16N64, pv::PvN256>(&p);
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    baton::arch::ptx::trap()
+}

@@ -1,0 +1,74 @@
+//! Per-thread math of the online softmax: `exp2`, `log2`, quad shuffles,
+//! bf16 packing, constant-index unrolling.
+
+use core::arch::asm;
+
+/// `ex2.approx.ftz.f32`: 2^x (`-inf` → 0).
+#[inline(always)]
+pub fn exp2(x: f32) -> f32 {
+    let y: f32;
+    // SAFETY: arithmetic only.
+    unsafe {
+        asm!("ex2.approx.ftz.f32 {y}, {x};", y = out(reg32) y, x = in(reg32) x, options(pure, nomem, nostack))
+    };
+    y
+}
+
+/// `lg2.approx.ftz.f32`: log2(x).
+#[inline(always)]
+pub fn log2(x: f32) -> f32 {
+    let y: f32;
+    // SAFETY: arithmetic only.
+    unsafe {
+        asm!("lg2.approx.ftz.f32 {y}, {x};", y = out(reg32) y, x = in(reg32) x, options(pure, nomem, nostack))
+    };
+    y
+}
+
+/// `shfl.sync.bfly`: the value of lane `lane ^ mask` (whole warp converged).
+#[inline(always)]
+pub fn shfl_xor(x: f32, mask: u32) -> f32 {
+    let y: f32;
+    // SAFETY: every lane of the warp executes it (full member mask).
+    unsafe {
+        asm!("shfl.sync.bfly.b32 {y}, {x}, {m}, 0x1f, 0xffffffff;", y = out(reg32) y, x = in(reg32) x, m = in(reg32) mask, options(nomem, nostack))
+    };
+    y
+}
+
+/// Max over the 4 lanes of a quad (the lanes holding one accumulator row).
+#[inline(always)]
+pub fn quad_max(x: f32) -> f32 {
+    let x = x.max(shfl_xor(x, 1));
+    x.max(shfl_xor(x, 2))
+}
+
+/// Sum over the 4 lanes of a quad.
+#[inline(always)]
+pub fn quad_sum(x: f32) -> f32 {
+    let x = x + shfl_xor(x, 1);
+    x + shfl_xor(x, 2)
+}
+
+/// Two floats as bf16x2 (round to nearest even): `lo` in bits 0..16.
+#[inline(always)]
+pub fn pack_bf16x2(lo: f32, hi: f32) -> u32 {
+    let r: u32;
+    // SAFETY: arithmetic only.
+    unsafe {
+        asm!("cvt.rn.bf16x2.f32 {r}, {h}, {l};", r = out(reg32) r, h = in(reg32) hi, l = in(reg32) lo, options(pure, nomem, nostack))
+    };
+    r
+}
+
+/// `unroll_below!(C < n, { body })`: `body` once per constant `C` in
+/// `0..n` (`n ≤ 32`, a constant per instantiation: the copies at or past `n`
+/// fold away), so register arrays are indexed by constants only.
+#[macro_export]
+macro_rules! unroll_below {
+    ($c:ident < $n:expr, $body:block) => {
+        baton::unroll!($c in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] {
+            if ($c as usize) < $n $body
+        });
+    };
+}

@@ -1,0 +1,266 @@
+//! The loaded kernels and the launch on the caller's stream.
+
+use crate::error::AttentionError;
+use crate::shape::{AttentionOptions, AttentionShape, Strides, validate};
+use crate::{MODULE, PTX, PTX_DEBUG};
+use baton::tensor_map::{ElemType, L2Promotion, OobFill, Swizzle, TensorMapDesc};
+use baton_attention_abi::{ATTENTION_D64, ATTENTION_D128, ATTENTION_D256, AttentionParams};
+use baton_runtime::cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use baton_runtime::{Gpu, TypedKernel, tensor_map};
+use std::sync::Arc;
+
+/// A read-only bf16 tensor (bits as `u16`) and its strides.
+#[derive(Clone, Copy, Debug)]
+pub struct TensorRef<'a> {
+    /// The buffer.
+    pub data: &'a CudaSlice<u16>,
+    /// Its layout.
+    pub strides: Strides,
+}
+
+/// The output tensor and its strides.
+#[derive(Debug)]
+pub struct TensorMut<'a> {
+    /// The buffer.
+    pub data: &'a mut CudaSlice<u16>,
+    /// Its layout.
+    pub strides: Strides,
+}
+
+/// The attention kernels, loaded (release and debug PTX).
+///
+/// ```no_run
+/// use baton_attention::*;
+/// # fn main() -> Result<(), AttentionError> {
+/// let gpu = baton_runtime::Gpu::new(0)?;
+/// let attn = Attention::new(&gpu)?;
+/// let shape = AttentionShape { batch: 1, seq_q: 1000, seq_kv: 1000, q_heads: 8, kv_heads: 8, head_dim: 128 };
+/// let s = Strides::bshd(1000, 8, 128);
+/// let stream = gpu.stream();
+/// let n = 1000 * 8 * 128;
+/// let (q, k, v) = (stream.alloc_zeros::<u16>(n).map_err(baton_runtime::Error::from)?, stream.alloc_zeros::<u16>(n).map_err(baton_runtime::Error::from)?, stream.alloc_zeros::<u16>(n).map_err(baton_runtime::Error::from)?);
+/// let mut o = stream.alloc_zeros::<u16>(n).map_err(baton_runtime::Error::from)?;
+/// attn.forward(stream, &shape, &AttentionOptions { causal: true, ..Default::default() },
+///     TensorRef { data: &q, strides: s }, TensorRef { data: &k, strides: s }, TensorRef { data: &v, strides: s },
+///     TensorMut { data: &mut o, strides: s }, None)?;
+/// # Ok(()) }
+/// ```
+pub struct Attention {
+    /// d = 64, 128, 256.
+    release: [TypedKernel<AttentionParams>; 3],
+    debug: [TypedKernel<AttentionParams>; 3],
+}
+
+impl Attention {
+    /// Loads the kernels on `gpu` (fails with `Error::PtxNotBuilt`-like
+    /// runtime errors when the PTX is missing or does not match the specs).
+    pub fn new(gpu: &Gpu) -> Result<Self, AttentionError> {
+        let load = |ptx: &str| -> Result<[TypedKernel<AttentionParams>; 3], AttentionError> {
+            let module = gpu.load_ptx(ptx, MODULE)?;
+            Ok([
+                module.kernel(&ATTENTION_D64)?,
+                module.kernel(&ATTENTION_D128)?,
+                module.kernel(&ATTENTION_D256)?,
+            ])
+        };
+        Ok(Self {
+            release: load(PTX)?,
+            debug: load(PTX_DEBUG)?,
+        })
+    }
+
+    /// Enqueues `O = softmax(scale·Q·Kᵀ [+ causal mask])·V` on `stream`
+    /// (the context `gpu` was created in), and the fp32 logsumexp into `lse`
+    /// (`[batch, q_heads, seq_q]`) when given. Every check of [`validate`]
+    /// runs first; nothing is enqueued when one fails. Returns once the
+    /// work is enqueued: the buffers' cudarc events order later uses.
+    #[allow(clippy::too_many_arguments)]
+    pub fn forward(
+        &self,
+        stream: &Arc<CudaStream>,
+        shape: &AttentionShape,
+        opts: &AttentionOptions,
+        q: TensorRef<'_>,
+        k: TensorRef<'_>,
+        v: TensorRef<'_>,
+        o: TensorMut<'_>,
+        lse: Option<&mut CudaSlice<f32>>,
+    ) -> Result<(), AttentionError> {
+        Ok(self
+            .prepare(stream, shape, opts, q, k, v, o, lse)?
+            .launch()?)
+    }
+
+    /// [`forward`](Self::forward) in two steps: checks, encodes and uploads
+    /// the tensor maps once; [`PreparedAttention::launch`] then enqueues the
+    /// kernel alone (what a benchmark times), as often as wanted, on
+    /// `stream`. The buffers stay borrowed while the result lives.
+    #[allow(clippy::too_many_arguments)]
+    pub fn prepare<'a>(
+        &'a self,
+        stream: &Arc<CudaStream>,
+        shape: &AttentionShape,
+        opts: &AttentionOptions,
+        q: TensorRef<'_>,
+        k: TensorRef<'_>,
+        v: TensorRef<'_>,
+        o: TensorMut<'a>,
+        lse: Option<&'a mut CudaSlice<f32>>,
+    ) -> Result<PreparedAttention<'a>, AttentionError> {
+        let scale = opts.scale.unwrap_or(1.0 / (shape.head_dim as f32).sqrt());
+        if !(scale.is_finite() && scale > 0.0) {
+            return Err(AttentionError::BadScale { scale });
+        }
+        let plan = validate(
+            shape,
+            [
+                (q.strides, q.data.len()),
+                (k.strides, k.data.len()),
+                (v.strides, v.data.len()),
+                (o.strides, o.data.len()),
+            ],
+            lse.as_ref().map(|l| l.len()),
+        )?;
+        let bn = plan.config.block_n;
+        let (q_ptr, _q_sync) = q.data.device_ptr(stream);
+        let (k_ptr, _k_sync) = k.data.device_ptr(stream);
+        let (v_ptr, _v_sync) = v.data.device_ptr(stream);
+        let (o_ptr, _o_sync) = o.data.device_ptr_mut(stream);
+        let mut lse_guard = lse.map(|l| l.device_ptr_mut(stream));
+        let lse_ptr = lse_guard.as_mut().map_or(0, |(p, _)| *p);
+
+        // One rank-3 map per batch entry and tensor: dims {d, seq, heads},
+        // or {d, heads, seq} when the head stride is the smaller (TMA's
+        // strides grow with the dimension).
+        let mut maps = Vec::with_capacity(4 * shape.batch);
+        let mut heads_inner = 0u32;
+        for (t, (base, strides, seq, heads, box_rows)) in [
+            (q_ptr, q.strides, shape.seq_q, shape.q_heads, 64),
+            (k_ptr, k.strides, shape.seq_kv, shape.kv_heads, bn),
+            (v_ptr, v.strides, shape.seq_kv, shape.kv_heads, bn),
+            (o_ptr, o.strides, shape.seq_q, shape.q_heads, 64),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            // A dimension of extent 1 goes last, its stride replaced by the
+            // span before it (TMA checks strides even where they are unused).
+            let (seq_b, head_b) = (2 * strides.seq as u64, 2 * strides.head as u64);
+            let inner = if heads == 1 {
+                false
+            } else if seq == 1 {
+                true
+            } else {
+                strides.head < strides.seq
+            };
+            heads_inner |= (inner as u32) << t;
+            let (d1, d2, box_dims) = if inner {
+                let seq_b = if seq == 1 {
+                    heads as u64 * head_b
+                } else {
+                    seq_b
+                };
+                (
+                    (heads as u64, head_b),
+                    (seq as u64, seq_b),
+                    [64, 1, box_rows],
+                )
+            } else {
+                let head_b = if heads == 1 {
+                    seq as u64 * seq_b
+                } else {
+                    head_b
+                };
+                (
+                    (seq as u64, seq_b),
+                    (heads as u64, head_b),
+                    [64, box_rows, 1],
+                )
+            };
+            for b in 0..shape.batch {
+                let desc = TensorMapDesc {
+                    dtype: ElemType::BF16,
+                    rank: 3,
+                    base: base + (2 * b * strides.batch) as u64,
+                    dims: [shape.head_dim as u64, d1.0, d2.0],
+                    strides_bytes: [d1.1, d2.1],
+                    box_dims,
+                    swizzle: Swizzle::B128,
+                    oob_fill: OobFill::Zero,
+                    l2_promotion: L2Promotion::B256,
+                };
+                maps.push(tensor_map::encode(&desc)?);
+            }
+        }
+        let bytes: Vec<u8> = maps.iter().flat_map(|m| m.0).collect();
+        // Stream-ordered: copied before the kernel, freed after it.
+        let maps_buf = stream
+            .clone_htod(&bytes)
+            .map_err(baton_runtime::Error::from)?;
+        let (maps_ptr, _maps_sync) = maps_buf.device_ptr(stream);
+        let map_bytes = tensor_map::MAP_BYTES as u64;
+        let per_tensor = shape.batch as u64 * map_bytes;
+        let params = AttentionParams {
+            q_maps: maps_ptr as *const _,
+            k_maps: (maps_ptr + per_tensor) as *const _,
+            v_maps: (maps_ptr + 2 * per_tensor) as *const _,
+            o_maps: (maps_ptr + 3 * per_tensor) as *const _,
+            lse: lse_ptr as *mut f32,
+            seq_q: shape.seq_q as u32,
+            seq_kv: shape.seq_kv as u32,
+            q_heads: shape.q_heads as u32,
+            heads_per_kv_head: (shape.q_heads / shape.kv_heads) as u32,
+            causal: opts.causal as u32,
+            heads_inner,
+            pingpong: opts.schedule.code(),
+            scale_log2: scale * std::f32::consts::LOG2_E,
+        };
+        let which = match shape.head_dim {
+            64 => 0,
+            128 => 1,
+            _ => 2,
+        };
+        let kernel = if opts.debug {
+            &self.debug[which]
+        } else {
+            &self.release[which]
+        };
+        drop(_maps_sync);
+        Ok(PreparedAttention {
+            kernel,
+            stream: stream.clone(),
+            grid: plan.grid,
+            params,
+            _maps: maps_buf,
+            _buffers: std::marker::PhantomData,
+        })
+    }
+}
+
+/// A checked call with its tensor maps uploaded ([`Attention::prepare`]);
+/// borrows Q, K, V (shared), O and the logsumexp (exclusive) for `'a`.
+pub struct PreparedAttention<'a> {
+    kernel: &'a TypedKernel<AttentionParams>,
+    stream: Arc<CudaStream>,
+    grid: (u32, u32),
+    params: AttentionParams,
+    _maps: CudaSlice<u8>,
+    _buffers: std::marker::PhantomData<&'a mut ()>,
+}
+
+impl PreparedAttention<'_> {
+    /// Enqueues the kernel on the prepared stream (every check was made
+    /// by [`Attention::prepare`]; only the driver can refuse now).
+    pub fn launch(&self) -> Result<(), baton_runtime::Error> {
+        // SAFETY: validate checked that every map's box reach stays inside
+        // its buffer (TMA clips and zero-fills at the dims), that lse holds
+        // batch·q_heads·seq_q floats, and the grid; the buffers are borrowed
+        // for the life of `self` (O and lse exclusively) and the maps are
+        // owned by it; a CudaSlice is freed in stream order, after this kernel.
+        unsafe {
+            self.kernel
+                .launch(&self.stream, (self.grid.0, self.grid.1, 1), &self.params)?
+        };
+        Ok(())
+    }
+}

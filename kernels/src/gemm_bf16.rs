@@ -203,6 +203,56 @@ pingpong_entry!(
     baton_gemm_bf16_128x128_pingpong_c2, 128, 64, 64, 2, Bf16N128
 );
 
+/// The TMA producer role of both BF16 schedules (cooperative and
+/// ping-pong): per stage, A's loaded rows (through the tail map on a ragged
+/// last tile row; none when the tile row has no rows left) and B, or this
+/// CTA's multicast half of it. The stage's full barrier expects
+/// `a_rows · a_row_bytes + b_bytes`. A macro, not a function, so that both
+/// kernels keep their closures inlined exactly as before.
+macro_rules! bf16_producer {
+    ($input:expr, $work:expr, $rows:expr, ($tma_a:expr, $tma_a_tail:expr, $tma_b:expr), ($a_row_bytes:expr, $b_bytes:expr), $bn:expr, $rank:expr) => {
+        TmaProducer {
+            input: $input,
+            work: $work,
+            rows: $rows,
+        }
+        .run(
+            #[inline(always)]
+            |t| {
+                let map_a = if t.a_rows == BM { $tma_a } else { $tma_a_tail };
+                (
+                    t.a_rows * $a_row_bytes + $b_bytes,
+                    #[inline(always)]
+                    move |tiles, bar, kb| {
+                        let kc = (kb * BK) as i32;
+                        // SAFETY: maps per the kernel contract; the stage is
+                        // ours and its full barrier expects these bytes.
+                        unsafe {
+                            if t.a_rows != 0 {
+                                load_2d(
+                                    map_a,
+                                    smem_field!(tiles, Stage<BN>, a),
+                                    bar,
+                                    kc,
+                                    (t.tm * BM) as i32,
+                                );
+                            }
+                            load_b_tile::<u16, BN, BNH, { BK as usize }, CLUSTER_M>(
+                                $tma_b,
+                                smem_field!(tiles, Stage<BN>, b),
+                                bar,
+                                kc,
+                                t.tn * $bn,
+                                $rank,
+                            );
+                        }
+                    },
+                )
+            },
+        )
+    };
+}
+
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn gemm<
@@ -295,35 +345,7 @@ unsafe fn gemm<
         // half) per stage; the full barrier expects Payload::TMA_BYTES, or
         // a_rows rows of A plus B.
         producer => {
-            TmaProducer { input, work, rows }.run(#[inline(always)]
-                |t| {
-                let map_a = if t.a_rows == BM { tma_a } else { tma_a_tail };
-                (t.a_rows * a_row_bytes + b_bytes, #[inline(always)]
-                move |tiles, bar, kb| {
-                    let kc = (kb * BK) as i32;
-                    // SAFETY: maps per the kernel contract; the stage is
-                    // ours and its full barrier expects these bytes.
-                    unsafe {
-                        if t.a_rows != 0 {
-                            load_2d(
-                                map_a,
-                                smem_field!(tiles, Stage<BN>, a),
-                                bar,
-                                kc,
-                                (t.tm * BM) as i32,
-                            );
-                        }
-                        load_b_tile::<u16, BN, BNH, { BK as usize }, CLUSTER_M>(
-                            tma_b,
-                            smem_field!(tiles, Stage<BN>, b),
-                            bar,
-                            kc,
-                            t.tn * bn,
-                            rank,
-                        );
-                    }
-                })
-            })
+            bf16_producer!(input, work, rows, (tma_a, tma_a_tail, tma_b), (a_row_bytes, b_bytes), bn, rank)
         },
         // C-load: C sub-tiles of the tiles this CTA finishes (beta ≠ 0).
         c_load => {
@@ -517,35 +539,7 @@ unsafe fn gemm_pingpong<
     let residual = beta != 0.0;
     dispatch_roles!(GEMM_ROLES, c_load_active: residual,
         producer => {
-            TmaProducer { input, work, rows }.run(#[inline(always)]
-                |t| {
-                let map_a = if t.a_rows == BM { tma_a } else { tma_a_tail };
-                (t.a_rows * a_row_bytes + b_bytes, #[inline(always)]
-                move |tiles, bar, kb| {
-                    let kc = (kb * BK) as i32;
-                    // SAFETY: maps per the kernel contract; the stage is
-                    // ours and its full barrier expects these bytes.
-                    unsafe {
-                        if t.a_rows != 0 {
-                            load_2d(
-                                map_a,
-                                smem_field!(tiles, Stage<BN>, a),
-                                bar,
-                                kc,
-                                (t.tm * BM) as i32,
-                            );
-                        }
-                        load_b_tile::<u16, BN, BNH, { BK as usize }, CLUSTER_M>(
-                            tma_b,
-                            smem_field!(tiles, Stage<BN>, b),
-                            bar,
-                            kc,
-                            t.tn * bn,
-                            rank,
-                        );
-                    }
-                })
-            })
+            bf16_producer!(input, work, rows, (tma_a, tma_a_tail, tma_b), (a_row_bytes, b_bytes), bn, rank)
         },
         // C-load: each tile's C sub-tiles into its warpgroup's pipeline.
         c_load => {

@@ -7,11 +7,12 @@
 //!   and 128-wide K block); `Sb` is `[⌈N/128⌉, K/128]` (one scale per 128×128
 //!   block of B).
 //! * CTA tile BM×BN×128 (128 fp8 = 128 bytes of K per row: exactly one
-//!   128-byte swizzle atom): 128×128 with 6 stages, 128×64 with 8
-//!   stages (twice the CTAs, for small M; BN divides 128, so a tile has one
-//!   B scale per K block), 128×192 with 5 stages (one partial; a tile
-//!   straddles two B-scale blocks), or 256×128 with 4 stages (each consumer
-//!   warpgroup computes two 64-row waves, see below; the fastest per FLOP),
+//!   128-byte swizzle atom): 128×128 with 6 stages, 128×64 and 128×32 with
+//!   8 stages (2 and 4 times the CTAs, for small M; BN divides 128, so a
+//!   tile has one B scale per K block), 128×96 with 6 stages and 128×192
+//!   with 5 (a tile may straddle two B-scale blocks), or 256×128 and 256×96
+//!   with 4 stages (each consumer warpgroup computes two 64-row waves, see
+//!   below; the fastest per FLOP),
 //!   of `InputTilePipeline<BlockwiseFP8TilePayload<BM, BN, 128>>`, 384
 //!   threads:
 //!   - warpgroup 0 (registers released to 40): warp 0's elected lane is the
@@ -98,8 +99,8 @@ use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
 use baton_kernel_roles::sm90::epilogue::{NoC, SUB_COLS, SUB_ROWS, StoreEpilogue};
 pub use baton_kernel_roles::sm90::mainloop_fp8::{BK, WAVE_M};
 use baton_kernel_roles::sm90::mainloop_fp8::{
-    Fp8Accumulators, Fp8Mma, Fp8N64, Fp8N128, Fp8N192, Fp8Payload, Fp8Scales, Fp8Stage,
-    fp8_mainloop,
+    Fp8Accumulators, Fp8Mma, Fp8N32, Fp8N64, Fp8N96, Fp8N128, Fp8N192, Fp8Payload, Fp8Scales,
+    Fp8Stage, fp8_mainloop,
 };
 use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile};
 use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};
@@ -276,6 +277,51 @@ fp8_entry!(
     Fp8N128, 128, 256, 64, 4, false, 1
 );
 
+fp8_entry!(
+    /// 128×96×128 tiles, 6 stages, two partial accumulators
+    /// (`wgmma.m64n96k32`: 48 + 48 partial + 48 main registers): a width
+    /// that is not a power of two, for wave counts (e.g. 128×24576: 256
+    /// tiles, 2 waves on 132 SMs, as 128×128's 192). Tiles at offsets 64
+    /// and 96 of a 128-wide B-scale block straddle two blocks: two B scales
+    /// per K block, promotion split at column 64 or 32.
+    ///
+    /// # Safety
+    /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 96} and
+    /// `size_of::<Fp8Smem<128, 96, 6>>()` bytes of dynamic shared memory.
+    abi::GEMM_128X96_DB,
+    baton_gemm_fp8_blockwise_128x96_db,
+    Fp8N96, 128, 96, 48, 6, true, 1
+);
+
+fp8_entry!(
+    /// 128×32×128 tiles, 8 stages, two partial accumulators
+    /// (`wgmma.m64n32k32`): four times the CTAs of 128-wide tiles, for
+    /// small M with few columns (64×2112: 66 tiles instead of 33).
+    ///
+    /// # Safety
+    /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 32} and
+    /// `size_of::<Fp8Smem<128, 32, 8>>()` bytes of dynamic shared memory.
+    abi::GEMM_128X32_DB,
+    baton_gemm_fp8_blockwise_128x32_db,
+    Fp8N32, 128, 32, 16, 8, true, 1
+);
+
+fp8_entry!(
+    /// 256×96×128 tiles, 4 stages: [`baton_gemm_fp8_blockwise_256x128`]
+    /// 96 columns wide (48 + 48 main + 48 partial registers per thread),
+    /// for wave counts: 4096×2112 is 352 tiles, 3 waves on 132 SMs, where
+    /// 256×128 is 272 tiles, also 3 waves, with a third more columns each.
+    /// Both waves of a tile that straddles two B-scale blocks promote with
+    /// both scales.
+    ///
+    /// # Safety
+    /// As [`baton_gemm_fp8_blockwise_256x128`], with B's box {128, 96} and
+    /// `size_of::<Fp8Smem<256, 96, 4>>()` bytes of dynamic shared memory.
+    abi::GEMM_256X96,
+    baton_gemm_fp8_blockwise_256x96,
+    Fp8N96, 256, 96, 48, 4, false, 1
+);
+
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn gemm<
@@ -307,6 +353,10 @@ unsafe fn gemm<
                 || (BM == 256 && BN <= 128 && !DOUBLE && CLUSTER_M == 1)
                 || (BM == 128 && BN == 256 && ACC == 64 && !DOUBLE && CLUSTER_M == 1),
             "two-wave tiles (256x128, 128x256): one partial, one B scale per wave"
+        );
+        assert!(
+            BN % SUB_COLS == 0,
+            "the epilogue stores whole 32-column sub-tiles"
         );
     };
     // Waves per consumer warpgroup: two 64-row waves (256-row tiles), two
@@ -439,6 +489,10 @@ unsafe fn gemm<
             let mut p1: [f32; ACC] = unsafe { core::mem::zeroed() };
             // This warpgroup's 64 rows of A (64 rows × BK bytes further).
             let st0 = input.stage(0);
+            // The D buffer the next epilogue sub-tile writes (the two
+            // alternate across sub-tiles, waves and tiles; with an even
+            // sub-tile count per wave it stays 0).
+            let mut d_next = 0u32;
             let descs = StageDescriptors::new(
                 smem_field!(st0, Stage<BM, BN>, a).addr() + (wg * 64 * BK as usize) as u32,
                 smem_field!(st0, Stage<BM, BN>, b).addr(),
@@ -447,10 +501,12 @@ unsafe fn gemm<
             for seg in work.segments() {
                 let (tm, tn) = work.tile_of(seg.unit);
                 // This tile's rows of B scales: one 128-wide n-block when BN
-                // divides 128; a 192-wide tile at column c0 = 192·tn covers
-                // n-block c0/128 up to column 128 − c0 mod 128 (128 or 64)
-                // of the tile and the next n-block after it (clamped to the
-                // last n-block: columns past N are clipped by the store).
+                // divides 128; a tile that straddles (96 or 192 wide) at
+                // column c0 = BN·tn covers n-block c0/128 up to column
+                // 128 − c0 mod 128 of the tile and the next n-block after
+                // it (clamped to the last n-block: columns past N are
+                // clipped by the store); `split_q` counts its 8-column
+                // groups before the next block.
                 let c0 = tn * bn;
                 let (b_lo, b_hi) = (c0 / 128, (c0 / 128 + 1).min(n_blocks - 1));
                 let split_q = (128 - c0 % 128) / 8;
@@ -514,7 +570,7 @@ unsafe fn gemm<
                     let (wm, wn) = if m_waves == 2 { (W, 0) } else { (0, W) };
                     // SAFETY: D map per the kernel contract.
                     unsafe {
-                        epilogue.store(acc, 1.0, &mut NoC, 0, (wave_n / SUB_COLS) as u32, #[inline(always)]
+                        epilogue.store(acc, 1.0, &mut NoC, d_next, (wave_n / SUB_COLS) as u32, #[inline(always)]
                         |j| {
                             (
                                 (tn * bn + wn * 128) as i32 + (j as usize * SUB_COLS) as i32,
@@ -522,6 +578,9 @@ unsafe fn gemm<
                             )
                         })
                     };
+                    if (wave_n / SUB_COLS) % 2 == 1 {
+                        d_next ^= 1;
+                    }
                   }
                 });
             }

@@ -98,3 +98,25 @@ pub const GEMM_256X128: KernelSpec<GemmFp8Params> =
 /// ```
 pub const GEMM_128X256: KernelSpec<GemmFp8Params> =
     spec::<128, 256, 4>("baton_gemm_fp8_blockwise_128x256", 1);
+/// 128×96×128 tiles, 6 stages, two partials (a tile may straddle two
+/// B-scale blocks).
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_128X96_DB.name, "baton_gemm_fp8_blockwise_128x96_db");
+/// ```
+pub const GEMM_128X96_DB: KernelSpec<GemmFp8Params> =
+    spec::<128, 96, 6>("baton_gemm_fp8_blockwise_128x96_db", 1);
+/// 128×32×128 tiles, 8 stages, two partials.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_128X32_DB.threads, 384);
+/// ```
+pub const GEMM_128X32_DB: KernelSpec<GemmFp8Params> =
+    spec::<128, 32, 8>("baton_gemm_fp8_blockwise_128x32_db", 1);
+/// 256×96×128 tiles, 4 stages, two 64-row waves per warpgroup.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_256X96.cluster_size(), 1);
+/// ```
+pub const GEMM_256X96: KernelSpec<GemmFp8Params> =
+    spec::<256, 96, 4>("baton_gemm_fp8_blockwise_256x96", 1);

@@ -41,10 +41,20 @@ pub const KERNEL_256X128: &str = fp8_abi::GEMM_256X128.name;
 /// 128-column waves per warpgroup), so each A tile feeds 256 columns: for
 /// small M with wide N.
 pub const KERNEL_128X256: &str = fp8_abi::GEMM_128X256.name;
+/// 128×96×128 tiles, 6 stages, two partials: a width that is not a power
+/// of two, for wave counts (a tile may straddle two B-scale blocks).
+pub const KERNEL_128X96: &str = fp8_abi::GEMM_128X96_DB.name;
+/// 128×32×128 tiles, 8 stages, two partials: four times the CTAs of
+/// 128-wide tiles, for small M.
+pub const KERNEL_128X32: &str = fp8_abi::GEMM_128X32_DB.name;
+/// 256×96×128 tiles, 4 stages: [`KERNEL_256X128`] 96 columns wide, for
+/// wave counts.
+pub const KERNEL_256X96: &str = fp8_abi::GEMM_256X96.name;
 /// Every kernel (same arguments): the default, the 128×64 one, the
 /// 128×128 one with a single partial accumulator, the clustered one, the
-/// 128×192 one, the 256×128 one and the 128×256 one.
-pub const VARIANTS: [&str; 7] = [
+/// 128×192 one, the 256×128 one, the 128×256 one, and the widths that are
+/// not powers of two or narrower: 128×96, 128×32, 256×96.
+pub const VARIANTS: [&str; 10] = [
     KERNEL,
     KERNEL_128X64,
     fp8_abi::GEMM_128X128.name,
@@ -52,6 +62,9 @@ pub const VARIANTS: [&str; 7] = [
     KERNEL_128X192,
     KERNEL_256X128,
     KERNEL_128X256,
+    KERNEL_128X96,
+    KERNEL_128X32,
+    KERNEL_256X96,
 ];
 
 /// 128×128×128 tiles, 6 stages, one partial accumulator.
@@ -74,6 +87,9 @@ pub fn spec_of(kernel: &str) -> Option<&'static KernelSpec<GemmFp8Params>> {
         &fp8_abi::GEMM_128X192,
         &fp8_abi::GEMM_256X128,
         &fp8_abi::GEMM_128X256,
+        &fp8_abi::GEMM_128X96_DB,
+        &fp8_abi::GEMM_128X32_DB,
+        &fp8_abi::GEMM_256X96,
     ]
     .into_iter()
     .find(|s| s.name == kernel)
@@ -94,6 +110,9 @@ pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
         KERNEL_128X192 => Some((128, 192, 5)),
         KERNEL_256X128 => Some((256, 128, 4)),
         KERNEL_128X256 => Some((128, 256, 4)),
+        KERNEL_128X96 => Some((128, 96, 6)),
+        KERNEL_128X32 => Some((128, 32, 8)),
+        KERNEL_256X96 => Some((256, 96, 4)),
         _ => None,
     }
 }
@@ -110,19 +129,24 @@ pub fn cluster_of(kernel: &str) -> u32 {
 
 /// Picks the kernel for an M×N×K problem on `sms` SMs: the least
 /// estimate of the [cost model](super::cost_model) (waves, tile efficiency,
-/// K length, L2 reuse) among 128×64, 128×128 and 256×128 tiles, with each
-/// tile shape's measured speed per SM relative to 128×128 (H100,
-/// BENCHMARKS.md): 128×64 0.7, 256×128 1.1. Small M gets the narrow tiles
-/// when they fill more SMs (128×7168: 112 CTAs instead of 56), 128×128 when
-/// they only add waves (128×24576: 2 waves instead of 3), everything with a
-/// few waves of tiles the 256×128 one.
+/// K length, L2 reuse) among 128×32, 128×64, 128×96, 128×128, 256×96 and
+/// 256×128 tiles, with each tile shape's speed per SM relative to 128×128
+/// (H100, BENCHMARKS.md): 128×64 0.7, 256×128 1.1 measured; 128×32
+/// [`SPEED_128X32`], 128×96 [`SPEED_128X96`], 256×96 [`SPEED_256X96`]
+/// predicted. The waves term does what DeepGEMM's rule does (fewest waves,
+/// then the fullest last wave, then larger tiles): a width that is not a
+/// power of two wins where it saves a wave or a wave's width (4096×2112:
+/// 352 tiles of 256×96 in 3 waves, against 5 waves of 128×128 or 3 of the
+/// wider 256×128). Small M gets the narrow tiles when they fill more SMs
+/// (128×7168: 112 CTAs instead of 56), everything with a few waves of tiles
+/// the 256×128 one. No list of shapes.
 ///
 /// ```
-/// use baton_runtime::gemm::fp8::{choose, KERNEL, KERNEL_128X64, KERNEL_256X128};
+/// use baton_runtime::gemm::fp8::{choose, KERNEL_128X64, KERNEL_256X96, KERNEL_256X128};
 /// assert_eq!(choose(8192, 8192, 8192, 132), KERNEL_256X128);
 /// assert_eq!(choose(4096, 32768, 512, 132), KERNEL_256X128);
 /// assert_eq!(choose(128, 7168, 16384, 132), KERNEL_128X64);
-/// assert_eq!(choose(128, 24576, 1536, 132), KERNEL);
+/// assert_eq!(choose(4096, 2112, 7168, 132), KERNEL_256X96);
 /// ```
 pub fn choose(m: usize, n: usize, k: usize, sms: u32) -> &'static str {
     plan(m, n, k, sms).0
@@ -151,8 +175,11 @@ pub fn plan(m: usize, n: usize, k: usize, sms: u32) -> (&'static str, super::cos
         speed,
     };
     let candidates = [
+        (KERNEL_128X32, tile(128, 32, SPEED_128X32)),
         (KERNEL_128X64, tile(128, 64, 0.7)),
+        (KERNEL_128X96, tile(128, 96, SPEED_128X96)),
         (KERNEL, tile(128, 128, 1.0)),
+        (KERNEL_256X96, tile(256, 96, SPEED_256X96)),
         (KERNEL_256X128, tile(256, 128, 1.1)),
     ];
     let problem = Problem::fp8(m, n, k);
@@ -165,6 +192,17 @@ pub fn plan(m: usize, n: usize, k: usize, sms: u32) -> (&'static str, super::cos
         )
     })
 }
+
+/// Speed per SM of [`KERNEL_128X32`] relative to 128×128 tiles (cost
+/// model): a predicted value (its A tile feeds a quarter of the columns,
+/// `wgmma.m64n32k32` is the narrowest shape); session 9 measures it.
+pub const SPEED_128X32: f64 = 0.4;
+/// Speed per SM of [`KERNEL_128X96`] relative to 128×128 tiles: predicted
+/// between 128×64 (0.7) and 128×128 (1.0), nearer the latter.
+pub const SPEED_128X96: f64 = 0.9;
+/// Speed per SM of [`KERNEL_256X96`] relative to 128×128 tiles: predicted
+/// between 128×128 (1.0) and 256×128 (1.1).
+pub const SPEED_256X96: f64 = 1.02;
 
 /// Threads per CTA: producer warpgroup + 2 MMA/promotion warpgroups.
 pub const THREADS: u32 = 384;
@@ -747,6 +785,54 @@ mod tests {
                 .map(|&(_, v)| (v - x.min(E4M3_MAX)).abs())
                 .fold(f32::INFINITY, f32::min);
             assert_eq!((got - x.min(E4M3_MAX)).abs(), best, "x = {x}");
+        }
+    }
+
+    /// The wave arithmetic behind the choice, by hand (H100_FP8: 9.0e12
+    /// FLOP/s per SM; K = 7168 is 56 K blocks + 1.5 of per-tile overhead).
+    /// 4096×2112 on 132 SMs: 256×96 tiles are 16 × 22 = 352 units, 3 waves;
+    /// each tile 2·256·96·128·57.5 = 361,758,720 FLOP at 9.0e12 · 1.02:
+    /// 118.22 µs for 3 waves. 128×128: 32 × 17 = 544 units, 5 waves of
+    /// 241,172,480 FLOP at 9.0e12: 133.98 µs. 256×128: 16 × 17 = 272
+    /// units, 3 waves of 482,344,960 FLOP at 9.9e12: 146.17 µs.
+    #[test]
+    fn a_width_that_is_not_a_power_of_two_saves_waves() {
+        use crate::gemm::cost_model::{Machine, Problem, TileShape};
+        let p = Problem::fp8(4096, 2112, 7168);
+        let tile = |bm, bn, speed| TileShape {
+            bm,
+            bn,
+            bk: SCALE_BLOCK,
+            cluster_m: 1,
+            speed,
+        };
+        let c96 = tile(256, 96, SPEED_256X96).cost(&p, &Machine::H100_FP8, 132);
+        let c128 = tile(128, 128, 1.0).cost(&p, &Machine::H100_FP8, 132);
+        let c256 = tile(256, 128, 1.1).cost(&p, &Machine::H100_FP8, 132);
+        assert_eq!((c96.units, c96.waves), (352, 3));
+        assert_eq!((c128.units, c128.waves), (544, 5));
+        assert_eq!((c256.units, c256.waves), (272, 3));
+        let near = |got: f64, want: f64| (got - want).abs() < 0.01;
+        assert!(near(c96.math_us, 118.22), "{}", c96.math_us);
+        assert!(near(c128.math_us, 133.98), "{}", c128.math_us);
+        assert!(near(c256.math_us, 146.17), "{}", c256.math_us);
+        let (kernel, cost) = plan(4096, 2112, 7168, 132);
+        assert_eq!((kernel, cost.splits), (KERNEL_256X96, 1));
+    }
+
+    /// Where the power-of-two tiles already fill their waves the new widths
+    /// are not chosen: 8192² (2048 tiles of 256×128, 16 waves, the last
+    /// 68/132 full; 256×96: 2752 tiles, 21 waves of 3/4 the work, 15.75
+    /// equivalent, but at speed 1.02 against 1.1), 4096×7168 (896 units,
+    /// 7 waves, the last 104/132 full).
+    #[test]
+    fn full_waves_keep_the_widest_tiles() {
+        assert_eq!(choose(8192, 8192, 8192, 132), KERNEL_256X128);
+        assert_eq!(choose(4096, 7168, 16384, 132), KERNEL_256X128);
+        assert_eq!(choose(4096, 4096, 7168, 132), KERNEL_256X128);
+        // Every candidate kernel has a spec, a tile and a place in VARIANTS.
+        for k in [KERNEL_128X32, KERNEL_128X96, KERNEL_256X96] {
+            assert!(VARIANTS.contains(&k) && spec_of(k).is_some() && tile_of(k).is_some());
         }
     }
 

@@ -11,17 +11,18 @@
 //! (`DOUBLE`) a two-stage ring in registers.
 
 use super::mainloop_bf16::release_stage;
-use super::promotion::promote_tile;
+use super::promotion::{promote_tile, straddles_scale_blocks};
 use super::stage_descriptors::StageDescriptors;
 use super::wgmma_wait::{
-    wait_group_tied_32, wait_group_tied_64, wait_group_tied_96, wait_group_tied_128,
+    wait_group_tied_16, wait_group_tied_32, wait_group_tied_48, wait_group_tied_64,
+    wait_group_tied_96, wait_group_tied_128,
 };
 use baton::arch::ptx::ld_shared_u32;
 use baton::arch::ptx::wgmma::{
     self, SplitDescriptor,
     ops::{
-        mma_m64n64k32_f32_e4m3, mma_m64n128k32_f32_e4m3, mma_m64n192k32_f32_e4m3,
-        mma_m64n256k32_f32_e4m3,
+        mma_m64n32k32_f32_e4m3, mma_m64n64k32_f32_e4m3, mma_m64n96k32_f32_e4m3,
+        mma_m64n128k32_f32_e4m3, mma_m64n192k32_f32_e4m3, mma_m64n256k32_f32_e4m3,
     },
 };
 use baton::pipeline::PendingRelease;
@@ -85,8 +86,15 @@ pub struct Fp8N256;
 pub struct Fp8N192;
 /// `wgmma.m64n128k32` e4m3 (64 accumulators).
 pub struct Fp8N128;
+/// `wgmma.m64n96k32` e4m3 (48 accumulators): 96-wide tiles, which
+/// straddle two 128-wide B-scale blocks at two of every four tile offsets
+/// (columns 64.. and 96.. of a block).
+pub struct Fp8N96;
 /// `wgmma.m64n64k32` e4m3 (32 accumulators).
 pub struct Fp8N64;
+/// `wgmma.m64n32k32` e4m3 (16 accumulators): the narrowest tiles, for small
+/// M (four times the CTAs of 128-wide tiles).
+pub struct Fp8N32;
 
 macro_rules! fp8_mma {
     ($shape:ty, $acc:literal, $mma:ident, $wait:ident) => {
@@ -106,7 +114,9 @@ macro_rules! fp8_mma {
 fp8_mma!(Fp8N256, 128, mma_m64n256k32_f32_e4m3, wait_group_tied_128);
 fp8_mma!(Fp8N192, 96, mma_m64n192k32_f32_e4m3, wait_group_tied_96);
 fp8_mma!(Fp8N128, 64, mma_m64n128k32_f32_e4m3, wait_group_tied_64);
+fp8_mma!(Fp8N96, 48, mma_m64n96k32_f32_e4m3, wait_group_tied_48);
 fp8_mma!(Fp8N64, 32, mma_m64n64k32_f32_e4m3, wait_group_tied_32);
+fp8_mma!(Fp8N32, 16, mma_m64n32k32_f32_e4m3, wait_group_tied_16);
 
 /// Issues the 4 `wgmma.m64nNk32` of one K block (128) into `acc`,
 /// overwriting it (scale-d = 0 on the first): fence, 4 MMAs, commit.
@@ -197,7 +207,7 @@ unsafe fn issue<
             f32::from_bits(ld_shared_u32(sa + 4 * sc.scale_row)),
             f32::from_bits(ld_shared_u32(sa + 4 * (sc.scale_row + 8))),
             ld_global_nc_f32(sc.bs_row.add(kb as usize)),
-            if BN > 128 {
+            if straddles_scale_blocks(BN) {
                 ld_global_nc_f32(sc.bs_row_hi.add(kb as usize))
             } else {
                 0.0
@@ -212,11 +222,13 @@ unsafe fn issue<
 /// one) into `accs.acc` (and `accs.acc_hi`), which hold the tile's sum so
 /// far (zero at a segment start).
 ///
-/// * two-wave tiles (256×128: `BM == 256`; 128×256: `BN == 256`): per K
+/// * two-wave tiles (256×BN: `BM == 256`; 128×256: `BN == 256`): per K
 ///   block, wave 0's MMAs into `p0`, `wait_group<0>`, promotion into
 ///   `acc`, wave 1's MMAs (the next 128 rows of A, or the next 128 rows of
 ///   B with the next block's B scale) into `p0`, `wait_group<0>`, stage
-///   release, promotion into `acc_hi`;
+///   release, promotion into `acc_hi`; a 256×BN tile whose BN columns
+///   straddle two B-scale blocks promotes both waves with both scales
+///   (`split_q`);
 /// * `DOUBLE`: K block `kb + 1`'s MMAs are in flight (`wait_group<1>`)
 ///   while `kb`'s partial is promoted; the partials alternate `p0`, `p1`;
 /// * otherwise: MMAs into `p0`, `wait_group<0>`, release, promotion (the
@@ -280,7 +292,7 @@ pub unsafe fn fp8_mainloop<
                 (
                     [
                         ld_global_nc_f32(sc.bs_row.add(kb as usize)),
-                        if n_waves == 2 {
+                        if n_waves == 2 || straddles_scale_blocks(BN) {
                             ld_global_nc_f32(sc.bs_row_hi.add(kb as usize))
                         } else {
                             0.0
@@ -305,18 +317,29 @@ pub unsafe fn fp8_mainloop<
                 )
             };
             let (da, db) = descs.at(stage.index());
-            let (wave1, sb1) = if m_waves == 2 {
-                ((da.advance(WAVE_M * BK), db), sb[0])
+            // 256-row tiles: both waves cover the tile's BN columns (and
+            // the same B-scale split, when BN straddles two blocks);
+            // 256-wide tiles: each wave is one 128-wide block.
+            let wave1 = if m_waves == 2 {
+                (da.advance(WAVE_M * BK), db)
             } else {
-                ((da, db.advance(128 * BK)), sb[1])
+                (da, db.advance(128 * BK))
             };
             mma_k_block::<M, ACC>(p0, (da, db));
             M::wait::<0>(p0);
-            promote_tile::<ACC, 128>(acc, p0, (a[0], a[1], sb[0], 0.0), split_q);
+            if m_waves == 2 {
+                promote_tile::<ACC, BN>(acc, p0, (a[0], a[1], sb[0], sb[1]), split_q);
+            } else {
+                promote_tile::<ACC, 128>(acc, p0, (a[0], a[1], sb[0], 0.0), split_q);
+            }
             mma_k_block::<M, ACC>(p0, wave1);
             M::wait::<0>(p0);
             release_stage::<CLUSTER_M>(stage.defer_release(), signaller);
-            promote_tile::<ACC, 128>(acc_hi, p0, (a[2], a[3], sb1, 0.0), split_q);
+            if m_waves == 2 {
+                promote_tile::<ACC, BN>(acc_hi, p0, (a[2], a[3], sb[0], sb[1]), split_q);
+            } else {
+                promote_tile::<ACC, 128>(acc_hi, p0, (a[2], a[3], sb[1], 0.0), split_q);
+            }
         }
     } else if DOUBLE {
         // K block kb + 1's MMAs are in flight while kb's partial is

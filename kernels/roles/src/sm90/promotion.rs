@@ -25,7 +25,8 @@ pub fn fma(a: f32, b: f32, c: f32) -> f32 {
 /// registers 4Q + 2H (+1) of a `wgmma` accumulator hold row + 8H, columns
 /// 8Q + 2(lane % 4) (+1). Columns from `8 · SPLIT` on lie in the next
 /// 128-wide B-scale block (`b_scale_hi`): a 192-wide tile straddles two
-/// (SPLIT = 16 or 8, by the tile's offset); `SPLIT ≥ ACC / 4`: one block.
+/// (SPLIT = 16 or 8, by the tile's offset), a 96-wide one at offsets 64
+/// and 96 (SPLIT = 8, 4); `SPLIT ≥ ACC / 4`: one block.
 ///
 /// ```ignore
 /// promote::<64, 32>(&mut acc, &partial, (sa0, sa1, sb, 0.0));
@@ -53,10 +54,28 @@ pub fn promote<const ACC: usize, const SPLIT: u32>(
     });
 }
 
-/// Promotes with the tile's B-scale split: `split_q` is 16 or 8 for a
-/// 192-wide tile at an even or odd tile column, anything for BN ≤ 128
-/// (one B-scale block per tile). A warp-uniform branch picks a promotion
-/// compiled for that split, so no per-register select is needed.
+/// Whether a `BN`-wide tile can straddle two 128-wide B-scale blocks: BN
+/// neither divides 128 nor is a multiple of it (96, 160, 192, …; tiles sit
+/// at multiples of BN, so one at offset `c0 mod 128 > 128 − BN` spans two).
+/// Such a tile reads two B scales per K block and promotes with the split
+/// ([`promote_tile`]).
+///
+/// ```
+/// use baton_kernel_roles::sm90::promotion::straddles_scale_blocks;
+/// assert!(straddles_scale_blocks(96) && straddles_scale_blocks(192));
+/// assert!(!straddles_scale_blocks(32) && !straddles_scale_blocks(128) && !straddles_scale_blocks(256));
+/// ```
+pub const fn straddles_scale_blocks(bn: usize) -> bool {
+    bn % 128 != 0 && 128 % bn != 0
+}
+
+/// Promotes with the tile's B-scale split: `split_q = (128 − c0 mod 128) /
+/// 8` for a tile at column c0, the 8-column groups before the next B-scale
+/// block. When the tile does not straddle two blocks (`split_q ≥ ACC / 4`,
+/// or BN per [`straddles_scale_blocks`]) every column uses `b_scale_lo`;
+/// otherwise a warp-uniform branch picks a promotion compiled for that split
+/// (a multiple of 4: tiles that straddle are multiples of 32 wide), so no
+/// per-register select is needed.
 ///
 /// ```ignore
 /// promote_tile::<96, 192>(&mut acc, &partial, scales, (128 - c0 % 128) / 8);
@@ -68,11 +87,31 @@ pub fn promote_tile<const ACC: usize, const BN: usize>(
     scales: (f32, f32, f32, f32),
     split_q: u32,
 ) {
-    if BN <= 128 {
+    const {
+        assert!(
+            !straddles_scale_blocks(BN) || BN % 32 == 0,
+            "a tile that straddles two B-scale blocks is a multiple of 32 wide"
+        )
+    };
+    // (Each guard `groups > S` is a constant: a split that cannot occur for
+    // this width compiles to nothing. Splits are multiples of 4 and below
+    // `groups` when the tile straddles, so the last arm is never a
+    // straddling tile; widths of 64 mod 128 sit at multiples of 64: splits
+    // 8 and 16 only.)
+    let groups = (ACC / 4) as u32;
+    if !straddles_scale_blocks(BN) || split_q >= groups {
         promote::<ACC, 32>(acc, partial, scales);
-    } else if split_q == 16 {
-        promote::<ACC, 16>(acc, partial, scales);
-    } else {
+    } else if groups > 4 && split_q == 4 && BN % 128 != 64 {
+        promote::<ACC, 4>(acc, partial, scales);
+    } else if groups > 8 && split_q == 8 {
         promote::<ACC, 8>(acc, partial, scales);
+    } else if groups > 12 && split_q == 12 && BN % 128 != 64 {
+        promote::<ACC, 12>(acc, partial, scales);
+    } else if groups > 16 && split_q == 16 {
+        promote::<ACC, 16>(acc, partial, scales);
+    } else if groups > 20 && split_q == 20 && BN % 128 != 64 {
+        promote::<ACC, 20>(acc, partial, scales);
+    } else {
+        promote::<ACC, 32>(acc, partial, scales);
     }
 }

@@ -46,6 +46,52 @@ fn fp8_gemm_matches_f64_reference_on_ragged_shapes() {
     }
 }
 
+/// The tiles whose width is not a power of two or below 64 (128×96,
+/// 128×32, 256×96), where their tiles straddle two B-scale blocks: at
+/// N = 392 the 96-wide tiles sit at offsets 0, 96, 64, 32 and 0 of the
+/// 128-wide blocks (promotion split after 32 and 64 columns; the last tile
+/// clipped at N), at N = 520 the same with a ragged fifth block; ragged M
+/// around both tile heights (1, 77, 129, 257, 300); whole tiles, then
+/// stream-K with one-K-block segments (both waves of a 256-row tile handed
+/// over). Fresh random inputs and unequal scales per block: a promotion
+/// that used the wrong block's scale fails. Small enough for
+/// compute-sanitizer.
+#[test]
+fn fp8_widths_not_powers_of_two_match_f64() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let shapes = [
+        (1, 392, 256),
+        (77, 392, 384),
+        (129, 96, 128),
+        (257, 392, 384),
+        (300, 520, 640),
+    ];
+    for kernel in [
+        gemm_fp8::KERNEL_128X96,
+        gemm_fp8::KERNEL_128X32,
+        gemm_fp8::KERNEL_256X96,
+    ] {
+        for &(m, n, k) in &shapes {
+            for stream_k in [None, Some(1)] {
+                let cmp =
+                    gemm_fp8_check::check_vs_f64_with(&gpu, &kernels, kernel, (m, n, k), stream_k)
+                        .unwrap_or_else(|e| panic!("{kernel} {m}x{n}x{k} {stream_k:?}: {e}"));
+                println!(
+                    "{kernel} {m}x{n}x{k} stream-K {stream_k:?}: rel {:.2e} max abs {:.2e} non-finite {}",
+                    cmp.rel_error, cmp.max_abs_error, cmp.non_finite
+                );
+                assert!(
+                    cmp.passes(2e-2),
+                    "{kernel} {m}x{n}x{k} {stream_k:?}: {cmp:?}"
+                );
+            }
+        }
+    }
+}
+
 /// Stream-K with one-K-block segments on every variant: small shapes
 /// split each unit across several CTAs (up to 16 for K = 2048), and
 /// 1280×4096×512 (160 or more units on 66/132 workers) has a

@@ -282,39 +282,51 @@ pub unsafe fn fp8_mainloop<
         // rows of A (256-row tiles) or the next 128 rows of B with the next
         // n-block's B scale (256-wide tiles). All scales are read before
         // the stage goes back.
+        //
+        // The B scales (global memory) are loaded one K block ahead: the
+        // load's latency (a DRAM miss after an L2 flush, for the first
+        // tile of a column) runs under this block's MMAs and promotions
+        // instead of before wave 0's promotion. (The last block loads its
+        // own scales again.)
+        let b_scales_of = |kb: u32| {
+            // SAFETY: called with kb < k_end ≤ K/128 (contract); b_hi <
+            // ⌈N/128⌉.
+            unsafe {
+                [
+                    ld_global_nc_f32(sc.bs_row.add(kb as usize)),
+                    if n_waves == 2 || straddles_scale_blocks(BN) {
+                        ld_global_nc_f32(sc.bs_row_hi.add(kb as usize))
+                    } else {
+                        0.0
+                    },
+                ]
+            }
+        };
+        let mut sb_next = b_scales_of(k_begin);
         for kb in k_begin..k_end {
+            let sb = sb_next;
+            sb_next = b_scales_of((kb + 1).min(k_end - 1));
             let stage = consumer.acquire_stage();
             let st = stage.tiles();
             let sa = smem_field!(st, Fp8Stage<BM, BN>, a_scales).addr();
-            // SAFETY: the stage is full (waited); rows < BM; kb < K/128
-            // (contract); b_hi < ⌈N/128⌉.
-            let (sb, a) = unsafe {
-                (
+            // SAFETY: the stage is full (waited); rows < BM.
+            let a = unsafe {
+                if m_waves == 2 {
                     [
-                        ld_global_nc_f32(sc.bs_row.add(kb as usize)),
-                        if n_waves == 2 || straddles_scale_blocks(BN) {
-                            ld_global_nc_f32(sc.bs_row_hi.add(kb as usize))
-                        } else {
-                            0.0
-                        },
-                    ],
-                    if m_waves == 2 {
-                        [
-                            ld_shared_u32(sa + 4 * scale_row),
-                            ld_shared_u32(sa + 4 * (scale_row + 8)),
-                            ld_shared_u32(sa + 4 * (scale_row + WAVE_M)),
-                            ld_shared_u32(sa + 4 * (scale_row + WAVE_M + 8)),
-                        ]
-                        .map(f32::from_bits)
-                    } else {
-                        let a = [
-                            ld_shared_u32(sa + 4 * scale_row),
-                            ld_shared_u32(sa + 4 * (scale_row + 8)),
-                        ]
-                        .map(f32::from_bits);
-                        [a[0], a[1], a[0], a[1]]
-                    },
-                )
+                        ld_shared_u32(sa + 4 * scale_row),
+                        ld_shared_u32(sa + 4 * (scale_row + 8)),
+                        ld_shared_u32(sa + 4 * (scale_row + WAVE_M)),
+                        ld_shared_u32(sa + 4 * (scale_row + WAVE_M + 8)),
+                    ]
+                    .map(f32::from_bits)
+                } else {
+                    let a = [
+                        ld_shared_u32(sa + 4 * scale_row),
+                        ld_shared_u32(sa + 4 * (scale_row + 8)),
+                    ]
+                    .map(f32::from_bits);
+                    [a[0], a[1], a[0], a[1]]
+                }
             };
             let (da, db) = descs.at(stage.index());
             // 256-row tiles: both waves cover the tile's BN columns (and

@@ -119,7 +119,7 @@ use baton_kernels_abi::gemm_fp8::{self as abi};
 use baton_kernels_abi::gemm_params::{GemmFp8Params, StreamKParams};
 
 macro_rules! fp8_entry {
-    ($(#[$doc:meta])* $spec:path, $name:ident, $mma:ty, $bm:literal, $bn:literal, $acc:literal, $stages:literal, $double:literal, $cluster:literal) => {
+    ($(#[$doc:meta])* $spec:path, $name:ident, $mma:ty, $bm:literal, $bn:literal, $acc:literal, $stages:literal, $double:literal, $cluster:literal, $stream_k:literal) => {
         baton::kernel! {
             #[spec($spec)]
             $(#[$doc])*
@@ -144,7 +144,7 @@ macro_rules! fp8_entry {
                 let sk = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
                 // SAFETY: forwarded to the kernel's contract.
                 unsafe {
-                    gemm::<$mma, $bm, $bn, $acc, $stages, $double, $cluster, _>(
+                    gemm::<$mma, $bm, $bn, $acc, $stages, $double, $cluster, $stream_k, _>(
                         (tma_a, tma_b, tma_sa, tma_d),
                         (tma_a_tail, tma_sa_tail, tail_rows),
                         b_scales, m, n, k, sk, (sk_min_segment, sk_extra_waves),
@@ -186,7 +186,7 @@ fp8_entry!(
     /// never touched (may be null).
     abi::GEMM_128X128,
     baton_gemm_fp8_blockwise_128x128,
-    Fp8N128, 128, 128, 64, 6, false, 1
+    Fp8N128, 128, 128, 64, 6, false, 1, true
 );
 
 fp8_entry!(
@@ -198,7 +198,7 @@ fp8_entry!(
     /// As [`baton_gemm_fp8_blockwise_128x128`].
     abi::GEMM_128X128_DB,
     baton_gemm_fp8_blockwise_128x128_db,
-    Fp8N128, 128, 128, 64, 6, true, 1
+    Fp8N128, 128, 128, 64, 6, true, 1, true
 );
 
 fp8_entry!(
@@ -213,7 +213,7 @@ fp8_entry!(
     /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 64}.
     abi::GEMM_128X128_DB_C2,
     baton_gemm_fp8_blockwise_128x128_db_c2,
-    Fp8N128, 128, 128, 64, 6, true, 2
+    Fp8N128, 128, 128, 64, 6, true, 2, true
 );
 
 fp8_entry!(
@@ -225,7 +225,7 @@ fp8_entry!(
     /// `size_of::<Fp8Smem<64, 8>>()` bytes of dynamic shared memory.
     abi::GEMM_128X64_DB,
     baton_gemm_fp8_blockwise_128x64_db,
-    Fp8N64, 128, 64, 32, 8, true, 1
+    Fp8N64, 128, 64, 32, 8, true, 1, true
 );
 
 fp8_entry!(
@@ -239,7 +239,7 @@ fp8_entry!(
     /// `size_of::<Fp8Smem<192, 5>>()` bytes of dynamic shared memory.
     abi::GEMM_128X192,
     baton_gemm_fp8_blockwise_128x192,
-    Fp8N192, 128, 192, 96, 5, false, 1
+    Fp8N192, 128, 192, 96, 5, false, 1, true
 );
 
 fp8_entry!(
@@ -249,8 +249,11 @@ fp8_entry!(
     /// into that wave's main accumulators: 64 + 64 main + 64 partial
     /// registers per thread); the other warpgroup's MMAs keep the tensor
     /// core busy during a promotion. A quarter less operand traffic per FLOP
-    /// than 128×128 (each B tile feeds twice the rows). Stream-K hands
-    /// over both waves' accumulators (slots of 2 · 128 · 64 floats).
+    /// than 128×128 (each B tile feeds twice the rows). No stream-K: every
+    /// tile whole, the stream-K arguments ignored (the schedule and fixup
+    /// compiled out: 2.5–4 % faster at 4096×7168×16384 and 8192³ than with
+    /// them, BENCHMARKS.md session 9); split-K and stream-K run
+    /// [`baton_gemm_fp8_blockwise_256x128_sk`].
     ///
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`], with A's box {128, 256}, the
@@ -258,7 +261,20 @@ fp8_entry!(
     /// of dynamic shared memory.
     abi::GEMM_256X128,
     baton_gemm_fp8_blockwise_256x128,
-    Fp8N128, 256, 128, 64, 4, false, 1
+    Fp8N128, 256, 128, 64, 4, false, 1, false
+);
+
+fp8_entry!(
+    /// [`baton_gemm_fp8_blockwise_256x128`] with stream-K and split-K: the
+    /// fixup hands over both waves' accumulators (slots of 2 · 128 · 64
+    /// floats).
+    ///
+    /// # Safety
+    /// As [`baton_gemm_fp8_blockwise_256x128`], with the stream-K contract
+    /// of [`baton_gemm_fp8_blockwise_128x128`].
+    abi::GEMM_256X128_SK,
+    baton_gemm_fp8_blockwise_256x128_sk,
+    Fp8N128, 256, 128, 64, 4, false, 1, true
 );
 
 fp8_entry!(
@@ -274,7 +290,7 @@ fp8_entry!(
     /// `size_of::<Fp8Smem<128, 256, 4>>()` bytes of dynamic shared memory.
     abi::GEMM_128X256,
     baton_gemm_fp8_blockwise_128x256,
-    Fp8N128, 128, 256, 64, 4, false, 1
+    Fp8N128, 128, 256, 64, 4, false, 1, true
 );
 
 fp8_entry!(
@@ -290,7 +306,7 @@ fp8_entry!(
     /// `size_of::<Fp8Smem<128, 96, 6>>()` bytes of dynamic shared memory.
     abi::GEMM_128X96_DB,
     baton_gemm_fp8_blockwise_128x96_db,
-    Fp8N96, 128, 96, 48, 6, true, 1
+    Fp8N96, 128, 96, 48, 6, true, 1, true
 );
 
 fp8_entry!(
@@ -303,7 +319,7 @@ fp8_entry!(
     /// `size_of::<Fp8Smem<128, 32, 8>>()` bytes of dynamic shared memory.
     abi::GEMM_128X32_DB,
     baton_gemm_fp8_blockwise_128x32_db,
-    Fp8N32, 128, 32, 16, 8, true, 1
+    Fp8N32, 128, 32, 16, 8, true, 1, true
 );
 
 fp8_entry!(
@@ -312,14 +328,14 @@ fp8_entry!(
     /// for wave counts: 4096×2112 is 352 tiles, 3 waves on 132 SMs, where
     /// 256×128 is 272 tiles, also 3 waves, with a third more columns each.
     /// Both waves of a tile that straddles two B-scale blocks promote with
-    /// both scales.
+    /// both scales. No stream-K (as [`baton_gemm_fp8_blockwise_256x128`]).
     ///
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_256x128`], with B's box {128, 96} and
     /// `size_of::<Fp8Smem<256, 96, 4>>()` bytes of dynamic shared memory.
     abi::GEMM_256X96,
     baton_gemm_fp8_blockwise_256x96,
-    Fp8N96, 256, 96, 48, 4, false, 1
+    Fp8N96, 256, 96, 48, 4, false, 1, false
 );
 
 #[inline(always)]
@@ -332,6 +348,7 @@ unsafe fn gemm<
     const STAGES: usize,
     const DOUBLE: bool,
     const CLUSTER_M: u32,
+    const STREAM_K: bool,
     Map: Fn() -> *const TensorMap + Copy,
 >(
     (tma_a, tma_b, tma_sa, tma_d): (Map, Map, Map, Map),
@@ -365,6 +382,13 @@ unsafe fn gemm<
     let waves = m_waves * n_waves;
     // Columns of one wave.
     let wave_n = BN / n_waves;
+    // Without stream-K every segment is a whole tile: the schedule's
+    // stream-K region and the fixup compile away.
+    let (sk_min_segment, sk_extra_waves) = if STREAM_K {
+        (sk_min_segment, sk_extra_waves)
+    } else {
+        (0, 0)
+    };
     // SAFETY: launched with size_of::<Fp8Smem<BM, BN, STAGES>>() of dynamic shared memory
     // (the kernel traps otherwise).
     let smem: SharedRef<'static, Fp8Smem<BM, BN, STAGES>> =
@@ -549,7 +573,9 @@ unsafe fn gemm<
                 // finalizer of a split unit adds the contributors' partials
                 // first.
                 // Two-wave tiles hand over both waves' accumulators.
-                if waves == 1 {
+                if !STREAM_K {
+                    // Every segment is a whole tile (above).
+                } else if waves == 1 {
                     stream_k_fixup!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC);
                 } else {
                     stream_k_fixup!(@parts fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, [acc, acc_hi], ACC, 2);

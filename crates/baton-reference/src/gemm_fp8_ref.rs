@@ -469,6 +469,11 @@ pub fn bench_shape(
         Some(kernel) => (kernel, None),
         None => {
             let (kernel, cost) = baton_runtime::gemm::fp8::plan(m, n, k, gpu.sm_count());
+            // Forced stream-K runs the tile's stream-K kernel (256x128's twin).
+            let kernel = match stream_k {
+                Some(_) => baton_runtime::gemm::fp8::stream_k_kernel_of(kernel).unwrap_or(kernel),
+                None => kernel,
+            };
             let split = (cost.splits > 1 && stream_k.is_none()).then_some(cost.splits as u32);
             (kernel, split)
         }

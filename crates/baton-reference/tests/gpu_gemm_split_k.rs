@@ -174,7 +174,7 @@ fn fp8_split_k_matches_f64_on_ragged_shapes() {
         .load_kernels(Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
     let shapes = [(129, 264, 1024), (77, 200, 2048), (32, 1024, 4096)];
-    for kernel in fp8::VARIANTS {
+    for kernel in fp8::VARIANTS.into_iter().filter(|k| fp8::has_stream_k(k)) {
         for splits in [2, 3] {
             for &(m, n, k) in &shapes {
                 let cmp =

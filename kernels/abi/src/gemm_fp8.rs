@@ -84,13 +84,20 @@ pub const GEMM_128X64_DB: KernelSpec<GemmFp8Params> =
 /// ```
 pub const GEMM_128X192: KernelSpec<GemmFp8Params> =
     spec::<128, 192, 5>("baton_gemm_fp8_blockwise_128x192", 1);
-/// 256×128×128 tiles, 4 stages, two 64-row waves per warpgroup.
+/// 256×128×128 tiles, 4 stages, two 64-row waves per warpgroup, no stream-K.
 ///
 /// ```
 /// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_256X128.threads, 384);
 /// ```
 pub const GEMM_256X128: KernelSpec<GemmFp8Params> =
     spec::<256, 128, 4>("baton_gemm_fp8_blockwise_256x128", 1);
+/// [`GEMM_256X128`] with stream-K and split-K.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_256X128_SK.name, "baton_gemm_fp8_blockwise_256x128_sk");
+/// ```
+pub const GEMM_256X128_SK: KernelSpec<GemmFp8Params> =
+    spec::<256, 128, 4>("baton_gemm_fp8_blockwise_256x128_sk", 1);
 /// 128×256×128 tiles, 4 stages, two 128-column waves per warpgroup.
 ///
 /// ```
@@ -113,7 +120,8 @@ pub const GEMM_128X96_DB: KernelSpec<GemmFp8Params> =
 /// ```
 pub const GEMM_128X32_DB: KernelSpec<GemmFp8Params> =
     spec::<128, 32, 8>("baton_gemm_fp8_blockwise_128x32_db", 1);
-/// 256×96×128 tiles, 4 stages, two 64-row waves per warpgroup.
+/// 256×96×128 tiles, 4 stages, two 64-row waves per warpgroup, no
+/// stream-K.
 ///
 /// ```
 /// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_256X96.cluster_size(), 1);

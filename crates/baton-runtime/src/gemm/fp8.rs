@@ -35,8 +35,11 @@ pub const KERNEL_C2: &str = fp8_abi::GEMM_128X128_DB_C2.name;
 pub const KERNEL_128X192: &str = fp8_abi::GEMM_128X192.name;
 /// 256×128×128 tiles, 4 stages: each consumer warpgroup runs two 64-row
 /// waves per K block into one partial: a quarter less operand traffic per
-/// FLOP than 128×128.
+/// FLOP than 128×128. No stream-K (compiled out: faster); split-K and
+/// stream-K run [`KERNEL_256X128_SK`].
 pub const KERNEL_256X128: &str = fp8_abi::GEMM_256X128.name;
+/// [`KERNEL_256X128`] with stream-K and split-K.
+pub const KERNEL_256X128_SK: &str = fp8_abi::GEMM_256X128_SK.name;
 /// 128×256×128 tiles, 4 stages: [`KERNEL_256X128`] turned along N (two
 /// 128-column waves per warpgroup), so each A tile feeds 256 columns: for
 /// small M with wide N.
@@ -53,8 +56,9 @@ pub const KERNEL_256X96: &str = fp8_abi::GEMM_256X96.name;
 /// Every kernel (same arguments): the default, the 128×64 one, the
 /// 128×128 one with a single partial accumulator, the clustered one, the
 /// 128×192 one, the 256×128 one, the 128×256 one, and the widths that are
-/// not powers of two or narrower: 128×96, 128×32, 256×96.
-pub const VARIANTS: [&str; 10] = [
+/// not powers of two or narrower: 128×96, 128×32, 256×96; and 256×128 with
+/// stream-K.
+pub const VARIANTS: [&str; 11] = [
     KERNEL,
     KERNEL_128X64,
     fp8_abi::GEMM_128X128.name,
@@ -65,7 +69,42 @@ pub const VARIANTS: [&str; 10] = [
     KERNEL_128X96,
     KERNEL_128X32,
     KERNEL_256X96,
+    KERNEL_256X128_SK,
 ];
+
+/// Whether a kernel of [`VARIANTS`] implements stream-K and split-K
+/// ([`Fp8GemmPlan::set_stream_k`], [`Fp8GemmPlan::set_split_k`]): all but
+/// the data-parallel two-wave ones, [`KERNEL_256X128`] (whose stream-K
+/// twin is [`KERNEL_256X128_SK`]) and [`KERNEL_256X96`].
+///
+/// ```
+/// use baton_runtime::gemm::fp8::{has_stream_k, KERNEL, KERNEL_256X128, KERNEL_256X128_SK};
+/// assert!(has_stream_k(KERNEL) && has_stream_k(KERNEL_256X128_SK));
+/// assert!(!has_stream_k(KERNEL_256X128));
+/// ```
+pub fn has_stream_k(kernel: &str) -> bool {
+    kernel != KERNEL_256X128 && kernel != KERNEL_256X96
+}
+
+/// The kernel that runs `kernel`'s tiles with stream-K / split-K: itself,
+/// or [`KERNEL_256X128_SK`] for [`KERNEL_256X128`]; `None` when the tile
+/// shape has no stream-K kernel ([`KERNEL_256X96`]).
+///
+/// ```
+/// use baton_runtime::gemm::fp8::{stream_k_kernel_of, KERNEL, KERNEL_256X96, KERNEL_256X128, KERNEL_256X128_SK};
+/// assert_eq!(stream_k_kernel_of(KERNEL_256X128), Some(KERNEL_256X128_SK));
+/// assert_eq!(stream_k_kernel_of(KERNEL), Some(KERNEL));
+/// assert_eq!(stream_k_kernel_of(KERNEL_256X96), None);
+/// ```
+pub fn stream_k_kernel_of(kernel: &'static str) -> Option<&'static str> {
+    if kernel == KERNEL_256X128 {
+        Some(KERNEL_256X128_SK)
+    } else if has_stream_k(kernel) {
+        Some(kernel)
+    } else {
+        None
+    }
+}
 
 /// 128×128×128 tiles, 6 stages, one partial accumulator.
 const KERNEL_128X128_ONE_PARTIAL: &str = fp8_abi::GEMM_128X128.name;
@@ -90,6 +129,7 @@ pub fn spec_of(kernel: &str) -> Option<&'static KernelSpec<GemmFp8Params>> {
         &fp8_abi::GEMM_128X96_DB,
         &fp8_abi::GEMM_128X32_DB,
         &fp8_abi::GEMM_256X96,
+        &fp8_abi::GEMM_256X128_SK,
     ]
     .into_iter()
     .find(|s| s.name == kernel)
@@ -108,7 +148,7 @@ pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
         KERNEL | KERNEL_C2 | KERNEL_128X128_ONE_PARTIAL => Some((128, 128, 6)),
         KERNEL_128X64 => Some((128, 64, 8)),
         KERNEL_128X192 => Some((128, 192, 5)),
-        KERNEL_256X128 => Some((256, 128, 4)),
+        KERNEL_256X128 | KERNEL_256X128_SK => Some((256, 128, 4)),
         KERNEL_128X256 => Some((128, 256, 4)),
         KERNEL_128X96 => Some((128, 96, 6)),
         KERNEL_128X32 => Some((128, 32, 8)),
@@ -183,14 +223,25 @@ pub fn plan(m: usize, n: usize, k: usize, sms: u32) -> (&'static str, super::cos
         (KERNEL_256X128, tile(256, 128, 1.1)),
     ];
     let problem = Problem::fp8(m, n, k);
-    let cost =
-        |_, t: &TileShape| t.cost_best_split(&problem, &Machine::H100_FP8, sms, sms as usize);
-    cheapest(&candidates, cost).unwrap_or_else(|| {
+    // Split counts only for the tiles with a stream-K kernel; a split
+    // 256×128 plan runs its stream-K twin.
+    let cost = |kernel, t: &TileShape| {
+        if stream_k_kernel_of(kernel).is_some() {
+            t.cost_best_split(&problem, &Machine::H100_FP8, sms, sms as usize)
+        } else {
+            t.cost(&problem, &Machine::H100_FP8, sms)
+        }
+    };
+    let (kernel, cost) = cheapest(&candidates, cost).unwrap_or_else(|| {
         (
             KERNEL,
-            candidates[1].1.cost(&problem, &Machine::H100_FP8, sms),
+            candidates[3].1.cost(&problem, &Machine::H100_FP8, sms),
         )
-    })
+    });
+    match stream_k_kernel_of(kernel) {
+        Some(sk) if cost.splits > 1 => (sk, cost),
+        _ => (kernel, cost),
+    }
 }
 
 /// Speed per SM of [`KERNEL_128X32`] relative to 128×128 tiles (cost
@@ -518,11 +569,16 @@ impl<'a> Fp8GemmPlan<'a> {
     /// default): every unit whole. Allocates the fixup workspace (one fp32
     /// tile and two flags per CTA) once.
     ///
-    /// Every kernel has stream-K (two-wave tiles hand over both waves'
+    /// Every kernel but [`KERNEL_256X128`] and [`KERNEL_256X96`] has
+    /// stream-K ([`has_stream_k`]; two-wave tiles hand over both waves'
     /// accumulators).
     ///
-    /// Errors: `min_segment == 0`, or the allocation failing.
+    /// Errors: [`GemmError::NoStreamK`] on a kernel without stream-K,
+    /// `min_segment == 0`, or the allocation failing.
     pub fn set_stream_k(&mut self, gpu: &Gpu, min_segment: Option<u32>) -> Result<()> {
+        if min_segment.is_some() {
+            self.require_stream_k()?;
+        }
         self.stream_k = match min_segment {
             Some(s) => Some(StreamKWorkspace::new(
                 gpu,
@@ -555,7 +611,8 @@ impl<'a> Fp8GemmPlan<'a> {
     /// split-K (and stream-K) off.
     ///
     /// Errors: [`GemmError::SplitKCount`] unless `1 ≤ splits ≤ min(slots /
-    /// units, K / 128)`.
+    /// units, K / 128)`; [`GemmError::NoStreamK`] for `splits > 1` on a
+    /// kernel without stream-K ([`has_stream_k`]).
     ///
     /// ```no_run
     /// # fn f(plan: &mut baton_runtime::gemm::fp8::Fp8GemmPlan<'_>, gpu: &baton_runtime::Gpu) -> baton_runtime::Result<()> {
@@ -565,6 +622,9 @@ impl<'a> Fp8GemmPlan<'a> {
     /// # Ok(()) }
     /// ```
     pub fn set_split_k(&mut self, gpu: &Gpu, splits: u32) -> Result<()> {
+        if splits != 1 {
+            self.require_stream_k()?;
+        }
         let units =
             self.m.div_ceil(self.tile.0).div_ceil(self.cluster) * self.n.div_ceil(self.tile.1);
         let shape = (units, self.k / SCALE_BLOCK as u32, self.slots);
@@ -577,6 +637,20 @@ impl<'a> Fp8GemmPlan<'a> {
             StreamKWorkspace::split_k(gpu, splits, shape, self.cluster, self.tile.0 * self.tile.1)?;
         self.stream_k = Some(ws);
         Ok(())
+    }
+
+    /// `Ok` when this plan's kernel has stream-K, else the typed refusal
+    /// naming the kernel that has.
+    fn require_stream_k(&self) -> Result<()> {
+        if has_stream_k(self.name) {
+            return Ok(());
+        }
+        Err(GemmError::NoStreamK {
+            kernel: self.name.into(),
+            rule: "the data-parallel two-wave kernels (256x128, 256x96) have none; \
+                   baton_gemm_fp8_blockwise_256x128_sk and the 128-row kernels have",
+        }
+        .into())
     }
 
     /// Workers per unit when split-K is on ([`set_split_k`](Self::set_split_k)).

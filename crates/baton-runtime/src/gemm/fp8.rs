@@ -946,7 +946,7 @@ mod tests {
     /// Where the power-of-two tiles already fill their waves the new widths
     /// are not chosen: 8192² (2048 tiles of 256×128, 16 waves, the last
     /// 68/132 full; 256×96: 2752 tiles, 21 waves of 3/4 the work, 15.75
-    /// equivalent, but at speed 1.02 against 1.1), 4096×7168 (896 units,
+    /// equivalent, but at speed 0.89 against 1.1), 4096×7168 (896 units,
     /// 7 waves, the last 104/132 full).
     #[test]
     fn full_waves_keep_the_widest_tiles() {

@@ -283,7 +283,7 @@ fp8_entry!(
     /// 128-column waves (columns 0.. and 128.., each with its own B scale)
     /// into one partial accumulator, so each A tile feeds 256 columns: for
     /// small M with wide N, half the CTAs of 128×128 tiles and half the
-    /// re-reads of A. Stream-K as the 256×128 kernel.
+    /// re-reads of A. Stream-K as [`baton_gemm_fp8_blockwise_256x128_sk`].
     ///
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 256} and

@@ -145,12 +145,32 @@ pub const KERNELS: &[KernelInfo] = &[
     },
     KernelInfo {
         name: "baton_gemm_fp8_blockwise_256x128",
-        about: "blockwise-scaled FP8 GEMM, 256x128x128 tiles, 4 stages, two 64-row waves per warpgroup",
+        about: "blockwise-scaled FP8 GEMM, 256x128x128 tiles, 4 stages, two 64-row waves per warpgroup, no stream-K (see 256x128_sk)",
         hot: true,
     },
     KernelInfo {
         name: "baton_gemm_fp8_blockwise_128x256",
         about: "blockwise-scaled FP8 GEMM, 128x256x128 tiles, 4 stages, two 128-column waves per warpgroup (small M, wide N)",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_fp8_blockwise_128x96_db",
+        about: "blockwise-scaled FP8 GEMM, 128x96x128 tiles, 6 stages, two partials (a tile may straddle two B-scale blocks)",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_fp8_blockwise_128x32_db",
+        about: "blockwise-scaled FP8 GEMM, 128x32x128 tiles, 8 stages, two partials (small M, few columns)",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_fp8_blockwise_256x96",
+        about: "blockwise-scaled FP8 GEMM, 256x96x128 tiles, 4 stages, two 64-row waves per warpgroup, no stream-K",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_fp8_blockwise_256x128_sk",
+        about: "blockwise-scaled FP8 GEMM, 256x128x128 tiles with stream-K and split-K (the data-parallel 256x128 has none)",
         hot: true,
     },
 ];

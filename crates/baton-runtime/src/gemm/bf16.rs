@@ -6,6 +6,7 @@
 //! C and D M×N row-major; bf16 storage (as `u16` bits), fp32 accumulation.
 
 use super::heuristic::{STREAM_K_MIN_SEGMENT, stream_k_pays};
+use super::mn_major::Bf16Layouts;
 use super::operand::{RowMajorOperand, param};
 use super::ranges_overlap;
 use super::stream_k::StreamKWorkspace;
@@ -329,15 +330,19 @@ pub struct GemmPlan<'a> {
     slots: u32,
     /// Stream-K workspace, when enabled.
     stream_k: Option<StreamKWorkspace>,
+    /// Which kernel operands are MN-major (the entry's layout).
+    layouts: Bf16Layouts,
     _operands: std::marker::PhantomData<(&'a CudaSlice<u16>, &'a mut CudaSlice<u16>)>,
 }
 
 /// The kernel operands of a (batched) BF16 GEMM `D = alpha·A·Bᵀ + beta·C`:
-/// A M×K, B N×K, C and D M×N, all row-major.
+/// A M×K, B N×K, C and D M×N, all row-major — except that an M-major A is
+/// stored K×M and an N-major B K×N (row-major, `layouts`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Bf16Operands {
     pub a: RowMajorOperand,
     pub b: RowMajorOperand,
+    pub layouts: Bf16Layouts,
     pub c: Option<RowMajorOperand>,
     pub d: RowMajorOperand,
     pub batch: usize,
@@ -416,7 +421,11 @@ impl<'a> GemmPlan<'a> {
                     })
                     .unwrap_or(0)
             };
-            let (config, splits) = GemmConfig::plan_for(gpu.target(), m, n, k, slots);
+            let (chosen, splits) = GemmConfig::plan_for(gpu.target(), m, n, k, slots);
+            // MN-major operands: the nearest configuration with such
+            // entries (its split-K count is the heuristic's business: none).
+            let config = ops.layouts.config_for(chosen);
+            let splits = if config == chosen { splits } else { 1 };
             let mut plan = Self::for_operands(gpu, kernels, Some(config), ops, (m, n, k))?;
             // Not while the stream captures a graph: a replay would repeat
             // the launch's split-K / stream-K epoch (GemmError::StreamKInGraph).
@@ -452,18 +461,32 @@ impl<'a> GemmPlan<'a> {
             }
             .into());
         }
+        let spec = ops.layouts.spec(config)?;
+        let (a_mn, b_mn) = (ops.layouts.a_m_major, ops.layouts.b_n_major);
         let (bm, bn, bk) = config.tile();
         let tail_rows = (m % bm as usize) as u32;
-        let tail_box = if tail_rows == 0 { bm } else { tail_rows };
+        // An M-major A has no tail map (its 64-row boxes are loaded whole).
+        let tail_box = if tail_rows == 0 || a_mn {
+            bm
+        } else {
+            tail_rows
+        };
         // Each encode is a driver call of about 3 µs (H100): a map equal to
         // one already encoded is copied (no C: C's map is D's; M a multiple
         // of BM: the tail map is A's).
         let batch_maps = |b: usize| -> Result<[EncodedTensorMap; 5]> {
-            let a = ops.a.map(b, bm, bk, Swizzle::B128)?;
+            // MN-major: 64 (K) rows of 64 elements (M or N) per box.
+            let a = match a_mn {
+                false => ops.a.map(b, bm, bk, Swizzle::B128)?,
+                true => ops.a.map(b, bk, 64, Swizzle::B128)?,
+            };
             let d = ops.d.map(b, config.epilogue_rows(), 32, Swizzle::B64)?;
             Ok([
                 a,
-                ops.b.map(b, bn / config.cluster_m(), bk, Swizzle::B128)?,
+                match b_mn {
+                    false => ops.b.map(b, bn / config.cluster_m(), bk, Swizzle::B128)?,
+                    true => ops.b.map(b, bk, 64, Swizzle::B128)?,
+                },
                 match ops.c {
                     Some(c) => c.map(b, config.epilogue_rows(), 32, Swizzle::B64)?,
                     None => d,
@@ -479,7 +502,7 @@ impl<'a> GemmPlan<'a> {
                 },
             ])
         };
-        let (kernel, maps) = match config.spec() {
+        let (kernel, maps) = match spec {
             Some(spec) => {
                 let maps = (0..ops.batch)
                     .map(|b| Ok(batch_maps(b)?.map(param)))
@@ -529,6 +552,7 @@ impl<'a> GemmPlan<'a> {
             group_m: DEFAULT_GROUP_M,
             slots,
             stream_k: None,
+            layouts: ops.layouts,
             _operands: std::marker::PhantomData,
         })
     }
@@ -640,6 +664,12 @@ impl<'a> GemmPlan<'a> {
     /// The tile configuration this plan launches.
     pub fn config(&self) -> GemmConfig {
         self.config
+    }
+
+    /// Which of the kernel's operands are MN-major (the entry the plan
+    /// launches: [`Bf16Layouts::spec`]); K-major for the slice APIs.
+    pub fn layouts(&self) -> Bf16Layouts {
+        self.layouts
     }
 
     /// CTAs launched: one per SM, or fewer when there are fewer tiles
@@ -763,6 +793,7 @@ fn packed_operands(
     Bf16Operands {
         a: op(ptr_of(a), m, k),
         b: op(ptr_of(b), n, k),
+        layouts: Bf16Layouts::K_MAJOR,
         c: c.map(|c| op(ptr_of(c), m, n)),
         d: op(d_ptr, m, n),
         batch: 1,

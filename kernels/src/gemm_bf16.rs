@@ -29,6 +29,15 @@
 //!   tile's main loop.
 //! * Persistent grid: CTA `b` takes work units `b, b + grid, …` (a unit is a
 //!   cluster's tiles) in grouped, L2-friendly order (`group_m`).
+//! * Strided batches in one launch: every map is rank 3 (third dimension
+//!   the matrix), the units of all `batch` matrices form one schedule
+//!   (`ClusterWork::batched`; stream-K and split-K over all of them), and
+//!   each role reads a unit's matrix from `batch_tile_of`; an input shared
+//!   by the batch (`batch_broadcast`) is read at batch coordinate 0.
+//! * MN-major entries (`_am`, `_bn`, `_ambn`; 128×256 and 128×128): a
+//!   column-major A and/or a K×N row-major B, loaded as 64 × 64 boxes
+//!   (64 elements of M or N per 128-byte row) and read by `wgmma` with its
+//!   transpose bits (`Bf16N256T` / `Bf16N128T`, `StageDescriptors::with_layouts`).
 //! * Ping-pong entries (`*_pingpong`, 128×128 tiles, see `gemm_pingpong`):
 //!   each consumer warpgroup owns whole tiles, alternating, and the two
 //!   take turns on the tensor cores and the epilogue through an
@@ -43,7 +52,7 @@
 //! `stream_k_fixup!` and `StoreEpilogue` (in place over C through
 //! `LoadedC`, or the D ring).
 
-use baton::arch::ptx::tma::{TensorMap, load_2d, prefetch_tensormap, store_wait_group};
+use baton::arch::ptx::tma::{TensorMap, load_3d, prefetch_tensormap, store_wait_group};
 use baton::arch::ptx::{dynamic_smem, thread_idx_x};
 use baton::epi_load::EpiLoadPipeline;
 use baton::protocol::ordered_barrier::OrderedBarrier;
@@ -59,7 +68,7 @@ use baton_kernel_roles::sm90::mainloop_bf16::{
     Bf16Mma, Bf16N64, Bf16N128, Bf16N128T, Bf16N224, Bf16N256, Bf16N256T, bf16_mainloop,
     bf16_pingpong_mainloop, finish_pingpong_mainloop,
 };
-use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile};
+use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile_3d};
 use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};
 use baton_kernel_roles::sm90::stage_descriptors::{MN_BOX_BYTES, StageDescriptors};
 use baton_kernel_roles::sm90::stream_k::StreamKFixup;
@@ -70,7 +79,9 @@ use baton_kernels_abi::gemm_bf16::{
     Payload, PingPongSmem, Stage, stages_for,
 };
 pub use baton_kernels_abi::gemm_bf16::{BK, BM};
-use baton_kernels_abi::gemm_params::{GemmBf16Params, StreamKParams};
+use baton_kernels_abi::gemm_params::{
+    BROADCAST_A, BROADCAST_B, BROADCAST_C, GemmBf16Params, StreamKParams,
+};
 
 /// The BF16 entry `$name`'s tensor maps `(A, B, C, D, A tail)` as generic
 /// addresses into its parameter space: the maps stay there by value (no
@@ -126,14 +137,20 @@ macro_rules! gemm_entry {
             /// `tail_rows` is `M mod 128`; when it is not 0, `tma_a_tail`
             /// describes A with a box of `tail_rows` rows (the last tile row
             /// loads only those), otherwise it is never read.
+            ///
+            /// Every map is rank 3 (third dimension: the matrix of the
+            /// batch, box 1): `batch ≥ 1` matrices are computed in this
+            /// launch, units `batch ×` one matrix's; an input whose bit is
+            /// set in `batch_broadcast` (`BROADCAST_A/B/C`) is read at
+            /// batch coordinate 0 for every matrix.
             pub fn $name(p: GemmBf16Params) {
-                let GemmBf16Params { m, n, k, group_m, alpha, beta, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves }, tail_rows, .. } = p;
+                let GemmBf16Params { m, n, k, group_m, alpha, beta, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves }, tail_rows, batch, batch_broadcast, .. } = p;
                 let (tma_a, tma_b, tma_c, tma_d, tma_a_tail) = param_maps!($name);
                 const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<GemmSmem<$bn, { stages_for($bn) }>>(), "the spec's shared memory is not this entry's layout") };
                 // SAFETY: forwarded to the kernel's contract.
                 let fixup = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
                 // SAFETY: forwarded to the kernel's contract.
-                unsafe { gemm::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster, { $layout }>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta, fixup, (sk_min_segment, sk_extra_waves), (tma_a_tail, tail_rows)) }
+                unsafe { gemm::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster, { $layout }>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta, fixup, (sk_min_segment, sk_extra_waves), (tma_a_tail, tail_rows), (batch, batch_broadcast)) }
             }
         }
     };
@@ -218,11 +235,11 @@ macro_rules! pingpong_entry {
             /// implemented: the stream-K parameters are ignored (every unit
             /// is computed whole; the buffers are never touched).
             pub fn $name(p: GemmBf16Params) {
-                let GemmBf16Params { m, n, k, group_m, alpha, beta, tail_rows, .. } = p;
+                let GemmBf16Params { m, n, k, group_m, alpha, beta, tail_rows, batch, batch_broadcast, .. } = p;
                 let (tma_a, tma_b, tma_c, tma_d, tma_a_tail) = param_maps!($name);
                 const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<PingPongSmem<$bn, { stages_for($bn) }>>(), "the spec's shared memory is not this entry's layout") };
                 // SAFETY: forwarded to the kernel's contract.
-                unsafe { gemm_pingpong::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster, K_MAJOR>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, (alpha, beta), (tma_a_tail, tail_rows)) }
+                unsafe { gemm_pingpong::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster, K_MAJOR>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, (alpha, beta), (tma_a_tail, tail_rows), (batch, batch_broadcast)) }
             }
         }
     };
@@ -255,15 +272,19 @@ pingpong_entry!(
 /// `⌈a_rows / 64⌉ · MN_BOX_BYTES` expected — and an N-major B as its
 /// `BN / 64` boxes (no clusters: `CLUSTER_M == 1`).
 macro_rules! bf16_producer {
-    ($input:expr, $work:expr, $rows:expr, ($tma_a:expr, $tma_a_tail:expr, $tma_b:expr), ($a_row_bytes:expr, $b_bytes:expr), $bn:expr, $rank:expr) => {
+    ($input:expr, $work:expr, $rows:expr, ($tma_a:expr, $tma_a_tail:expr, $tma_b:expr), ($a_row_bytes:expr, $b_bytes:expr), $bn:expr, $rank:expr, $broadcast:expr) => {
         TmaProducer {
             input: $input,
             work: $work,
             rows: $rows,
         }
-        .run(
+        .run_batched(
             #[inline(always)]
             |t| {
+                // Batch coordinates: the tile's matrix, or 0 for an input
+                // shared by the whole batch.
+                let a_batch = if $broadcast & BROADCAST_A != 0 { 0 } else { t.batch as i32 };
+                let b_batch = if $broadcast & BROADCAST_B != 0 { 0 } else { t.batch as i32 };
                 let a_mn = LAYOUT & A_MN_MAJOR != 0;
                 let map_a = if t.a_rows == BM || a_mn { $tma_a } else { $tma_a_tail };
                 let a_boxes = t.a_rows.div_ceil(64);
@@ -279,21 +300,23 @@ macro_rules! bf16_producer {
                             if a_mn {
                                 let a = smem_field!(tiles, Stage<BN>, a).addr();
                                 for j in 0..a_boxes {
-                                    load_2d(
+                                    load_3d(
                                         map_a,
                                         mn_box(a + j * MN_BOX_BYTES),
                                         bar,
                                         (t.tm * BM + j * 64) as i32,
                                         kc,
+                                        a_batch,
                                     );
                                 }
                             } else if t.a_rows != 0 {
-                                load_2d(
+                                load_3d(
                                     map_a,
                                     smem_field!(tiles, Stage<BN>, a),
                                     bar,
                                     kc,
                                     (t.tm * BM) as i32,
+                                    a_batch,
                                 );
                             }
                             if LAYOUT & B_MN_MAJOR != 0 {
@@ -305,22 +328,24 @@ macro_rules! bf16_producer {
                                 };
                                 let b = smem_field!(tiles, Stage<BN>, b).addr();
                                 for j in 0..(BN / 64) as u32 {
-                                    load_2d(
+                                    load_3d(
                                         $tma_b,
                                         mn_box(b + j * MN_BOX_BYTES),
                                         bar,
                                         (t.tn * $bn + j * 64) as i32,
                                         kc,
+                                        b_batch,
                                     );
                                 }
                             } else {
-                                load_b_tile::<u16, BN, BNH, { BK as usize }, CLUSTER_M>(
+                                load_b_tile_3d::<u16, BN, BNH, { BK as usize }, CLUSTER_M>(
                                     $tma_b,
                                     smem_field!(tiles, Stage<BN>, b),
                                     bar,
                                     kc,
                                     t.tn * $bn,
                                     $rank,
+                                    b_batch,
                                 );
                             }
                         }
@@ -366,6 +391,7 @@ unsafe fn gemm<
     fixup: StreamKFixup,
     (sk_min_segment, sk_extra_waves): (u32, u32),
     (tma_a_tail, tail_rows): (*const TensorMap, u32),
+    (batch, broadcast): (u32, u32),
 ) {
     // SAFETY: launched with size_of::<GemmSmem<BN, STAGES>>() of dynamic
     // shared memory (the kernel traps otherwise).
@@ -411,7 +437,8 @@ unsafe fn gemm<
 
     // Every role walks the same schedule (data-parallel units, then this
     // worker's stream-K share): see `ClusterWork`.
-    let work = ClusterWork::<CLUSTER_M>::new(
+    let work = ClusterWork::<CLUSTER_M>::batched(
+        batch,
         m.div_ceil(BM),
         n.div_ceil(bn),
         k.div_ceil(BK),
@@ -435,7 +462,7 @@ unsafe fn gemm<
         // half) per stage; the full barrier expects Payload::TMA_BYTES, or
         // a_rows rows of A plus B.
         producer => {
-            bf16_producer!(input, work, rows, (tma_a, tma_a_tail, tma_b), (a_row_bytes, b_bytes), bn, rank)
+            bf16_producer!(input, work, rows, (tma_a, tma_a_tail, tma_b), (a_row_bytes, b_bytes), bn, rank, broadcast)
         },
         // C-load: C sub-tiles of the tiles this CTA finishes (beta ≠ 0).
         c_load => {
@@ -444,6 +471,7 @@ unsafe fn gemm<
                 tiles: epi_tiles,
                 map_c: tma_c,
                 work,
+                batch_step: (broadcast & BROADCAST_C == 0) as u32,
                 tile_m: BM,
                 tile_n: bn,
                 subtiles,
@@ -480,7 +508,7 @@ unsafe fn gemm<
             );
             let mut d_next = 0u32;
             for seg in work.segments() {
-                let (tm, tn) = work.tile_of(seg.unit);
+                let (b, tm, tn) = work.batch_tile_of(seg.unit);
                 bf16_mainloop::<M, _, ACC, STAGES, CLUSTER_M>(
                     &mut consumer,
                     descs,
@@ -510,6 +538,7 @@ unsafe fn gemm<
                         (
                             (tn * bn) as i32 + (j as usize * SUB_COLS) as i32,
                             (tm * BM) as i32 + (wg * SUB_ROWS) as i32,
+                            b as i32,
                         )
                     })
                 };
@@ -564,6 +593,7 @@ unsafe fn gemm_pingpong<
     group_m: u32,
     (alpha, beta): (f32, f32),
     (tma_a_tail, tail_rows): (*const TensorMap, u32),
+    (batch, broadcast): (u32, u32),
 ) {
     // SAFETY: launched with size_of::<PingPongSmem<BN, STAGES>>() of
     // dynamic shared memory (the kernel traps otherwise).
@@ -614,7 +644,8 @@ unsafe fn gemm_pingpong<
     );
 
     // Stream-K off: every segment is a whole unit.
-    let work = ClusterWork::<CLUSTER_M>::new(
+    let work = ClusterWork::<CLUSTER_M>::batched(
+        batch,
         m.div_ceil(BM),
         n.div_ceil(bn),
         k.div_ceil(BK),
@@ -633,7 +664,7 @@ unsafe fn gemm_pingpong<
     let residual = beta != 0.0;
     dispatch_roles!(GEMM_ROLES, c_load_active: residual,
         producer => {
-            bf16_producer!(input, work, rows, (tma_a, tma_a_tail, tma_b), (a_row_bytes, b_bytes), bn, rank)
+            bf16_producer!(input, work, rows, (tma_a, tma_a_tail, tma_b), (a_row_bytes, b_bytes), bn, rank, broadcast)
         },
         // C-load: each tile's C sub-tiles into its warpgroup's pipeline.
         c_load => {
@@ -642,6 +673,7 @@ unsafe fn gemm_pingpong<
                 tiles: epi_tiles,
                 map_c: tma_c,
                 work,
+                batch_step: (broadcast & BROADCAST_C == 0) as u32,
                 tile_m: BM,
                 tile_n: bn,
                 subtiles,
@@ -686,7 +718,7 @@ unsafe fn gemm_pingpong<
                     continue;
                 }
                 mine = false;
-                let (tm, tn) = work.tile_of(seg.unit);
+                let (b, tm, tn) = work.batch_tile_of(seg.unit);
                 // Turn 0: the tensor cores, until the last MMAs are issued.
                 order.wait();
                 let pending = bf16_pingpong_mainloop::<M, _, ACC, STAGES, CLUSTER_M>(
@@ -716,9 +748,9 @@ unsafe fn gemm_pingpong<
                 // this order.
                 unsafe {
                     epilogue.store(&top, alpha, &mut c, d_next, subtiles, #[inline(always)]
-                    |j| (col0 + (j as usize * SUB_COLS) as i32, row0));
+                    |j| (col0 + (j as usize * SUB_COLS) as i32, row0, b as i32));
                     epilogue.store(&bottom, alpha, &mut c, d_next + subtiles, subtiles, #[inline(always)]
-                    |j| (col0 + (j as usize * SUB_COLS) as i32, row0 + SUB_ROWS as i32));
+                    |j| (col0 + (j as usize * SUB_COLS) as i32, row0 + SUB_ROWS as i32, b as i32));
                 }
                 order.arrive();
                 d_next += 2 * subtiles;

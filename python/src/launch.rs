@@ -214,6 +214,21 @@ fn map(
     Ok(TensorMapParam { bytes: m.0 })
 }
 
+/// [`map`] as the rank-3 map of a batch of one (dims {cols, rows, 1}):
+/// the BF16 kernels take every map rank 3 (`GemmBf16Params::batch`).
+fn map_rank3(
+    view: &MatrixView,
+    dtype: ElemType,
+    box_rows: u32,
+    box_cols: u32,
+    swizzle: Swizzle,
+) -> Result<TensorMapParam, CallError> {
+    let m = tensor_map::encode_strided_batch(
+        view.ptr, dtype, view.rows, view.cols, view.ld, 1, 0, box_rows, box_cols, swizzle,
+    )?;
+    Ok(TensorMapParam { bytes: m.0 })
+}
+
 /// The [`MapKey`] of a launch: `kind` (kernel and tile configuration),
 /// M, N, K, and the address and row stride of each mapped operand (their
 /// shapes follow from M, N, K).
@@ -276,18 +291,18 @@ pub unsafe fn gemm_bf16(
         .unwrap_or_else(|e| e.into_inner())
         .get_or_encode(&key, || {
             Ok::<_, CallError>([
-                map(&p.a, ElemType::BF16, bm, bk, Swizzle::B128)?,
-                map(
+                map_rank3(&p.a, ElemType::BF16, bm, bk, Swizzle::B128)?,
+                map_rank3(
                     &p.b,
                     ElemType::BF16,
                     bn / config.cluster_m(),
                     bk,
                     Swizzle::B128,
                 )?,
-                map(c, ElemType::BF16, e_rows, 32, Swizzle::B64)?,
-                map(&p.d, ElemType::BF16, e_rows, 32, Swizzle::B64)?,
+                map_rank3(c, ElemType::BF16, e_rows, 32, Swizzle::B64)?,
+                map_rank3(&p.d, ElemType::BF16, e_rows, 32, Swizzle::B64)?,
                 // The last tile row's A when M mod BM ≠ 0 (a box of its rows).
-                map(&p.a, ElemType::BF16, tail_box, bk, Swizzle::B128)?,
+                map_rank3(&p.a, ElemType::BF16, tail_box, bk, Swizzle::B128)?,
                 TensorMapParam::UNUSED,
             ])
         })?;
@@ -306,6 +321,8 @@ pub unsafe fn gemm_bf16(
         beta,
         stream_k: StreamKParams::OFF,
         tail_rows,
+        batch: 1,
+        batch_broadcast: 0,
     };
     let units = (m as u32).div_ceil(bm).div_ceil(config.cluster_m()) * (n as u32).div_ceil(bn);
     let grid = units.min(*slots) * config.cluster_m();

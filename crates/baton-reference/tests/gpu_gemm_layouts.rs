@@ -1,4 +1,8 @@
-//! MN-major BF16 operands on a real GPU: every (A, B) layout pair —
+//! The BF16 view GEMM's kernel paths on a real GPU: strided batches in
+//! one launch, and MN-major operands. Batches: distinct batch strides per
+//! operand, shared inputs (batch stride 0), overlapping inputs (one launch
+//! per matrix), every configuration kind (clusters, ping-pong, stream-K,
+//! split-K). MN-major: every (A, B) layout pair —
 //! A row- or column-major, B row-major (K×N, N contiguous: `torch.mm`'s
 //! `[in, out]` weight) or column-major — at ragged shapes with leading
 //! dimensions above their widths, batches, beta ≠ 0, a column-major D,
@@ -81,6 +85,8 @@ struct Case {
     schedule: Schedule,
     /// `None`: the heuristic's choice (mapped onto an MN-major entry).
     config: Option<GemmConfig>,
+    /// Kernel launches the plan must make (`GemmPlan::launches`).
+    launches: usize,
 }
 
 /// Runs one case (D poisoned; C separate, D's description) and checks
@@ -118,6 +124,8 @@ fn run_case(gpu: &Gpu, kernels: &Kernels, case: &Case, rng: &mut XorShift) -> St
         Schedule::StreamK => plan.set_stream_k(gpu, Some(1)).unwrap(),
         Schedule::SplitK(n) => plan.set_split_k(gpu, n).unwrap(),
     }
+    assert_eq!(plan.batch(), case.d.batch);
+    assert_eq!(plan.launches(), case.launches, "launches");
     let what = format!(
         "{} {:?} {:?} A {:?} B {:?} D {:?} beta {}",
         plan.config().name(),
@@ -186,6 +194,7 @@ fn every_layout_pair_matches_f64_reference() {
                 beta,
                 schedule,
                 config,
+                launches: 1,
             };
             let cases = [
                 // Ragged M, N, K (none a multiple of its tile), ld above
@@ -263,6 +272,98 @@ fn every_layout_pair_matches_f64_reference() {
                 "no case ran {tag}: {ran:#?}"
             );
         }
+    }
+}
+
+/// `d` with batch stride `stride` (elements).
+fn strided(d: MatrixDesc, stride: usize) -> MatrixDesc {
+    d.with_batch(d.batch, stride)
+}
+
+#[test]
+fn batches_in_one_launch_match_f64_reference() {
+    let Some((gpu, kernels)) = setup() else {
+        return;
+    };
+    let mut rng = rng();
+    let (row, col) = (Layout::RowMajor, Layout::ColMajor);
+    // Ragged M, N, K; 3 matrices; every operand its own batch stride (a
+    // whole matrix plus a different gap each).
+    let (m, n, k) = (200, 136, 200);
+    let a = desc(row, m, k, 16, 3);
+    let b = desc(col, k, n, 8, 3);
+    let d = desc(row, m, n, 24, 3);
+    let (a, b, d) = (
+        strided(a, a.batch_stride + 40),
+        strided(b, b.batch_stride + 8),
+        strided(d, d.batch_stride + 96),
+    );
+    let cases = [
+        // K-major, beta ≠ 0 (C with D's strides), the heuristic's choice.
+        Case {
+            a,
+            b,
+            d,
+            beta: 0.5,
+            schedule: Schedule::Heuristic,
+            config: None,
+            launches: 1,
+        },
+        // Clusters of 2 (a cluster never straddles two matrices: 2 tile
+        // rows per matrix), B shared by the batch (stride 0), stream-K.
+        Case {
+            a,
+            b: strided(b, 0),
+            d,
+            beta: 0.0,
+            schedule: Schedule::StreamK,
+            config: Some(GemmConfig::T128x256C2),
+            launches: 1,
+        },
+        // Ping-pong with clusters, A shared, C ≠ D.
+        Case {
+            a: strided(a, 0),
+            b,
+            d,
+            beta: -0.5,
+            schedule: Schedule::Heuristic,
+            config: Some(GemmConfig::T128x128PingPongC2),
+            launches: 1,
+        },
+        // MN-major A and B, split-K over the batch's units.
+        Case {
+            a: strided(desc(col, m, k, 8, 3), (m + 8).next_multiple_of(8) * k + 64),
+            b: strided(desc(row, k, n, 0, 3), k * n + 8),
+            d,
+            beta: 1.0,
+            schedule: Schedule::SplitK(2),
+            config: Some(GemmConfig::T128x128),
+            launches: 1,
+        },
+        // Column-major D (the operands swap), small tiles.
+        Case {
+            a,
+            b,
+            d: strided(desc(col, m, n, 8, 3), 40_000),
+            beta: 0.0,
+            schedule: Schedule::Heuristic,
+            config: Some(GemmConfig::T128x64),
+            launches: 1,
+        },
+        // A's matrices overlap (stride below rows · ld): one launch per
+        // matrix, still every element right.
+        Case {
+            a: strided(a, a.ld * (m - 1)),
+            b,
+            d,
+            beta: 0.0,
+            schedule: Schedule::Heuristic,
+            config: None,
+            launches: 3,
+        },
+    ];
+    for c in &cases {
+        run_case(&gpu, &kernels, c, &mut rng);
     }
 }
 

@@ -14,9 +14,16 @@
 //! costs nothing. BF16 operands whose contiguous dimension is M (a
 //! column-major A) or N (a row-major B: `torch.mm`'s `[in, out]` weight)
 //! are read MN-major by their own kernel entries ([`super::mn_major`]: the
-//! 128x256 and 128x128 configurations). Batched BF16 GEMMs launch once per matrix (no allocation:
-//! each launch carries its tensor maps by value); an input with batch
-//! stride 0 is one matrix shared by every batch.
+//! 128x256 and 128x128 configurations).
+//!
+//! A batched BF16 GEMM is one launch (strided batched GEMM: rank-3 tensor
+//! maps, carried by value, work units = batch × tiles; stream-K and
+//! split-K run over all of them); an input with batch stride 0 is one
+//! matrix shared by the whole batch (read at batch coordinate 0: TMA
+//! refuses a zero stride). An input whose batch stride is nonzero but
+//! smaller than one matrix (`rows · ld`: the matrices overlap, which a
+//! TMA map's third dimension cannot describe) falls back to one launch per
+//! matrix ([`GemmPlan::launches`]).
 //!
 //! Everything runs on the [`Gpu`]'s stream: make it with
 //! [`Gpu::from_stream`](crate::Gpu::from_stream) on yours. A stream owned
@@ -132,7 +139,8 @@ impl<'a> GemmPlan<'a> {
     /// C and D M×N), batches, layouts ([`BF16_LAYOUT_RULE`]; C and D the
     /// same) and overlaps (D may be C itself, nothing else), then picks
     /// the configuration as [`GemmPlan::new`] does (stream-K included).
-    /// [`run`](GemmPlan::run) launches once per batch.
+    /// [`run`](GemmPlan::run) computes the whole batch in one launch
+    /// (see the module docs for the exception).
     ///
     /// ```no_run
     /// use baton_runtime::{Gpu, Variant};

@@ -57,8 +57,8 @@ use baton::arch::ptx::{dynamic_smem, thread_idx_x};
 use baton::epi_load::EpiLoadPipeline;
 use baton::protocol::ordered_barrier::OrderedBarrier;
 use baton::smem::SharedRef;
-use baton::tile_pipeline::Tile;
 use baton::smem_field;
+use baton::tile_pipeline::Tile;
 use baton::tile_pipeline::{InputConsumer, InputTilePipeline};
 use baton_kernel_roles::dispatch_roles;
 use baton_kernel_roles::sm90::c_load::CLoad;
@@ -283,12 +283,28 @@ macro_rules! bf16_producer {
             |t| {
                 // Batch coordinates: the tile's matrix, or 0 for an input
                 // shared by the whole batch.
-                let a_batch = if $broadcast & BROADCAST_A != 0 { 0 } else { t.batch as i32 };
-                let b_batch = if $broadcast & BROADCAST_B != 0 { 0 } else { t.batch as i32 };
+                let a_batch = if $broadcast & BROADCAST_A != 0 {
+                    0
+                } else {
+                    t.batch as i32
+                };
+                let b_batch = if $broadcast & BROADCAST_B != 0 {
+                    0
+                } else {
+                    t.batch as i32
+                };
                 let a_mn = LAYOUT & A_MN_MAJOR != 0;
-                let map_a = if t.a_rows == BM || a_mn { $tma_a } else { $tma_a_tail };
+                let map_a = if t.a_rows == BM || a_mn {
+                    $tma_a
+                } else {
+                    $tma_a_tail
+                };
                 let a_boxes = t.a_rows.div_ceil(64);
-                let a_bytes = if a_mn { a_boxes * MN_BOX_BYTES } else { t.a_rows * $a_row_bytes };
+                let a_bytes = if a_mn {
+                    a_boxes * MN_BOX_BYTES
+                } else {
+                    t.a_rows * $a_row_bytes
+                };
                 (
                     a_bytes + $b_bytes,
                     #[inline(always)]
@@ -322,7 +338,8 @@ macro_rules! bf16_producer {
                             if LAYOUT & B_MN_MAJOR != 0 {
                                 const {
                                     assert!(
-                                        (CLUSTER_M == 1 && BN % 64 == 0) || LAYOUT & B_MN_MAJOR == 0,
+                                        (CLUSTER_M == 1 && BN % 64 == 0)
+                                            || LAYOUT & B_MN_MAJOR == 0,
                                         "an N-major B is whole 64-column boxes, not multicast"
                                     )
                                 };

@@ -35,8 +35,10 @@ def gemm(
     """``alpha * a @ b.T + beta * c`` in bf16 with fp32 accumulation.
 
     ``a``: bf16 ``[M, K]``, ``b``: bf16 ``[N, K]`` (``torch.addmm(c, a, b.T,
-    beta=beta, alpha=alpha)``), both with K contiguous (``stride(1) == 1``;
-    a row stride larger than K is fine: ``big[:, :K]``), ``c``: bf16
+    beta=beta, alpha=alpha)``), each with K contiguous (``stride(1) == 1``;
+    a row stride larger than K is fine: ``big[:, :K]``) or with its first
+    dimension contiguous (``b = w.T`` of a ``[K, N]`` weight ``w``, ``a =
+    x.T`` of a ``[K, M]`` tensor: read in place, no copy), ``c``: bf16
     ``[M, N]``, rows contiguous, required when ``beta != 0``. K and N must
     be multiples of 8, row strides multiples of 8 elements and data pointers
     16-byte aligned (TMA). Returns a new contiguous bf16 ``[M, N]`` tensor,

@@ -112,7 +112,35 @@ impl Tensor2d {
 
 const K_MAJOR: &str = "K (K-major)";
 const A_HINT: &str = "; a is [M, K] with K contiguous: pass a.contiguous()";
-const B_HINT: &str = "; b is [N, K] with K contiguous, as torch.nn.functional.linear's weight (a @ b.T): pass b.contiguous(), not a transposed [K, N] view";
+const B_HINT: &str = "; b is [N, K] with K contiguous, as torch.nn.functional.linear's weight (a @ b.T): pass b.contiguous()";
+const BF16_A_RULE: &str =
+    "K or M (a.stride(1) == 1, or a.stride(0) == 1 for a transposed [K, M] tensor)";
+const BF16_A_HINT: &str = "; a is [M, K]: pass a.contiguous()";
+const BF16_B_RULE: &str = "K or N (b.stride(1) == 1 for an [N, K] weight, or b.stride(0) == 1 for w.T of a [K, N] tensor w)";
+const BF16_B_HINT: &str = "; b is [N, K] (a @ b.T): pass b.contiguous()";
+
+/// A BF16 input read K-major (its rows contiguous), or, when its first
+/// dimension is the contiguous one, MN-major: the view of its transpose
+/// and `true`.
+fn k_or_mn_major(
+    t: &Tensor2d,
+    operand: &'static str,
+    what: &'static str,
+    hint: &'static str,
+) -> Result<(MatrixView, bool), ViewError> {
+    if t.sizes[1] <= 1 || t.strides[1] == 1 {
+        return Ok((t.view(operand, 2, false, what, hint)?, false));
+    }
+    if t.strides[0] == 1 {
+        return Ok((t.view(operand, 2, true, what, hint)?, true));
+    }
+    Err(ViewError::NotRowMajor {
+        operand,
+        col_stride: t.strides[1],
+        what,
+        hint,
+    })
+}
 
 /// A checked BF16 problem: `D = alpha·A·Bᵀ + beta·C`.
 #[derive(Clone, Copy, Debug)]
@@ -127,6 +155,10 @@ pub struct Bf16Problem {
     pub c: Option<MatrixView>,
     /// D `[M, N]`.
     pub d: MatrixView,
+    /// A is M-major (`a` is the view of its transpose, `[K, M]`).
+    pub a_mn: bool,
+    /// B is N-major (`b` is the view of its transpose, `[K, N]`).
+    pub b_mn: bool,
 }
 
 fn same_shape(
@@ -161,9 +193,9 @@ pub fn check_bf16(
     let (mu, nu, ku) = (m as usize, n as usize, k as usize);
     let c_len = c.map(|_| mu * nu);
     gemm::validate(mu, nu, ku, mu * ku, nu * ku, c_len, mu * nu, beta)?;
-    let a = a.view("a", 2, false, K_MAJOR, A_HINT)?;
-    let b = b.view("b", 2, false, K_MAJOR, B_HINT)?;
-    same_shape("b", &b, n, k)?;
+    let (a, a_mn) = k_or_mn_major(a, "a", BF16_A_RULE, BF16_A_HINT)?;
+    let (b, b_mn) = k_or_mn_major(b, "b", BF16_B_RULE, BF16_B_HINT)?;
+    same_shape("b", &b, if b_mn { k } else { n }, if b_mn { n } else { k })?;
     let row = "N (row-major)";
     let c = match c {
         Some(c) => {
@@ -181,6 +213,8 @@ pub fn check_bf16(
         b,
         c,
         d,
+        a_mn,
+        b_mn,
     })
 }
 
@@ -278,6 +312,7 @@ pub unsafe fn gemm_bf16(
     key[12] = stream as u64;
     key[13] = capturing as u64;
     key[14] = p.c.is_some() as u64;
+    key[15] = p.a_mn as u64 | (p.b_mn as u64) << 1;
     let mut plans = dev.plans.lock().unwrap_or_else(|e| e.into_inner());
     let plan = plans.get_or_make(&key, || {
         // SAFETY: the views name live device memory of this context for as
@@ -288,12 +323,22 @@ pub unsafe fn gemm_bf16(
                 Matrix::<u16>::from_raw(
                     p.a.ptr,
                     elems(&p.a),
-                    MatrixDesc::row_major(m as usize, k as usize).with_ld(p.a.ld as usize),
+                    if p.a_mn {
+                        MatrixDesc::col_major(m as usize, k as usize)
+                    } else {
+                        MatrixDesc::row_major(m as usize, k as usize)
+                    }
+                    .with_ld(p.a.ld as usize),
                 ),
                 Matrix::<u16>::from_raw(
                     p.b.ptr,
                     elems(&p.b),
-                    MatrixDesc::col_major(k as usize, n as usize).with_ld(p.b.ld as usize),
+                    if p.b_mn {
+                        MatrixDesc::row_major(k as usize, n as usize)
+                    } else {
+                        MatrixDesc::col_major(k as usize, n as usize)
+                    }
+                    .with_ld(p.b.ld as usize),
                 ),
                 p.c.map(|c| {
                     Matrix::<u16>::from_raw(

@@ -106,10 +106,13 @@ def test_gemm_k_mismatch():
         gemm(meta(64, 64), meta(16, 72))
 
 
-def test_gemm_transposed_b_names_the_k_major_rule():
-    b = meta(64, 16).t()  # [16, 64] with strides (1, 16): not K-major
-    with pytest.raises(ValueError, match=r"b: column stride is 16; .*contiguous K \(K-major\)"):
-        gemm(meta(64, 64), b)
+def test_gemm_transposed_operands_pass_and_strided_both_ways_is_refused():
+    b = meta(64, 16).t()  # [16, 64] with strides (1, 16): N-major B (w.T of a [K, N] weight)
+    a = meta(64, 64).t()  # strides (1, 64): M-major A
+    assert gemm(a, b).shape == (64, 16)
+    neither = meta(64, 32)[::2, ::2]  # [32, 16], strides (64, 2): no dimension contiguous
+    with pytest.raises(ValueError, match=r"b: column stride is 2; .*contiguous K or N"):
+        gemm(meta(64, 16), neither)
 
 
 def test_gemm_misaligned_row_stride():

@@ -36,6 +36,9 @@ impl GemmConfig {
             // 128×256 pairs; in clusters it was slower everywhere.
             GemmConfig::T128x128PingPong => 0.99,
             GemmConfig::T128x128PingPongC2 => 0.85,
+            // Swap-AB (small M): not measured yet; as 128×64 (its MMAs
+            // are narrow, and at the M it runs for it is DRAM-bound).
+            GemmConfig::SwapAb16 | GemmConfig::SwapAb32 | GemmConfig::SwapAb64 => 0.85,
             GemmConfig::Sm100T128x256 => 1.0,
         }
     }
@@ -171,6 +174,49 @@ impl GemmConfig {
             Target::Sm100a => (GemmConfig::Sm100T128x256, 1),
         }
     }
+
+    /// The plan [`GemmPlan::new`](super::GemmPlan::new) makes: as
+    /// [`plan_for`](Self::plan_for), and without C (`has_c == false`) the
+    /// swap-AB configurations ([`SWAP_AB`](Self::SWAP_AB), small M) compete
+    /// too, by the same cost model.
+    ///
+    /// ```
+    /// use baton_runtime::{Target, gemm::GemmConfig};
+    /// let slots = |c: GemmConfig| 132 / c.cluster_m();
+    /// let (c, _) = GemmConfig::plan_for_operands(Target::Sm90a, 1, 4096, 4096, true, slots);
+    /// assert!(!c.is_swap_ab()); // with C: never swap-AB
+    /// ```
+    pub fn plan_for_operands(
+        target: Target,
+        m: usize,
+        n: usize,
+        k: usize,
+        has_c: bool,
+        slots_of: impl Fn(GemmConfig) -> u32,
+    ) -> (GemmConfig, u32) {
+        match target {
+            Target::Sm90a if !has_c => {
+                let (c, cost) = Self::plan_among(&Self::CANDIDATES_NO_C, m, n, k, slots_of);
+                (c, cost.splits as u32)
+            }
+            _ => Self::plan_for(target, m, n, k, slots_of),
+        }
+    }
+
+    /// [`CANDIDATES`](Self::CANDIDATES) and the swap-AB configurations: what
+    /// the heuristic chooses among for a GEMM without C.
+    pub const CANDIDATES_NO_C: [GemmConfig; 10] = [
+        GemmConfig::T128x256C2,
+        GemmConfig::T128x256,
+        GemmConfig::T128x224C2,
+        GemmConfig::T128x128C2,
+        GemmConfig::T128x128,
+        GemmConfig::T128x64,
+        GemmConfig::T128x128PingPong,
+        GemmConfig::SwapAb16,
+        GemmConfig::SwapAb32,
+        GemmConfig::SwapAb64,
+    ];
 
     /// [`choose`](Self::choose) with the number of work units (CTAs, or
     /// clusters) each configuration can keep resident at once, as the driver

@@ -164,8 +164,9 @@ fn swap_ab_timing_grid() {
             shapes.push((m, n, k));
         }
     }
-    // The launch floor: one tiny tile.
-    shapes.push((1, 128, 64));
+    // The launch floor (one tile, one K block), then one CTA streaming
+    // 1 MiB and 8 MiB of B: its own DRAM rate.
+    shapes.extend([(1, 128, 64), (1, 128, 4096), (1, 128, 32768)]);
     println!("GRID m n k | tuning | config grid | ours_us cublas_us ratio | rel");
     for (m, n, k) in shapes {
         let mut tunings = vec![

@@ -11,12 +11,18 @@
 //! times the small-M candidates and cuBLAS on the same inputs, one shape
 //! after another; it asserts only their outputs against cuBLAS.
 
-use baton_reference::gemm_check::{self, Comparison, GemmTuning, POISON_BF16, random_bf16};
-use baton_reference::gemm_cublas;
-use baton_reference::random::XorShift;
-use baton_reference::timing::{QueuedTimer, median};
+use baton_reference::gemm_check::{self, GemmTuning};
+#[cfg(feature = "cublas")]
+use baton_reference::{
+    gemm_check::{Comparison, POISON_BF16, random_bf16},
+    gemm_cublas,
+    random::XorShift,
+    timing::{QueuedTimer, median},
+};
+#[cfg(feature = "cublas")]
+use baton_runtime::gemm::bf16_to_f32;
 use baton_runtime::gemm::matrix::MatrixError;
-use baton_runtime::gemm::{GemmConfig, GemmPlan, bf16_to_f32};
+use baton_runtime::gemm::{GemmConfig, GemmPlan};
 use baton_runtime::{Error, Gpu, Variant};
 
 /// `BATON_SMALL=1` (the sanitizer mode of `tools/gpu-suite.sh`): fewer,
@@ -78,6 +84,7 @@ fn swap_ab_matches_f64_on_ragged_shapes() {
 
 /// The heuristic's plans (no C: swap-AB may be chosen) and every swap-AB
 /// configuration against cuBLAS at sweep shapes with small M.
+#[cfg(feature = "cublas")]
 #[test]
 fn swap_ab_matches_cublas() {
     let Some(gpu) = Gpu::for_test() else { return };
@@ -141,6 +148,7 @@ fn swap_ab_refuses_c() {
 /// Small-M candidates against cuBLAS, same inputs, one process: the
 /// heuristic's plan, 128×64 (the pick before swap-AB) and each swap-AB
 /// configuration whole and split 2–16 ways (where the split fits).
+#[cfg(feature = "cublas")]
 #[test]
 #[ignore = "timing grid: run with --ignored --nocapture"]
 fn swap_ab_timing_grid() {

@@ -119,6 +119,21 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
+        name: "baton_gemm_bf16_swap_ab_16",
+        about: "bf16 GEMM for small M (swap-AB: D^T = B·A^T), 128 rows of N x 16 of M x 64 tiles, transposed TMA-store epilogue",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_bf16_swap_ab_32",
+        about: "bf16 GEMM for small M (swap-AB), 128 rows of N x 32 of M x 64 tiles",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_bf16_swap_ab_64",
+        about: "bf16 GEMM for small M (swap-AB), 128 rows of N x 64 of M x 64 tiles",
+        hot: true,
+    },
+    KernelInfo {
         name: "baton_gemm_fp8_blockwise_128x128",
         about: "blockwise-scaled FP8 GEMM (e4m3, 1x128 A / 128x128 B scales, per-K promotion), 128x128x128 tiles, 6 stages",
         hot: true,

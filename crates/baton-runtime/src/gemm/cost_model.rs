@@ -124,17 +124,17 @@ impl Machine {
     /// sweep moved up to 11.6 TB/s of operands (the rate taken), and 4.7–5.0
     /// TB/s at K = 2056 (rows of 4112 bytes) whatever the tile.
     ///
-    /// One CTA streams at most 100 GB/s from DRAM (session 9, predicted:
-    /// 8 input stages of 16–24 KiB in flight over a loaded latency of
-    /// about 1.5 µs); it binds only below ~30 busy CTAs (small M, few
-    /// tiles, unsplit).
+    /// One CTA streams at most 110 GB/s from DRAM (session 9, measured:
+    /// a single swap-AB CTA read 1 MiB and 8 MiB of B at 109 and 112 GB/s
+    /// past the 5.3 µs launch floor); it binds only below ~30 busy CTAs
+    /// (small M, few tiles, unsplit).
     pub const H100_BF16: Machine = Machine {
         flops_per_sm: 6.0e12,
         dram_bytes_per_s: 2.9e12,
         fixup_bytes_per_s: 50.0e9,
         l2_bytes_per_s: 11.6e12,
         l2_unaligned_bytes_per_s: 4.8e12,
-        cta_dram_bytes_per_s: 100.0e9,
+        cta_dram_bytes_per_s: 110.0e9,
     };
     /// H100 SXM, blockwise FP8: 128×128 tiles at 8192³ ran ≈ 1180 TFLOP/s
     /// on 132 SMs (9.0 TFLOP/s per SM); DRAM and fixup as

@@ -29,6 +29,15 @@
 //!   tile's main loop.
 //! * Persistent grid: CTA `b` takes work units `b, b + grid, …` (a unit is a
 //!   cluster's tiles) in grouped, L2-friendly order (`group_m`).
+//! * Strided batches in one launch: every map is rank 3 (third dimension
+//!   the matrix), the units of all `batch` matrices form one schedule
+//!   (`ClusterWork::batched`; stream-K and split-K over all of them), and
+//!   each role reads a unit's matrix from `batch_tile_of`; an input shared
+//!   by the batch (`batch_broadcast`) is read at batch coordinate 0.
+//! * MN-major entries (`_am`, `_bn`, `_ambn`; 128×256 and 128×128): a
+//!   column-major A and/or a K×N row-major B, loaded as 64 × 64 boxes
+//!   (64 elements of M or N per 128-byte row) and read by `wgmma` with its
+//!   transpose bits (`Bf16N256T` / `Bf16N128T`, `StageDescriptors::with_layouts`).
 //! * Ping-pong entries (`*_pingpong`, 128×128 tiles, see `gemm_pingpong`):
 //!   each consumer warpgroup owns whole tiles, alternating, and the two
 //!   take turns on the tensor cores and the epilogue through an
@@ -43,33 +52,36 @@
 //! `stream_k_fixup!` and `StoreEpilogue` (in place over C through
 //! `LoadedC`, or the D ring).
 
-use baton::arch::ptx::tma::{TensorMap, load_2d, prefetch_tensormap, store_wait_group};
+use baton::arch::ptx::tma::{TensorMap, load_3d, prefetch_tensormap, store_wait_group};
 use baton::arch::ptx::{dynamic_smem, thread_idx_x};
 use baton::epi_load::EpiLoadPipeline;
 use baton::protocol::ordered_barrier::OrderedBarrier;
 use baton::smem::SharedRef;
 use baton::smem_field;
+use baton::tile_pipeline::Tile;
 use baton::tile_pipeline::{InputConsumer, InputTilePipeline};
 use baton_kernel_roles::dispatch_roles;
 use baton_kernel_roles::sm90::c_load::CLoad;
 use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
 use baton_kernel_roles::sm90::epilogue::{LoadedC, SUB_COLS, SUB_ROWS, StoreEpilogue};
 use baton_kernel_roles::sm90::mainloop_bf16::{
-    Bf16Mma, Bf16N64, Bf16N128, Bf16N224, Bf16N256, bf16_mainloop, bf16_pingpong_mainloop,
-    finish_pingpong_mainloop,
+    Bf16Mma, Bf16N64, Bf16N128, Bf16N128T, Bf16N224, Bf16N256, Bf16N256T, bf16_mainloop,
+    bf16_pingpong_mainloop, finish_pingpong_mainloop,
 };
-use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile};
+use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile_3d};
 use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};
-use baton_kernel_roles::sm90::stage_descriptors::StageDescriptors;
+use baton_kernel_roles::sm90::stage_descriptors::{MN_BOX_BYTES, StageDescriptors};
 use baton_kernel_roles::sm90::stream_k::StreamKFixup;
 use baton_kernel_roles::stream_k_fixup;
 
 use baton_kernels_abi::gemm_bf16::{
-    self as abi, GemmSmem, PINGPONG_GROUPS, PINGPONG_TURNS, Payload, PingPongSmem, Stage,
-    stages_for,
+    self as abi, A_MN_MAJOR, B_MN_MAJOR, GemmSmem, K_MAJOR, PINGPONG_GROUPS, PINGPONG_TURNS,
+    Payload, PingPongSmem, Stage, stages_for,
 };
 pub use baton_kernels_abi::gemm_bf16::{BK, BM};
-use baton_kernels_abi::gemm_params::{GemmBf16Params, StreamKParams};
+use baton_kernels_abi::gemm_params::{
+    BROADCAST_A, BROADCAST_B, BROADCAST_C, GemmBf16Params, StreamKParams,
+};
 
 /// The BF16 entry `$name`'s tensor maps `(A, B, C, D, A tail)` as generic
 /// addresses into its parameter space: the maps stay there by value (no
@@ -90,6 +102,9 @@ macro_rules! param_maps {
 
 macro_rules! gemm_entry {
     ($(#[$doc:meta])* $spec:path, $name:ident, $bn:literal, $bnh:literal, $acc:literal, $cluster:literal, $mma:ty) => {
+        gemm_entry!($(#[$doc])* $spec, $name, $bn, $bnh, $acc, $cluster, $mma, K_MAJOR);
+    };
+    ($(#[$doc:meta])* $spec:path, $name:ident, $bn:literal, $bnh:literal, $acc:literal, $cluster:literal, $mma:ty, $layout:expr) => {
         baton::kernel! {
             #[spec($spec)]
             $(#[$doc])*
@@ -104,6 +119,10 @@ macro_rules! gemm_entry {
             /// swizzle, A (dims {K, M}, box {64, 128}) and B (dims {K, N},
             /// box {64, BN}); with 64-byte swizzle, C and D (dims {N, M},
             /// box {32, 64}); all bf16. `tma_c` is only read when `beta != 0`.
+            /// MN-major entries (`_am`: A M-major, `_bn`: B N-major) take
+            /// that operand's map with dims {M, K} (or {N, K}) and box
+            /// {64, 64} instead; an M-major A has no tail map (`tma_a_tail`
+            /// is then never read).
             /// `group_m ≥ 1`: cluster-unit rows per rasterization group.
             ///
             /// Stream-K (`sk_min_segment > 0`): the last `units mod workers`
@@ -118,14 +137,20 @@ macro_rules! gemm_entry {
             /// `tail_rows` is `M mod 128`; when it is not 0, `tma_a_tail`
             /// describes A with a box of `tail_rows` rows (the last tile row
             /// loads only those), otherwise it is never read.
+            ///
+            /// Every map is rank 3 (third dimension: the matrix of the
+            /// batch, box 1): `batch ≥ 1` matrices are computed in this
+            /// launch, units `batch ×` one matrix's; an input whose bit is
+            /// set in `batch_broadcast` (`BROADCAST_A/B/C`) is read at
+            /// batch coordinate 0 for every matrix.
             pub fn $name(p: GemmBf16Params) {
-                let GemmBf16Params { m, n, k, group_m, alpha, beta, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves }, tail_rows, .. } = p;
+                let GemmBf16Params { m, n, k, group_m, alpha, beta, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves }, tail_rows, batch, batch_broadcast, .. } = p;
                 let (tma_a, tma_b, tma_c, tma_d, tma_a_tail) = param_maps!($name);
                 const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<GemmSmem<$bn, { stages_for($bn) }>>(), "the spec's shared memory is not this entry's layout") };
                 // SAFETY: forwarded to the kernel's contract.
                 let fixup = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
                 // SAFETY: forwarded to the kernel's contract.
-                unsafe { gemm::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta, fixup, (sk_min_segment, sk_extra_waves), (tma_a_tail, tail_rows)) }
+                unsafe { gemm::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster, { $layout }>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta, fixup, (sk_min_segment, sk_extra_waves), (tma_a_tail, tail_rows), (batch, batch_broadcast)) }
             }
         }
     };
@@ -164,6 +189,37 @@ gemm_entry!(
     baton_gemm_bf16_128x64, 64, 64, 32, 1, Bf16N64
 );
 
+gemm_entry!(
+    /// BF16 GEMM, 128×256×64 tiles, A M-major (column-major A).
+    abi::GEMM_128X256_AM,
+    baton_gemm_bf16_128x256_am, 256, 256, 128, 1, Bf16N256T<1, 0>, A_MN_MAJOR
+);
+gemm_entry!(
+    /// BF16 GEMM, 128×256×64 tiles, B N-major (a K×N row-major B).
+    abi::GEMM_128X256_BN,
+    baton_gemm_bf16_128x256_bn, 256, 256, 128, 1, Bf16N256T<0, 1>, B_MN_MAJOR
+);
+gemm_entry!(
+    /// BF16 GEMM, 128×256×64 tiles, A M-major and B N-major.
+    abi::GEMM_128X256_AMBN,
+    baton_gemm_bf16_128x256_ambn, 256, 256, 128, 1, Bf16N256T<1, 1>, A_MN_MAJOR | B_MN_MAJOR
+);
+gemm_entry!(
+    /// BF16 GEMM, 128×128×64 tiles, A M-major (column-major A).
+    abi::GEMM_128X128_AM,
+    baton_gemm_bf16_128x128_am, 128, 128, 64, 1, Bf16N128T<1, 0>, A_MN_MAJOR
+);
+gemm_entry!(
+    /// BF16 GEMM, 128×128×64 tiles, B N-major (a K×N row-major B).
+    abi::GEMM_128X128_BN,
+    baton_gemm_bf16_128x128_bn, 128, 128, 64, 1, Bf16N128T<0, 1>, B_MN_MAJOR
+);
+gemm_entry!(
+    /// BF16 GEMM, 128×128×64 tiles, A M-major and B N-major.
+    abi::GEMM_128X128_AMBN,
+    baton_gemm_bf16_128x128_ambn, 128, 128, 64, 1, Bf16N128T<1, 1>, A_MN_MAJOR | B_MN_MAJOR
+);
+
 macro_rules! pingpong_entry {
     ($(#[$doc:meta])* $spec:path, $name:ident, $bn:literal, $bnh:literal, $acc:literal, $cluster:literal, $mma:ty) => {
         baton::kernel! {
@@ -179,11 +235,11 @@ macro_rules! pingpong_entry {
             /// implemented: the stream-K parameters are ignored (every unit
             /// is computed whole; the buffers are never touched).
             pub fn $name(p: GemmBf16Params) {
-                let GemmBf16Params { m, n, k, group_m, alpha, beta, tail_rows, .. } = p;
+                let GemmBf16Params { m, n, k, group_m, alpha, beta, tail_rows, batch, batch_broadcast, .. } = p;
                 let (tma_a, tma_b, tma_c, tma_d, tma_a_tail) = param_maps!($name);
                 const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<PingPongSmem<$bn, { stages_for($bn) }>>(), "the spec's shared memory is not this entry's layout") };
                 // SAFETY: forwarded to the kernel's contract.
-                unsafe { gemm_pingpong::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, (alpha, beta), (tma_a_tail, tail_rows)) }
+                unsafe { gemm_pingpong::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster, K_MAJOR>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, (alpha, beta), (tma_a_tail, tail_rows), (batch, batch_broadcast)) }
             }
         }
     };
@@ -209,48 +265,123 @@ pingpong_entry!(
 /// CTA's multicast half of it. The stage's full barrier expects
 /// `a_rows · a_row_bytes + b_bytes`. A macro, not a function, so that both
 /// kernels keep their closures inlined exactly as before.
+///
+/// MN-major operands (`LAYOUT`, a const generic of the expanding function):
+/// an M-major A is loaded as the 64 × 64 boxes (64 rows of M each, TMA
+/// zero-filling past M and K) that hold the tile row's rows — one or two,
+/// `⌈a_rows / 64⌉ · MN_BOX_BYTES` expected — and an N-major B as its
+/// `BN / 64` boxes (no clusters: `CLUSTER_M == 1`).
 macro_rules! bf16_producer {
-    ($input:expr, $work:expr, $rows:expr, ($tma_a:expr, $tma_a_tail:expr, $tma_b:expr), ($a_row_bytes:expr, $b_bytes:expr), $bn:expr, $rank:expr) => {
+    ($input:expr, $work:expr, $rows:expr, ($tma_a:expr, $tma_a_tail:expr, $tma_b:expr), ($a_row_bytes:expr, $b_bytes:expr), $bn:expr, $rank:expr, $broadcast:expr) => {
         TmaProducer {
             input: $input,
             work: $work,
             rows: $rows,
         }
-        .run(
+        .run_batched(
             #[inline(always)]
             |t| {
-                let map_a = if t.a_rows == BM { $tma_a } else { $tma_a_tail };
+                // Batch coordinates: the tile's matrix, or 0 for an input
+                // shared by the whole batch.
+                let a_batch = if $broadcast & BROADCAST_A != 0 {
+                    0
+                } else {
+                    t.batch as i32
+                };
+                let b_batch = if $broadcast & BROADCAST_B != 0 {
+                    0
+                } else {
+                    t.batch as i32
+                };
+                let a_mn = LAYOUT & A_MN_MAJOR != 0;
+                let map_a = if t.a_rows == BM || a_mn {
+                    $tma_a
+                } else {
+                    $tma_a_tail
+                };
+                let a_boxes = t.a_rows.div_ceil(64);
+                let a_bytes = if a_mn {
+                    a_boxes * MN_BOX_BYTES
+                } else {
+                    t.a_rows * $a_row_bytes
+                };
                 (
-                    t.a_rows * $a_row_bytes + $b_bytes,
+                    a_bytes + $b_bytes,
                     #[inline(always)]
                     move |tiles, bar, kb| {
                         let kc = (kb * BK) as i32;
                         // SAFETY: maps per the kernel contract; the stage is
                         // ours and its full barrier expects these bytes.
                         unsafe {
-                            if t.a_rows != 0 {
-                                load_2d(
+                            if a_mn {
+                                let a = smem_field!(tiles, Stage<BN>, a).addr();
+                                for j in 0..a_boxes {
+                                    load_3d(
+                                        map_a,
+                                        mn_box(a + j * MN_BOX_BYTES),
+                                        bar,
+                                        (t.tm * BM + j * 64) as i32,
+                                        kc,
+                                        a_batch,
+                                    );
+                                }
+                            } else if t.a_rows != 0 {
+                                load_3d(
                                     map_a,
                                     smem_field!(tiles, Stage<BN>, a),
                                     bar,
                                     kc,
                                     (t.tm * BM) as i32,
+                                    a_batch,
                                 );
                             }
-                            load_b_tile::<u16, BN, BNH, { BK as usize }, CLUSTER_M>(
-                                $tma_b,
-                                smem_field!(tiles, Stage<BN>, b),
-                                bar,
-                                kc,
-                                t.tn * $bn,
-                                $rank,
-                            );
+                            if LAYOUT & B_MN_MAJOR != 0 {
+                                const {
+                                    assert!(
+                                        (CLUSTER_M == 1 && BN % 64 == 0)
+                                            || LAYOUT & B_MN_MAJOR == 0,
+                                        "an N-major B is whole 64-column boxes, not multicast"
+                                    )
+                                };
+                                let b = smem_field!(tiles, Stage<BN>, b).addr();
+                                for j in 0..(BN / 64) as u32 {
+                                    load_3d(
+                                        $tma_b,
+                                        mn_box(b + j * MN_BOX_BYTES),
+                                        bar,
+                                        (t.tn * $bn + j * 64) as i32,
+                                        kc,
+                                        b_batch,
+                                    );
+                                }
+                            } else {
+                                load_b_tile_3d::<u16, BN, BNH, { BK as usize }, CLUSTER_M>(
+                                    $tma_b,
+                                    smem_field!(tiles, Stage<BN>, b),
+                                    bar,
+                                    kc,
+                                    t.tn * $bn,
+                                    $rank,
+                                    b_batch,
+                                );
+                            }
                         }
                     },
                 )
             },
         )
     };
+}
+
+/// One 64 × 64 box of an MN-major stage tile at shared address `addr`.
+///
+/// # Safety
+/// `addr` lies inside a stage's A or B tile, a multiple of `MN_BOX_BYTES`
+/// from its (1024-byte aligned) start, with a whole box before the tile's end.
+#[inline(always)]
+unsafe fn mn_box(addr: u32) -> SharedRef<'static, Tile<u16, 64, 64>> {
+    // SAFETY: forwarded to the caller.
+    unsafe { SharedRef::from_addr(addr) }
 }
 
 #[inline(always)]
@@ -262,6 +393,7 @@ unsafe fn gemm<
     const ACC: usize,
     const STAGES: usize,
     const CLUSTER_M: u32,
+    const LAYOUT: u32,
 >(
     tma_a: *const TensorMap,
     tma_b: *const TensorMap,
@@ -276,6 +408,7 @@ unsafe fn gemm<
     fixup: StreamKFixup,
     (sk_min_segment, sk_extra_waves): (u32, u32),
     (tma_a_tail, tail_rows): (*const TensorMap, u32),
+    (batch, broadcast): (u32, u32),
 ) {
     // SAFETY: launched with size_of::<GemmSmem<BN, STAGES>>() of dynamic
     // shared memory (the kernel traps otherwise).
@@ -321,7 +454,8 @@ unsafe fn gemm<
 
     // Every role walks the same schedule (data-parallel units, then this
     // worker's stream-K share): see `ClusterWork`.
-    let work = ClusterWork::<CLUSTER_M>::new(
+    let work = ClusterWork::<CLUSTER_M>::batched(
+        batch,
         m.div_ceil(BM),
         n.div_ceil(bn),
         k.div_ceil(BK),
@@ -345,7 +479,7 @@ unsafe fn gemm<
         // half) per stage; the full barrier expects Payload::TMA_BYTES, or
         // a_rows rows of A plus B.
         producer => {
-            bf16_producer!(input, work, rows, (tma_a, tma_a_tail, tma_b), (a_row_bytes, b_bytes), bn, rank)
+            bf16_producer!(input, work, rows, (tma_a, tma_a_tail, tma_b), (a_row_bytes, b_bytes), bn, rank, broadcast)
         },
         // C-load: C sub-tiles of the tiles this CTA finishes (beta ≠ 0).
         c_load => {
@@ -354,6 +488,7 @@ unsafe fn gemm<
                 tiles: epi_tiles,
                 map_c: tma_c,
                 work,
+                batch_step: (broadcast & BROADCAST_C == 0) as u32,
                 tile_m: BM,
                 tile_n: bn,
                 subtiles,
@@ -380,14 +515,17 @@ unsafe fn gemm<
             let mut acc: [f32; ACC] = unsafe { core::mem::zeroed() };
             // This warpgroup's 64 rows of A (64 rows × 128 bytes further).
             let st0 = input.stage(0);
-            let descs = StageDescriptors::new(
+            // (M-major A: its box `wg`, 64 × 128 bytes further too.)
+            let descs = StageDescriptors::with_layouts(
                 smem_field!(st0, Stage<BN>, a).addr() + (wg * 64 * 128) as u32,
                 smem_field!(st0, Stage<BN>, b).addr(),
                 core::mem::size_of::<Stage<BN>>() as u32,
+                LAYOUT & A_MN_MAJOR != 0,
+                LAYOUT & B_MN_MAJOR != 0,
             );
             let mut d_next = 0u32;
             for seg in work.segments() {
-                let (tm, tn) = work.tile_of(seg.unit);
+                let (b, tm, tn) = work.batch_tile_of(seg.unit);
                 bf16_mainloop::<M, _, ACC, STAGES, CLUSTER_M>(
                     &mut consumer,
                     descs,
@@ -417,6 +555,7 @@ unsafe fn gemm<
                         (
                             (tn * bn) as i32 + (j as usize * SUB_COLS) as i32,
                             (tm * BM) as i32 + (wg * SUB_ROWS) as i32,
+                            b as i32,
                         )
                     })
                 };
@@ -459,6 +598,7 @@ unsafe fn gemm_pingpong<
     const ACC: usize,
     const STAGES: usize,
     const CLUSTER_M: u32,
+    const LAYOUT: u32,
 >(
     tma_a: *const TensorMap,
     tma_b: *const TensorMap,
@@ -470,6 +610,7 @@ unsafe fn gemm_pingpong<
     group_m: u32,
     (alpha, beta): (f32, f32),
     (tma_a_tail, tail_rows): (*const TensorMap, u32),
+    (batch, broadcast): (u32, u32),
 ) {
     // SAFETY: launched with size_of::<PingPongSmem<BN, STAGES>>() of
     // dynamic shared memory (the kernel traps otherwise).
@@ -520,7 +661,8 @@ unsafe fn gemm_pingpong<
     );
 
     // Stream-K off: every segment is a whole unit.
-    let work = ClusterWork::<CLUSTER_M>::new(
+    let work = ClusterWork::<CLUSTER_M>::batched(
+        batch,
         m.div_ceil(BM),
         n.div_ceil(bn),
         k.div_ceil(BK),
@@ -539,7 +681,7 @@ unsafe fn gemm_pingpong<
     let residual = beta != 0.0;
     dispatch_roles!(GEMM_ROLES, c_load_active: residual,
         producer => {
-            bf16_producer!(input, work, rows, (tma_a, tma_a_tail, tma_b), (a_row_bytes, b_bytes), bn, rank)
+            bf16_producer!(input, work, rows, (tma_a, tma_a_tail, tma_b), (a_row_bytes, b_bytes), bn, rank, broadcast)
         },
         // C-load: each tile's C sub-tiles into its warpgroup's pipeline.
         c_load => {
@@ -548,6 +690,7 @@ unsafe fn gemm_pingpong<
                 tiles: epi_tiles,
                 map_c: tma_c,
                 work,
+                batch_step: (broadcast & BROADCAST_C == 0) as u32,
                 tile_m: BM,
                 tile_n: bn,
                 subtiles,
@@ -577,6 +720,8 @@ unsafe fn gemm_pingpong<
             let a0 = smem_field!(st0, Stage<BN>, a).addr();
             let b0 = smem_field!(st0, Stage<BN>, b).addr();
             let stage_bytes = core::mem::size_of::<Stage<BN>>() as u32;
+            // (K-major only: the ping-pong entries have no MN-major twins.)
+            const { assert!(LAYOUT == K_MAJOR) };
             let top_descs = StageDescriptors::new(a0, b0, stage_bytes);
             // Rows 64..128 of A: 64 rows × 128 bytes further.
             let bottom_descs = StageDescriptors::new(a0 + 64 * 128, b0, stage_bytes);
@@ -590,7 +735,7 @@ unsafe fn gemm_pingpong<
                     continue;
                 }
                 mine = false;
-                let (tm, tn) = work.tile_of(seg.unit);
+                let (b, tm, tn) = work.batch_tile_of(seg.unit);
                 // Turn 0: the tensor cores, until the last MMAs are issued.
                 order.wait();
                 let pending = bf16_pingpong_mainloop::<M, _, ACC, STAGES, CLUSTER_M>(
@@ -620,9 +765,9 @@ unsafe fn gemm_pingpong<
                 // this order.
                 unsafe {
                     epilogue.store(&top, alpha, &mut c, d_next, subtiles, #[inline(always)]
-                    |j| (col0 + (j as usize * SUB_COLS) as i32, row0));
+                    |j| (col0 + (j as usize * SUB_COLS) as i32, row0, b as i32));
                     epilogue.store(&bottom, alpha, &mut c, d_next + subtiles, subtiles, #[inline(always)]
-                    |j| (col0 + (j as usize * SUB_COLS) as i32, row0 + SUB_ROWS as i32));
+                    |j| (col0 + (j as usize * SUB_COLS) as i32, row0 + SUB_ROWS as i32, b as i32));
                 }
                 order.arrive();
                 d_next += 2 * subtiles;

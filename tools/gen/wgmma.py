@@ -57,6 +57,54 @@ for name, shape, n, doc, has_trans in SHAPES:
     print("    }")
     print("}")
 
+# The bf16 shapes with the operands' major-ness as const generics: the
+# immediates imm-trans-a / imm-trans-b (0: K-major, 1: MN-major, see
+# descriptor_mn_major). The K-major wrappers above are these with 0, 0 in
+# the PTX (the same instruction text).
+for name, shape, n, doc, has_trans in SHAPES:
+    if not has_trans:
+        continue
+    regs = n // 2
+    acc_list = ", ".join("{%s}" % f"d{i}" for i in range(regs))
+    print()
+    print(f"/// `wgmma.mma_async.sync.aligned.{shape}` with the operands' layouts as")
+    print(f"/// const generics: {doc}; the warpgroup's 64×{n} fp32 accumulator tile is")
+    print(f"/// `acc` ({regs} registers per thread). `TRANS_A` / `TRANS_B` are the")
+    print("/// instruction's `imm-trans-a` / `imm-trans-b`: 0 for a K-major descriptor")
+    print("/// ([`descriptor_k_major`](super::descriptor_k_major)), 1 for an MN-major one")
+    print("/// ([`descriptor_mn_major`](super::descriptor_mn_major): A column-major, M")
+    print("/// contiguous; B with N contiguous). `accumulate == false` overwrites `acc`.")
+    print("///")
+    print("/// # Safety")
+    print("/// As the K-major wrapper: all 128 threads of a warpgroup after")
+    print("/// [`fence`](super::fence); the descriptors name initialized shared memory")
+    print("/// in the layouts the transpose bits say, valid and unmodified until")
+    print("/// [`wait_group`](super::wait_group) retires this MMA; `acc` untouched until then.")
+    print("#[inline(always)]")
+    print(f"pub unsafe fn {name}_t<const TRANS_A: u32, const TRANS_B: u32>(")
+    print(f"    acc: &mut [f32; {regs}],")
+    print("    a: u64,")
+    print("    b: u64,")
+    print("    accumulate: bool,")
+    print(") {")
+    print("    const { assert!(TRANS_A < 2 && TRANS_B < 2) };")
+    print("    let scale_d = accumulate as u32;")
+    print("    // SAFETY: see the function contract.")
+    print("    unsafe {")
+    print("        asm!(")
+    print(f'            "{{{{ .reg .pred p; setp.ne.b32 p, {{sd}}, 0; wgmma.mma_async.sync.aligned.{shape} {{{{{acc_list}}}}}, {{a}}, {{b}}, p, 1, 1, {{ta}}, {{tb}}; }}}}",')
+    for i in range(regs):
+        print(f"            d{i} = inout(reg32) acc[{i}],")
+    print("            a = in(reg64) a,")
+    print("            b = in(reg64) b,")
+    print("            sd = in(reg32) scale_d,")
+    print("            ta = const TRANS_A,")
+    print("            tb = const TRANS_B,")
+    print("            options(nostack)")
+    print("        );")
+    print("    }")
+    print("}")
+
 # A from registers (RS), B N-major in shared memory (imm-trans-b = 1): the
 # second GEMM of attention, O += P·V, with P the bf16 fragments of the first
 # GEMM's accumulators and V stored [kv rows, head dim] (N contiguous).

@@ -134,6 +134,36 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
+        name: "baton_gemm_bf16_128x256_am",
+        about: "bf16 GEMM, 128x256x64 tiles, A M-major (column-major A), wgmma imm-trans-a",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_bf16_128x256_bn",
+        about: "bf16 GEMM, 128x256x64 tiles, B N-major (K x N row-major B), wgmma imm-trans-b",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_bf16_128x256_ambn",
+        about: "bf16 GEMM, 128x256x64 tiles, A M-major and B N-major, both transpose bits",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_bf16_128x128_am",
+        about: "bf16 GEMM, 128x128x64 tiles, A M-major (column-major A), wgmma imm-trans-a",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_bf16_128x128_bn",
+        about: "bf16 GEMM, 128x128x64 tiles, B N-major (K x N row-major B), wgmma imm-trans-b",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_bf16_128x128_ambn",
+        about: "bf16 GEMM, 128x128x64 tiles, A M-major and B N-major, both transpose bits",
+        hot: true,
+    },
+    KernelInfo {
         name: "baton_gemm_fp8_blockwise_128x128",
         about: "blockwise-scaled FP8 GEMM (e4m3, 1x128 A / 128x128 B scales, per-K promotion), 128x128x128 tiles, 6 stages",
         hot: true,
@@ -183,8 +213,10 @@ mod tests {
     fn ptx_not_built_names_the_installer() {
         let msg = Error::PtxNotBuilt {
             variant: Variant::Debug,
+            built: "not built: baton-runtime's `gemm-kernels` feature is off",
         }
         .to_string();
+        assert!(msg.contains("`gemm-kernels` feature is off"), "{msg}");
         assert!(msg.contains("debug PTX"), "{msg}");
         assert!(msg.contains("tools/install-device-toolchain.sh"), "{msg}");
         assert!(msg.contains("BATON_PTX_DIR"), "{msg}");

@@ -158,6 +158,57 @@ pub fn encode_strided_matrix(
     encode(&desc)
 }
 
+/// A rank-3 map of `batch` row-major `rows × cols` matrices (rows `ld`
+/// elements apart, matrix `b` at `ptr + b · batch_stride` elements), moved
+/// in `box_rows × box_cols × 1` boxes: dims {cols, rows, batch}. With
+/// `batch == 1` the batch stride is never used (it is set to one whole
+/// matrix, which TMA accepts). TMA needs the batch stride in bytes a
+/// multiple of 16 and at least `rows · ld` elements (no zero stride:
+/// a matrix shared by a batch is `batch = 1`, read at coordinate 0).
+///
+/// ```no_run
+/// use baton::tensor_map::{ElemType, Swizzle};
+/// let _gpu = baton_runtime::Gpu::new(0)?;
+/// // 3 matrices of 100 × 60 (ld 64), 6400 elements apart.
+/// let map = baton_runtime::tensor_map::encode_strided_batch(
+///     0x7f00_0000_0000, ElemType::BF16, 100, 60, 64, 3, 6400, 64, 64, Swizzle::B128)?;
+/// # Ok::<(), baton_runtime::Error>(())
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn encode_strided_batch(
+    ptr: u64,
+    dtype: baton::tensor_map::ElemType,
+    rows: u64,
+    cols: u64,
+    ld: u64,
+    batch: u64,
+    batch_stride: u64,
+    box_rows: u32,
+    box_cols: u32,
+    swizzle: baton::tensor_map::Swizzle,
+) -> Result<EncodedTensorMap> {
+    let bytes = dtype.bytes() as u64;
+    let mut desc = TensorMapDesc::matrix_2d(
+        dtype,
+        ptr,
+        rows,
+        cols,
+        ld * bytes,
+        box_rows,
+        box_cols,
+        swizzle,
+    );
+    desc.rank = 3;
+    desc.dims[2] = batch;
+    desc.strides_bytes[1] = if batch == 1 {
+        (rows * ld * bytes).next_multiple_of(16)
+    } else {
+        batch_stride * bytes
+    };
+    desc.l2_promotion = baton::tensor_map::L2Promotion::B256;
+    encode(&desc)
+}
+
 /// Encodes `desc` into a tiled TMA tensor map (rank 2 or 3, element strides
 /// 1, no interleave). Call it with the GPU's context current on the thread
 /// (after [`Gpu::new`], or [`Gpu::context`]`.bind_to_thread()` on another

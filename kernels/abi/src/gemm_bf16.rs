@@ -45,6 +45,16 @@ pub struct GemmSmem<const BN: usize, const STAGES: usize> {
     pub epi_bars: [PipelineBarriers<EPI_STAGES>; 2],
 }
 
+/// Operand layout code of the K-major entries (A M×K and B N×K, both K
+/// contiguous): the default.
+pub const K_MAJOR: u32 = 0;
+/// Layout bit: A is M-major (column-major A, M contiguous); its tiles are
+/// loaded as 64 × 64 boxes and read by `wgmma` with `imm-trans-a = 1`.
+pub const A_MN_MAJOR: u32 = 1;
+/// Layout bit: B is N-major (a K×N row-major B, N contiguous), loaded as
+/// 64 × 64 boxes and read with `imm-trans-b = 1`.
+pub const B_MN_MAJOR: u32 = 2;
+
 /// Turns per round of the ping-pong order: the main loop (tensor cores),
 /// then the epilogue (TMA stores).
 pub const PINGPONG_TURNS: usize = 2;
@@ -138,6 +148,49 @@ pub const GEMM_128X128_C2: KernelSpec<GemmBf16Params> =
 /// ```
 pub const GEMM_128X64: KernelSpec<GemmBf16Params> =
     spec::<64, { stages_for(64) }>("baton_gemm_bf16_128x64", 1);
+
+/// 128×256×64 tiles, A M-major ([`A_MN_MAJOR`]).
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_bf16::GEMM_128X256_AM.name, "baton_gemm_bf16_128x256_am");
+/// ```
+pub const GEMM_128X256_AM: KernelSpec<GemmBf16Params> =
+    spec::<256, { stages_for(256) }>("baton_gemm_bf16_128x256_am", 1);
+/// 128×256×64 tiles, B N-major ([`B_MN_MAJOR`]).
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_bf16::GEMM_128X256_BN.cluster_size(), 1);
+/// ```
+pub const GEMM_128X256_BN: KernelSpec<GemmBf16Params> =
+    spec::<256, { stages_for(256) }>("baton_gemm_bf16_128x256_bn", 1);
+/// 128×256×64 tiles, A M-major and B N-major.
+///
+/// ```
+/// assert!(baton_kernels_abi::gemm_bf16::GEMM_128X256_AMBN.hot);
+/// ```
+pub const GEMM_128X256_AMBN: KernelSpec<GemmBf16Params> =
+    spec::<256, { stages_for(256) }>("baton_gemm_bf16_128x256_ambn", 1);
+/// 128×128×64 tiles, A M-major ([`A_MN_MAJOR`]).
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_bf16::GEMM_128X128_AM.threads, 384);
+/// ```
+pub const GEMM_128X128_AM: KernelSpec<GemmBf16Params> =
+    spec::<128, { stages_for(128) }>("baton_gemm_bf16_128x128_am", 1);
+/// 128×128×64 tiles, B N-major ([`B_MN_MAJOR`]).
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_bf16::GEMM_128X128_BN.name, "baton_gemm_bf16_128x128_bn");
+/// ```
+pub const GEMM_128X128_BN: KernelSpec<GemmBf16Params> =
+    spec::<128, { stages_for(128) }>("baton_gemm_bf16_128x128_bn", 1);
+/// 128×128×64 tiles, A M-major and B N-major.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_bf16::GEMM_128X128_AMBN.cluster, [1, 1, 1]);
+/// ```
+pub const GEMM_128X128_AMBN: KernelSpec<GemmBf16Params> =
+    spec::<128, { stages_for(128) }>("baton_gemm_bf16_128x128_ambn", 1);
 
 /// The spec of a ping-pong `128 × BN` configuration in clusters of
 /// `cluster` CTAs along M.

@@ -64,9 +64,10 @@ impl StreamKParams {
     };
 }
 
-/// Parameters of the BF16 GEMMs: `D = alpha·A·Bᵀ + beta·C`. The tensor
-/// maps travel by value ([`TensorMapParam`], first, at 64-byte aligned
-/// offsets): 704 bytes.
+/// Parameters of the BF16 GEMMs: `D = alpha·A·Bᵀ + beta·C`, for `batch`
+/// matrices in one launch (strided batched GEMM). The tensor maps travel
+/// by value ([`TensorMapParam`], first, at 64-byte aligned offsets), all
+/// rank 3 (dims {columns, rows, batch}): 720 bytes.
 ///
 /// ```
 /// use baton_kernels_abi::gemm_params::{GemmBf16Params, StreamKParams, TensorMapParam};
@@ -75,18 +76,18 @@ impl StreamKParams {
 ///     tma_c: TensorMapParam::UNUSED, tma_d: TensorMapParam::UNUSED,
 ///     tma_a_tail: TensorMapParam::UNUSED,
 ///     m: 4096, n: 4096, k: 4096, group_m: 8, alpha: 1.0, beta: 0.0,
-///     stream_k: StreamKParams::OFF, tail_rows: 0,
+///     stream_k: StreamKParams::OFF, tail_rows: 0, batch: 1, batch_broadcast: 0,
 /// };
-/// assert_eq!((size_of::<GemmBf16Params>(), p.tail_rows), (704, 0));
+/// assert_eq!((size_of::<GemmBf16Params>(), p.tail_rows), (720, 0));
 /// ```
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct GemmBf16Params {
-    /// A: bf16, dims {K, M}, box {64, 128}, 128-byte swizzle.
+    /// A: bf16, dims {K, M, batch}, box {64, 128, 1}, 128-byte swizzle.
     pub tma_a: TensorMapParam,
-    /// B: bf16, dims {K, N}, box {64, BN}, 128-byte swizzle.
+    /// B: bf16, dims {K, N, batch}, box {64, BN, 1}, 128-byte swizzle.
     pub tma_b: TensorMapParam,
-    /// C: bf16, dims {N, M}, box {32, 64}, 64-byte swizzle (read only when `beta ≠ 0`).
+    /// C: bf16, dims {N, M, batch}, box {32, 64, 1}, 64-byte swizzle (read only when `beta ≠ 0`).
     pub tma_c: TensorMapParam,
     /// D: as C.
     pub tma_d: TensorMapParam,
@@ -108,10 +109,25 @@ pub struct GemmBf16Params {
     pub stream_k: StreamKParams,
     /// `M mod 128`.
     pub tail_rows: u32,
+    /// Matrices in this launch (≥ 1): work units are `batch` × the tiles
+    /// of one matrix, matrix `b` at coordinate `b` of the maps' third
+    /// dimension.
+    pub batch: u32,
+    /// Inputs shared by the whole batch ([`BROADCAST_A`] | [`BROADCAST_B`]
+    /// | [`BROADCAST_C`]): read at batch coordinate 0 (their maps have a
+    /// batch dimension of 1: TMA refuses a zero stride).
+    pub batch_broadcast: u32,
 }
 // SAFETY: repr(C) of tensor-map bytes, numbers and a repr(C) struct of
 // raw pointers and numbers.
 unsafe impl KernelParams for GemmBf16Params {}
+
+/// [`GemmBf16Params::batch_broadcast`] bit: one A for the whole batch.
+pub const BROADCAST_A: u32 = 1;
+/// [`GemmBf16Params::batch_broadcast`] bit: one B for the whole batch.
+pub const BROADCAST_B: u32 = 2;
+/// [`GemmBf16Params::batch_broadcast`] bit: one C for the whole batch.
+pub const BROADCAST_C: u32 = 4;
 
 /// Parameters of the blockwise-scaled FP8 GEMMs (e4m3; 1×128 A scales,
 /// 128×128 B scales). The tensor maps travel by value

@@ -6,6 +6,7 @@
 //! C and D M×N row-major; bf16 storage (as `u16` bits), fp32 accumulation.
 
 use super::heuristic::{STREAM_K_MIN_SEGMENT, stream_k_pays};
+use super::mn_major::Bf16Layouts;
 use super::operand::{RowMajorOperand, param};
 use super::ranges_overlap;
 use super::stream_k::StreamKWorkspace;
@@ -16,7 +17,9 @@ use baton::kernel::KernelSpec;
 use baton::tensor_map::{ElemType, Swizzle};
 use baton_kernels_abi::gemm_bf16 as bf16_abi;
 use baton_kernels_abi::gemm_bf16_swap_ab as swap_ab_abi;
-use baton_kernels_abi::gemm_params::{GemmBf16Params, TensorMapParam};
+use baton_kernels_abi::gemm_params::{
+    BROADCAST_A, BROADCAST_B, BROADCAST_C, GemmBf16Params, TensorMapParam,
+};
 use baton_kernels_abi::gemm_sm100::{self, Sm100GemmParams};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
@@ -380,15 +383,26 @@ pub struct GemmPlan<'a> {
     slots: u32,
     /// Stream-K workspace, when enabled.
     stream_k: Option<StreamKWorkspace>,
+    /// Which kernel operands are MN-major (the entry's layout).
+    layouts: Bf16Layouts,
+    /// Matrices in the batch.
+    batch: usize,
+    /// Matrices per launch: the whole batch, or 1 when an operand's batch
+    /// stride does not fit a rank-3 map (one launch per matrix).
+    launch_batch: u32,
+    /// The kernel's `batch_broadcast` (inputs shared by the batch).
+    batch_broadcast: u32,
     _operands: std::marker::PhantomData<(&'a CudaSlice<u16>, &'a mut CudaSlice<u16>)>,
 }
 
 /// The kernel operands of a (batched) BF16 GEMM `D = alpha·A·Bᵀ + beta·C`:
-/// A M×K, B N×K, C and D M×N, all row-major.
+/// A M×K, B N×K, C and D M×N, all row-major — except that an M-major A is
+/// stored K×M and an N-major B K×N (row-major, `layouts`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Bf16Operands {
     pub a: RowMajorOperand,
     pub b: RowMajorOperand,
+    pub layouts: Bf16Layouts,
     pub c: Option<RowMajorOperand>,
     pub d: RowMajorOperand,
     pub batch: usize,
@@ -467,15 +481,25 @@ impl<'a> GemmPlan<'a> {
                     })
                     .unwrap_or(0)
             };
-            // Swap-AB (small M) only without C: its epilogue has no C.
-            let (config, splits) =
-                GemmConfig::plan_for_operands(gpu.target(), m, n, k, ops.c.is_some(), slots);
+            // Swap-AB (small M) only without C and with K-major A and B:
+            // its epilogue has no C, its loads no transpose.
+            let no_swap_ab = ops.c.is_some() || ops.layouts.a_m_major || ops.layouts.b_n_major;
+            let (chosen, splits) =
+                GemmConfig::plan_for_operands(gpu.target(), m, n, k, no_swap_ab, slots);
+            // MN-major operands: the nearest configuration with such
+            // entries (its split-K count is the heuristic's business: none).
+            let config = ops.layouts.config_for(chosen);
+            let splits = if config == chosen { splits } else { 1 };
             let mut plan = Self::for_operands(gpu, kernels, Some(config), ops, (m, n, k))?;
             // Not while the stream captures a graph: a replay would repeat
             // the launch's split-K / stream-K epoch (GemmError::StreamKInGraph).
             if refuse_stream_k_capture(gpu).is_err() {
                 return Ok(plan);
             }
+            // The heuristic's split count is for one matrix; a batch in one
+            // launch has `launch_batch` times the units: at most as many
+            // workers as fit at once.
+            let splits = splits.min(plan.slots / plan.units().max(1));
             if splits > 1 {
                 plan.set_split_k(gpu, splits)?;
             } else if config.target() == Target::Sm90a
@@ -513,6 +537,8 @@ impl<'a> GemmPlan<'a> {
             }
             .into());
         }
+        let spec = ops.layouts.spec(config)?;
+        let (a_mn, b_mn) = (ops.layouts.a_m_major, ops.layouts.b_n_major);
         let (bm, bn, bk) = config.tile();
         if config.is_swap_ab() {
             // Dᵀ = B·Aᵀ: B's rows fill the kernel's 128-row tiles (its
@@ -555,22 +581,49 @@ impl<'a> GemmPlan<'a> {
                 group_m: DEFAULT_GROUP_M,
                 slots: gpu.sm_count(),
                 stream_k: None,
+                layouts: ops.layouts,
+                batch: ops.batch,
+                // One launch per matrix (rank-2 maps).
+                launch_batch: 1,
+                batch_broadcast: 0,
                 _operands: std::marker::PhantomData,
             });
         }
         let tail_rows = (m % bm as usize) as u32;
-        let tail_box = if tail_rows == 0 { bm } else { tail_rows };
+        // An M-major A has no tail map (its 64-row boxes are loaded whole).
+        let tail_box = if tail_rows == 0 || a_mn {
+            bm
+        } else {
+            tail_rows
+        };
         // Each encode is a driver call of about 3 µs (H100): a map equal to
         // one already encoded is copied (no C: C's map is D's; M a multiple
         // of BM: the tail map is A's).
-        let batch_maps = |b: usize| -> Result<[EncodedTensorMap; 5]> {
-            let a = ops.a.map(b, bm, bk, Swizzle::B128)?;
-            let d = ops.d.map(b, config.epilogue_rows(), 32, Swizzle::B64)?;
+        // The maps of matrices `first..first + count`: rank 3 for the
+        // sm_90a kernels (a batch in one launch), rank 2 (count 1) for
+        // sm_100a's.
+        let batch_maps = |first: usize, count: usize, rank3: bool| {
+            move |op: &RowMajorOperand, rows: u32, cols: u32, swizzle: Swizzle| match rank3 {
+                true => op.map_batch(first, count, rows, cols, swizzle),
+                false => op.map(first, rows, cols, swizzle),
+            }
+        };
+        let maps_of = |first: usize, count: usize, rank3: bool| -> Result<[EncodedTensorMap; 5]> {
+            let map = batch_maps(first, count, rank3);
+            // MN-major: 64 (K) rows of 64 elements (M or N) per box.
+            let a = match a_mn {
+                false => map(&ops.a, bm, bk, Swizzle::B128)?,
+                true => map(&ops.a, bk, 64, Swizzle::B128)?,
+            };
+            let d = map(&ops.d, config.epilogue_rows(), 32, Swizzle::B64)?;
             Ok([
                 a,
-                ops.b.map(b, bn / config.cluster_m(), bk, Swizzle::B128)?,
-                match ops.c {
-                    Some(c) => c.map(b, config.epilogue_rows(), 32, Swizzle::B64)?,
+                match b_mn {
+                    false => map(&ops.b, bn / config.cluster_m(), bk, Swizzle::B128)?,
+                    true => map(&ops.b, bk, 64, Swizzle::B128)?,
+                },
+                match &ops.c {
+                    Some(c) => map(c, config.epilogue_rows(), 32, Swizzle::B64)?,
                     None => d,
                 },
                 d,
@@ -580,18 +633,46 @@ impl<'a> GemmPlan<'a> {
                 if tail_box == bm {
                     a
                 } else {
-                    ops.a.map(b, tail_box, bk, Swizzle::B128)?
+                    map(&ops.a, tail_box, bk, Swizzle::B128)?
                 },
             ])
         };
-        let (kernel, maps) = match config.spec() {
+        // One launch for the whole batch when every operand fits one
+        // rank-3 map (TMA: a batch stride of 0 or of at least a whole
+        // matrix); otherwise one launch per matrix.
+        let one_launch = [Some(&ops.a), Some(&ops.b), ops.c.as_ref(), Some(&ops.d)]
+            .into_iter()
+            .flatten()
+            .all(|op| op.fits_one_map(ops.batch));
+        let shared = |op: &RowMajorOperand, bit: u32| {
+            if ops.batch > 1 && op.batch_stride == 0 {
+                bit
+            } else {
+                0
+            }
+        };
+        let broadcast = shared(&ops.a, BROADCAST_A)
+            | shared(&ops.b, BROADCAST_B)
+            | ops.c.as_ref().map_or(0, |c| shared(c, BROADCAST_C));
+        let (kernel, maps, launch_batch, batch_broadcast) = match spec {
             Some(spec) => {
-                let maps = (0..ops.batch)
-                    .map(|b| Ok(batch_maps(b)?.map(param)))
-                    .collect::<Result<Vec<_>>>()?;
+                let (maps, launch_batch, broadcast) = if one_launch {
+                    (
+                        vec![maps_of(0, ops.batch, true)?.map(param)],
+                        ops.batch,
+                        broadcast,
+                    )
+                } else {
+                    let maps = (0..ops.batch)
+                        .map(|b| Ok(maps_of(b, 1, true)?.map(param)))
+                        .collect::<Result<Vec<_>>>()?;
+                    (maps, 1, 0)
+                };
                 (
                     PlanKernel::Sm90(kernels.kernel(spec)?),
                     PlanMaps::ByValue(maps),
+                    launch_batch as u32,
+                    broadcast,
                 )
             }
             None => {
@@ -603,10 +684,12 @@ impl<'a> GemmPlan<'a> {
                     }
                     .into());
                 }
-                let maps = tensor_map::upload(gpu, &batch_maps(0)?)?;
+                let maps = tensor_map::upload(gpu, &maps_of(0, 1, false)?)?;
                 (
                     PlanKernel::Sm100(kernels.kernel(&gemm_sm100::GEMM_BF16)?),
                     PlanMaps::Uploaded(maps),
+                    1,
+                    0,
                 )
             }
         };
@@ -634,6 +717,10 @@ impl<'a> GemmPlan<'a> {
             group_m: DEFAULT_GROUP_M,
             slots,
             stream_k: None,
+            layouts: ops.layouts,
+            batch: ops.batch,
+            launch_batch,
+            batch_broadcast,
             _operands: std::marker::PhantomData,
         })
     }
@@ -747,6 +834,12 @@ impl<'a> GemmPlan<'a> {
         self.config
     }
 
+    /// Which of the kernel's operands are MN-major (the entry the plan
+    /// launches: [`Bf16Layouts::spec`]); K-major for the slice APIs.
+    pub fn layouts(&self) -> Bf16Layouts {
+        self.layouts
+    }
+
     /// CTAs launched: one per SM, or fewer when there are fewer tiles
     /// (with stream-K: every resident worker).
     pub fn grid(&self) -> u32 {
@@ -756,22 +849,36 @@ impl<'a> GemmPlan<'a> {
         self.units().min(self.slots) * self.config.cluster_m()
     }
 
-    /// Work units (clusters of tiles) of this problem.
+    /// Work units (clusters of tiles) of one launch: one matrix's, times
+    /// the matrices of the batch it computes.
     fn units(&self) -> u32 {
         let (bm, bn, _) = self.config.tile();
-        self.m.div_ceil(bm).div_ceil(self.config.cluster_m()) * self.n.div_ceil(bn)
+        self.m.div_ceil(bm).div_ceil(self.config.cluster_m())
+            * self.n.div_ceil(bn)
+            * self.launch_batch
     }
 
     /// Matrices in the batch (1 for the slice APIs).
     pub fn batch(&self) -> usize {
+        self.batch
+    }
+
+    /// Kernel launches per [`run`](Self::run): 1 — the whole batch in one
+    /// launch (rank-3 tensor maps, units = batch × tiles) — unless an
+    /// operand's batch stride is nonzero but smaller than one matrix
+    /// (`rows · ld`: overlapping matrices, which TMA's third dimension
+    /// cannot describe); then one launch per matrix. A batch stride of 0
+    /// (one input shared by the batch) stays one launch.
+    pub fn launches(&self) -> usize {
         match &self.maps {
             PlanMaps::ByValue(maps) => maps.len(),
             PlanMaps::Uploaded(_) => 1,
         }
     }
 
-    /// Enqueues `D = alpha·A·Bᵀ + beta·C` on the GPU's stream (one launch
-    /// per matrix of the batch). `beta ≠ 0` needs a plan made with C.
+    /// Enqueues `D = alpha·A·Bᵀ + beta·C` on the GPU's stream
+    /// ([`launches`](Self::launches): one for the whole batch, or one per
+    /// matrix). `beta ≠ 0` needs a plan made with C.
     /// Allocates no device memory and never synchronizes: the launches can
     /// be captured in a CUDA graph and replayed (the operands are read
     /// where the plan's views point, so new data in the same buffers is
@@ -825,6 +932,8 @@ impl<'a> GemmPlan<'a> {
                         beta,
                         stream_k: StreamKWorkspace::launch_params(self.stream_k.as_ref()),
                         tail_rows: self.tail_rows,
+                        batch: self.launch_batch,
+                        batch_broadcast: self.batch_broadcast,
                     };
                     // SAFETY: the stream-K workspace is off (null,
                     // min_segment 0) or sized for this grid, each launch
@@ -874,6 +983,7 @@ fn packed_operands(
     Bf16Operands {
         a: op(ptr_of(a), m, k),
         b: op(ptr_of(b), n, k),
+        layouts: Bf16Layouts::K_MAJOR,
         c: c.map(|c| op(ptr_of(c), m, n)),
         d: op(d_ptr, m, n),
         batch: 1,

@@ -11,6 +11,8 @@
 //! * the GEMMs over views: [`matmul_bf16`], [`matmul_fp8_blockwise`],
 //!   [`GemmPlan::from_views`], [`fp8::Fp8GemmPlan::from_views`] (strided,
 //!   batched, row- or column-major where the kernels allow);
+//! * [`mn_major`]: MN-major BF16 operands (column-major A, K×N row-major
+//!   B) and the kernel entries that read them;
 //! * [`fp8`]: the blockwise-scaled FP8 GEMM (sm_90a);
 //! * [`block_scaled`]: the MXFP8/NVFP4 block-scaled GEMM (sm_100a);
 //! * stream-K workspaces shared by the sm_90a plans.
@@ -26,6 +28,7 @@ pub mod element;
 pub mod fp8;
 mod heuristic;
 pub mod matrix;
+pub mod mn_major;
 mod operand;
 mod stream_k;
 pub mod views;

@@ -4,7 +4,7 @@
 //! both plans encode their tensor maps from it.
 
 use crate::Result;
-use crate::tensor_map::{EncodedTensorMap, encode_strided_matrix};
+use crate::tensor_map::{EncodedTensorMap, encode_strided_batch, encode_strided_matrix};
 use baton::tensor_map::{ElemType, Swizzle};
 use baton_kernels_abi::gemm_params::TensorMapParam;
 
@@ -43,6 +43,42 @@ impl RowMajorOperand {
     pub fn span_bytes(&self, batch: usize) -> u64 {
         let elems = (batch as u64 - 1) * self.batch_stride + (self.rows - 1) * self.ld + self.cols;
         elems * self.elem.bytes() as u64
+    }
+
+    /// Whether `batch` matrices of this operand fit one rank-3 tensor map
+    /// ([`map_batch`](Self::map_batch)): one matrix, a batch stride of 0
+    /// (one matrix shared by the batch), or a stride of at least one
+    /// whole matrix (`rows · ld`: TMA's rule for the third dimension; a
+    /// smaller nonzero stride, overlapping matrices, is launched matrix by
+    /// matrix).
+    pub fn fits_one_map(&self, batch: usize) -> bool {
+        batch == 1 || self.batch_stride == 0 || self.batch_stride >= self.rows * self.ld
+    }
+
+    /// The rank-3 tensor map (dims {cols, rows, batch}, boxes of
+    /// `box_rows × box_cols × 1`) of matrices `first..first + batch`; a
+    /// shared operand (batch stride 0) gets a batch dimension of 1.
+    pub fn map_batch(
+        &self,
+        first: usize,
+        batch: usize,
+        box_rows: u32,
+        box_cols: u32,
+        swizzle: Swizzle,
+    ) -> Result<EncodedTensorMap> {
+        let batch = if self.batch_stride == 0 { 1 } else { batch };
+        encode_strided_batch(
+            self.batch_address(first),
+            self.elem,
+            self.rows,
+            self.cols,
+            self.ld,
+            batch as u64,
+            self.batch_stride,
+            box_rows,
+            box_cols,
+            swizzle,
+        )
     }
 
     /// The tensor map of batch `b` in `box_rows × box_cols` boxes.
@@ -90,5 +126,25 @@ mod tests {
         assert_eq!(op.span_bytes(2), 2 * 104);
         let packed = RowMajorOperand::packed(0, ElemType::U8, 4, 32);
         assert_eq!((packed.ld, packed.span_bytes(1)), (32, 128));
+    }
+
+    #[test]
+    fn one_rank3_map_needs_a_whole_matrix_per_batch_step() {
+        let op = |batch_stride| RowMajorOperand {
+            address: 0x1000,
+            elem: ElemType::BF16,
+            rows: 3,
+            cols: 8,
+            ld: 16,
+            batch_stride,
+        };
+        // rows · ld = 48 elements: TMA's least third-dimension stride.
+        assert!(op(48).fits_one_map(4));
+        assert!(op(64).fits_one_map(4));
+        // Shared (0) and single matrices always fit.
+        assert!(op(0).fits_one_map(4));
+        assert!(op(40).fits_one_map(1));
+        // Overlapping matrices (the last row's end at 40 < 48): per matrix.
+        assert!(!op(40).fits_one_map(2));
     }
 }

@@ -7,13 +7,23 @@
 //!
 //! | GEMM | A | B | C, D |
 //! |---|---|---|---|
-//! | BF16 | row-major (K-major) | column-major (K-major: an N×K row-major buffer) | row- or column-major (both the same) |
+//! | BF16 | row- or column-major | row- or column-major | row- or column-major (both the same) |
 //! | FP8 blockwise | row-major | column-major | row-major, batch 1 |
 //!
 //! A column-major D is computed as `Dᵀ = Bᵀ·Aᵀ` by the same kernel, so it
-//! costs nothing. Batched BF16 GEMMs launch once per matrix (no allocation:
-//! each launch carries its tensor maps by value); an input with batch
-//! stride 0 is one matrix shared by every batch.
+//! costs nothing. BF16 operands whose contiguous dimension is M (a
+//! column-major A) or N (a row-major B: `torch.mm`'s `[in, out]` weight)
+//! are read MN-major by their own kernel entries ([`super::mn_major`]: the
+//! 128x256 and 128x128 configurations).
+//!
+//! A batched BF16 GEMM is one launch (strided batched GEMM: rank-3 tensor
+//! maps, carried by value, work units = batch × tiles; stream-K and
+//! split-K run over all of them); an input with batch stride 0 is one
+//! matrix shared by the whole batch (read at batch coordinate 0: TMA
+//! refuses a zero stride). An input whose batch stride is nonzero but
+//! smaller than one matrix (`rows · ld`: the matrices overlap, which a
+//! TMA map's third dimension cannot describe) falls back to one launch per
+//! matrix ([`GemmPlan::launches`]).
 //!
 //! Everything runs on the [`Gpu`]'s stream: make it with
 //! [`Gpu::from_stream`](crate::Gpu::from_stream) on yours. A stream owned
@@ -23,10 +33,11 @@
 //! same device. To capture plans in a CUDA graph, use a stream of your own:
 //! the context's legacy default stream cannot be captured.
 
-use super::bf16::{Bf16Operands, GemmPlan, validate};
+use super::bf16::{Bf16Operands, GemmConfig, GemmPlan, validate};
 use super::element::{Bf16Storage, E4M3Storage, Element};
 use super::fp8::{self, Fp8GemmPlan, Fp8Operands};
 use super::matrix::{Layout, Matrix, MatrixDesc, MatrixError, MatrixMut};
+use super::mn_major::Bf16Layouts;
 use super::operand::RowMajorOperand;
 use super::ranges_overlap;
 use crate::error::{Error, GemmError, Result};
@@ -34,10 +45,11 @@ use crate::{Gpu, Kernels};
 use cudarc::driver::DevicePtr;
 use std::marker::PhantomData;
 
-/// What the Hopper BF16 kernel reads, for [`MatrixError::LayoutNotSupported`].
-pub const BF16_LAYOUT_RULE: &str = "the Hopper BF16 GEMM reads K-major operands: A row-major (M×K, K \
-     contiguous) and B column-major (K×N, K contiguous: an N×K row-major buffer); MN-major \
-     operands (wgmma's transpose bits) are not wired yet: transpose it first";
+/// What the Hopper BF16 kernel reads: every layout of A and B (K-major,
+/// or MN-major through `wgmma`'s transpose bits: [`super::mn_major`]); C
+/// and D in the same layout ([`MatrixError::CLayoutDiffers`]).
+pub const BF16_LAYOUT_RULE: &str = "the Hopper BF16 GEMM reads A and B row- or column-major \
+     (K-major, or MN-major through wgmma's transpose bits); C and D must share one layout";
 
 /// What the Hopper FP8 kernels read, for [`MatrixError::LayoutNotSupported`].
 pub const FP8_LAYOUT_RULE: &str = "FP8 operands must be K-major on Hopper (wgmma reads e4m3 from \
@@ -127,7 +139,8 @@ impl<'a> GemmPlan<'a> {
     /// C and D M×N), batches, layouts ([`BF16_LAYOUT_RULE`]; C and D the
     /// same) and overlaps (D may be C itself, nothing else), then picks
     /// the configuration as [`GemmPlan::new`] does (stream-K included).
-    /// [`run`](GemmPlan::run) launches once per batch.
+    /// [`run`](GemmPlan::run) computes the whole batch in one launch
+    /// (see the module docs for the exception).
     ///
     /// ```no_run
     /// use baton_runtime::{Gpu, Variant};
@@ -162,6 +175,50 @@ impl<'a> GemmPlan<'a> {
         let (ops, mnk) = bf16_operands(&a, &b, c.as_ref(), &d)?;
         Self::for_operands(gpu, kernels, None, ops, mnk)
     }
+
+    /// [`from_views`](Self::from_views) with an explicit tile
+    /// configuration (tuning; no split-K or stream-K unless set on the
+    /// plan). With an MN-major operand (a column-major A, a row-major B)
+    /// `config` must be one of [`Bf16Layouts::CONFIGS`], else
+    /// [`MatrixError::NotSupported`] names the rule.
+    ///
+    /// ```no_run
+    /// use baton_runtime::{Gpu, Variant};
+    /// use baton_runtime::gemm::{GemmConfig, GemmPlan};
+    /// use baton_runtime::gemm::element::bf16;
+    /// use baton_runtime::gemm::matrix::{Matrix, MatrixDesc, MatrixMut};
+    /// let gpu = Gpu::new(0)?;
+    /// let kernels = gpu.load_kernels(Variant::Release)?;
+    /// let (m, n, k) = (512, 1024, 256);
+    /// let x = gpu.stream().alloc_zeros::<bf16>(m * k)?;
+    /// let w = gpu.stream().alloc_zeros::<bf16>(k * n)?; // [in, out], as torch.mm takes it
+    /// let mut y = gpu.stream().alloc_zeros::<bf16>(m * n)?;
+    /// let plan = GemmPlan::from_views_with_config(
+    ///     &gpu,
+    ///     &kernels,
+    ///     GemmConfig::T128x128,
+    ///     Matrix::new(&x, MatrixDesc::row_major(m, k))?,
+    ///     Matrix::new(&w, MatrixDesc::row_major(k, n))?, // N-major B
+    ///     None,
+    ///     MatrixMut::new(&mut y, MatrixDesc::row_major(m, n))?,
+    /// )?;
+    /// assert!(plan.layouts().b_n_major);
+    /// plan.run(&gpu, 1.0, 0.0)?;
+    /// # Ok::<(), baton_runtime::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_views_with_config<T: Bf16Storage>(
+        gpu: &Gpu,
+        kernels: &Kernels,
+        config: GemmConfig,
+        a: Matrix<'a, T>,
+        b: Matrix<'a, T>,
+        c: Option<Matrix<'a, T>>,
+        d: MatrixMut<'a, T>,
+    ) -> Result<Self> {
+        let (ops, mnk) = bf16_operands(&a, &b, c.as_ref(), &d)?;
+        Self::for_operands(gpu, kernels, Some(config), ops, mnk)
+    }
 }
 
 /// The kernel operands and (M, N, K) of a BF16 GEMM over views.
@@ -179,8 +236,12 @@ fn bf16_operands<T: Bf16Storage>(
     d.check_as("D")?;
     let (ad, bd, dd) = (a.desc(), b.desc(), d.desc());
     check_shapes(ad, bd, c.map(|c| c.desc()), dd)?;
-    require_layout("A", ad, Layout::RowMajor, "BF16", BF16_LAYOUT_RULE)?;
-    require_layout("B", bd, Layout::ColMajor, "BF16", BF16_LAYOUT_RULE)?;
+    // Which dimension is contiguous: M for a column-major A, N for a
+    // row-major B (the kernel's MN-major entries).
+    let layouts = Bf16Layouts {
+        a_m_major: ad.layout == Layout::ColMajor,
+        b_n_major: bd.layout == Layout::RowMajor,
+    };
     if let Some(c) = c
         && c.desc().layout != dd.layout
     {
@@ -209,9 +270,11 @@ fn bf16_operands<T: Bf16Storage>(
     let c_op = c.map(|c| row_major::<T>(c.address(), c.desc()));
     let d_op = row_major::<T>(d.address(), dd);
     // A column-major D is Dᵀ = Bᵀ·Aᵀ: the kernel's A is B's buffer.
-    let (ops, mnk) = match dd.layout {
-        Layout::RowMajor => ((a_op, b_op), (m, n, k)),
-        Layout::ColMajor => ((b_op, a_op), (n, m, k)),
+    // (`row_major` stores an M-major A as K×M and an N-major B as K×N:
+    // what the MN-major entries read, swapped or not.)
+    let (ops, mnk, layouts) = match dd.layout {
+        Layout::RowMajor => ((a_op, b_op), (m, n, k), layouts),
+        Layout::ColMajor => ((b_op, a_op), (n, m, k), layouts.swapped()),
     };
     let (km, kn, kk) = mnk;
     // The kernel's row rules (K and its N in 16-byte rows), on lengths
@@ -221,6 +284,7 @@ fn bf16_operands<T: Bf16Storage>(
         Bf16Operands {
             a: ops.0,
             b: ops.1,
+            layouts,
             c: c_op,
             d: d_op,
             batch: dd.batch,
@@ -523,24 +587,6 @@ mod tests {
             Err(e) => panic!("not a matrix error: {e}"),
             Ok(_) => panic!("accepted"),
         };
-        let e = err(ops(MatrixDesc::col_major(m, k), b, None, d));
-        assert!(
-            matches!(e, MatrixError::LayoutNotSupported { operand: "A", .. }),
-            "{e}"
-        );
-        assert!(e.to_string().contains("not supported for BF16 yet"), "{e}");
-        let e = err(ops(a, MatrixDesc::row_major(k, n), None, d));
-        assert!(
-            matches!(
-                e,
-                MatrixError::LayoutNotSupported {
-                    operand: "B",
-                    layout: Layout::RowMajor,
-                    ..
-                }
-            ),
-            "{e}"
-        );
         let e = err(ops(a, MatrixDesc::col_major(k + 8, n), None, d));
         assert!(matches!(e, MatrixError::ShapeMismatch { .. }), "{e}");
         let e = err(ops(a, b, None, MatrixDesc::row_major(m, n + 8)));
@@ -562,6 +608,47 @@ mod tests {
                 d: Layout::RowMajor
             }
         );
+    }
+
+    #[test]
+    fn mn_major_operands_map_to_their_layouts() {
+        let (m, n, k) = (96, 40, 72);
+        // Column-major A (ld 104 ≥ M), row-major K×N B (ld 48 ≥ N).
+        let a = MatrixDesc::col_major(m, k).with_ld(104);
+        let b = MatrixDesc::row_major(k, n).with_ld(48);
+        let (o, mnk) = ops(a, b, None, MatrixDesc::row_major(m, n)).unwrap();
+        assert_eq!(mnk, (m, n, k));
+        assert_eq!(
+            o.layouts,
+            Bf16Layouts {
+                a_m_major: true,
+                b_n_major: true
+            }
+        );
+        // Stored K×M and K×N row-major: what the MN-major entries read.
+        assert_eq!((o.a.rows, o.a.cols, o.a.ld), (72, 96, 104));
+        assert_eq!((o.b.rows, o.b.cols, o.b.ld), (72, 40, 48));
+        // One of each, column-major D: Dᵀ = Bᵀ·Aᵀ swaps the buffers and
+        // which operand is MN-major.
+        let (o, mnk) = ops(
+            a,
+            MatrixDesc::col_major(k, n),
+            None,
+            MatrixDesc::col_major(m, n).with_ld(104),
+        )
+        .unwrap();
+        assert_eq!(mnk, (n, m, k));
+        assert_eq!(
+            o.layouts,
+            Bf16Layouts {
+                a_m_major: false,
+                b_n_major: true
+            }
+        );
+        assert_eq!((o.a.address, o.b.address), (B_AT, A_AT));
+        // FP8 still refuses them, naming the rule.
+        let e = require_layout("A", &a, Layout::RowMajor, "FP8 e4m3", FP8_LAYOUT_RULE).unwrap_err();
+        assert!(e.to_string().contains("K-major on Hopper"), "{e}");
     }
 
     #[test]

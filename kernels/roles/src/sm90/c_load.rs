@@ -3,7 +3,7 @@
 //! `EpiLoadPipeline`s (only launched when `beta ≠ 0`).
 
 use super::schedule::ClusterWork;
-use baton::arch::ptx::tma::{TensorMap, load_2d};
+use baton::arch::ptx::tma::{TensorMap, load_3d};
 use baton::epi_load::EpiLoadPipeline;
 use baton::smem::SharedRef;
 use baton::tile_pipeline::Tile;
@@ -24,7 +24,7 @@ use baton::tile_pipeline::Tile;
 /// segment by segment, sub-tile `j` of warpgroup 0 and 1 in turn.
 ///
 /// ```ignore
-/// let c_load = CLoad { pipes: [epi_for(0), epi_for(1)], tiles: epi_tiles, map_c: tma_c, work, tile_m: 128, tile_n: BN as u32, subtiles: BN as u32 / 32 };
+/// let c_load = CLoad { pipes: [epi_for(0), epi_for(1)], tiles: epi_tiles, map_c: tma_c, work, batch_step: 1, tile_m: 128, tile_n: BN as u32, subtiles: BN as u32 / 32 };
 /// unsafe { c_load.run() };
 /// ```
 pub struct CLoad<
@@ -40,10 +40,13 @@ pub struct CLoad<
     pub pipes: [EpiLoadPipeline<'a, RING>; 2],
     /// Their stages' sub-tile buffers, `[warpgroup][stage]`.
     pub tiles: SharedRef<'a, [[Tile<T, ROWS, COLS>; RING]; 2]>,
-    /// C's tensor map (box {COLS, ROWS}).
+    /// C's rank-3 tensor map (dims {N, M, batch}, box {COLS, ROWS, 1}).
     pub map_c: *const TensorMap,
-    /// The schedule every role walks.
+    /// The schedule every role walks ([`ClusterWork::batched`]).
     pub work: ClusterWork<CLUSTER_M>,
+    /// C's matrix of batch `b` is `b · batch_step`: 1, or 0 for one C
+    /// shared by the whole batch.
+    pub batch_step: u32,
     /// Tile rows (M).
     pub tile_m: u32,
     /// Tile columns (N).
@@ -68,31 +71,34 @@ impl<T, const ROWS: usize, const COLS: usize, const RING: usize, const CLUSTER_M
     pub unsafe fn run(self) {
         let [mut epi0, mut epi1] = self.pipes;
         let (tiles, map_c) = (self.tiles, self.map_c);
-        let load_c = |pipe: &mut EpiLoadPipeline<'_, RING>, w: usize, col: i32, row: i32| {
-            let stage = pipe.produce_explicit();
-            stage.arrive_expect_tx(Tile::<T, ROWS, COLS>::BYTES);
-            // SAFETY: C map per the contract; the stage is ours.
-            unsafe {
-                load_2d(
-                    map_c,
-                    tiles.at(w).at(stage.index() as usize),
-                    stage.mbar(),
-                    col,
-                    row,
-                )
+        let load_c =
+            |pipe: &mut EpiLoadPipeline<'_, RING>, w: usize, (col, row, b): (i32, i32, i32)| {
+                let stage = pipe.produce_explicit();
+                stage.arrive_expect_tx(Tile::<T, ROWS, COLS>::BYTES);
+                // SAFETY: C map per the contract; the stage is ours.
+                unsafe {
+                    load_3d(
+                        map_c,
+                        tiles.at(w).at(stage.index() as usize),
+                        stage.mbar(),
+                        col,
+                        row,
+                        b,
+                    )
+                };
             };
-        };
         // C is read by the segments that write D: the finalizers.
         for seg in self.work.segments() {
             if !seg.is_finalizer() {
                 continue;
             }
-            let (tm, tn) = self.work.tile_of(seg.unit);
+            let (b, tm, tn) = self.work.batch_tile_of(seg.unit);
+            let b = (b * self.batch_step) as i32;
             for j in 0..self.subtiles {
                 let col = (tn * self.tile_n) as i32 + (j as usize * COLS) as i32;
                 let row = (tm * self.tile_m) as i32;
-                load_c(&mut epi0, 0, col, row);
-                load_c(&mut epi1, 1, col, row + ROWS as i32);
+                load_c(&mut epi0, 0, (col, row, b));
+                load_c(&mut epi1, 1, (col, row + ROWS as i32, b));
             }
         }
         epi0.drain();
@@ -119,29 +125,32 @@ impl<T, const ROWS: usize, const COLS: usize, const RING: usize, const CLUSTER_M
     pub unsafe fn run_pingpong(self) {
         let [mut epi0, mut epi1] = self.pipes;
         let (tiles, map_c) = (self.tiles, self.map_c);
-        let load_c = |pipe: &mut EpiLoadPipeline<'_, RING>, w: usize, col: i32, row: i32| {
-            let stage = pipe.produce_explicit();
-            stage.arrive_expect_tx(Tile::<T, ROWS, COLS>::BYTES);
-            // SAFETY: C map per the contract; the stage is ours.
-            unsafe {
-                load_2d(
-                    map_c,
-                    tiles.at(w).at(stage.index() as usize),
-                    stage.mbar(),
-                    col,
-                    row,
-                )
+        let load_c =
+            |pipe: &mut EpiLoadPipeline<'_, RING>, w: usize, (col, row, b): (i32, i32, i32)| {
+                let stage = pipe.produce_explicit();
+                stage.arrive_expect_tx(Tile::<T, ROWS, COLS>::BYTES);
+                // SAFETY: C map per the contract; the stage is ours.
+                unsafe {
+                    load_3d(
+                        map_c,
+                        tiles.at(w).at(stage.index() as usize),
+                        stage.mbar(),
+                        col,
+                        row,
+                        b,
+                    )
+                };
             };
-        };
         let mut w = 0usize;
         for seg in self.work.segments() {
-            let (tm, tn) = self.work.tile_of(seg.unit);
+            let (b, tm, tn) = self.work.batch_tile_of(seg.unit);
+            let b = (b * self.batch_step) as i32;
             let pipe = if w == 0 { &mut epi0 } else { &mut epi1 };
             for half in 0..2u32 {
                 let row = (tm * self.tile_m + half * ROWS as u32) as i32;
                 for j in 0..self.subtiles {
                     let col = (tn * self.tile_n) as i32 + (j as usize * COLS) as i32;
-                    load_c(pipe, w, col, row);
+                    load_c(pipe, w, (col, row, b));
                 }
             }
             w ^= 1;

@@ -4,7 +4,9 @@
 //! buffers (beta = 0), or in place over the C sub-tiles of the
 //! warpgroup's `EpiLoadPipeline` (`D = alpha·acc + beta·C`).
 
-use baton::arch::ptx::tma::{TensorMap, store_2d, store_commit_group, store_wait_group_read};
+use baton::arch::ptx::tma::{
+    TensorMap, store_2d, store_3d, store_commit_group, store_wait_group_read,
+};
 use baton::arch::ptx::{
     fence_proxy_async_shared, ld_shared_u32, named_barrier_sync, st_shared_u32,
 };
@@ -155,6 +157,38 @@ impl<const RING: usize> CSource for LoadedC<'_, RING> {
     }
 }
 
+/// Where a sub-tile goes in D: `(column, row)` of a rank-2 map, or
+/// `(column, row, matrix)` of a rank-3 (batched) one — the TMA store of
+/// that rank.
+///
+/// ```ignore
+/// unsafe { epilogue.store(&acc, alpha, &mut c, d_next, 8, |j| (col0 + 32 * j as i32, row0, batch)) };
+/// ```
+pub trait StoreOrigin: Copy {
+    /// TMA-stores the sub-tile `src` at this origin of `map`.
+    ///
+    /// # Safety
+    /// As `store_2d` / `store_3d`: `map` is a valid map of this rank and
+    /// `src` holds the finished sub-tile, fenced for the async proxy.
+    unsafe fn store(self, map: *const TensorMap, src: SharedRef<'_, SubTile>);
+}
+
+impl StoreOrigin for (i32, i32) {
+    #[inline(always)]
+    unsafe fn store(self, map: *const TensorMap, src: SharedRef<'_, SubTile>) {
+        // SAFETY: forwarded to the caller.
+        unsafe { store_2d(map, src, self.0, self.1) }
+    }
+}
+
+impl StoreOrigin for (i32, i32, i32) {
+    #[inline(always)]
+    unsafe fn store(self, map: *const TensorMap, src: SharedRef<'_, SubTile>) {
+        // SAFETY: forwarded to the caller.
+        unsafe { store_3d(map, src, self.0, self.1, self.2) }
+    }
+}
+
 /// The TMA-store epilogue of one consumer warpgroup (all 128 threads run
 /// it), over its `RING` sub-tile buffers.
 ///
@@ -199,7 +233,7 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
     /// (registers `16J + 4Q + 2H (+1)` hold row `row + 8H`, columns
     /// `8Q + 2(lane % 4) (+1)` of sub-tile `J`) as bf16
     /// `alpha·acc + beta·C`; `origin(J)` is sub-tile `J`'s (column, row) in
-    /// D.
+    /// D, or (column, row, matrix) of a batched D ([`StoreOrigin`]).
     ///
     /// # Safety
     /// `map_d` is a valid tensor map of D; with `c` active, the C-load
@@ -211,14 +245,14 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
     /// ```
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    pub unsafe fn store<const ACC: usize, C: CSource>(
+    pub unsafe fn store<const ACC: usize, C: CSource, O: StoreOrigin>(
         &self,
         acc: &[f32; ACC],
         alpha: f32,
         c: &mut C,
         d_next: u32,
         subtiles: u32,
-        origin: impl Fn(u32) -> (i32, i32),
+        origin: impl Fn(u32) -> O,
     ) {
         let (tid, wg) = (self.tid, self.wg);
         let signaller = tid == 0;
@@ -267,10 +301,9 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
             fence_proxy_async_shared();
             named_barrier_sync(1 + wg, 128);
             if signaller {
-                let (col, r0) = origin(J);
                 // SAFETY: D map per the contract; the buffer holds the
                 // finished sub-tile (fenced for the async proxy).
-                unsafe { store_2d(self.map_d, buf_tile, col, r0) };
+                unsafe { origin(J).store(self.map_d, buf_tile) };
                 store_commit_group();
             }
             if residual {

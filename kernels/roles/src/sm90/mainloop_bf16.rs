@@ -10,7 +10,8 @@ use baton::arch::ptx::wgmma::{
     self, SplitDescriptor,
     ops::{
         mma_m64n16k16_f32_bf16, mma_m64n32k16_f32_bf16, mma_m64n64k16_f32_bf16,
-        mma_m64n128k16_f32_bf16, mma_m64n224k16_f32_bf16, mma_m64n256k16_f32_bf16,
+        mma_m64n128k16_f32_bf16, mma_m64n128k16_f32_bf16_t, mma_m64n224k16_f32_bf16,
+        mma_m64n256k16_f32_bf16, mma_m64n256k16_f32_bf16_t,
     },
 };
 use baton::pipeline::PendingRelease;
@@ -28,6 +29,46 @@ pub trait Bf16Mma<const ACC: usize> {
     /// # Safety
     /// As [`mma_m64n256k16_f32_bf16`].
     unsafe fn mma(acc: &mut [f32; ACC], a: u64, b: u64, accumulate: bool);
+
+    /// Bytes between the A descriptors of consecutive K steps (16) of a
+    /// stage: 32 in a K-major 128-byte row, 16 rows of 128 bytes (2048)
+    /// when A is MN-major.
+    const A_K_STEP: u32 = 32;
+    /// As [`A_K_STEP`](Self::A_K_STEP), for B.
+    const B_K_STEP: u32 = 32;
+}
+
+/// Bytes between the descriptors of consecutive K steps (16 bf16) of one
+/// operand: 32 along a K-major 128-byte row, or 16 rows of 128 bytes when
+/// the operand is MN-major (`trans == 1`).
+const fn k_step_bytes(trans: u32) -> u32 {
+    if trans == 1 { 16 * 128 } else { 32 }
+}
+
+/// `wgmma.m64n256k16` bf16 with A (`TA = 1`) and/or B (`TB = 1`) MN-major
+/// in shared memory (`imm-trans-a` / `imm-trans-b`; descriptors by
+/// `descriptor_mn_major`).
+pub struct Bf16N256T<const TA: u32, const TB: u32>;
+/// `wgmma.m64n128k16` bf16 with MN-major operands, as [`Bf16N256T`].
+pub struct Bf16N128T<const TA: u32, const TB: u32>;
+
+impl<const TA: u32, const TB: u32> Bf16Mma<128> for Bf16N256T<TA, TB> {
+    const A_K_STEP: u32 = k_step_bytes(TA);
+    const B_K_STEP: u32 = k_step_bytes(TB);
+    #[inline(always)]
+    unsafe fn mma(acc: &mut [f32; 128], a: u64, b: u64, accumulate: bool) {
+        // SAFETY: forwarded.
+        unsafe { mma_m64n256k16_f32_bf16_t::<TA, TB>(acc, a, b, accumulate) }
+    }
+}
+impl<const TA: u32, const TB: u32> Bf16Mma<64> for Bf16N128T<TA, TB> {
+    const A_K_STEP: u32 = k_step_bytes(TA);
+    const B_K_STEP: u32 = k_step_bytes(TB);
+    #[inline(always)]
+    unsafe fn mma(acc: &mut [f32; 64], a: u64, b: u64, accumulate: bool) {
+        // SAFETY: forwarded.
+        unsafe { mma_m64n128k16_f32_bf16_t::<TA, TB>(acc, a, b, accumulate) }
+    }
 }
 
 /// `wgmma.m64n256k16` bf16 (128 accumulators).
@@ -102,7 +143,7 @@ pub fn mma_k_block<M: Bf16Mma<ACC>, const ACC: usize>(
     baton::unroll!(KK in [0, 1, 2, 3] {
         // SAFETY: the stage is loaded (waited) and stays unreleased until
         // wait_group retires these MMAs; `acc` is not touched meanwhile.
-        unsafe { M::mma(acc, da.advance(KK * 32).join(), db.advance(KK * 32).join(), accumulate || KK > 0) };
+        unsafe { M::mma(acc, da.advance(KK * M::A_K_STEP).join(), db.advance(KK * M::B_K_STEP).join(), accumulate || KK > 0) };
     });
     wgmma::commit_group();
 }
@@ -193,8 +234,8 @@ pub fn mma_k_block_128<M: Bf16Mma<ACC>, const ACC: usize>(
         // wait_group retires these MMAs; the accumulators are not touched
         // meanwhile.
         unsafe {
-            M::mma(top, da_top.advance(KK * 32).join(), db.advance(KK * 32).join(), accumulate || KK > 0);
-            M::mma(bottom, da_bottom.advance(KK * 32).join(), db.advance(KK * 32).join(), accumulate || KK > 0);
+            M::mma(top, da_top.advance(KK * M::A_K_STEP).join(), db.advance(KK * M::B_K_STEP).join(), accumulate || KK > 0);
+            M::mma(bottom, da_bottom.advance(KK * M::A_K_STEP).join(), db.advance(KK * M::B_K_STEP).join(), accumulate || KK > 0);
         }
     });
     wgmma::commit_group();

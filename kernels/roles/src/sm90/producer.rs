@@ -6,7 +6,7 @@
 
 use super::schedule::{ClusterWork, TileRows};
 use baton::arch::ptx::BarrierRef;
-use baton::arch::ptx::tma::{TensorMap, load_2d, load_2d_multicast};
+use baton::arch::ptx::tma::{TensorMap, load_2d, load_2d_multicast, load_3d, load_3d_multicast};
 use baton::smem::SharedRef;
 use baton::tile_pipeline::{InputTilePipeline, Tile, TilePayload};
 
@@ -21,6 +21,9 @@ pub struct ProducerTile {
     /// Rows of A this tile row loads ([`TileRows::a_rows`]): `bm`, the
     /// ragged tail's, or 0 past M.
     pub a_rows: u32,
+    /// Matrix of the batch ([`TmaProducer::run_batched`]; 0 from
+    /// [`TmaProducer::run`]).
+    pub batch: u32,
 }
 
 /// The TMA producer role of a Hopper GEMM CTA (one elected lane of the
@@ -69,13 +72,52 @@ impl<'a, P: TilePayload, const STAGES: usize, const CLUSTER_M: u32>
     #[inline(always)]
     pub fn run<L: FnMut(SharedRef<'a, P::Stage>, BarrierRef<'a>, u32)>(
         self,
+        per_tile: impl FnMut(ProducerTile) -> (u32, L),
+    ) {
+        self.run_with(
+            #[inline(always)]
+            |work, u| {
+                let (tm, tn) = work.tile_of(u);
+                (0, tm, tn)
+            },
+            per_tile,
+        )
+    }
+
+    /// [`run`](Self::run) over a [`ClusterWork::batched`] schedule: each
+    /// tile's [`ProducerTile::batch`] is its matrix of the batch.
+    ///
+    /// ```ignore
+    /// producer.run_batched(|t| (trimmed_bytes(t.a_rows), move |tiles, bar, kb| { /* 3-D TMA loads at t.batch */ }));
+    /// ```
+    #[inline(always)]
+    pub fn run_batched<L: FnMut(SharedRef<'a, P::Stage>, BarrierRef<'a>, u32)>(
+        self,
+        per_tile: impl FnMut(ProducerTile) -> (u32, L),
+    ) {
+        self.run_with(
+            #[inline(always)]
+            |work, u| work.batch_tile_of(u),
+            per_tile,
+        )
+    }
+
+    #[inline(always)]
+    fn run_with<L: FnMut(SharedRef<'a, P::Stage>, BarrierRef<'a>, u32)>(
+        self,
+        tile_of: impl Fn(&ClusterWork<CLUSTER_M>, u32) -> (u32, u32, u32),
         mut per_tile: impl FnMut(ProducerTile) -> (u32, L),
     ) {
         let mut producer = self.input.producer();
         for seg in self.work.segments() {
-            let (tm, tn) = self.work.tile_of(seg.unit);
+            let (batch, tm, tn) = tile_of(&self.work, seg.unit);
             let a_rows = self.rows.a_rows(tm);
-            let (trimmed_bytes, mut load) = per_tile(ProducerTile { tm, tn, a_rows });
+            let (trimmed_bytes, mut load) = per_tile(ProducerTile {
+                tm,
+                tn,
+                a_rows,
+                batch,
+            });
             for kb in seg.k_begin..seg.k_end {
                 let stage = producer.acquire();
                 if a_rows == self.rows.bm {
@@ -157,5 +199,56 @@ pub unsafe fn load_b_tile<
         };
         // SAFETY: forwarded to the caller.
         unsafe { load_2d_multicast(map, half, bar, kc, (n0 + rank * HALF as u32) as i32, 0b11) };
+    }
+}
+
+/// [`load_b_tile`] at matrix `batch` of a rank-3 map (dims {K, N, batch}).
+///
+/// # Safety
+/// As [`load_b_tile`], with a rank-3 map of box {BK, BN / CLUSTER_M, 1}.
+///
+/// ```ignore
+/// unsafe { load_b_tile_3d::<u16, 256, 128, 64, 2>(tma_b, smem_field!(tiles, Stage, b), bar, kc, tn * 256, rank, batch) };
+/// ```
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn load_b_tile_3d<
+    T,
+    const BN: usize,
+    const HALF: usize,
+    const BK: usize,
+    const CLUSTER_M: u32,
+>(
+    map: *const TensorMap,
+    b_tile: SharedRef<'_, Tile<T, BN, BK>>,
+    bar: BarrierRef<'_>,
+    kc: i32,
+    n0: u32,
+    rank: u32,
+    batch: i32,
+) {
+    const { assert!(CLUSTER_M == 1 || (CLUSTER_M == 2 && 2 * HALF == BN)) };
+    if CLUSTER_M == 1 {
+        // SAFETY: forwarded to the caller.
+        unsafe { load_3d(map, b_tile, bar, kc, n0 as i32, batch) };
+    } else {
+        // SAFETY: rank < 2 and 2·HALF = BN: the half lies inside the tile.
+        let half: SharedRef<'_, Tile<T, HALF, BK>> = unsafe {
+            SharedRef::from_addr(
+                b_tile.addr() + rank * (HALF * BK * core::mem::size_of::<T>()) as u32,
+            )
+        };
+        // SAFETY: forwarded to the caller.
+        unsafe {
+            load_3d_multicast(
+                map,
+                half,
+                bar,
+                kc,
+                (n0 + rank * HALF as u32) as i32,
+                batch,
+                0b11,
+            )
+        };
     }
 }

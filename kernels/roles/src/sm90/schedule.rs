@@ -70,6 +70,9 @@ pub struct ClusterWork<const CLUSTER_M: u32> {
     units_m: u32,
     tiles_n: u32,
     group_m: u32,
+    /// Unit rows per matrix of a batch ([`batched`](Self::batched));
+    /// `units_m` for one matrix.
+    batch_units_m: u32,
 }
 
 #[cfg(target_arch = "nvptx64")]
@@ -104,7 +107,53 @@ impl<const CLUSTER_M: u32> ClusterWork<CLUSTER_M> {
             units_m,
             tiles_n,
             group_m,
+            batch_units_m: units_m,
         }
+    }
+
+    /// The schedule of `batch` matrices of `tiles_m × tiles_n` tiles in
+    /// one launch (strided batched GEMM): the batch's unit rows stacked,
+    /// `batch · ⌈tiles_m / CLUSTER_M⌉` rows of units walked as one grid
+    /// (grouped rasterization and stream-K over all of them; a cluster
+    /// never straddles two matrices). Decode units with
+    /// [`batch_tile_of`](Self::batch_tile_of).
+    ///
+    /// ```ignore
+    /// let work = ClusterWork::<1>::batched(batch, tiles_m, tiles_n, k_blocks, 8, (0, 0));
+    /// ```
+    #[inline(always)]
+    pub fn batched(
+        batch: u32,
+        tiles_m: u32,
+        tiles_n: u32,
+        k_blocks: u32,
+        group_m: u32,
+        stream_k: (u32, u32),
+    ) -> Self {
+        let per_batch = tiles_m.div_ceil(CLUSTER_M);
+        let mut work = Self::new(
+            batch * per_batch * CLUSTER_M,
+            tiles_n,
+            k_blocks,
+            group_m,
+            stream_k,
+        );
+        work.batch_units_m = per_batch;
+        work
+    }
+
+    /// Unit `u` of a [`batched`](Self::batched) schedule → this CTA's
+    /// (matrix of the batch, tile row in it, tile column).
+    ///
+    /// ```ignore
+    /// let (b, tm, tn) = work.batch_tile_of(seg.unit);
+    /// ```
+    #[inline(always)]
+    pub fn batch_tile_of(&self, u: u32) -> (u32, u32, u32) {
+        let (um, tn) = tile_coords(u, self.units_m, self.tiles_n, self.group_m);
+        let b = um / self.batch_units_m;
+        let um = um - b * self.batch_units_m;
+        (b, um * CLUSTER_M + self.rank, tn)
     }
 
     /// This worker's segments, in order.

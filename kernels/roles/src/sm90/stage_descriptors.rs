@@ -1,7 +1,14 @@
 //! The `wgmma` shared-memory descriptors of every input stage's A and B
 //! tiles, derived from stage 0's by the stage index.
 
-use baton::arch::ptx::wgmma::{SmemLayout, SplitDescriptor, descriptor_k_major};
+use baton::arch::ptx::wgmma::{
+    SmemLayout, SplitDescriptor, descriptor_k_major, descriptor_mn_major,
+};
+
+/// Bytes of one 64 × 64 bf16 TMA box with 128-byte rows (64 rows of K, 64
+/// elements of M or N each): an MN-major tile is a row of such boxes along
+/// M or N, each box one 128-byte-swizzle atom column.
+pub const MN_BOX_BYTES: u32 = 64 * 128;
 
 /// The `wgmma` descriptors (K-major, 128-byte swizzle) of the A and B tiles
 /// of every input stage, derived from stage 0's by the stage index: one
@@ -39,6 +46,39 @@ impl StageDescriptors {
         Self {
             a0: SplitDescriptor::new(descriptor_k_major(a0, SmemLayout::Swizzle128B)),
             b0: SplitDescriptor::new(descriptor_k_major(b0, SmemLayout::Swizzle128B)),
+            stage_units: stage_bytes / 16,
+        }
+    }
+
+    /// Descriptors of stage 0's A and B tiles (as [`new`](Self::new)) where
+    /// A (`a_mn_major`) and/or B (`b_mn_major`) may be MN-major: such a
+    /// tile is a row of 64 × 64 boxes ([`MN_BOX_BYTES`] apart, each 64 K
+    /// rows of 128 bytes, 128-byte swizzle), described by
+    /// `descriptor_mn_major` with the boxes as MN atoms and 8-row K groups
+    /// 1024 bytes apart; the `wgmma` then needs the operand's transpose bit.
+    /// With both false this is [`new`](Self::new).
+    ///
+    /// ```ignore
+    /// let descs = StageDescriptors::with_layouts(a0, b0, stage_bytes, true, false);
+    /// ```
+    #[inline(always)]
+    pub fn with_layouts(
+        a0: u32,
+        b0: u32,
+        stage_bytes: u32,
+        a_mn_major: bool,
+        b_mn_major: bool,
+    ) -> Self {
+        let desc = |addr: u32, mn_major: bool| {
+            if mn_major {
+                descriptor_mn_major(addr, SmemLayout::Swizzle128B, MN_BOX_BYTES, 1024)
+            } else {
+                descriptor_k_major(addr, SmemLayout::Swizzle128B)
+            }
+        };
+        Self {
+            a0: SplitDescriptor::new(desc(a0, a_mn_major)),
+            b0: SplitDescriptor::new(desc(b0, b_mn_major)),
             stage_units: stage_bytes / 16,
         }
     }

@@ -147,7 +147,12 @@ impl<'a, P: TilePayload, const STAGES: usize, const CLUSTER_M: u32>
         for seg in self.work.segments() {
             let (tm, tn) = self.work.tile_of(seg.unit);
             let a_rows = self.rows.a_rows(tm);
-            let (bytes, mut load) = per_tile(ProducerTile { tm, tn, a_rows });
+            let (bytes, mut load) = per_tile(ProducerTile {
+                tm,
+                tn,
+                a_rows,
+                batch: 0,
+            });
             for kb in seg.k_begin..seg.k_end {
                 let stage = producer.acquire();
                 stage.arrive_expect_tx_bytes(bytes);

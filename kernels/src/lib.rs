@@ -32,6 +32,8 @@ compile_error!(
 #[cfg(not(feature = "sm100"))]
 pub mod gemm_bf16;
 #[cfg(not(feature = "sm100"))]
+pub mod gemm_bf16_swap_ab;
+#[cfg(not(feature = "sm100"))]
 pub mod gemm_fp8;
 /// sm_100a only: built into `baton_sm100a.ptx` with `--features sm100`.
 #[cfg(feature = "sm100")]

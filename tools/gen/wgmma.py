@@ -11,6 +11,9 @@ SHAPES = [
     ("mma_m64n224k16_f32_bf16", "m64n224k16.f32.bf16.bf16", 224, "bf16 × bf16 → f32, K = 16", True),
     ("mma_m64n128k16_f32_bf16", "m64n128k16.f32.bf16.bf16", 128, "bf16 × bf16 → f32, K = 16", True),
     ("mma_m64n64k16_f32_bf16", "m64n64k16.f32.bf16.bf16", 64, "bf16 × bf16 → f32, K = 16", True),
+    # Swap-AB small-M GEMM (the user's M ≤ 64 as the MMA's N).
+    ("mma_m64n32k16_f32_bf16", "m64n32k16.f32.bf16.bf16", 32, "bf16 × bf16 → f32, K = 16", True),
+    ("mma_m64n16k16_f32_bf16", "m64n16k16.f32.bf16.bf16", 16, "bf16 × bf16 → f32, K = 16", True),
     ("mma_m64n256k32_f32_e4m3", "m64n256k32.f32.e4m3.e4m3", 256, "fp8 e4m3 × e4m3 → f32, K = 32", False),
     ("mma_m64n192k32_f32_e4m3", "m64n192k32.f32.e4m3.e4m3", 192, "fp8 e4m3 × e4m3 → f32, K = 32", False),
     ("mma_m64n128k32_f32_e4m3", "m64n128k32.f32.e4m3.e4m3", 128, "fp8 e4m3 × e4m3 → f32, K = 32", False),

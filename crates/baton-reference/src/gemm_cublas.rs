@@ -88,7 +88,8 @@ pub fn check_vs_cublas(
         tuning.into(),
         &a_d,
         &b_d,
-        Some(&c_d),
+        // C only where it is read: a plan without C may be swap-AB.
+        (beta != 0.0).then_some(&c_d),
         &mut ours,
         (m, n, k),
     )?
@@ -186,7 +187,7 @@ pub fn bench_shape(
             tuning,
             a,
             b,
-            Some(c),
+            (beta != 0.0).then_some(c),
             &mut d_ours[0],
             (m, n, k),
         )?
@@ -208,7 +209,12 @@ pub fn bench_shape(
     let plans: Vec<GemmPlan<'_>> = inputs
         .iter()
         .zip(d_ours.iter_mut())
-        .map(|((a, b, c), d)| plan(gpu, kernels, tuning, a, b, Some(c), d, (m, n, k)))
+        // C only where it is read (beta ≠ 0): the plans of a GEMM
+        // without C may be swap-AB (small M), as a caller's would.
+        .map(|((a, b, c), d)| {
+            let c = (beta != 0.0).then_some(c);
+            plan(gpu, kernels, tuning, a, b, c, d, (m, n, k))
+        })
         .collect::<Result<_>>()?;
     // Queued back to back, each launch between its own events (see
     // `timing`): neither side's host launch overhead is timed.

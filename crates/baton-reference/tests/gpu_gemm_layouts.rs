@@ -15,12 +15,14 @@
 
 use baton_reference::gemm_check::Comparison;
 use baton_reference::random::XorShift;
+#[cfg(feature = "cublas")]
 use baton_reference::timing::{QueuedTimer, median};
 use baton_runtime::gemm::element::bf16;
 use baton_runtime::gemm::matrix::{Layout, Matrix, MatrixDesc, MatrixMut};
 use baton_runtime::gemm::mn_major::Bf16Layouts;
 use baton_runtime::gemm::{GemmConfig, GemmPlan};
 use baton_runtime::{Gpu, Kernels, Variant};
+#[cfg(feature = "cublas")]
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 /// bf16 quiet NaN: D's buffer before every run.
@@ -367,6 +369,7 @@ fn batches_in_one_launch_match_f64_reference() {
     }
 }
 
+#[cfg(feature = "cublas")]
 /// cuBLAS's `D = A·B` for row-major D of the views' layouts: column-major
 /// `Dᵀ = Bᵀ·Aᵀ`, each operand transposed or not by its layout.
 fn cublas_views(
@@ -419,6 +422,7 @@ fn cublas_views(
 }
 
 /// The heuristic's plan of `D = A·B` over the views.
+#[cfg(feature = "cublas")]
 fn plan_of<'a>(
     gpu: &Gpu,
     kernels: &Kernels,
@@ -437,6 +441,7 @@ fn plan_of<'a>(
     .unwrap_or_else(|e| panic!("{e}"))
 }
 
+#[cfg(feature = "cublas")]
 /// Ours vs cuBLAS on the same inputs for every layout pair at `mnk`:
 /// the outputs compared, then (with `reps > 0`) both timed interleaved.
 fn versus_cublas(gpu: &Gpu, kernels: &Kernels, (m, n, k): (usize, usize, usize), reps: usize) {
@@ -514,6 +519,7 @@ fn versus_cublas(gpu: &Gpu, kernels: &Kernels, (m, n, k): (usize, usize, usize),
     }
 }
 
+#[cfg(feature = "cublas")]
 #[test]
 fn every_layout_pair_matches_cublas() {
     let Some((gpu, kernels)) = setup() else {
@@ -524,6 +530,7 @@ fn every_layout_pair_matches_cublas() {
 
 /// Measured, never asserted: every layout pair vs cuBLAS (its op flags)
 /// at three shapes, median of 30 interleaved event-timed runs.
+#[cfg(feature = "cublas")]
 #[test]
 #[ignore = "benchmark: run with --ignored on a GPU"]
 fn layouts_vs_cublas_timing() {

@@ -119,6 +119,21 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
+        name: "baton_gemm_bf16_swap_ab_16",
+        about: "bf16 GEMM for small M (swap-AB: D^T = B·A^T), 128 rows of N x 16 of M x 64 tiles, transposed TMA-store epilogue",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_bf16_swap_ab_32",
+        about: "bf16 GEMM for small M (swap-AB), 128 rows of N x 32 of M x 64 tiles",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_bf16_swap_ab_64",
+        about: "bf16 GEMM for small M (swap-AB), 128 rows of N x 64 of M x 64 tiles",
+        hot: true,
+    },
+    KernelInfo {
         name: "baton_gemm_bf16_128x256_am",
         about: "bf16 GEMM, 128x256x64 tiles, A M-major (column-major A), wgmma imm-trans-a",
         hot: true,

@@ -22,6 +22,7 @@
 #![warn(missing_docs)]
 
 pub mod gemm_bf16;
+pub mod gemm_bf16_swap_ab;
 pub mod gemm_fp8;
 pub mod gemm_params;
 #[cfg(feature = "sm100")]

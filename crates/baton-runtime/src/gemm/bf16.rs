@@ -16,6 +16,7 @@ use crate::{Gpu, Kernel, Kernels, Target, TypedKernel};
 use baton::kernel::KernelSpec;
 use baton::tensor_map::{ElemType, Swizzle};
 use baton_kernels_abi::gemm_bf16 as bf16_abi;
+use baton_kernels_abi::gemm_bf16_swap_ab as swap_ab_abi;
 use baton_kernels_abi::gemm_params::{
     BROADCAST_A, BROADCAST_B, BROADCAST_C, GemmBf16Params, TensorMapParam,
 };
@@ -48,6 +49,15 @@ pub enum GemmConfig {
     T128x128PingPong,
     /// Ping-pong 128×128 tiles in 2-CTA clusters with B multicast.
     T128x128PingPongC2,
+    /// Swap-AB for small M: tiles of 16 rows of D (the user's M) × 128
+    /// columns × 64, computed as `Dᵀ = B·Aᵀ` (`wgmma.m64n16k16`, the
+    /// user's N as the MMA's rows; `kernels/src/gemm_bf16_swap_ab.rs`).
+    /// No C (beta = 0 only); split-K and stream-K as the cooperative ones.
+    SwapAb16,
+    /// Swap-AB with 32 rows of D per tile (`wgmma.m64n32k16`).
+    SwapAb32,
+    /// Swap-AB with 64 rows of D per tile (`wgmma.m64n64k16`).
+    SwapAb64,
     /// Blackwell (sm_100a): 128×256×64 tiles, 4 stages, `tcgen05.mma` into
     /// two TMEM accumulator stages, 256 threads
     /// (`kernels/roles/src/gemm_sm100.rs`). **Assembled, never run.**
@@ -71,14 +81,22 @@ impl GemmConfig {
     pub const PINGPONG: [GemmConfig; 2] =
         [GemmConfig::T128x128PingPongC2, GemmConfig::T128x128PingPong];
 
+    /// The swap-AB sm_90a configurations ([`is_swap_ab`](Self::is_swap_ab)):
+    /// small M, no C.
+    pub const SWAP_AB: [GemmConfig; 3] = [
+        GemmConfig::SwapAb16,
+        GemmConfig::SwapAb32,
+        GemmConfig::SwapAb64,
+    ];
+
     /// Every sm_90a configuration: [`ALL`](Self::ALL), then
-    /// [`PINGPONG`](Self::PINGPONG).
+    /// [`PINGPONG`](Self::PINGPONG), then [`SWAP_AB`](Self::SWAP_AB).
     ///
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
-    /// assert_eq!(GemmConfig::SM90.len(), GemmConfig::ALL.len() + GemmConfig::PINGPONG.len());
+    /// assert_eq!(GemmConfig::SM90.len(), GemmConfig::ALL.len() + GemmConfig::PINGPONG.len() + GemmConfig::SWAP_AB.len());
     /// ```
-    pub const SM90: [GemmConfig; 8] = [
+    pub const SM90: [GemmConfig; 11] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
         GemmConfig::T128x224C2,
@@ -87,7 +105,25 @@ impl GemmConfig {
         GemmConfig::T128x64,
         GemmConfig::T128x128PingPongC2,
         GemmConfig::T128x128PingPong,
+        GemmConfig::SwapAb16,
+        GemmConfig::SwapAb32,
+        GemmConfig::SwapAb64,
     ];
+
+    /// Whether this is a swap-AB configuration (`Dᵀ = B·Aᵀ` for small M;
+    /// no C).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert!(GemmConfig::SwapAb16.is_swap_ab());
+    /// assert!(!GemmConfig::T128x64.is_swap_ab());
+    /// ```
+    pub const fn is_swap_ab(self) -> bool {
+        matches!(
+            self,
+            GemmConfig::SwapAb16 | GemmConfig::SwapAb32 | GemmConfig::SwapAb64
+        )
+    }
 
     /// Whether this is a ping-pong configuration (each consumer warpgroup
     /// owns whole tiles, in turns); those have no stream-K.
@@ -172,13 +208,25 @@ impl GemmConfig {
             GemmConfig::T128x64 => &bf16_abi::GEMM_128X64,
             GemmConfig::T128x128PingPong => &bf16_abi::GEMM_128X128_PINGPONG,
             GemmConfig::T128x128PingPongC2 => &bf16_abi::GEMM_128X128_PINGPONG_C2,
+            GemmConfig::SwapAb16 => &swap_ab_abi::GEMM_SWAP_AB_16,
+            GemmConfig::SwapAb32 => &swap_ab_abi::GEMM_SWAP_AB_32,
+            GemmConfig::SwapAb64 => &swap_ab_abi::GEMM_SWAP_AB_64,
             GemmConfig::Sm100T128x256 => return None,
         })
     }
 
-    /// Tile (M, N, K).
+    /// Tile (M, N, K) of D: swap-AB tiles have few rows (16, 32, 64) and
+    /// 128 columns.
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert_eq!(GemmConfig::SwapAb16.tile(), (16, 128, 64));
+    /// ```
     pub const fn tile(self) -> (u32, u32, u32) {
         match self {
+            GemmConfig::SwapAb16 => (16, 128, 64),
+            GemmConfig::SwapAb32 => (32, 128, 64),
+            GemmConfig::SwapAb64 => (64, 128, 64),
             GemmConfig::T128x256 | GemmConfig::T128x256C2 | GemmConfig::Sm100T128x256 => {
                 (128, 256, 64)
             }
@@ -198,7 +246,9 @@ impl GemmConfig {
         if let GemmConfig::Sm100T128x256 = self {
             return 4;
         }
-        let (_, bn, _) = self.tile();
+        let (bm, bn, _) = self.tile();
+        // Swap-AB: the kernel's tile is 128 × bm (operands swapped).
+        let bn = if self.is_swap_ab() { bm } else { bn };
         bf16_abi::stages_for(bn as usize) as u32
     }
 
@@ -228,9 +278,10 @@ impl GemmConfig {
             ""
         };
         format!(
-            "{arch}{bm}x{bn}{}{}",
+            "{arch}{bm}x{bn}{}{}{}",
             if self.cluster_m() > 1 { "c2" } else { "" },
-            if self.is_pingpong() { "-pingpong" } else { "" }
+            if self.is_pingpong() { "-pingpong" } else { "" },
+            if self.is_swap_ab() { "-swapab" } else { "" }
         )
     }
 
@@ -324,7 +375,7 @@ pub struct GemmPlan<'a> {
     k: u32,
     has_c: bool,
     /// `M mod BM` (sm_90a kernels load the ragged last tile row through a
-    /// map of just its rows), else 0.
+    /// map of just its rows; swap-AB: `N mod 128`, B's last tile row), else 0.
     tail_rows: u32,
     group_m: u32,
     /// Work units (clusters) that can run at once: SMs, or for clusters the
@@ -430,7 +481,11 @@ impl<'a> GemmPlan<'a> {
                     })
                     .unwrap_or(0)
             };
-            let (chosen, splits) = GemmConfig::plan_for(gpu.target(), m, n, k, slots);
+            // Swap-AB (small M) only without C and with K-major A and B:
+            // its epilogue has no C, its loads no transpose.
+            let no_swap_ab = ops.c.is_some() || ops.layouts.a_m_major || ops.layouts.b_n_major;
+            let (chosen, splits) =
+                GemmConfig::plan_for_operands(gpu.target(), m, n, k, no_swap_ab, slots);
             // MN-major operands: the nearest configuration with such
             // entries (its split-K count is the heuristic's business: none).
             let config = ops.layouts.config_for(chosen);
@@ -474,9 +529,66 @@ impl<'a> GemmPlan<'a> {
             }
             .into());
         }
+        if config.is_swap_ab() && ops.c.is_some() {
+            return Err(MatrixError::NotSupported {
+                what: "C (beta ≠ 0)",
+                gemm: "swap-AB BF16 GEMM (GemmConfig::SWAP_AB)",
+                allowed: "D = alpha·A·Bᵀ without C; the other configurations take C",
+            }
+            .into());
+        }
         let spec = ops.layouts.spec(config)?;
         let (a_mn, b_mn) = (ops.layouts.a_m_major, ops.layouts.b_n_major);
         let (bm, bn, bk) = config.tile();
+        if config.is_swap_ab() {
+            // Dᵀ = B·Aᵀ: B's rows fill the kernel's 128-row tiles (its
+            // ragged last tile row through the tail map), A's rows (at most
+            // `bm` per tile) are the MMA's N, with a box of min(M, bm) rows
+            // so that M < bm loads no zero fill; D is stored transposed in
+            // boxes of 32 columns × min(M, bm) rows.
+            let tail_rows = (n % 128) as u32;
+            let a_box = bm.min(m as u32);
+            let batch_maps = |b: usize| -> Result<[EncodedTensorMap; 5]> {
+                let kernel_a = ops.b.map(b, 128, bk, Swizzle::B128)?;
+                let d = ops.d.map(b, a_box, 32, Swizzle::B64)?;
+                Ok([
+                    kernel_a,
+                    ops.a.map(b, a_box, bk, Swizzle::B128)?,
+                    d,
+                    d,
+                    if tail_rows == 0 {
+                        kernel_a
+                    } else {
+                        ops.b.map(b, tail_rows, bk, Swizzle::B128)?
+                    },
+                ])
+            };
+            let Some(spec) = config.spec() else {
+                unreachable!("swap-AB configurations are sm_90a")
+            };
+            let maps = (0..ops.batch)
+                .map(|b| Ok(batch_maps(b)?.map(param)))
+                .collect::<Result<Vec<_>>>()?;
+            return Ok(Self {
+                config,
+                kernel: PlanKernel::Sm90(kernels.kernel(spec)?),
+                maps: PlanMaps::ByValue(maps),
+                m: m as u32,
+                n: n as u32,
+                k: k as u32,
+                has_c: false,
+                tail_rows,
+                group_m: DEFAULT_GROUP_M,
+                slots: gpu.sm_count(),
+                stream_k: None,
+                layouts: ops.layouts,
+                batch: ops.batch,
+                // One launch per matrix (rank-2 maps).
+                launch_batch: 1,
+                batch_broadcast: 0,
+                _operands: std::marker::PhantomData,
+            });
+        }
         let tail_rows = (m % bm as usize) as u32;
         // An M-major A has no tail map (its 64-row boxes are loaded whole).
         let tail_box = if tail_rows == 0 || a_mn {
@@ -799,6 +911,12 @@ impl<'a> GemmPlan<'a> {
                 unsafe { k.launch(gpu.stream(), grid, &params) }
             }
             (PlanKernel::Sm90(k), PlanMaps::ByValue(maps)) => {
+                // Swap-AB kernels compute Dᵀ = B·Aᵀ: their M is the user's N.
+                let (m, n) = if self.config.is_swap_ab() {
+                    (self.n, self.m)
+                } else {
+                    (self.m, self.n)
+                };
                 for [tma_a, tma_b, tma_c, tma_d, tma_a_tail] in maps.iter().copied() {
                     let params = GemmBf16Params {
                         tma_a,
@@ -806,8 +924,8 @@ impl<'a> GemmPlan<'a> {
                         tma_c,
                         tma_d,
                         tma_a_tail,
-                        m: self.m,
-                        n: self.n,
+                        m,
+                        n,
                         k: self.k,
                         group_m: self.group_m,
                         alpha,

@@ -101,6 +101,11 @@ pub struct Machine {
     pub l2_bytes_per_s: f64,
     /// The same when the operand rows are not a multiple of 128 bytes.
     pub l2_unaligned_bytes_per_s: f64,
+    /// The DRAM bandwidth one CTA's TMA loads reach on their own (its
+    /// input stages in flight over the memory latency): with few CTAs
+    /// busy, the DRAM time is at least the bytes over `busy CTAs` times
+    /// this.
+    pub cta_dram_bytes_per_s: f64,
     /// The rate at which one CTA writes or reads a fp32 partial tile of the
     /// split-K / stream-K fixup (through L2), bytes per second.
     pub fixup_bytes_per_s: f64,
@@ -118,12 +123,18 @@ impl Machine {
     /// L2: 128×128 tiles (ping-pong and cooperative) on the session-8
     /// sweep moved up to 11.6 TB/s of operands (the rate taken), and 4.7–5.0
     /// TB/s at K = 2056 (rows of 4112 bytes) whatever the tile.
+    ///
+    /// One CTA streams at most 110 GB/s from DRAM (session 9, measured:
+    /// a single swap-AB CTA read 1 MiB and 8 MiB of B at 109 and 112 GB/s
+    /// past the 5.3 µs launch floor); it binds only below ~30 busy CTAs
+    /// (small M, few tiles, unsplit).
     pub const H100_BF16: Machine = Machine {
         flops_per_sm: 6.0e12,
         dram_bytes_per_s: 2.9e12,
         fixup_bytes_per_s: 50.0e9,
         l2_bytes_per_s: 11.6e12,
         l2_unaligned_bytes_per_s: 4.8e12,
+        cta_dram_bytes_per_s: 110.0e9,
     };
     /// H100 SXM, blockwise FP8: 128×128 tiles at 8192³ ran ≈ 1180 TFLOP/s
     /// on 132 SMs (9.0 TFLOP/s per SM); DRAM and fixup as
@@ -135,6 +146,7 @@ impl Machine {
         fixup_bytes_per_s: 50.0e9,
         l2_bytes_per_s: f64::INFINITY,
         l2_unaligned_bytes_per_s: f64::INFINITY,
+        cta_dram_bytes_per_s: f64::INFINITY,
     };
 }
 
@@ -359,8 +371,12 @@ impl TileShape {
         let operand_bytes =
             full as f64 * wave_bytes(per_wave) + if rest > 0 { wave_bytes(rest) } else { 0.0 };
         let bytes = operand_bytes + (p.m * p.n) as f64 * p.output_bytes;
-        let busy = (units.min(per_wave) * splits) as f64 / slots as f64;
-        let bandwidth = machine.dram_bytes_per_s * dram_share(busy);
+        let busy_workers = units.min(per_wave) * splits;
+        let busy = busy_workers as f64 / slots as f64;
+        // Few busy CTAs cannot pull the GPU's share: each streams at most
+        // `cta_dram_bytes_per_s`.
+        let bandwidth = (machine.dram_bytes_per_s * dram_share(busy))
+            .min((busy_workers * cm) as f64 * machine.cta_dram_bytes_per_s);
         let fixup_s = if splits > 1 {
             waves as f64
                 * (FIXUP_LATENCY_US * 1e-6

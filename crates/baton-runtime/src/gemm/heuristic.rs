@@ -36,6 +36,9 @@ impl GemmConfig {
             // 128×256 pairs; in clusters it was slower everywhere.
             GemmConfig::T128x128PingPong => 0.99,
             GemmConfig::T128x128PingPongC2 => 0.85,
+            // Swap-AB (small M): not measured yet; as 128×64 (its MMAs
+            // are narrow, and at the M it runs for it is DRAM-bound).
+            GemmConfig::SwapAb16 | GemmConfig::SwapAb32 | GemmConfig::SwapAb64 => 0.85,
             GemmConfig::Sm100T128x256 => 1.0,
         }
     }
@@ -171,6 +174,59 @@ impl GemmConfig {
             Target::Sm100a => (GemmConfig::Sm100T128x256, 1),
         }
     }
+
+    /// The plan [`GemmPlan::new`](super::GemmPlan::new) makes: as
+    /// [`plan_for`](Self::plan_for), and without C (`has_c == false`) the
+    /// swap-AB configurations ([`SWAP_AB`](Self::SWAP_AB), small M) whose
+    /// tile holds all of M (`tile().0 ≥ M`) compete too, by the same cost
+    /// model.
+    ///
+    /// ```
+    /// use baton_runtime::{Target, gemm::GemmConfig};
+    /// let slots = |c: GemmConfig| 132 / c.cluster_m();
+    /// let (c, _) = GemmConfig::plan_for_operands(Target::Sm90a, 1, 4096, 4096, true, slots);
+    /// assert!(!c.is_swap_ab()); // with C: never swap-AB
+    /// ```
+    pub fn plan_for_operands(
+        target: Target,
+        m: usize,
+        n: usize,
+        k: usize,
+        has_c: bool,
+        slots_of: impl Fn(GemmConfig) -> u32,
+    ) -> (GemmConfig, u32) {
+        match target {
+            Target::Sm90a if !has_c => {
+                // Swap-AB only with one tile row along M (`bm ≥ M`): the
+                // swapped kernel rasterizes along N, so several M tile rows
+                // re-read B in other waves, which the model's raster does
+                // not see (measured, session 9: 64×5000×4096 on 16-row
+                // tiles ran 35.2 µs against 21.8 µs for 128×64).
+                let candidates: Vec<GemmConfig> = Self::CANDIDATES_NO_C
+                    .into_iter()
+                    .filter(|c| !c.is_swap_ab() || c.tile().0 as usize >= m)
+                    .collect();
+                let (c, cost) = Self::plan_among(&candidates, m, n, k, slots_of);
+                (c, cost.splits as u32)
+            }
+            _ => Self::plan_for(target, m, n, k, slots_of),
+        }
+    }
+
+    /// [`CANDIDATES`](Self::CANDIDATES) and the swap-AB configurations: what
+    /// the heuristic chooses among for a GEMM without C.
+    pub const CANDIDATES_NO_C: [GemmConfig; 10] = [
+        GemmConfig::T128x256C2,
+        GemmConfig::T128x256,
+        GemmConfig::T128x224C2,
+        GemmConfig::T128x128C2,
+        GemmConfig::T128x128,
+        GemmConfig::T128x64,
+        GemmConfig::T128x128PingPong,
+        GemmConfig::SwapAb16,
+        GemmConfig::SwapAb32,
+        GemmConfig::SwapAb64,
+    ];
 
     /// [`choose`](Self::choose) with the number of work units (CTAs, or
     /// clusters) each configuration can keep resident at once, as the driver
@@ -362,6 +418,51 @@ mod tests {
         assert!((c64.math_us - 52.9).abs() < 0.05, "{c64:?}");
         assert!(c64.dram_us > c64.math_us);
         assert_eq!(GemmConfig::choose(m, n, k, 132), GemmConfig::T128x64);
+    }
+
+    /// Swap-AB by hand: 1×1024×4096 without C on 132 SMs. 16-row swap-AB
+    /// tiles: 1 tile row × 8 tiles of 128 columns, 64 K blocks. Bytes: (1
+    /// A row + 1024 B rows) · 4096 · 2 + D 2048 = 8,398,848 B.
+    /// * Whole: 8 CTAs, which stream at most 8 · 110 GB/s = 0.88 TB/s
+    ///   (below the 2.9 TB/s · 0.624 share): 9.544 µs.
+    /// * 3 splits: 24 CTAs, share 1 − 0.4 · 108/132 = 0.6727: 1.951 TB/s
+    ///   (< 24 · 110 GB/s): 4.305 µs; math 2·16·128·64 · (22 + 1.5) FLOP
+    ///   at 6.0e12 · 0.85: 1.208 µs; fixup 3 µs + 3 · 4·16·128 B at 50
+    ///   GB/s: 3.492 µs; estimate 7.797 µs — the least (2 splits: 8.100
+    ///   µs, 16 CTAs bound at 1.76 TB/s; 4: 7.811, within 0.5% but more
+    ///   fixup; 128×64 split 4: 9.269 µs).
+    ///
+    /// With C the swap-AB kernels are not candidates: 128×64 split 4. At
+    /// 64×5000×4096 16- and 32-row tiles would need several tile rows
+    /// along M (not candidates; measured 35.2 µs vs 21.8 µs for 128×64).
+    #[test]
+    fn swap_ab_small_m_by_hand() {
+        let (m, n, k) = (1, 1024, 4096);
+        let (c, splits) = GemmConfig::plan_for_operands(Target::Sm90a, m, n, k, false, h100_slots);
+        assert_eq!((c, splits), (GemmConfig::SwapAb16, 3));
+        let t = GemmConfig::SwapAb16.tile_shape();
+        let p = Problem::bf16(m, n, k);
+        let whole = t.cost(&p, &Machine::H100_BF16, 132);
+        assert!(
+            (whole.dram_us - 8_398_848.0 / 0.88e12 * 1e6).abs() < 1e-9,
+            "{whole:?}"
+        );
+        let split = t.cost_split(&p, &Machine::H100_BF16, 132, 3);
+        let share = 1.0 - 0.4 * 108.0 / 132.0;
+        assert!((split.dram_us - 8_398_848.0 / (2.9e12 * share) * 1e6).abs() < 1e-9);
+        assert!((split.math_us - 2.0 * 16.0 * 128.0 * 64.0 * 23.5 / 5.1e12 * 1e6).abs() < 1e-9);
+        assert!((split.fixup_us - (3.0 + 3.0 * 8192.0 / 50.0e9 * 1e6)).abs() < 1e-9);
+        assert!((split.estimate_us() - 7.7966).abs() < 1e-3, "{split:?}");
+        assert_eq!(
+            GemmConfig::plan_for_operands(Target::Sm90a, m, n, k, true, h100_slots),
+            (GemmConfig::T128x64, 4)
+        );
+        let (c, _) =
+            GemmConfig::plan_for_operands(Target::Sm90a, 64, 5000, 4096, false, h100_slots);
+        assert!(
+            c == GemmConfig::T128x64 || c == GemmConfig::SwapAb64,
+            "{c:?}"
+        );
     }
 
     /// The L2 floor by hand (session 8): 8192×4104×2056 with 128×128

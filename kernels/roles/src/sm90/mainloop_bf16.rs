@@ -9,8 +9,9 @@ use super::stage_descriptors::StageDescriptors;
 use baton::arch::ptx::wgmma::{
     self, SplitDescriptor,
     ops::{
-        mma_m64n64k16_f32_bf16, mma_m64n128k16_f32_bf16, mma_m64n128k16_f32_bf16_t,
-        mma_m64n224k16_f32_bf16, mma_m64n256k16_f32_bf16, mma_m64n256k16_f32_bf16_t,
+        mma_m64n16k16_f32_bf16, mma_m64n32k16_f32_bf16, mma_m64n64k16_f32_bf16,
+        mma_m64n128k16_f32_bf16, mma_m64n128k16_f32_bf16_t, mma_m64n224k16_f32_bf16,
+        mma_m64n256k16_f32_bf16, mma_m64n256k16_f32_bf16_t,
     },
 };
 use baton::pipeline::PendingRelease;
@@ -78,6 +79,10 @@ pub struct Bf16N224;
 pub struct Bf16N128;
 /// `wgmma.m64n64k16` bf16 (32 accumulators).
 pub struct Bf16N64;
+/// `wgmma.m64n32k16` bf16 (16 accumulators; swap-AB small M).
+pub struct Bf16N32;
+/// `wgmma.m64n16k16` bf16 (8 accumulators; swap-AB small M).
+pub struct Bf16N16;
 
 impl Bf16Mma<128> for Bf16N256 {
     #[inline(always)]
@@ -105,6 +110,20 @@ impl Bf16Mma<32> for Bf16N64 {
     unsafe fn mma(acc: &mut [f32; 32], a: u64, b: u64, accumulate: bool) {
         // SAFETY: forwarded.
         unsafe { mma_m64n64k16_f32_bf16(acc, a, b, accumulate) }
+    }
+}
+impl Bf16Mma<16> for Bf16N32 {
+    #[inline(always)]
+    unsafe fn mma(acc: &mut [f32; 16], a: u64, b: u64, accumulate: bool) {
+        // SAFETY: forwarded.
+        unsafe { mma_m64n32k16_f32_bf16(acc, a, b, accumulate) }
+    }
+}
+impl Bf16Mma<8> for Bf16N16 {
+    #[inline(always)]
+    unsafe fn mma(acc: &mut [f32; 8], a: u64, b: u64, accumulate: bool) {
+        // SAFETY: forwarded.
+        unsafe { mma_m64n16k16_f32_bf16(acc, a, b, accumulate) }
     }
 }
 

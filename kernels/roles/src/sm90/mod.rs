@@ -15,6 +15,7 @@
 //! | FP8 `wgmma` main loops (+ promotion) | [`mainloop_fp8`], [`promotion`] | consumer warpgroup | input `full[s]` | input `empty[s]` (1 per warpgroup) |
 //! | stream-K fixup | [`stream_k`] | consumer warpgroup | finalizer: contributor flags | contributor: its flag |
 //! | TMA-store epilogue (beta = 0 ring, in-place residual) | [`epilogue`] | consumer warpgroup | C `full[c]` | C `empty[c]` (1, after the store read it) |
+//! | transposed TMA-store epilogue (swap-AB, beta = 0) | [`epilogue_transposed`] | consumer warpgroup | — | — |
 //! | role table, dispatch, setup | [`dispatch`] | every thread | — | — |
 //!
 //! Everything here is `#[inline(always)]` and generic over the tile shape:
@@ -29,6 +30,8 @@ pub mod c_load;
 pub mod dispatch;
 #[cfg(target_arch = "nvptx64")]
 pub mod epilogue;
+#[cfg(target_arch = "nvptx64")]
+pub mod epilogue_transposed;
 #[cfg(target_arch = "nvptx64")]
 pub mod mainloop_bf16;
 #[cfg(target_arch = "nvptx64")]

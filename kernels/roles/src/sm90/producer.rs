@@ -130,6 +130,37 @@ impl<'a, P: TilePayload, const STAGES: usize, const CLUSTER_M: u32>
         }
         producer.drain();
     }
+
+    /// [`run`](Self::run) where every stage's `full` barrier expects the
+    /// byte count `per_tile` returns, whole tile rows included (the
+    /// swap-AB kernels load a B box of fewer rows than the payload's).
+    ///
+    /// ```ignore
+    /// producer.run_exact_bytes(|t| (t.a_rows * a_row_bytes + b_bytes, move |tiles, bar, kb| { /* TMA loads */ }));
+    /// ```
+    #[inline(always)]
+    pub fn run_exact_bytes<L: FnMut(SharedRef<'a, P::Stage>, BarrierRef<'a>, u32)>(
+        self,
+        mut per_tile: impl FnMut(ProducerTile) -> (u32, L),
+    ) {
+        let mut producer = self.input.producer();
+        for seg in self.work.segments() {
+            let (tm, tn) = self.work.tile_of(seg.unit);
+            let a_rows = self.rows.a_rows(tm);
+            let (bytes, mut load) = per_tile(ProducerTile {
+                tm,
+                tn,
+                a_rows,
+                batch: 0,
+            });
+            for kb in seg.k_begin..seg.k_end {
+                let stage = producer.acquire();
+                stage.arrive_expect_tx_bytes(bytes);
+                load(stage.tiles(), stage.barrier(), kb);
+            }
+        }
+        producer.drain();
+    }
 }
 
 /// TMA load of a stage's B tile (`BN` rows of N from row `n0`, `BK`

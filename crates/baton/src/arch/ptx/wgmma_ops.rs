@@ -439,6 +439,80 @@ pub unsafe fn mma_m64n64k16_f32_bf16(acc: &mut [f32; 32], a: u64, b: u64, accumu
     }
 }
 
+/// `wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16`: bf16 × bf16 → f32, K = 16; the warpgroup's
+/// 64×32 fp32 accumulator tile is `acc` (16 registers per thread).
+/// `a` and `b` are shared-memory matrix descriptors (both K-major);
+/// `accumulate == false` overwrites `acc` (scale-d = 0).
+///
+/// # Safety
+/// Executed by all 128 threads of a warpgroup after [`fence`](super::fence);
+/// the descriptors name initialized shared memory that stays valid and
+/// unmodified until [`wait_group`](super::wait_group) retires this MMA; `acc`
+/// must not be read or written until then.
+#[inline(always)]
+pub unsafe fn mma_m64n32k16_f32_bf16(acc: &mut [f32; 16], a: u64, b: u64, accumulate: bool) {
+    let scale_d = accumulate as u32;
+    // SAFETY: see the function contract.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0; wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {{{d0}, {d1}, {d2}, {d3}, {d4}, {d5}, {d6}, {d7}, {d8}, {d9}, {d10}, {d11}, {d12}, {d13}, {d14}, {d15}}}, {a}, {b}, p, 1, 1, 0, 0; }}",
+            d0 = inout(reg32) acc[0],
+            d1 = inout(reg32) acc[1],
+            d2 = inout(reg32) acc[2],
+            d3 = inout(reg32) acc[3],
+            d4 = inout(reg32) acc[4],
+            d5 = inout(reg32) acc[5],
+            d6 = inout(reg32) acc[6],
+            d7 = inout(reg32) acc[7],
+            d8 = inout(reg32) acc[8],
+            d9 = inout(reg32) acc[9],
+            d10 = inout(reg32) acc[10],
+            d11 = inout(reg32) acc[11],
+            d12 = inout(reg32) acc[12],
+            d13 = inout(reg32) acc[13],
+            d14 = inout(reg32) acc[14],
+            d15 = inout(reg32) acc[15],
+            a = in(reg64) a,
+            b = in(reg64) b,
+            sd = in(reg32) scale_d,
+            options(nostack)
+        );
+    }
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16`: bf16 × bf16 → f32, K = 16; the warpgroup's
+/// 64×16 fp32 accumulator tile is `acc` (8 registers per thread).
+/// `a` and `b` are shared-memory matrix descriptors (both K-major);
+/// `accumulate == false` overwrites `acc` (scale-d = 0).
+///
+/// # Safety
+/// Executed by all 128 threads of a warpgroup after [`fence`](super::fence);
+/// the descriptors name initialized shared memory that stays valid and
+/// unmodified until [`wait_group`](super::wait_group) retires this MMA; `acc`
+/// must not be read or written until then.
+#[inline(always)]
+pub unsafe fn mma_m64n16k16_f32_bf16(acc: &mut [f32; 8], a: u64, b: u64, accumulate: bool) {
+    let scale_d = accumulate as u32;
+    // SAFETY: see the function contract.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0; wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {{{d0}, {d1}, {d2}, {d3}, {d4}, {d5}, {d6}, {d7}}}, {a}, {b}, p, 1, 1, 0, 0; }}",
+            d0 = inout(reg32) acc[0],
+            d1 = inout(reg32) acc[1],
+            d2 = inout(reg32) acc[2],
+            d3 = inout(reg32) acc[3],
+            d4 = inout(reg32) acc[4],
+            d5 = inout(reg32) acc[5],
+            d6 = inout(reg32) acc[6],
+            d7 = inout(reg32) acc[7],
+            a = in(reg64) a,
+            b = in(reg64) b,
+            sd = in(reg32) scale_d,
+            options(nostack)
+        );
+    }
+}
+
 /// `wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3`: fp8 e4m3 × e4m3 → f32, K = 32; the warpgroup's
 /// 64×256 fp32 accumulator tile is `acc` (128 registers per thread).
 /// `a` and `b` are shared-memory matrix descriptors (both K-major);
@@ -1443,6 +1517,102 @@ pub unsafe fn mma_m64n64k16_f32_bf16_t<const TRANS_A: u32, const TRANS_B: u32>(
             d29 = inout(reg32) acc[29],
             d30 = inout(reg32) acc[30],
             d31 = inout(reg32) acc[31],
+            a = in(reg64) a,
+            b = in(reg64) b,
+            sd = in(reg32) scale_d,
+            ta = const TRANS_A,
+            tb = const TRANS_B,
+            options(nostack)
+        );
+    }
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16` with the operands' layouts as
+/// const generics: bf16 × bf16 → f32, K = 16; the warpgroup's 64×32 fp32 accumulator tile is
+/// `acc` (16 registers per thread). `TRANS_A` / `TRANS_B` are the
+/// instruction's `imm-trans-a` / `imm-trans-b`: 0 for a K-major descriptor
+/// ([`descriptor_k_major`](super::descriptor_k_major)), 1 for an MN-major one
+/// ([`descriptor_mn_major`](super::descriptor_mn_major): A column-major, M
+/// contiguous; B with N contiguous). `accumulate == false` overwrites `acc`.
+///
+/// # Safety
+/// As the K-major wrapper: all 128 threads of a warpgroup after
+/// [`fence`](super::fence); the descriptors name initialized shared memory
+/// in the layouts the transpose bits say, valid and unmodified until
+/// [`wait_group`](super::wait_group) retires this MMA; `acc` untouched until then.
+#[inline(always)]
+pub unsafe fn mma_m64n32k16_f32_bf16_t<const TRANS_A: u32, const TRANS_B: u32>(
+    acc: &mut [f32; 16],
+    a: u64,
+    b: u64,
+    accumulate: bool,
+) {
+    const { assert!(TRANS_A < 2 && TRANS_B < 2) };
+    let scale_d = accumulate as u32;
+    // SAFETY: see the function contract.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0; wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {{{d0}, {d1}, {d2}, {d3}, {d4}, {d5}, {d6}, {d7}, {d8}, {d9}, {d10}, {d11}, {d12}, {d13}, {d14}, {d15}}}, {a}, {b}, p, 1, 1, {ta}, {tb}; }}",
+            d0 = inout(reg32) acc[0],
+            d1 = inout(reg32) acc[1],
+            d2 = inout(reg32) acc[2],
+            d3 = inout(reg32) acc[3],
+            d4 = inout(reg32) acc[4],
+            d5 = inout(reg32) acc[5],
+            d6 = inout(reg32) acc[6],
+            d7 = inout(reg32) acc[7],
+            d8 = inout(reg32) acc[8],
+            d9 = inout(reg32) acc[9],
+            d10 = inout(reg32) acc[10],
+            d11 = inout(reg32) acc[11],
+            d12 = inout(reg32) acc[12],
+            d13 = inout(reg32) acc[13],
+            d14 = inout(reg32) acc[14],
+            d15 = inout(reg32) acc[15],
+            a = in(reg64) a,
+            b = in(reg64) b,
+            sd = in(reg32) scale_d,
+            ta = const TRANS_A,
+            tb = const TRANS_B,
+            options(nostack)
+        );
+    }
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16` with the operands' layouts as
+/// const generics: bf16 × bf16 → f32, K = 16; the warpgroup's 64×16 fp32 accumulator tile is
+/// `acc` (8 registers per thread). `TRANS_A` / `TRANS_B` are the
+/// instruction's `imm-trans-a` / `imm-trans-b`: 0 for a K-major descriptor
+/// ([`descriptor_k_major`](super::descriptor_k_major)), 1 for an MN-major one
+/// ([`descriptor_mn_major`](super::descriptor_mn_major): A column-major, M
+/// contiguous; B with N contiguous). `accumulate == false` overwrites `acc`.
+///
+/// # Safety
+/// As the K-major wrapper: all 128 threads of a warpgroup after
+/// [`fence`](super::fence); the descriptors name initialized shared memory
+/// in the layouts the transpose bits say, valid and unmodified until
+/// [`wait_group`](super::wait_group) retires this MMA; `acc` untouched until then.
+#[inline(always)]
+pub unsafe fn mma_m64n16k16_f32_bf16_t<const TRANS_A: u32, const TRANS_B: u32>(
+    acc: &mut [f32; 8],
+    a: u64,
+    b: u64,
+    accumulate: bool,
+) {
+    const { assert!(TRANS_A < 2 && TRANS_B < 2) };
+    let scale_d = accumulate as u32;
+    // SAFETY: see the function contract.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0; wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {{{d0}, {d1}, {d2}, {d3}, {d4}, {d5}, {d6}, {d7}}}, {a}, {b}, p, 1, 1, {ta}, {tb}; }}",
+            d0 = inout(reg32) acc[0],
+            d1 = inout(reg32) acc[1],
+            d2 = inout(reg32) acc[2],
+            d3 = inout(reg32) acc[3],
+            d4 = inout(reg32) acc[4],
+            d5 = inout(reg32) acc[5],
+            d6 = inout(reg32) acc[6],
+            d7 = inout(reg32) acc[7],
             a = in(reg64) a,
             b = in(reg64) b,
             sd = in(reg32) scale_d,

@@ -1,0 +1,230 @@
+//! Hopper BF16 GEMM for small M (swap-AB): `D = alpha·A·Bᵀ` with M ≤ 64
+//! wastes most of a 64-row `wgmma` when A's rows are the MMA's M. Both
+//! operands are K-major, so these kernels compute `Dᵀ = B·Aᵀ` instead: the
+//! user's B (N×K) is the tile's 128 rows (two consumer warpgroups of
+//! `wgmma` M = 64) and the user's A (M×K) the tile's `BN` columns (the
+//! `wgmma` N: 16, 32 or 64). Everything up to the epilogue is the
+//! cooperative kernel of `gemm_bf16` with the operands swapped: the same
+//! persistent schedule (`ClusterWork`, no clusters), TMA producer (ragged
+//! last tile row of B through the tail map), `bf16_mainloop` and stream-K /
+//! split-K fixup. The epilogue ([`TransposedEpilogue`]) writes each
+//! warpgroup's `64 × BN` accumulators transposed into shared memory and
+//! TMA-stores them into the user's row-major D. beta = 0 only (no C).
+//!
+//! Parameters: [`GemmBf16Params`] with the operands swapped
+//! (`baton_kernels_abi::gemm_bf16_swap_ab::GEMM_SWAP_AB_16` documents
+//! them): `m` is the user's N, `n` the user's M.
+
+use baton::arch::ptx::tma::{TensorMap, load_2d, prefetch_tensormap, store_wait_group};
+use baton::arch::ptx::{dynamic_smem, thread_idx_x};
+use baton::smem::SharedRef;
+use baton::smem_field;
+use baton::tile_pipeline::{InputConsumer, InputTilePipeline};
+use baton_kernel_roles::dispatch_roles;
+use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
+use baton_kernel_roles::sm90::epilogue_transposed::{TRANSPOSED_SUB_COLS, TransposedEpilogue};
+use baton_kernel_roles::sm90::mainloop_bf16::{Bf16Mma, Bf16N16, Bf16N32, Bf16N64, bf16_mainloop};
+use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile};
+use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};
+use baton_kernel_roles::sm90::stage_descriptors::StageDescriptors;
+use baton_kernel_roles::sm90::stream_k::StreamKFixup;
+use baton_kernel_roles::stream_k_fixup;
+use baton_kernels_abi::gemm_bf16::{BK, BM, GemmSmem, Payload, Stage, stages_for};
+use baton_kernels_abi::gemm_bf16_swap_ab as abi;
+use baton_kernels_abi::gemm_params::{GemmBf16Params, StreamKParams};
+
+macro_rules! swap_ab_entry {
+    ($(#[$doc:meta])* $spec:path, $name:ident, $bn:literal, $acc:literal, $mma:ty) => {
+        baton::kernel! {
+            #[spec($spec)]
+            $(#[$doc])*
+            ///
+            /// Launch: grid = min(tiles, SMs) CTAs of 384 threads (with
+            /// split-K / stream-K: every worker), with `size_of` the
+            /// configuration's `GemmSmem` as dynamic shared memory.
+            ///
+            /// # Safety
+            /// The tensor maps (by value in the parameters, 64-byte
+            /// aligned) are as the spec documents (the user's B as
+            /// `tma_a` / `tma_a_tail`, the user's A as `tma_b` with a box
+            /// of `min(n, BN)` rows, the user's D as `tma_d` with a box of
+            /// {32, `min(n, BN)`}); `beta == 0`; `group_m ≥ 1`; the
+            /// stream-K workspace as the cooperative kernels'.
+            pub fn $name(p: GemmBf16Params) {
+                let GemmBf16Params { m, n, k, group_m, alpha, stream_k: StreamKParams { partials, flags, epoch, min_segment, extra_waves }, tail_rows, .. } = p;
+                let params = baton::entry_param_address!($name);
+                let map = |offset: usize| params.wrapping_add(offset) as *const TensorMap;
+                let maps = (
+                    map(core::mem::offset_of!(GemmBf16Params, tma_a)),
+                    map(core::mem::offset_of!(GemmBf16Params, tma_b)),
+                    map(core::mem::offset_of!(GemmBf16Params, tma_d)),
+                    map(core::mem::offset_of!(GemmBf16Params, tma_a_tail)),
+                );
+                const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<GemmSmem<$bn, { stages_for($bn) }>>(), "the spec's shared memory is not this entry's layout") };
+                // SAFETY: forwarded to the kernel's contract.
+                let fixup = unsafe { StreamKFixup::new(partials, flags, epoch) };
+                // SAFETY: forwarded to the kernel's contract.
+                unsafe { gemm_swap_ab::<$mma, $bn, $acc, { stages_for($bn) }>(maps, (m, n, k), group_m, alpha, fixup, (min_segment, extra_waves), tail_rows) }
+            }
+        }
+    };
+}
+
+swap_ab_entry!(
+    /// BF16 GEMM for M ≤ 16 (swap-AB): tiles of 128 of the user's N × 16
+    /// of its M × 64 K, `wgmma.m64n16k16`.
+    abi::GEMM_SWAP_AB_16,
+    baton_gemm_bf16_swap_ab_16, 16, 8, Bf16N16
+);
+swap_ab_entry!(
+    /// BF16 GEMM for M ≤ 32 (swap-AB): tiles of 128 of N × 32 of M,
+    /// `wgmma.m64n32k16`.
+    abi::GEMM_SWAP_AB_32,
+    baton_gemm_bf16_swap_ab_32, 32, 16, Bf16N32
+);
+swap_ab_entry!(
+    /// BF16 GEMM for M ≤ 64 (swap-AB): tiles of 128 of N × 64 of M,
+    /// `wgmma.m64n64k16`.
+    abi::GEMM_SWAP_AB_64,
+    baton_gemm_bf16_swap_ab_64, 64, 32, Bf16N64
+);
+
+/// The swap-AB kernel body; in the kernel's own terms (the user's
+/// operands swapped): A is `m × k` (the user's B), B is `n × k` (the
+/// user's A), the output `Dᵀ` is `m × n`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm_swap_ab<M: Bf16Mma<ACC>, const BN: usize, const ACC: usize, const STAGES: usize>(
+    (tma_a, tma_b, tma_d, tma_a_tail): (
+        *const TensorMap,
+        *const TensorMap,
+        *const TensorMap,
+        *const TensorMap,
+    ),
+    (m, n, k): (u32, u32, u32),
+    group_m: u32,
+    alpha: f32,
+    fixup: StreamKFixup,
+    (sk_min_segment, sk_extra_waves): (u32, u32),
+    tail_rows: u32,
+) {
+    // SAFETY: launched with size_of::<GemmSmem<BN, STAGES>>() of dynamic
+    // shared memory (the kernel traps otherwise).
+    let smem: SharedRef<'static, GemmSmem<BN, STAGES>> =
+        unsafe { dynamic_smem::<GemmSmem<BN, STAGES>>() };
+    let input = InputTilePipeline::<Payload<BN>, STAGES>::new(
+        smem_field!(smem, GemmSmem<BN, STAGES>, input),
+        c"gemm-swap-ab-mainloop",
+    );
+    let epi_tiles = smem_field!(smem, GemmSmem<BN, STAGES>, epi_tiles);
+    let bn = BN as u32;
+    init_then_sync::<1>(
+        #[inline(always)]
+        || {
+            // SAFETY: the maps are valid per the kernel contract.
+            unsafe {
+                prefetch_tensormap(tma_a);
+                prefetch_tensormap(tma_b);
+                prefetch_tensormap(tma_d);
+                if tail_rows != 0 {
+                    prefetch_tensormap(tma_a_tail);
+                }
+            }
+            // Empty barriers: one arrival per consumer warpgroup.
+            input.init(GEMM_ROLES.consumer_warpgroups);
+        },
+    );
+
+    let work = ClusterWork::<1>::new(
+        m.div_ceil(BM),
+        n.div_ceil(bn),
+        k.div_ceil(BK),
+        group_m,
+        (sk_min_segment, sk_extra_waves),
+    );
+    let sched = work.sched;
+    let rows = TileRows {
+        tiles_m: m.div_ceil(BM),
+        tail_rows,
+        bm: BM,
+    };
+    let a_row_bytes = BK * 2;
+    // B's box has min(n, BN) rows (no zero fill when the user's M < BN):
+    // every stage's B bytes.
+    let b_bytes = if n < bn { n } else { bn } * BK * 2;
+
+    dispatch_roles!(GEMM_ROLES, c_load_active: false,
+        // TMA producer: A (its loaded rows) and B per stage; the full
+        // barrier expects exactly the bytes loaded.
+        producer => {
+            TmaProducer {
+                input,
+                work,
+                rows,
+            }
+            .run_exact_bytes(
+                #[inline(always)]
+                |t| {
+                    let map_a = if t.a_rows == BM { tma_a } else { tma_a_tail };
+                    (
+                        t.a_rows * a_row_bytes + b_bytes,
+                        #[inline(always)]
+                        move |tiles, bar, kb| {
+                            let kc = (kb * BK) as i32;
+                            // SAFETY: maps per the kernel contract; the stage
+                            // is ours and its full barrier expects these bytes.
+                            unsafe {
+                                if t.a_rows != 0 {
+                                    load_2d(map_a, smem_field!(tiles, Stage<BN>, a), bar, kc, (t.tm * BM) as i32);
+                                }
+                                load_b_tile::<u16, BN, BN, { BK as usize }, 1>(tma_b, smem_field!(tiles, Stage<BN>, b), bar, kc, t.tn * bn, 0);
+                            }
+                        },
+                    )
+                },
+            )
+        },
+        c_load => {},
+        // Consumer warpgroup `wg`: main loop, stream-K fixup, transposed
+        // epilogue.
+        consumer(wg) => {
+            let wg = wg as usize;
+            let tid = thread_idx_x() % 128;
+            let signaller = tid == 0;
+            let mut consumer: InputConsumer<'_, Payload<BN>, STAGES> = input.consumer();
+            // SAFETY: all-zero is a valid [f32; ACC].
+            let mut acc: [f32; ACC] = unsafe { core::mem::zeroed() };
+            // This warpgroup's 64 rows of A (64 rows × 128 bytes further).
+            let st0 = input.stage(0);
+            let descs = StageDescriptors::new(
+                smem_field!(st0, Stage<BN>, a).addr() + (wg * 64 * 128) as u32,
+                smem_field!(st0, Stage<BN>, b).addr(),
+                core::mem::size_of::<Stage<BN>>() as u32,
+            );
+            let mut d_next = 0u32;
+            for seg in work.segments() {
+                let (tm, tn) = work.tile_of(seg.unit);
+                bf16_mainloop::<M, _, ACC, STAGES, 1>(&mut consumer, descs, seg.len(), &mut acc, signaller);
+                stream_k_fixup!(fixup, sched, seg, 1, 0, wg as u32, tid, acc, ACC);
+                let epilogue = TransposedEpilogue {
+                    bufs: epi_tiles.at(wg),
+                    map_d: tma_d,
+                    wg: wg as u32,
+                    tid,
+                };
+                // The user's D: columns tm·128 + 64·wg + 32·J (kernel rows),
+                // rows tn·BN (kernel columns).
+                let col0 = (tm * BM) as i32 + (wg * 64) as i32;
+                let row0 = (tn * bn) as i32;
+                // SAFETY: D map per the kernel contract.
+                unsafe {
+                    epilogue.store(&acc, alpha, d_next, #[inline(always)] |j| (col0 + (j * TRANSPOSED_SUB_COLS) as i32, row0))
+                };
+                d_next += 2;
+            }
+            if signaller {
+                store_wait_group::<0>();
+            }
+        },
+    );
+}

@@ -9,7 +9,7 @@
 //!
 //! | warps | role |
 //! |---|---|
-//! | 0 (one lane) | TMA producer, per tile: K_0, each warpgroup's Q rows (a [`QPayload`] pipeline per warpgroup, one stage), V_0, then K_j and V_j ([`KvPayload`], one `InputTilePipeline` for K and one for V) |
+//! | 0 (one lane) | TMA producer, per tile: K_0, each warpgroup's Q rows (the [`QPayload`] pipeline, two stages: stage w is warpgroup w's), V_0, then K_j and V_j ([`KvPayload`], one `InputTilePipeline` for K and one for V) |
 //! | 1–3 | idle (their registers go to the consumers) |
 //! | 4–7, 8–11 | consumer warpgroups, 64 query rows each: `wgmma` S = Q·Kᵀ (both operands in shared memory), online softmax (exp2, rescaling), `wgmma` O += P·V (P from registers), then O through shared memory and TMA stores |
 #![cfg_attr(target_arch = "nvptx64", no_std)]

@@ -1,7 +1,7 @@
 //! The loaded kernels and the launch on the caller's stream.
 
 use crate::error::AttentionError;
-use crate::shape::{AttentionOptions, AttentionShape, Strides, validate};
+use crate::shape::{AttentionOptions, AttentionShape, Ctas, Strides, validate};
 use crate::{MODULE, PTX, PTX_DEBUG};
 use baton::tensor_map::{ElemType, L2Promotion, OobFill, Swizzle, TensorMapDesc};
 use baton_attention_abi::schedule::{heads_per_section, tile_count};
@@ -246,7 +246,11 @@ impl Attention {
         };
         drop(_maps_sync);
         let tiles = tile_count(plan.grid.0 * BM, plan.grid.1);
-        let grid = if config.persistent {
+        // Causal calls with the default CTA count launch one CTA per tile:
+        // the hardware's dynamic dispatch balances the unequal causal tiles
+        // better than the persistent static stride (BENCHMARKS.md "Session
+        // 9 — ATTN-PERF": −4 to −25 % persistent on causal d = 128).
+        let grid = if config.persistent && !(opts.causal && opts.ctas == Ctas::PerSm) {
             opts.ctas.grid(tiles, self.sm_count)
         } else {
             tiles

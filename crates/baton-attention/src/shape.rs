@@ -127,9 +127,11 @@ pub struct AttentionOptions {
     /// on 14 of 16 benchmark shapes, BENCHMARKS.md "Session 8 — attention").
     pub schedule: Schedule,
     /// How many CTAs the launch has (each computes query tiles one after
-    /// the other, causal ones the longest first, the next tile's loads
-    /// overlapping this one's epilogue): one per SM by default. d = 256
-    /// always launches one CTA per tile (`HeadDimConfig::persistent`).
+    /// the other, the next tile's loads overlapping this one's epilogue):
+    /// by default one per SM for non-causal calls, one per tile for causal
+    /// ones (the hardware dispatches the unequal causal tiles, longest
+    /// first, more evenly than a static stride). d = 256 always launches
+    /// one CTA per tile (`HeadDimConfig::persistent`).
     pub ctas: Ctas,
 }
 
@@ -144,7 +146,8 @@ pub struct AttentionOptions {
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Ctas {
-    /// Persistent: one CTA per SM (a CTA fills an SM).
+    /// Persistent: one CTA per SM (a CTA fills an SM); causal calls: one
+    /// per tile (see [`AttentionOptions::ctas`]).
     #[default]
     PerSm,
     /// One CTA per work tile (not persistent; for comparisons).

@@ -4,8 +4,9 @@
 //!
 //! `O = softmax(scale·Q·Kᵀ [+ causal mask])·V` per (batch, query head), bf16
 //! in and out, fp32 accumulation. A CTA computes 128-row query tiles of one
-//! head each, one after the other ([`schedule`]: persistent, one CTA per SM,
-//! with a causal mask the longest tiles first), 384 threads:
+//! head each, one after the other ([`schedule`]: the host launches one CTA
+//! per SM or one per tile; with a causal mask the longest tiles first),
+//! 384 threads:
 //!
 //! | warps | role |
 //! |---|---|

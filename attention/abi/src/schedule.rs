@@ -44,9 +44,9 @@ pub const fn tile_count(seq_q: u32, batch_heads: u32) -> u32 {
 /// `heads_per_section` consecutive heads ([`heads_per_section`]), the
 /// longest tiles of a section first (query tiles in descending order,
 /// every head of the section for one query tile before the next), so that
-/// each CTA's static stride takes a mix of long and short tiles while the
-/// CTAs running together share few heads' K/V (L2). Otherwise head by head
-/// (a head's tiles run together and share its K/V in L2).
+/// the short tiles fill the end while the CTAs running together share few
+/// heads' K/V (L2). Otherwise head by head (a head's tiles run together
+/// and share its K/V in L2).
 ///
 /// ```
 /// use baton_attention_abi::schedule::{work_tile, WorkTile};
@@ -89,11 +89,10 @@ pub const fn work_tile(
     }
 }
 
-/// Shared-memory-to-L2 budget of one causal section's K and V: 16 MiB of
-/// the H100's 50 MB L2, so that the CTAs running together reread K/V from
-/// L2 rather than HBM (with every head in one section, each head's K/V
-/// was read by about two CTAs at a time and causal shapes lost 4–13 %,
-/// BENCHMARKS.md "Session 9 — ATTN-PERF").
+/// L2 budget of one causal section's K and V: 16 MiB of the H100's 50 MB
+/// L2, so that the CTAs running together share few heads' K/V (one CTA per
+/// tile, d = 256 causal: +3.7 % over head by head; BENCHMARKS.md "Session 9
+/// — ATTN-PERF").
 pub const L2_SECTION_BYTES: u64 = 16 << 20;
 
 /// Heads per causal section ([`work_tile`]): as many as keep their K and V

@@ -15,7 +15,8 @@
 //! * `BATON_PTX_DIR=<dir>`: embed `<dir>/baton_sm90a.ptx` and
 //!   `<dir>/baton_sm90a_debug.ptx` (and their `.ptxas.txt` reports if
 //!   present) instead of building; `<dir>/baton_sm100a.ptx` too if present.
-//! * `BATON_SKIP_PTX=1`: embed nothing.
+//! * `BATON_SKIP_PTX=1`, or the `gemm-kernels` feature off: embed nothing
+//!   (`load_kernels` then fails with `Error::PtxNotBuilt` naming why).
 //! * Device toolchain missing: embed nothing and warn with the command to
 //!   run; loading then fails with `Error::PtxNotBuilt`.
 //! * Any other build failure of the kernels fails this build.
@@ -47,7 +48,9 @@ fn main() {
         let _ = fs::remove_file(out.join(format!("{v}.ptxas.txt")));
     }
 
-    let source = if env::var_os("BATON_SKIP_PTX").is_some_and(|v| v == "1") {
+    let source = if env::var_os("CARGO_FEATURE_GEMM_KERNELS").is_none() {
+        "not built: baton-runtime's `gemm-kernels` feature is off".to_string()
+    } else if env::var_os("BATON_SKIP_PTX").is_some_and(|v| v == "1") {
         warn("BATON_SKIP_PTX=1: no PTX embedded; loading kernels will fail with PtxNotBuilt");
         "skipped (BATON_SKIP_PTX=1)".to_string()
     } else if let Some(dir) = env::var_os("BATON_PTX_DIR") {

@@ -1,9 +1,11 @@
-"""baton's Hopper (sm_90a) GEMMs on torch CUDA tensors.
+"""baton's Hopper (sm_90a) GEMMs and attention forward on torch CUDA tensors.
 
-Both functions are ``torch.library`` custom ops (``torch.ops.baton.gemm``,
-``torch.ops.baton.gemm_fp8_blockwise``) with fake implementations, so
-``torch.compile`` traces them; they read their operands in place (no copy),
-run on torch's current CUDA stream, and can be captured in a CUDA graph.
+The functions are ``torch.library`` custom ops (``torch.ops.baton.gemm``,
+``torch.ops.baton.gemm_fp8_blockwise``, ``torch.ops.baton.attention``) with
+fake implementations, so ``torch.compile`` traces them; they read their
+operands in place (no copy) and run on torch's current CUDA stream. The
+GEMMs can be captured in a CUDA graph; ``attention`` cannot yet (it uploads
+its tensor maps on each call) and says so when called under capture.
 Called eagerly on plain CUDA tensors (no autograd, no tracing) they skip
 torch's dispatcher and call the same implementation directly.
 
@@ -18,7 +20,7 @@ from torch import Tensor
 
 from . import _baton, _ops
 
-__all__ = ["gemm", "gemm_fp8_blockwise", "ptx_info"]
+__all__ = ["attention", "gemm", "gemm_fp8_blockwise", "ptx_info"]
 
 
 def gemm(
@@ -80,6 +82,44 @@ def gemm_fp8_blockwise(a: Tensor, a_scales: Tensor, b: Tensor, b_scales: Tensor)
     if _ops.eager(a, a_scales, b, b_scales):
         return _ops.gemm_fp8_blockwise_impl(a, a_scales, b, b_scales)
     return _ops.gemm_fp8_blockwise_op(a, a_scales, b, b_scales)
+
+
+def attention(
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    *,
+    causal: bool = False,
+    scale: Optional[float] = None,
+    return_lse: bool = False,
+):
+    """FlashAttention-style forward: ``softmax(scale * q @ k.transpose(-2, -1)
+    [+ causal mask]) @ v`` in bf16 with fp32 accumulation, as
+    ``torch.nn.functional.scaled_dot_product_attention(q, k, v,
+    is_causal=causal, scale=scale, enable_gqa=True)``.
+
+    ``q``: bf16 ``[batch, heads, seq_q, head_dim]``; ``k``, ``v``: bf16
+    ``[batch, kv_heads, seq_kv, head_dim]`` with ``kv_heads`` dividing
+    ``heads`` (GQA/MQA). Any strides with the head dimension contiguous:
+    ``x.view(b, s, h, d).transpose(1, 2)`` (FlashAttention's ``[b, s, h,
+    d]`` memory) works without a copy; strides must be multiples of 8
+    elements and data pointers 16-byte aligned (TMA). ``head_dim`` 64, 128
+    or 256; ``seq_q`` and ``seq_kv`` any ≥ 1 and may differ; ``causal``
+    masks key ``j > i`` for query ``i`` (top-left aligned, as SDPA's
+    ``is_causal``); ``scale`` defaults to ``1 / sqrt(head_dim)``.
+
+    Returns the output (q's shape and memory layout) or, with
+    ``return_lse``, ``(output, logsumexp)`` with the fp32 natural-log
+    logsumexp ``[batch, heads, seq_q]`` of the scaled scores.
+
+    Raises ``TypeError`` (dtype) or ``ValueError`` (device, shape, stride,
+    alignment, head_dim: the message names the rule).
+    """
+    if _ops.eager(q, k, v):
+        out, lse = _ops.attention_impl(q, k, v, causal, scale)
+    else:
+        out, lse = _ops.attention_op(q, k, v, bool(causal), None if scale is None else float(scale))
+    return (out, lse) if return_lse else out
 
 
 def ptx_info():

@@ -199,3 +199,74 @@ def _gemm_fp8_blockwise_fake(a, a_scales, b, b_scales):
     out = a.new_empty((a.size(0), b.size(0)), dtype=_BF16)
     _baton.check_gemm_fp8_blockwise(_fake(a), _fake(a_scales), _fake(b), _fake(b_scales), _fake(out))
     return out
+
+
+def _check_attention(q, k, v, fake=False) -> None:
+    """Rank, dtype and device rules of :func:`baton.attention` (shape,
+    stride and head-dimension rules are the native module's)."""
+    device = None
+    for name, x in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"baton.attention: {name} must be a torch.Tensor, got {type(x).__name__}")
+        if x.dtype is not _BF16:
+            raise TypeError(f"baton.attention: {name} must be {_BF16}, got {x.dtype}")
+        if x.dim() != 4:
+            raise ValueError(
+                f"baton.attention: {name} must be 4-D [batch, heads, seq, head_dim], got {x.dim()}-D of shape {tuple(x.shape)}"
+            )
+        if not x.is_cuda and not (fake and x.is_meta):
+            raise ValueError(f"baton.attention: {name} is on {x.device}; baton's kernels run on CUDA tensors (a Hopper GPU)")
+        d = x.device if fake else x.get_device()
+        if device is None:
+            device = d
+        elif d != device:
+            raise ValueError(f"baton.attention: {name} is on {x.device} but q on {q.device}; all must be on one device")
+
+
+def _t4(x: Tensor, fake: bool = False):
+    return (0 if fake else x.data_ptr(), tuple(int(s) for s in x.shape), tuple(int(s) for s in x.stride()))
+
+
+def _attention_outputs(q: Tensor):
+    """The output in q's memory layout (``[b, s, h, d]`` memory when q's
+    head stride is below its sequence stride, FlashAttention's layout;
+    ``[b, h, s, d]`` otherwise) and the fp32 logsumexp ``[b, h, s_q]``."""
+    b, h, s, d = q.shape
+    if h > 1 and s > 1 and q.stride(1) < q.stride(2):
+        out = q.new_empty((b, s, h, d)).transpose(1, 2)
+    else:
+        out = q.new_empty((b, h, s, d))
+    return out, q.new_empty((b, h, s), dtype=_F32)
+
+
+def attention_impl(q: Tensor, k: Tensor, v: Tensor, causal: bool, scale: Optional[float]):
+    """The implementation of ``baton::attention`` on CUDA tensors."""
+    _check_attention(q, k, v)
+    out, lse = _attention_outputs(q)
+    index = q.get_device()
+    _baton.attention(
+        index,
+        _raw_stream(index),
+        _t4(q),
+        _t4(k),
+        _t4(v),
+        _t4(out),
+        (lse.data_ptr(), lse.numel()),
+        bool(causal),
+        None if scale is None else float(scale),
+    )
+    return out, lse
+
+
+@torch.library.custom_op("baton::attention", mutates_args=())
+def attention_op(q: Tensor, k: Tensor, v: Tensor, causal: bool, scale: Optional[float]) -> tuple[Tensor, Tensor]:
+    """``(softmax(scale * q @ k.T [+ causal mask]) @ v, logsumexp)`` (see :func:`baton.attention`)."""
+    return attention_impl(q, k, v, causal, scale)
+
+
+@attention_op.register_fake
+def _attention_fake(q, k, v, causal, scale):
+    _check_attention(q, k, v, fake=True)
+    out, lse = _attention_outputs(q)
+    _baton.check_attention(_t4(q, True), _t4(k, True), _t4(v, True), _t4(out, True))
+    return out, lse

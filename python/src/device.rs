@@ -1,12 +1,13 @@
 //! What the package keeps per CUDA device, made once on first use: the
 //! device's primary context (the one torch uses), baton's kernels loaded
-//! from the embedded PTX, the typed kernels with their resident work
-//! units, looked up once, and the encoded tensor maps by operand set.
+//! from the embedded PTX, the FP8 typed kernels with their resident work
+//! units, looked up once, the FP8 tensor maps and the BF16 plans by
+//! operand set, and the attention kernels.
 
 use crate::map_cache::MapCache;
-use baton_kernels_abi::gemm_params::{GemmBf16Params, GemmFp8Params};
+use crate::plan_cache::PlanCache;
+use baton_kernels_abi::gemm_params::GemmFp8Params;
 use baton_runtime::cudarc::driver::CudaContext;
-use baton_runtime::gemm::GemmConfig;
 use baton_runtime::gemm::fp8;
 use baton_runtime::{Gpu, Kernels, Result, TypedKernel, Variant};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -24,12 +25,14 @@ pub struct DeviceState {
     pub gpu: Gpu,
     /// baton's kernels for this device's target, loaded once.
     pub kernels: Kernels,
-    /// BF16 kernels by [`GemmConfig`], looked up on first use.
-    bf16: [KernelSlot<GemmBf16Params>; GemmConfig::ALL.len()],
     /// FP8 kernels by [`fp8::VARIANTS`] index, looked up on first use.
     fp8: [KernelSlot<GemmFp8Params>; fp8::VARIANTS.len()],
-    /// Encoded tensor maps by operand set (host memory).
+    /// Encoded tensor maps by operand set (host memory; FP8).
     pub maps: Mutex<MapCache>,
+    /// BF16 plans by operand set and stream.
+    pub plans: Mutex<PlanCache>,
+    /// The attention kernels, loaded on first use.
+    pub attention: OnceLock<std::result::Result<baton_attention::Attention, String>>,
 }
 
 static DEVICES: [OnceLock<std::result::Result<DeviceState, String>>; MAX_DEVICES] =
@@ -61,51 +64,16 @@ impl DeviceState {
         Ok(DeviceState {
             gpu,
             kernels,
-            bf16: [const { OnceLock::new() }; GemmConfig::ALL.len()],
             fp8: [const { OnceLock::new() }; fp8::VARIANTS.len()],
             maps: Mutex::new(MapCache::default()),
+            plans: Mutex::new(PlanCache::default()),
+            attention: OnceLock::new(),
         })
     }
 
     /// The primary context of this device.
     pub fn context(&self) -> &Arc<CudaContext> {
         self.gpu.context()
-    }
-
-    /// The BF16 kernel of `config` and its resident work units (SMs, or
-    /// co-resident clusters).
-    pub fn bf16_kernel(
-        &self,
-        config: GemmConfig,
-    ) -> std::result::Result<&(TypedKernel<GemmBf16Params>, u32), DeviceError> {
-        let Some(i) = GemmConfig::ALL.iter().position(|c| *c == config) else {
-            return Err(DeviceError(format!(
-                "{}: the Python package runs the sm_90a GEMMs only",
-                config.name()
-            )));
-        };
-        self.bf16[i]
-            .get_or_init(|| {
-                let spec = config
-                    .spec()
-                    .ok_or("an sm_100a configuration".to_string())?;
-                let k = self.kernels.kernel(spec).map_err(|e| e.to_string())?;
-                let slots = if config.cluster_m() > 1 {
-                    k.kernel()
-                        .max_active_clusters(
-                            (config.cluster_m(), 1, 1),
-                            config.threads(),
-                            k.dynamic_smem_bytes(),
-                        )
-                        .map_err(|e| e.to_string())?
-                        .max(1)
-                } else {
-                    self.gpu.sm_count()
-                };
-                Ok((k, slots))
-            })
-            .as_ref()
-            .map_err(|e| DeviceError(e.clone()))
     }
 
     /// The FP8 kernel named `name` (one of [`fp8::VARIANTS`]) and its

@@ -3,23 +3,27 @@
 //! [`crate::view`]), the kernel choice of the Rust API's plans, the tensor
 //! maps encoded on the host (once per operand set: [`crate::map_cache`])
 //! and passed by value in the kernel parameters, and the launch on the
-//! caller's stream. Nothing here allocates device
-//! memory or synchronizes, so every call can be captured in a CUDA graph.
+//! caller's stream. Nothing here allocates device memory or synchronizes
+//! once a BF16 operand set's plan exists (the first call with it may
+//! allocate a split-K workspace, in stream order, never while capturing),
+//! so every call can be captured in a CUDA graph.
 //!
-//! The tensor maps and launch parameters follow `GemmPlan::with_config`
-//! and `Fp8GemmPlan::with_kernel` (same maps, boxes and order; the tile
-//! facts come from `GemmConfig` and `gemm::fp8`), except that operands may
-//! have a row stride and stream-K is not used.
+//! BF16 calls run the Rust API's own plans (`GemmPlan::from_views`, kept
+//! per operand set and stream in [`crate::plan_cache`]): the same
+//! configuration, split-K or stream-K and tensor maps as a Rust caller's.
+//! FP8 calls encode their maps here following `Fp8GemmPlan::with_kernel`
+//! (same maps, boxes and order; the tile facts come from `gemm::fp8`),
+//! because their A scales may have a row stride (DeepGEMM's TMA-aligned
+//! layout) that the plan's `Scales` cannot describe; they run unsplit.
 
 use crate::device::DeviceState;
 use crate::map_cache::MapKey;
 use crate::view::{MatrixView, ViewError};
 use baton::tensor_map::{ElemType, Swizzle};
-use baton_kernels_abi::gemm_params::{
-    GemmBf16Params, GemmFp8Params, StreamKParams, TensorMapParam,
-};
+use baton_kernels_abi::gemm_params::{GemmFp8Params, StreamKParams, TensorMapParam};
 use baton_runtime::cudarc::driver::sys;
-use baton_runtime::gemm::{self, DEFAULT_GROUP_M, Fp8ShapeError, GemmConfig, GemmShapeError, fp8};
+use baton_runtime::gemm::matrix::{Matrix, MatrixDesc, MatrixMut};
+use baton_runtime::gemm::{self, Fp8ShapeError, GemmPlan, GemmShapeError, fp8};
 use baton_runtime::tensor_map;
 
 /// Why a call was refused or failed. The first three are the caller's
@@ -228,6 +232,12 @@ fn map_key(kind: u64, mnk: (u64, u64, u64), views: [&MatrixView; 4]) -> MapKey {
     key
 }
 
+/// Elements from the view's first to its last (its buffer's length for
+/// [`Matrix::from_raw`]).
+fn elems(v: &MatrixView) -> usize {
+    (v.span_bytes() / v.elem_bytes) as usize
+}
+
 /// Enqueues `D = alpha·A·Bᵀ + beta·C` on `stream` (a stream of the
 /// device's primary context, e.g. torch's current stream).
 ///
@@ -251,70 +261,64 @@ pub unsafe fn gemm_bf16(
     }
     check_addresses(&inputs, &p.d)?;
     let (m, n, k) = p.mnk;
-    let gpu = &dev.gpu;
-    let config = GemmConfig::choose_for(gpu.target(), m as usize, n as usize, k as usize, |c| {
-        dev.bf16_kernel(c).map_or(0, |(_, slots)| *slots)
-    });
-    let (kernel, slots) = dev.bf16_kernel(config)?;
-    let (bm, bn, bk) = config.tile();
-    let tail_rows = (m % bm as u64) as u32;
-    let tail_box = if tail_rows == 0 { bm } else { tail_rows };
-    let c = p.c.as_ref().unwrap_or(&p.d);
-    let e_rows = config.epilogue_rows();
     // The driver encodes maps with the device's context current.
     dev.context()
         .bind_to_thread()
         .map_err(|e| CallError::Device(e.to_string()))?;
-    let config_id = GemmConfig::ALL
-        .iter()
-        .position(|x| *x == config)
-        .unwrap_or(0) as u64;
-    let key = map_key(1 + config_id, p.mnk, [&p.a, &p.b, c, &p.d]);
-    let maps = *dev
-        .maps
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get_or_encode(&key, || {
-            Ok::<_, CallError>([
-                map(&p.a, ElemType::BF16, bm, bk, Swizzle::B128)?,
-                map(
-                    &p.b,
-                    ElemType::BF16,
-                    bn / config.cluster_m(),
-                    bk,
-                    Swizzle::B128,
-                )?,
-                map(c, ElemType::BF16, e_rows, 32, Swizzle::B64)?,
-                map(&p.d, ElemType::BF16, e_rows, 32, Swizzle::B64)?,
-                // The last tile row's A when M mod BM ≠ 0 (a box of its rows).
-                map(&p.a, ElemType::BF16, tail_box, bk, Swizzle::B128)?,
-                TensorMapParam::UNUSED,
-            ])
-        })?;
-    let [tma_a, tma_b, tma_c, tma_d, tma_a_tail, _] = maps;
-    let params = GemmBf16Params {
-        tma_a,
-        tma_b,
-        tma_c,
-        tma_d,
-        tma_a_tail,
-        m: m as u32,
-        n: n as u32,
-        k: k as u32,
-        group_m: DEFAULT_GROUP_M,
-        alpha,
-        beta,
-        stream_k: StreamKParams::OFF,
-        tail_rows,
-    };
-    let units = (m as u32).div_ceil(bm).div_ceil(config.cluster_m()) * (n as u32).div_ceil(bn);
-    let grid = units.min(*slots) * config.cluster_m();
     // SAFETY: the caller guarantees `stream` belongs to the device's
     // context; wrapping does not take ownership.
     let s = unsafe { dev.context().wrap_borrowed_stream(stream) };
-    // SAFETY: the maps (by value) name the checked views, live per the
-    // caller; stream-K is off.
-    unsafe { kernel.launch(&s, grid, &params) }?;
+    let capturing = s
+        .capture_status()
+        .map_err(|e| CallError::Device(e.to_string()))?
+        != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    let gpu = dev.gpu.with_stream(s)?;
+    let c = p.c.as_ref().unwrap_or(&p.d);
+    let mut key = map_key(1, p.mnk, [&p.a, &p.b, c, &p.d]);
+    key[12] = stream as u64;
+    key[13] = capturing as u64;
+    key[14] = p.c.is_some() as u64;
+    let mut plans = dev.plans.lock().unwrap_or_else(|e| e.into_inner());
+    let plan = plans.get_or_make(&key, || {
+        // SAFETY: the views name live device memory of this context for as
+        // long as the caller's tensors live (the plan is only run with the
+        // same addresses, per its key, while the caller holds them).
+        let (a, b, c, d) = unsafe {
+            (
+                Matrix::<u16>::from_raw(
+                    p.a.ptr,
+                    elems(&p.a),
+                    MatrixDesc::row_major(m as usize, k as usize).with_ld(p.a.ld as usize),
+                ),
+                Matrix::<u16>::from_raw(
+                    p.b.ptr,
+                    elems(&p.b),
+                    MatrixDesc::col_major(k as usize, n as usize).with_ld(p.b.ld as usize),
+                ),
+                p.c.map(|c| {
+                    Matrix::<u16>::from_raw(
+                        c.ptr,
+                        elems(&c),
+                        MatrixDesc::row_major(m as usize, n as usize).with_ld(c.ld as usize),
+                    )
+                })
+                .transpose(),
+                MatrixMut::<u16>::from_raw(
+                    p.d.ptr,
+                    elems(&p.d),
+                    MatrixDesc::row_major(m as usize, n as usize).with_ld(p.d.ld as usize),
+                ),
+            )
+        };
+        let (a, b, c, d) = (
+            a.map_err(baton_runtime::Error::from)?,
+            b.map_err(baton_runtime::Error::from)?,
+            c.map_err(baton_runtime::Error::from)?,
+            d.map_err(baton_runtime::Error::from)?,
+        );
+        GemmPlan::from_views(&gpu, &dev.kernels, a, b, c, d)
+    })?;
+    plan.run(&gpu, alpha, beta)?;
     Ok(())
 }
 

@@ -7,10 +7,12 @@
 //! Errors: the caller's mistakes (shape, stride, alignment rules) raise
 //! `ValueError` with the rule's text; device failures `RuntimeError`.
 
+mod attention;
 mod device;
 mod eager;
 mod launch;
 mod map_cache;
+mod plan_cache;
 pub mod view;
 
 use launch::{CallError, Tensor2d};
@@ -223,6 +225,8 @@ fn _baton(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(eager::init_eager, m)?)?;
     m.add_function(wrap_pyfunction!(check_gemm_fp8_blockwise, m)?)?;
     m.add_function(wrap_pyfunction!(gemm_fp8_blockwise, m)?)?;
+    m.add_function(wrap_pyfunction!(attention::check_attention, m)?)?;
+    m.add_function(wrap_pyfunction!(attention::attention, m)?)?;
     m.add_function(wrap_pyfunction!(ptx_info, m)?)?;
     m.add_function(wrap_pyfunction!(bench_rust_plan_run, m)?)?;
     m.add_function(wrap_pyfunction!(bench_rust_call, m)?)?;

@@ -219,3 +219,42 @@ def test_native_eager_path_declines_what_it_cannot_launch():
         (x, x, None, None, 1.0, 0.5),  # beta without c
     ]:
         assert _baton.gemm_eager(*args) is None
+
+
+def test_attention_op_is_registered_with_a_fake():
+    q, kv = meta(2, 8, 100, 128), meta(2, 2, 70, 128)
+    out, lse = torch.ops.baton.attention(q, kv, kv, True, None)
+    assert out.shape == (2, 8, 100, 128) and out.dtype == BF16 and out.device.type == "meta"
+    assert lse.shape == (2, 8, 100) and lse.dtype == F32
+    bshd = meta(2, 100, 8, 64).transpose(1, 2)
+    out, _ = torch.ops.baton.attention(bshd, meta(2, 1, 7, 64), meta(2, 1, 7, 64), False, 0.1)
+    assert out.shape == bshd.shape and out.stride() == bshd.stride()
+
+
+@pytest.mark.parametrize(
+    "q,k,v,exc,match",
+    [
+        (meta(1, 2, 8, 64, dtype=torch.float16), meta(1, 2, 8, 64), meta(1, 2, 8, 64), TypeError, "q must be torch.bfloat16"),
+        (meta(2, 8, 64), meta(1, 2, 8, 64), meta(1, 2, 8, 64), ValueError, "q must be 4-D"),
+        (meta(1, 2, 8, 96), meta(1, 2, 8, 96), meta(1, 2, 8, 96), ValueError, "head_dim 96 is not supported"),
+        (meta(1, 6, 8, 64), meta(1, 4, 8, 64), meta(1, 4, 8, 64), ValueError, "kv_heads 4 does not divide q_heads 6"),
+        (meta(1, 2, 8, 64), meta(1, 2, 9, 64), meta(1, 2, 8, 64), ValueError, "k and v must have the same shape"),
+        (meta(2, 2, 8, 64), meta(1, 2, 8, 64), meta(1, 2, 8, 64), ValueError, "must share batch and head_dim"),
+        (meta(1, 2, 0, 64), meta(1, 2, 8, 64), meta(1, 2, 8, 64), ValueError, "SeqQ is 0"),
+        (meta(1, 2, 8, 64).transpose(2, 3), meta(1, 2, 64, 8), meta(1, 2, 64, 8), ValueError, "head dimension must be contiguous"),
+        (meta(1, 2, 8, 128)[..., :64], meta(1, 2, 8, 64), meta(1, 2, 8, 64), None, None),
+        (meta(1, 2, 8, 68)[..., :64], meta(1, 2, 8, 64), meta(1, 2, 8, 64), ValueError, "seq stride 68"),
+    ],
+)
+def test_attention_refuses_bad_arguments(q, k, v, exc, match):
+    if exc is None:
+        torch.ops.baton.attention(q, k, v, False, None)
+        return
+    with pytest.raises(exc, match=match):
+        torch.ops.baton.attention(q, k, v, False, None)
+
+
+def test_attention_refuses_cpu_tensors():
+    x = torch.zeros(1, 2, 8, 64, dtype=BF16)
+    with pytest.raises(ValueError, match="baton's kernels run on CUDA tensors"):
+        baton.attention(x, x, x)

@@ -118,6 +118,23 @@ pub enum AttentionError {
         /// The scale given.
         scale: f32,
     },
+    /// A raw tensor's address is not 16-byte aligned (TMA's rule for a
+    /// tensor map's base).
+    #[error(
+        "tensor {tensor:?} starts at {addr:#x}: its address must be a multiple of 16 bytes (TMA's rule)"
+    )]
+    MisalignedAddress {
+        /// Which tensor.
+        tensor: TensorName,
+        /// The address given.
+        addr: u64,
+    },
+    /// The output shares memory with an input.
+    #[error("the output O overlaps input {tensor:?}: O must not share memory with Q, K or V")]
+    OutputOverlaps {
+        /// The input it meets.
+        tensor: TensorName,
+    },
     /// Loading, encoding or launching failed in the runtime.
     #[error(transparent)]
     Runtime(#[from] baton_runtime::Error),

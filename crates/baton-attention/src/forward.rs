@@ -1,6 +1,6 @@
 //! The loaded kernels and the launch on the caller's stream.
 
-use crate::error::AttentionError;
+use crate::error::{AttentionError, TensorName};
 use crate::shape::{AttentionOptions, AttentionShape, Ctas, Strides, validate};
 use crate::{MODULE, PTX, PTX_DEBUG};
 use baton::tensor_map::{ElemType, L2Promotion, OobFill, Swizzle, TensorMapDesc};
@@ -29,6 +29,36 @@ pub struct TensorMut<'a> {
     pub data: &'a mut CudaSlice<u16>,
     /// Its layout.
     pub strides: Strides,
+}
+
+/// A bf16 tensor by device address, for buffers cudarc does not own
+/// (FFI: a PyTorch tensor's `data_ptr()`), used with
+/// [`Attention::prepare_raw`].
+///
+/// ```
+/// use baton_attention::{RawTensor, Strides};
+/// let q = RawTensor { ptr: 0x7f00_0000_0000, len: 2 * 100 * 8 * 64, strides: Strides::bshd(100, 8, 64) };
+/// assert_eq!(q.span_bytes(), 2 * 2 * 100 * 8 * 64);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct RawTensor {
+    /// Device address of element `(0, 0, 0, 0)`; 16-byte aligned.
+    pub ptr: u64,
+    /// Elements readable (or, for O, writable) from `ptr` on.
+    pub len: usize,
+    /// Its layout.
+    pub strides: Strides,
+}
+
+impl RawTensor {
+    /// Bytes from `ptr` that the tensor may touch (`2 · len`).
+    pub fn span_bytes(&self) -> u64 {
+        2 * self.len as u64
+    }
+
+    fn overlaps(&self, ptr: u64, bytes: u64) -> bool {
+        self.ptr < ptr.saturating_add(bytes) && ptr < self.ptr.saturating_add(self.span_bytes())
+    }
 }
 
 /// The attention kernels, loaded (release and debug PTX).
@@ -115,30 +145,103 @@ impl Attention {
         o: TensorMut<'a>,
         lse: Option<&'a mut CudaSlice<f32>>,
     ) -> Result<PreparedAttention<'a>, AttentionError> {
-        let scale = opts.scale.unwrap_or(1.0 / (shape.head_dim as f32).sqrt());
-        if !(scale.is_finite() && scale > 0.0) {
-            return Err(AttentionError::BadScale { scale });
-        }
-        let plan = validate(
-            shape,
-            [
-                (q.strides, q.data.len()),
-                (k.strides, k.data.len()),
-                (v.strides, v.data.len()),
-                (o.strides, o.data.len()),
-            ],
-            lse.as_ref().map(|l| l.len()),
-        )?;
-        // validate checked the head dimension; d = 64 causal has its own kernel.
-        let config =
-            config_for_call(shape.head_dim as u32, opts.causal).map_or(plan.config, |c| c.0);
-        let bn = config.block_n;
+        let o_len = o.data.len();
         let (q_ptr, _q_sync) = q.data.device_ptr(stream);
         let (k_ptr, _k_sync) = k.data.device_ptr(stream);
         let (v_ptr, _v_sync) = v.data.device_ptr(stream);
         let (o_ptr, _o_sync) = o.data.device_ptr_mut(stream);
+        let lse_len = lse.as_ref().map(|l| l.len());
         let mut lse_guard = lse.map(|l| l.device_ptr_mut(stream));
         let lse_ptr = lse_guard.as_mut().map_or(0, |(p, _)| *p);
+        let raw = |ptr, len, strides| RawTensor { ptr, len, strides };
+        // SAFETY: the buffers are cudarc allocations of `stream`'s context,
+        // borrowed (O and lse exclusively) for as long as the result lives.
+        unsafe {
+            self.prepare_raw(
+                stream,
+                shape,
+                opts,
+                [
+                    raw(q_ptr, q.data.len(), q.strides),
+                    raw(k_ptr, k.data.len(), k.strides),
+                    raw(v_ptr, v.data.len(), v.strides),
+                    raw(o_ptr, o_len, o.strides),
+                ],
+                lse_len.map(|len| (lse_ptr, len)),
+            )
+        }
+    }
+
+    /// [`prepare`](Self::prepare) on tensors given by address (FFI: the
+    /// Python package's PyTorch tensors): `tensors` are Q, K, V, O in that
+    /// order, `lse` the logsumexp's address and length in floats. Checks
+    /// everything [`validate`] checks, 16-byte aligned addresses, and that O
+    /// meets no input.
+    ///
+    /// # Safety
+    /// Each address must name device memory of `stream`'s context holding
+    /// `len` elements from it, live until the kernel has run, and nothing
+    /// else may write Q, K, V or read O and lse meanwhile.
+    ///
+    /// ```no_run
+    /// use baton_attention::*;
+    /// # fn main() -> Result<(), AttentionError> {
+    /// let gpu = baton_runtime::Gpu::new(0)?;
+    /// let attn = Attention::new(&gpu)?;
+    /// let shape = AttentionShape { batch: 1, seq_q: 256, seq_kv: 256, q_heads: 2, kv_heads: 2, head_dim: 64 };
+    /// let s = Strides::bhsd(256, 2, 64);
+    /// let n = 256 * 2 * 64;
+    /// let stream = gpu.stream();
+    /// let buf = stream.alloc_zeros::<u16>(4 * n).map_err(baton_runtime::Error::from)?;
+    /// let (base, _sync) = baton_runtime::cudarc::driver::DevicePtr::device_ptr(&buf, &stream);
+    /// let t = |i: u64| RawTensor { ptr: base + i * 2 * n as u64, len: n, strides: s };
+    /// // SAFETY: four disjoint quarters of a live allocation of this stream's context.
+    /// unsafe { attn.prepare_raw(stream, &shape, &AttentionOptions::default(), [t(0), t(1), t(2), t(3)], None)? }.launch()?;
+    /// # Ok(()) }
+    /// ```
+    pub unsafe fn prepare_raw(
+        &self,
+        stream: &Arc<CudaStream>,
+        shape: &AttentionShape,
+        opts: &AttentionOptions,
+        tensors: [RawTensor; 4],
+        lse: Option<(u64, usize)>,
+    ) -> Result<PreparedAttention<'_>, AttentionError> {
+        let scale = opts.scale.unwrap_or(1.0 / (shape.head_dim as f32).sqrt());
+        if !(scale.is_finite() && scale > 0.0) {
+            return Err(AttentionError::BadScale { scale });
+        }
+        let [q, k, v, o] = tensors;
+        let plan = validate(
+            shape,
+            [
+                (q.strides, q.len),
+                (k.strides, k.len),
+                (v.strides, v.len),
+                (o.strides, o.len),
+            ],
+            lse.map(|(_, len)| len),
+        )?;
+        let names = [TensorName::Q, TensorName::K, TensorName::V, TensorName::O];
+        for (tensor, t) in names.into_iter().zip(tensors) {
+            if !t.ptr.is_multiple_of(16) {
+                return Err(AttentionError::MisalignedAddress {
+                    tensor,
+                    addr: t.ptr,
+                });
+            }
+        }
+        for (tensor, t) in names.into_iter().zip([q, k, v]) {
+            if o.overlaps(t.ptr, t.span_bytes()) {
+                return Err(AttentionError::OutputOverlaps { tensor });
+            }
+        }
+        let lse_ptr = lse.map_or(0, |(p, _)| p);
+        // validate checked the head dimension; d = 64 causal has its own kernel.
+        let config =
+            config_for_call(shape.head_dim as u32, opts.causal).map_or(plan.config, |c| c.0);
+        let bn = config.block_n;
+        let (q_ptr, k_ptr, v_ptr, o_ptr) = (q.ptr, k.ptr, v.ptr, o.ptr);
 
         // One rank-3 map per batch entry and tensor: dims {d, seq, heads},
         // or {d, heads, seq} when the head stride is the smaller (TMA's

@@ -17,7 +17,7 @@ mod forward;
 mod shape;
 
 pub use error::{AttentionError, Dim, TensorName};
-pub use forward::{Attention, PreparedAttention, TensorMut, TensorRef};
+pub use forward::{Attention, PreparedAttention, RawTensor, TensorMut, TensorRef};
 pub use shape::{AttentionOptions, AttentionShape, Ctas, Plan, Schedule, Strides, validate};
 
 /// The release PTX of the attention kernels.

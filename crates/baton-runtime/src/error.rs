@@ -62,13 +62,17 @@ pub enum Error {
     },
     /// This binary was built without the PTX for `variant`.
     #[error(
-        "the {variant} PTX is not in this binary: the device toolchain was missing when baton-runtime was built. \
-         Run tools/install-device-toolchain.sh and rebuild, or rebuild with BATON_PTX_DIR=<dir> holding \
+        "the {variant} PTX is not in this binary (its build: {built}). \
+         Build baton-runtime with its default `gemm-kernels` feature and the device toolchain \
+         (tools/install-device-toolchain.sh), or rebuild with BATON_PTX_DIR=<dir> holding \
          baton_sm90a.ptx and baton_sm90a_debug.ptx (tools/build-ptx.sh --out-dir <dir> makes them)"
     )]
     PtxNotBuilt {
         /// Which build was asked for.
         variant: Variant,
+        /// How the PTX build went (e.g. [`ptx::SOURCE`](crate::ptx::SOURCE)): the
+        /// toolchain missing, `BATON_SKIP_PTX`, or the feature off.
+        built: &'static str,
     },
     /// This binary has no `variant` build of the kernels for `target` (the
     /// sm_100a PTX is built in release only, and only when the device

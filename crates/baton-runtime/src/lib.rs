@@ -168,8 +168,10 @@ mod tests {
     fn ptx_not_built_names_the_installer() {
         let msg = Error::PtxNotBuilt {
             variant: Variant::Debug,
+            built: "not built: baton-runtime's `gemm-kernels` feature is off",
         }
         .to_string();
+        assert!(msg.contains("`gemm-kernels` feature is off"), "{msg}");
         assert!(msg.contains("debug PTX"), "{msg}");
         assert!(msg.contains("tools/install-device-toolchain.sh"), "{msg}");
         assert!(msg.contains("BATON_PTX_DIR"), "{msg}");

@@ -16,7 +16,10 @@ pub fn get(variant: Variant) -> Result<&'static str> {
         Variant::Release => embedded::RELEASE_PTX,
         Variant::Debug => embedded::DEBUG_PTX,
     };
-    p.ok_or(Error::PtxNotBuilt { variant })
+    p.ok_or(Error::PtxNotBuilt {
+        variant,
+        built: SOURCE,
+    })
 }
 
 /// The `ptxas -v` output captured when the PTX was built (`--check`), if

@@ -26,7 +26,10 @@ pub fn ptx(variant: Variant) -> Result<&'static str, Error> {
         Variant::Release => embedded::RELEASE_PTX,
         Variant::Debug => embedded::DEBUG_PTX,
     }
-    .ok_or(Error::PtxNotBuilt { variant })
+    .ok_or(Error::PtxNotBuilt {
+        variant,
+        built: SOURCE,
+    })
 }
 
 /// The `ptxas -v` output of [`ptx`]'s module, if ptxas was available when

@@ -3,13 +3,14 @@
 //! host (`baton-attention`): what both sides must agree on, in one place.
 //!
 //! `O = softmax(scale·Q·Kᵀ [+ causal mask])·V` per (batch, query head), bf16
-//! in and out, fp32 accumulation. One CTA computes one 128-row query tile of
-//! one head (grid `(⌈seq_q/128⌉, q_heads · batch)`; with a causal mask
-//! the longest tiles, the last ones, start first), 384 threads:
+//! in and out, fp32 accumulation. A CTA computes 128-row query tiles of one
+//! head each, one after the other ([`schedule`]: the host launches one CTA
+//! per SM or one per tile; with a causal mask the longest tiles first),
+//! 384 threads:
 //!
 //! | warps | role |
 //! |---|---|
-//! | 0 (one lane) | TMA producer: Q once (the [`QPayload`] pipeline, one stage), then K and V blocks ([`KvPayload`], one `InputTilePipeline` for K and one for V) |
+//! | 0 (one lane) | TMA producer, per tile: K_0, each warpgroup's Q rows (the [`QPayload`] pipeline, two stages: stage w is warpgroup w's), V_0, then K_j and V_j ([`KvPayload`], one `InputTilePipeline` for K and one for V) |
 //! | 1–3 | idle (their registers go to the consumers) |
 //! | 4–7, 8–11 | consumer warpgroups, 64 query rows each: `wgmma` S = Q·Kᵀ (both operands in shared memory), online softmax (exp2, rescaling), `wgmma` O += P·V (P from registers), then O through shared memory and TMA stores |
 #![cfg_attr(target_arch = "nvptx64", no_std)]
@@ -17,6 +18,7 @@
 
 pub mod layout;
 pub mod params;
+pub mod schedule;
 
 pub use layout::{AttnSmem, KvPayload, KvStage, QPayload, QStage};
 pub use params::AttentionParams;
@@ -50,14 +52,30 @@ pub struct HeadDimConfig {
     pub k_stages: u32,
     /// Stages of V.
     pub v_stages: u32,
+    /// The kernel loops over work tiles (persistent CTAs); `false`: it
+    /// computes one tile per CTA and is launched with one CTA per tile.
+    pub persistent: bool,
 }
 
-/// d = 64: 128-row K/V blocks, 3 K and 3 V stages.
+/// d = 64: 176-row K/V blocks (FA3's wider block for the short turns of
+/// d = 64; 192 spills: S's 96 accumulators, P's 48 and O's 32 registers
+/// leave the tile loop too few), 3 K and 3 V stages.
 pub const D64: HeadDimConfig = HeadDimConfig {
+    head_dim: 64,
+    block_n: 176,
+    k_stages: 3,
+    v_stages: 3,
+    persistent: true,
+};
+/// d = 64 with a causal mask: 128-row K/V blocks, 3 K and 3 V stages (the
+/// 176-row block computes more of each diagonal block in vain: 4–11 %
+/// slower on causal shapes, BENCHMARKS.md "Session 9 — ATTN-PERF").
+pub const D64_CAUSAL: HeadDimConfig = HeadDimConfig {
     head_dim: 64,
     block_n: 128,
     k_stages: 3,
     v_stages: 3,
+    persistent: true,
 };
 /// d = 128: 128-row K/V blocks, 3 K and 2 V stages (3 + 3 fill the 227
 /// KiB exactly, leaving no room for the ordered barrier's 16 bytes, which
@@ -67,17 +85,23 @@ pub const D128: HeadDimConfig = HeadDimConfig {
     block_n: 128,
     k_stages: 3,
     v_stages: 2,
+    persistent: true,
 };
-/// d = 256: 64-row K/V blocks, 2 K and 2 V stages.
+/// d = 256: 64-row K/V blocks, 2 K and 2 V stages; one tile per CTA (the
+/// tile loop's state does not fit beside the 128 O accumulators without
+/// spills: ptxas, Session 9).
 pub const D256: HeadDimConfig = HeadDimConfig {
     head_dim: 256,
     block_n: 64,
     k_stages: 2,
     v_stages: 2,
+    persistent: false,
 };
 
 /// Shared memory of the d = 64 kernel.
-pub type Smem64 = AttnSmem<1, 128, 3, 3>;
+pub type Smem64 = AttnSmem<1, 176, 3, 3>;
+/// Shared memory of the causal d = 64 kernel.
+pub type Smem64Causal = AttnSmem<1, 128, 3, 3>;
 /// Shared memory of the d = 128 kernel.
 pub type Smem128 = AttnSmem<2, 128, 3, 2>;
 /// Shared memory of the d = 256 kernel.
@@ -95,6 +119,13 @@ const fn spec<Smem>(name: &'static str) -> KernelSpec<AttentionParams> {
 /// ```
 pub const ATTENTION_D64: KernelSpec<AttentionParams> =
     spec::<Smem64>("baton_attention_fwd_d64").hot();
+/// The d = 64 forward kernel for causal calls ([`D64_CAUSAL`]).
+///
+/// ```
+/// assert_eq!(baton_attention_abi::ATTENTION_D64_CAUSAL.name, "baton_attention_fwd_d64_causal");
+/// ```
+pub const ATTENTION_D64_CAUSAL: KernelSpec<AttentionParams> =
+    spec::<Smem64Causal>("baton_attention_fwd_d64_causal").hot();
 /// The d = 128 forward kernel.
 ///
 /// ```
@@ -120,6 +151,24 @@ pub const ATTENTION_D256: KernelSpec<AttentionParams> =
 /// assert!(baton_attention_abi::config_for(96).is_none());
 /// ```
 pub const fn config_for(head_dim: u32) -> Option<(HeadDimConfig, KernelSpec<AttentionParams>)> {
+    config_for_call(head_dim, false)
+}
+
+/// The configuration and spec of a call: [`config_for`], except d = 64
+/// with a causal mask ([`D64_CAUSAL`]); `None` if unsupported.
+///
+/// ```
+/// let (cfg, spec) = baton_attention_abi::config_for_call(64, true).unwrap();
+/// assert_eq!((cfg.block_n, spec.name), (128, "baton_attention_fwd_d64_causal"));
+/// assert_eq!(baton_attention_abi::config_for_call(64, false).unwrap().0.block_n, 176);
+/// ```
+pub const fn config_for_call(
+    head_dim: u32,
+    causal: bool,
+) -> Option<(HeadDimConfig, KernelSpec<AttentionParams>)> {
+    if head_dim == 64 && causal {
+        return Some((D64_CAUSAL, ATTENTION_D64_CAUSAL));
+    }
     match head_dim {
         64 => Some((D64, ATTENTION_D64)),
         128 => Some((D128, ATTENTION_D128)),

@@ -1,8 +1,10 @@
 //! baton's FlashAttention-style forward kernels for sm_90a, one entry per
 //! head dimension (64, 128, 256), written on baton's public API: the ABI
 //! (parameters, payloads, shared layout, specs) is `baton-attention-abi`;
-//! the CTA program is [`fwd`](mod@fwd), its per-thread math [`math`](mod@math)
-//! and the second GEMM's `wgmma` shapes [`pv`](mod@pv) (nvptx only:
+//! the CTA program is [`fwd`](mod@fwd), the per-K/V-block softmax step on
+//! plain fragments [`softmax`](mod@softmax), its per-thread math
+//! [`math`](mod@math), the first GEMM's extra `wgmma` shape [`qk`](mod@qk)
+//! and the second GEMM's [`pv`](mod@pv) (nvptx only:
 //! `wgmma` has no CPU simulation yet).
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
@@ -14,14 +16,41 @@ pub mod fwd;
 pub mod math;
 #[cfg(target_arch = "nvptx64")]
 pub mod pv;
+#[cfg(target_arch = "nvptx64")]
+pub mod qk;
+#[cfg(target_arch = "nvptx64")]
+pub mod softmax;
 
-use baton_attention_abi::{ATTENTION_D64, ATTENTION_D128, ATTENTION_D256, AttentionParams};
+use baton_attention_abi::{
+    ATTENTION_D64, ATTENTION_D64_CAUSAL, ATTENTION_D128, ATTENTION_D256, AttentionParams,
+};
 
 baton::kernel! {
     #[spec(ATTENTION_D64)]
     /// Attention forward, head dimension 64 (see `baton_attention_abi`).
     pub fn baton_attention_fwd_d64(p: AttentionParams) {
-        fwd::run::<1, 128, 3, 3, 64, 32, 32, baton_kernel_roles::sm90::mainloop_bf16::Bf16N128, pv::PvN64>(&p);
+        fwd::run::<1, 176, 3, 3, 88, 32, 44, 40, 232, true, qk::Bf16N176, pv::PvN64>(&p);
+    }
+}
+
+baton::kernel! {
+    #[spec(ATTENTION_D64_CAUSAL)]
+    /// Attention forward, head dimension 64, causal calls (128-row K/V blocks).
+    pub fn baton_attention_fwd_d64_causal(p: AttentionParams) {
+        fwd::run::<
+            1,
+            128,
+            3,
+            3,
+            64,
+            32,
+            32,
+            40,
+            232,
+            true,
+            baton_kernel_roles::sm90::mainloop_bf16::Bf16N128,
+            pv::PvN64,
+        >(&p);
     }
 }
 
@@ -29,7 +58,7 @@ baton::kernel! {
     #[spec(ATTENTION_D128)]
     /// Attention forward, head dimension 128.
     pub fn baton_attention_fwd_d128(p: AttentionParams) {
-        fwd::run::<2, 128, 3, 2, 64, 64, 32, baton_kernel_roles::sm90::mainloop_bf16::Bf16N128, pv::PvN128>(&p);
+        fwd::run::<2, 128, 3, 2, 64, 64, 32, 40, 232, true, baton_kernel_roles::sm90::mainloop_bf16::Bf16N128, pv::PvN128>(&p);
     }
 }
 
@@ -37,7 +66,7 @@ baton::kernel! {
     #[spec(ATTENTION_D256)]
     /// Attention forward, head dimension 256.
     pub fn baton_attention_fwd_d256(p: AttentionParams) {
-        fwd::run::<4, 64, 2, 2, 32, 128, 16, baton_kernel_roles::sm90::mainloop_bf16::Bf16N64, pv::PvN256>(&p);
+        fwd::run::<4, 64, 2, 2, 32, 128, 16, 24, 240, false, baton_kernel_roles::sm90::mainloop_bf16::Bf16N64, pv::PvN256>(&p);
     }
 }
 

@@ -1,10 +1,14 @@
 //! The loaded kernels and the launch on the caller's stream.
 
 use crate::error::{AttentionError, TensorName};
-use crate::shape::{AttentionOptions, AttentionShape, Strides, validate};
+use crate::shape::{AttentionOptions, AttentionShape, Ctas, Strides, validate};
 use crate::{MODULE, PTX, PTX_DEBUG};
 use baton::tensor_map::{ElemType, L2Promotion, OobFill, Swizzle, TensorMapDesc};
-use baton_attention_abi::{ATTENTION_D64, ATTENTION_D128, ATTENTION_D256, AttentionParams};
+use baton_attention_abi::schedule::{heads_per_section, tile_count};
+use baton_attention_abi::{
+    ATTENTION_D64, ATTENTION_D64_CAUSAL, ATTENTION_D128, ATTENTION_D256, AttentionParams, BM,
+    config_for_call,
+};
 use baton_runtime::cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use baton_runtime::{Gpu, TypedKernel, tensor_map};
 use std::sync::Arc;
@@ -76,26 +80,30 @@ impl RawTensor {
 /// # Ok(()) }
 /// ```
 pub struct Attention {
-    /// d = 64, 128, 256.
-    release: [TypedKernel<AttentionParams>; 3],
-    debug: [TypedKernel<AttentionParams>; 3],
+    /// d = 64, 128, 256, 64 causal.
+    release: [TypedKernel<AttentionParams>; 4],
+    debug: [TypedKernel<AttentionParams>; 4],
+    /// The device's SMs: the persistent grid.
+    sm_count: u32,
 }
 
 impl Attention {
     /// Loads the kernels on `gpu` (fails with `Error::PtxNotBuilt`-like
     /// runtime errors when the PTX is missing or does not match the specs).
     pub fn new(gpu: &Gpu) -> Result<Self, AttentionError> {
-        let load = |ptx: &str| -> Result<[TypedKernel<AttentionParams>; 3], AttentionError> {
+        let load = |ptx: &str| -> Result<[TypedKernel<AttentionParams>; 4], AttentionError> {
             let module = gpu.load_ptx(ptx, MODULE)?;
             Ok([
                 module.kernel(&ATTENTION_D64)?,
                 module.kernel(&ATTENTION_D128)?,
                 module.kernel(&ATTENTION_D256)?,
+                module.kernel(&ATTENTION_D64_CAUSAL)?,
             ])
         };
         Ok(Self {
             release: load(PTX)?,
             debug: load(PTX_DEBUG)?,
+            sm_count: gpu.sm_count(),
         })
     }
 
@@ -229,7 +237,10 @@ impl Attention {
             }
         }
         let lse_ptr = lse.map_or(0, |(p, _)| p);
-        let bn = plan.config.block_n;
+        // validate checked the head dimension; d = 64 causal has its own kernel.
+        let config =
+            config_for_call(shape.head_dim as u32, opts.causal).map_or(plan.config, |c| c.0);
+        let bn = config.block_n;
         let (q_ptr, k_ptr, v_ptr, o_ptr) = (q.ptr, k.ptr, v.ptr, o.ptr);
 
         // One rank-3 map per batch entry and tensor: dims {d, seq, heads},
@@ -312,15 +323,23 @@ impl Attention {
             seq_q: shape.seq_q as u32,
             seq_kv: shape.seq_kv as u32,
             q_heads: shape.q_heads as u32,
+            batch_heads: plan.grid.1,
+            heads_per_section: heads_per_section(
+                shape.seq_kv as u32,
+                shape.head_dim as u32,
+                (shape.q_heads / shape.kv_heads) as u32,
+                plan.grid.1,
+            ),
             heads_per_kv_head: (shape.q_heads / shape.kv_heads) as u32,
             causal: opts.causal as u32,
             heads_inner,
             pingpong: opts.schedule.code(),
             scale_log2: scale * std::f32::consts::LOG2_E,
         };
-        let which = match shape.head_dim {
-            64 => 0,
-            128 => 1,
+        let which = match (shape.head_dim, opts.causal) {
+            (64, false) => 0,
+            (64, true) => 3,
+            (128, _) => 1,
             _ => 2,
         };
         let kernel = if opts.debug {
@@ -329,10 +348,20 @@ impl Attention {
             &self.release[which]
         };
         drop(_maps_sync);
+        let tiles = tile_count(plan.grid.0 * BM, plan.grid.1);
+        // Causal calls with the default CTA count launch one CTA per tile:
+        // the hardware's dynamic dispatch balances the unequal causal tiles
+        // better than the persistent static stride (BENCHMARKS.md "Session
+        // 9 — ATTN-PERF": −4 to −25 % persistent on causal d = 128).
+        let grid = if config.persistent && !(opts.causal && opts.ctas == Ctas::PerSm) {
+            opts.ctas.grid(tiles, self.sm_count)
+        } else {
+            tiles
+        };
         Ok(PreparedAttention {
             kernel,
             stream: stream.clone(),
-            grid: plan.grid,
+            grid,
             params,
             _maps: maps_buf,
             _buffers: std::marker::PhantomData,
@@ -345,7 +374,8 @@ impl Attention {
 pub struct PreparedAttention<'a> {
     kernel: &'a TypedKernel<AttentionParams>,
     stream: Arc<CudaStream>,
-    grid: (u32, u32),
+    /// CTAs (each computes work tiles `blockIdx.x + i·grid`).
+    grid: u32,
     params: AttentionParams,
     _maps: CudaSlice<u8>,
     _buffers: std::marker::PhantomData<&'a mut ()>,
@@ -362,7 +392,7 @@ impl PreparedAttention<'_> {
         // owned by it; a CudaSlice is freed in stream order, after this kernel.
         unsafe {
             self.kernel
-                .launch(&self.stream, (self.grid.0, self.grid.1, 1), &self.params)?
+                .launch(&self.stream, (self.grid, 1, 1), &self.params)?
         };
         Ok(())
     }

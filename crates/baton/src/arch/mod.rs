@@ -41,6 +41,7 @@ pub mod ptx;
 pub mod sm100;
 pub mod tcgen05_desc;
 pub mod tmem_addr;
+pub mod wgmma_desc;
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub use cpu as current;
@@ -52,5 +53,14 @@ pub use cpu as current;
 pub use cpu::tcgen05;
 #[cfg(target_arch = "nvptx64")]
 pub use ptx as current;
+
+/// Hopper `wgmma` (descriptors, fence/commit/wait, the typed MMAs in
+/// `wgmma::ops`) under one name: the `ptx` wrappers on nvptx64, the CPU
+/// simulation ([`cpu::wgmma`]) on the host — same items, same signatures
+/// for the BF16 shapes.
+#[cfg(all(not(target_arch = "nvptx64"), not(loom)))]
+pub use cpu::wgmma;
+#[cfg(target_arch = "nvptx64")]
+pub use ptx::wgmma;
 #[cfg(target_arch = "nvptx64")]
 pub use sm100 as tcgen05;

@@ -8,6 +8,8 @@
 //! * [`CpuCluster`]: a simulated cluster of CTAs, each with its own shared
 //!   memory and warps; remote barrier arrivals, cluster barrier, TMA
 //!   multicast into every CTA of a mask ([`cluster`](self::cluster_cta_rank)).
+//! * [`wgmma`]: Hopper's warpgroup MMA (SS and RS BF16 shapes) on a
+//!   warpgroup of 128 host threads ([`wgmma::run_warpgroup`]).
 //! * [`elect_one`]: the CPU form of `elect.sync`.
 //!
 //! Under `--cfg loom` the atomics are loom's, so `loom::model` explores every
@@ -20,6 +22,8 @@ mod mbarrier;
 mod sync;
 pub mod tcgen05;
 pub mod tma;
+#[cfg(not(loom))]
+pub mod wgmma;
 
 pub use block::{BlockBarrier, CpuBlock, Warp};
 pub use cluster::{

@@ -42,37 +42,40 @@ impl<const NB: usize, const BN: usize> TilePayload for KvPayload<NB, BN> {
     const TMA_BYTES: u32 = NB as u32 * Tile::<u16, BN, BOX_COLS>::BYTES;
 }
 
-/// The query tile: per consumer warpgroup, its 64 rows as `NB` column boxes.
-/// Loaded once per CTA; after the last S = Q·Kᵀ each warpgroup writes its
-/// rows of O over its rows of Q, and TMA stores them from there.
+/// One consumer warpgroup's query rows: 64 rows as `NB` column boxes.
+/// Loaded once per work tile; after its last S = Q·Kᵀ the warpgroup
+/// writes its rows of O over them, and TMA stores them from there.
 #[repr(C)]
 pub struct QStage<const NB: usize> {
-    /// `[warpgroup][column box]`.
-    pub rows: [[QBox; NB]; 2],
+    /// By column box.
+    pub rows: [QBox; NB],
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
 impl<const NB: usize> Default for QStage<NB> {
     fn default() -> Self {
         Self {
-            rows: core::array::from_fn(|_| core::array::from_fn(|_| Tile::new())),
+            rows: core::array::from_fn(|_| Tile::new()),
         }
     }
 }
 
-/// The Q payload: one [`QStage`] (a one-stage pipeline: filled once, freed
-/// when both warpgroups' O stores have read it).
+/// The Q payload: one consumer warpgroup's [`QStage`]. The Q pipeline has
+/// two stages, stage `w` warpgroup `w`'s rows (consumer count 1; each
+/// warpgroup skips the other's stage): filled once per work tile, freed
+/// when the warpgroup's O stores have read it, so that the next tile's Q
+/// rows load while the other warpgroup still finishes this tile.
 ///
 /// ```
 /// use baton::tile_pipeline::TilePayload;
 /// use baton_attention_abi::QPayload;
-/// assert_eq!(<QPayload<2> as TilePayload>::TMA_BYTES, 128 * 128 * 2);
+/// assert_eq!(<QPayload<2> as TilePayload>::TMA_BYTES, 64 * 128 * 2);
 /// ```
 pub struct QPayload<const NB: usize>;
 
 impl<const NB: usize> TilePayload for QPayload<NB> {
     type Stage = QStage<NB>;
-    const TMA_BYTES: u32 = 2 * NB as u32 * QBox::BYTES;
+    const TMA_BYTES: u32 = NB as u32 * QBox::BYTES;
 }
 
 /// The CTA's shared memory: the K ring (`SK` stages of `BN` rows), the V
@@ -83,8 +86,9 @@ pub struct AttnSmem<const NB: usize, const BN: usize, const SK: usize, const SV:
     pub k: InputTileStorage<KvPayload<NB, BN>, SK>,
     /// V stages and their full/empty barriers.
     pub v: InputTileStorage<KvPayload<NB, BN>, SV>,
-    /// The query tile (then O) and its barriers.
-    pub q: InputTileStorage<QPayload<NB>, 1>,
+    /// The query rows (then O) and their barriers: stage `w` is consumer
+    /// warpgroup `w`'s.
+    pub q: InputTileStorage<QPayload<NB>, 2>,
     /// The consumer warpgroups' ping-pong (`baton::ordered_barrier`): one
     /// turn kind ("issue my `wgmma`s"), two groups.
     pub order: OrderedBarriers<1, 2>,

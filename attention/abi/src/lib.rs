@@ -3,13 +3,13 @@
 //! host (`baton-attention`): what both sides must agree on, in one place.
 //!
 //! `O = softmax(scale·Q·Kᵀ [+ causal mask])·V` per (batch, query head), bf16
-//! in and out, fp32 accumulation. One CTA computes one 128-row query tile of
-//! one head (grid `(⌈seq_q/128⌉, q_heads · batch)`; with a causal mask
-//! the longest tiles, the last ones, start first), 384 threads:
+//! in and out, fp32 accumulation. A CTA computes 128-row query tiles of one
+//! head each, one after the other ([`schedule`]: persistent, one CTA per SM,
+//! with a causal mask the longest tiles first), 384 threads:
 //!
 //! | warps | role |
 //! |---|---|
-//! | 0 (one lane) | TMA producer: Q once (the [`QPayload`] pipeline, one stage), then K and V blocks ([`KvPayload`], one `InputTilePipeline` for K and one for V) |
+//! | 0 (one lane) | TMA producer, per tile: K_0, each warpgroup's Q rows (a [`QPayload`] pipeline per warpgroup, one stage), V_0, then K_j and V_j ([`KvPayload`], one `InputTilePipeline` for K and one for V) |
 //! | 1–3 | idle (their registers go to the consumers) |
 //! | 4–7, 8–11 | consumer warpgroups, 64 query rows each: `wgmma` S = Q·Kᵀ (both operands in shared memory), online softmax (exp2, rescaling), `wgmma` O += P·V (P from registers), then O through shared memory and TMA stores |
 #![cfg_attr(target_arch = "nvptx64", no_std)]
@@ -17,6 +17,7 @@
 
 pub mod layout;
 pub mod params;
+pub mod schedule;
 
 pub use layout::{AttnSmem, KvPayload, KvStage, QPayload, QStage};
 pub use params::AttentionParams;
@@ -50,6 +51,9 @@ pub struct HeadDimConfig {
     pub k_stages: u32,
     /// Stages of V.
     pub v_stages: u32,
+    /// The kernel loops over work tiles (persistent CTAs); `false`: it
+    /// computes one tile per CTA and is launched with one CTA per tile.
+    pub persistent: bool,
 }
 
 /// d = 64: 128-row K/V blocks, 3 K and 3 V stages.
@@ -58,6 +62,7 @@ pub const D64: HeadDimConfig = HeadDimConfig {
     block_n: 128,
     k_stages: 3,
     v_stages: 3,
+    persistent: true,
 };
 /// d = 128: 128-row K/V blocks, 3 K and 2 V stages (3 + 3 fill the 227
 /// KiB exactly, leaving no room for the ordered barrier's 16 bytes, which
@@ -67,13 +72,17 @@ pub const D128: HeadDimConfig = HeadDimConfig {
     block_n: 128,
     k_stages: 3,
     v_stages: 2,
+    persistent: true,
 };
-/// d = 256: 64-row K/V blocks, 2 K and 2 V stages.
+/// d = 256: 64-row K/V blocks, 2 K and 2 V stages; one tile per CTA (the
+/// tile loop's state does not fit beside the 128 O accumulators without
+/// spills: ptxas, Session 9).
 pub const D256: HeadDimConfig = HeadDimConfig {
     head_dim: 256,
     block_n: 64,
     k_stages: 2,
     v_stages: 2,
+    persistent: false,
 };
 
 /// Shared memory of the d = 64 kernel.

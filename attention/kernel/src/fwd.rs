@@ -1,32 +1,43 @@
 //! One CTA of the forward pass: setup, the TMA producer, and the two
-//! consumer warpgroups (S = Q·Kᵀ, online softmax, O += P·V, O out by TMA).
+//! consumer warpgroups (S = Q·Kᵀ, online softmax, O += P·V, O out by TMA),
+//! persistent: the CTA computes work tiles `blockIdx.x + i·gridDim.x` in
+//! the order of `baton_attention_abi::schedule::work_tile` (causal: the
+//! longest first), and every pipeline runs on from one tile to the next.
 //!
-//! Protocol (both pipelines `InputTilePipeline`, consumer count 2: one
-//! arrival per consumer warpgroup, by its thread 0):
-//! * `q` (one stage): the producer fills it once (Q's `2·NB` boxes); each
-//!   warpgroup waits on it, reads its 64 rows for every S, writes its O
-//!   over them, and frees it once its O stores have read shared memory.
-//! * `k` and `v` (`STAGES` stages each): the producer fills block `j`'s K,
-//!   then its V; both warpgroups wait on each, and each frees a K stage once
-//!   S = Q·Kᵀ retired (`wait_group<1>`: the P·V behind it may still run) and
-//!   a V stage once P·V retired (`wait_group<0>`).
+//! Protocol (all `InputTilePipeline`s; an arrival is by a consumer
+//! warpgroup's thread 0):
+//! * `q` (two stages, consumer count 1): stage `w` holds warpgroup `w`'s
+//!   64 query rows (each warpgroup `skip`s the other's stage). The producer
+//!   fills both once per tile (`NB` boxes each); warpgroup `w` waits on its
+//!   stage, reads it for every S, writes its O over it, and frees it once
+//!   its O stores have read shared memory (`cp.async.bulk.wait_group.read`),
+//!   so that the next tile's rows load while the other warpgroup finishes.
+//! * `k` and `v` (`SK`, `SV` stages, consumer count 2): per tile the
+//!   producer fills K_0, then both Q stages, then V_0, K_1, V_1, …: the
+//!   next tile's K_0 loads while both warpgroups finish this tile; both
+//!   warpgroups wait on each stage, and each frees a K stage once S = Q·Kᵀ
+//!   retired (`wait_group<1>`: the P·V behind it may still run) and a V
+//!   stage once P·V retired (`wait_group<0>`).
 
-use crate::math::{exp2, log2, pack_bf16x2, quad_max, quad_sum};
+use crate::math::{log2, opaque, pack_bf16x2, quad_sum};
 use crate::pv::PvMma;
+use crate::softmax::{Block, RowState, pack_p};
 use baton::arch::ptx::tma::{
     load_3d, prefetch_tensormap, store_3d, store_commit_group, store_wait_group,
+    store_wait_group_read,
 };
 use baton::arch::ptx::wgmma::{self, SmemLayout, descriptor_k_major, descriptor_mn_major};
 use baton::arch::ptx::wgmma::{setmaxnreg_dec, setmaxnreg_inc};
 use baton::arch::ptx::{
-    block_idx_x, block_idx_y, dynamic_smem, fence_proxy_async_shared, grid_dim_x,
-    named_barrier_sync, st_shared_u32, thread_idx_x,
+    block_idx_x, dynamic_smem, fence_proxy_async_shared, named_barrier_sync, st_shared_u32,
+    thread_idx_x,
 };
 use baton::arch::ptx::{elect_one, warp_idx};
 use baton::ordered_barrier::OrderedBarrier;
 use baton::smem_field;
 use baton::tensor_map::Swizzle;
 use baton::tile_pipeline::InputTilePipeline;
+use baton_attention_abi::schedule::{kv_blocks, q_tiles, work_tile};
 use baton_attention_abi::{
     AttentionParams, AttnSmem, BM, CONSUMER_WARPGROUPS, KvPayload, KvStage, QPayload, QStage,
     layout::QBox,
@@ -44,11 +55,6 @@ fn coords(heads_inner: u32, t: u32, c: u32, row: u32, head: u32) -> (i32, i32, i
         (c as i32, row as i32, head as i32)
     }
 }
-
-/// Registers per thread of the producer warpgroup (`setmaxnreg.dec`).
-const PRODUCER_REGISTERS: u32 = 24;
-/// Registers per thread of each consumer warpgroup (`setmaxnreg.inc`).
-const CONSUMER_REGISTERS: u32 = 240;
 
 /// The ordered barrier's name in hang reports.
 const ORDER_NAME: &core::ffi::CStr = c"attn_pingpong";
@@ -68,14 +74,77 @@ fn named_barrier_arrive(id: u32, threads: u32) {
     };
 }
 
+/// `%nctaid.x`, read where it is used: not `pure`, so not hoisted out of
+/// the tile loop into a register that lives (and spills) across it.
+#[inline(always)]
+fn launch_ctas() -> u32 {
+    let n: u32;
+    // SAFETY: reads a special register.
+    unsafe {
+        core::arch::asm!("mov.u32 {n}, %nctaid.x;", n = out(reg32) n, options(nomem, nostack))
+    };
+    n
+}
+
 /// Bytes of one 64 × 64 bf16 box.
 const BOX_BYTES: u32 = 64 * 128;
 /// ln 2: logsumexp from log2 units.
 const LN_2: f32 = core::f32::consts::LN_2;
 
+/// Where one work tile lives: its rows, head, K/V blocks and tensor maps.
+struct TileInfo<M> {
+    /// First query row of the tile, in the head.
+    q_row0: u32,
+    /// Query head.
+    head: u32,
+    /// `batch · q_heads + head` (the logsumexp's row block).
+    batch_head: u32,
+    /// The batch entry.
+    batch: u32,
+    /// K/V head (`head / heads_per_kv_head`).
+    kv_head: u32,
+    /// K/V blocks this tile reads.
+    blocks: u32,
+    /// The batch entry's Q, K, V, O maps.
+    maps: [M; 4],
+}
+
+/// Work tile `t` of the launch (`baton_attention_abi::schedule`).
+#[inline(always)]
+fn tile_info(
+    p: &AttentionParams,
+    t: u32,
+    bn: u32,
+) -> TileInfo<*const baton::arch::current::tma::TensorMap> {
+    let causal = p.causal != 0;
+    let w = work_tile(t, q_tiles(p.seq_q), p.batch_heads, causal);
+    let head = w.batch_head % p.q_heads;
+    let batch = w.batch_head / p.q_heads;
+    let q_row0 = w.q_tile * BM;
+    TileInfo {
+        q_row0,
+        head,
+        batch_head: w.batch_head,
+        batch,
+        kv_head: head / p.heads_per_kv_head,
+        blocks: kv_blocks(q_row0, p.seq_q, p.seq_kv, bn, causal),
+        maps: [
+            p.q_maps.wrapping_add(batch as usize),
+            p.k_maps.wrapping_add(batch as usize),
+            p.v_maps.wrapping_add(batch as usize),
+            p.o_maps.wrapping_add(batch as usize),
+        ],
+    }
+}
+
 /// The forward pass of one CTA, for head dimension `64·NB`, `BN`-row K/V
 /// blocks, `SK` K and `SV` V stages; `SACC = BN/2` and `OACC = 32·NB` accumulator
-/// registers, `PACK = BN/4` registers of P as bf16 pairs; `S` the Q·Kᵀ shape (N = BN), `O` the P·V shape (N = 64·NB).
+/// registers, `PACK = BN/4` registers of P as bf16 pairs; `S` the Q·Kᵀ shape (N = BN), `O` the P·V shape (N = 64·NB);
+/// `PRODUCER_REGISTERS` and `CONSUMER_REGISTERS` per thread after
+/// `setmaxnreg` (`128·(P + 2·C) ≤ 384·168`, the CTA's allocation);
+/// `PERSISTENT`: the CTA loops over its tiles (else it computes tile
+/// `blockIdx.x` only, and the host launches one CTA per tile: d = 256,
+/// whose consumers have no registers to spare for the loop's state).
 #[inline(always)]
 pub fn run<
     const NB: usize,
@@ -85,6 +154,9 @@ pub fn run<
     const SACC: usize,
     const OACC: usize,
     const PACK: usize,
+    const PRODUCER_REGISTERS: u32,
+    const CONSUMER_REGISTERS: u32,
+    const PERSISTENT: bool,
     S: Bf16Mma<SACC>,
     O: PvMma<OACC>,
 >(
@@ -101,93 +173,59 @@ pub fn run<
         smem_field!(smem, AttnSmem<NB, BN, SK, SV>, v),
         c"attn_v",
     );
-    let q = InputTilePipeline::<QPayload<NB>, 1>::new(
+    let qp = InputTilePipeline::<QPayload<NB>, 2>::new(
         smem_field!(smem, AttnSmem<NB, BN, SK, SV>, q),
         c"attn_q",
     );
 
     let order_bars = smem_field!(smem, AttnSmem<NB, BN, SK, SV>, order);
 
-    let tiles = grid_dim_x();
-    // Causal: tile t has t+1 K/V blocks or so; the longest start first.
-    let qt = if p.causal != 0 {
-        tiles - 1 - block_idx_x()
-    } else {
-        block_idx_x()
+    let bn = BN as u32;
+    // This CTA's work tiles: `first`, `first + stride`, … below `tiles`.
+    // Derived in each role (through `opaque`), not once before the roles
+    // split: a value live into both would have to fit the producer's 40
+    // registers, and ptxas spills it.
+    let schedule = || {
+        (
+            opaque(block_idx_x()),
+            launch_ctas(),
+            q_tiles(opaque(p.seq_q)) * p.batch_heads,
+        )
     };
-    let head = block_idx_y() % p.q_heads;
-    let batch = block_idx_y() / p.q_heads;
-    let kv_head = head / p.heads_per_kv_head;
-    let (map_q, map_k, map_v, map_o) = (
-        p.q_maps.wrapping_add(batch as usize),
-        p.k_maps.wrapping_add(batch as usize),
-        p.v_maps.wrapping_add(batch as usize),
-        p.o_maps.wrapping_add(batch as usize),
-    );
 
     init_then_sync::<1>(|| {
+        // The first tile's maps (the host launches at most `tiles` CTAs).
+        let maps = tile_info(p, block_idx_x(), bn).maps;
         // SAFETY: the host passes `batch` live maps per tensor in global memory.
         unsafe {
-            prefetch_tensormap(map_q);
-            prefetch_tensormap(map_k);
-            prefetch_tensormap(map_v);
-            prefetch_tensormap(map_o);
+            for m in maps {
+                prefetch_tensormap(m);
+            }
         }
         // Every thread of the arriving warpgroup arrives: 128 per turn.
         OrderedBarrier::<1, 2>::new(order_bars, 0, ORDER_NAME).init(128);
         kp.init(CONSUMER_WARPGROUPS);
         vp.init(CONSUMER_WARPGROUPS);
-        q.init(CONSUMER_WARPGROUPS);
+        qp.init(1);
     });
 
-    let q_row0 = qt * BM;
-    let bn = BN as u32;
-    let all_blocks = p.seq_kv.div_ceil(bn);
-    let blocks = if p.causal != 0 {
-        // Top-left causal: row i sees columns 0..=i; the tile's last row is
-        // min(q_row0 + 127, seq_q - 1).
-        let last_row = (q_row0 + BM).min(p.seq_q) - 1;
-        all_blocks.min(last_row / bn + 1)
-    } else {
-        all_blocks
-    };
-
-    // Warpgroup 0: the producer (one lane of warp 0) with 24 registers per
-    // thread; warpgroups 1 and 2: the consumers with 240 (FA3's split:
-    // 128·(24 + 2·240) = 64512 of the SM's 65536 registers).
+    // Warpgroup 0: the producer (one lane of warp 0); warpgroups 1 and 2:
+    // the consumers, with the registers the entry gives (lib.rs).
     let warpgroup = warp_idx() / 4;
     if warpgroup == 0 {
         setmaxnreg_dec::<PRODUCER_REGISTERS>();
         if warp_idx() == 0 && elect_one() {
-            let mut qp = q.producer();
-            let stage = qp.acquire_stage();
-            stage.arrive_expect_tx();
-            let rows = smem_field!(stage.tiles(), QStage<NB>, rows);
-            for wg in 0..2 {
-                for b in 0..NB {
-                    // SAFETY: the producer holds the stage; its full barrier
-                    // expects all 2·NB boxes.
-                    let (c0, c1, c2) = coords(
-                        p.heads_inner,
-                        0,
-                        64 * b as u32,
-                        q_row0 + 64 * wg as u32,
-                        head,
-                    );
-                    unsafe { load_3d(map_q, rows.at(wg).at(b), stage.barrier(), c0, c1, c2) };
-                }
-            }
-            stage.release();
+            let mut qprod = qp.producer();
             let mut kprod = kp.producer();
             let mut vprod = vp.producer();
-            // K_j, then V_j: one stage of each ring per K/V block.
+            // One stage of K or V: block `j` of tensor `t` (1 K, 2 V).
             macro_rules! load_block {
-                ($prod:expr, $map:expr, $t:expr, $j:expr) => {{
+                ($prod:expr, $map:expr, $t:expr, $kv_head:expr, $j:expr) => {{
                     let stage = $prod.acquire_stage();
                     stage.arrive_expect_tx();
                     let boxes = smem_field!(stage.tiles(), KvStage<NB, BN>, boxes);
                     for b in 0..NB {
-                        let (c0, c1, c2) = coords(p.heads_inner, $t, 64 * b as u32, $j * bn, kv_head);
+                        let (c0, c1, c2) = coords(p.heads_inner, $t, 64 * b as u32, $j * bn, $kv_head);
                         // SAFETY: the producer holds the stage; its full
                         // barrier expects all NB boxes (zero-filled past seq_kv).
                         unsafe { load_3d($map, boxes.at(b), stage.barrier(), c0, c1, c2) };
@@ -195,48 +233,170 @@ pub fn run<
                     stage.release();
                 }};
             }
-            for j in 0..blocks {
-                load_block!(kprod, map_k, 1, j);
-                load_block!(vprod, map_v, 2, j);
+            // Warpgroup `wg`'s 64 query rows of tile `ti`.
+            macro_rules! load_q {
+                ($prod:expr, $ti:expr, $wg:expr) => {{
+                    let stage = $prod.acquire_stage();
+                    stage.arrive_expect_tx();
+                    let rows = smem_field!(stage.tiles(), QStage<NB>, rows);
+                    for b in 0..NB {
+                        let (c0, c1, c2) = coords(
+                            p.heads_inner,
+                            0,
+                            64 * b as u32,
+                            $ti.q_row0 + 64 * $wg,
+                            $ti.head,
+                        );
+                        // SAFETY: the producer holds the stage; its full
+                        // barrier expects all NB boxes.
+                        unsafe {
+                            load_3d(
+                                p.q_maps.wrapping_add($ti.batch as usize),
+                                rows.at(b),
+                                stage.barrier(),
+                                c0,
+                                c1,
+                                c2,
+                            )
+                        };
+                    }
+                    stage.release();
+                }};
+            }
+            let (mut t, _, _) = schedule();
+            // The producer has 24 registers: the maps are derived from the
+            // batch entry at each load, and the stride and tile count
+            // re-read at each tile, rather than kept live.
+            while t < schedule().2 {
+                let ti = tile_info(p, t, bn);
+                let (map_k, map_v) = (
+                    || p.k_maps.wrapping_add(opaque(ti.batch) as usize),
+                    || p.v_maps.wrapping_add(opaque(ti.batch) as usize),
+                );
+                // K_0 first: it loads while the consumers finish the last
+                // tile and free their Q rows.
+                load_block!(kprod, map_k(), 1, ti.kv_head, 0);
+                load_q!(qprod, ti, 0);
+                load_q!(qprod, ti, 1);
+                load_block!(vprod, map_v(), 2, ti.kv_head, 0);
+                for j in 1..ti.blocks {
+                    load_block!(kprod, map_k(), 1, ti.kv_head, j);
+                    load_block!(vprod, map_v(), 2, ti.kv_head, j);
+                }
+                if !PERSISTENT {
+                    break;
+                }
+                t += schedule().1;
             }
             kprod.drain();
             vprod.drain();
-            qp.drain();
+            qprod.drain();
         }
     } else {
         setmaxnreg_inc::<CONSUMER_REGISTERS>();
         let wg = warpgroup - 1;
-        {
-            let tid = thread_idx_x() % 128;
-            let (warp, lane) = (tid / 32, tid % 32);
+        let tid = thread_idx_x() % 128;
+        let causal = p.causal != 0;
+        let k_base = smem_field!(kp.stage(0), KvStage<NB, BN>, boxes).addr();
+        let v_base = smem_field!(vp.stage(0), KvStage<NB, BN>, boxes).addr();
+        let stage_bytes = core::mem::size_of::<KvStage<NB, BN>>() as u32;
+        let kv_box_bytes = bn * 128;
+
+        let issue_s = |s: &mut [f32; SACC], q_base: u32, kb: u32| {
+            wgmma::fence();
+            crate::unroll_below!(KK < 4 * NB, {
+                let (bx, off) = (KK / 4, (KK % 4) * 32);
+                let da = descriptor_k_major(q_base + bx * BOX_BYTES + off, SmemLayout::Swizzle128B);
+                let db = descriptor_k_major(kb + bx * kv_box_bytes + off, SmemLayout::Swizzle128B);
+                // SAFETY: Q and the stage are loaded (waited) and stay
+                // until a wait_group retires these MMAs.
+                unsafe { S::mma(s, da, db, KK > 0) };
+            });
+            wgmma::commit_group();
+        };
+        let issue_pv = |o: &mut [f32; OACC], pf: &[u32; PACK], vb: u32| {
+            wgmma::fence();
+            crate::unroll_below!(KK < BN / 16, {
+                let k4 = 4 * KK as usize;
+                let db = descriptor_mn_major(
+                    vb + 16 * 128 * KK,
+                    SmemLayout::Swizzle128B,
+                    kv_box_bytes,
+                    1024,
+                );
+                // SAFETY: as for S; `pf` was written before the fence
+                // and is not rewritten until wait_group retires this.
+                unsafe { O::mma(o, [pf[k4], pf[k4 + 1], pf[k4 + 2], pf[k4 + 3]], db) };
+            });
+            wgmma::commit_group();
+        };
+
+        // Ping-pong (FA3): a warpgroup waits for its turn before issuing
+        // its wgmmas and hands the turn over right after issuing them;
+        // blocks + 1 turns per tile each (S_0; S_j with P_{j-1}·V_{j-1};
+        // the last P·V), the turns running on from tile to tile (both
+        // warpgroups compute the same tiles).
+        // * pingpong 1: baton's ordered barrier (one turn kind, two
+        //   groups; equal rounds, so every wait is matched; warpgroup 1's
+        //   last arrival is never waited for, which the protocol allows).
+        // * pingpong 2: named barrier 3 + w is "warpgroup w may issue"
+        //   (128 waiting + 128 arriving threads); warpgroup 1 opens the
+        //   first turn and skips its last arrival of the launch, so each
+        //   barrier sees as many arrivals as waits.
+        let mode = p.pingpong;
+        let mut order = OrderedBarrier::<1, 2>::new(order_bars, wg, ORDER_NAME);
+        if mode == 2 && wg == 1 {
+            named_barrier_arrive(TURN_BARRIER, 256);
+        }
+        macro_rules! turn_wait {
+            () => {
+                if mode == 1 {
+                    order.wait();
+                } else if mode == 2 {
+                    named_barrier_sync(TURN_BARRIER + wg, 256);
+                }
+            };
+        }
+        macro_rules! turn_pass {
+            ($last:expr) => {
+                if mode == 1 {
+                    order.arrive();
+                } else if mode == 2 && !($last && wg == 1) {
+                    named_barrier_arrive(TURN_BARRIER + 1 - wg, 256);
+                }
+            };
+        }
+
+        // Stage `wg` of the Q ring is this warpgroup's: skip the other's.
+        let mut qc = qp.consumer();
+        if wg == 1 {
+            qc.skip(1);
+        }
+        let mut kc = kp.consumer();
+        let mut vc = vp.consumer();
+        let (mut t, _, _) = schedule();
+        while t < schedule().2 {
+            // The thread's place, per tile: what derives from it (rows,
+            // mask columns, O's shared addresses) is computed in the tile,
+            // not hoisted out of the tile loop and kept live (spilled).
+            let (warp, lane) = (opaque(tid) / 32, opaque(tid) % 32);
+            let ti = tile_info(p, t, bn);
+            let last_tile = !PERSISTENT || t + launch_ctas() >= schedule().2;
             // This thread's two accumulator rows, in the head.
-            let wg_row0 = q_row0 + 64 * wg;
+            let wg_row0 = ti.q_row0 + 64 * wg;
             let rows = [
                 wg_row0 + 16 * warp + lane / 4,
                 wg_row0 + 16 * warp + lane / 4 + 8,
             ];
-            let causal = p.causal != 0;
-
-            let mut qc = q.consumer();
             let q_stage = qc.acquire_stage();
-            let q_base = smem_field!(q_stage.tiles(), QStage<NB>, rows)
-                .at(wg as usize)
-                .at(0)
-                .addr();
-            let k_base = smem_field!(kp.stage(0), KvStage<NB, BN>, boxes).addr();
-            let v_base = smem_field!(vp.stage(0), KvStage<NB, BN>, boxes).addr();
-            let stage_bytes = core::mem::size_of::<KvStage<NB, BN>>() as u32;
-            let kv_box_bytes = bn * 128;
+            let q_base = smem_field!(q_stage.tiles(), QStage<NB>, rows).at(0).addr();
 
             // SAFETY: all-zero is a valid [f32; OACC]; `zeroed` (not `[0.0; N]`,
             // a store loop for large N) keeps it in registers.
             let mut o: [f32; OACC] = unsafe { core::mem::zeroed() };
             // SAFETY: as for `o`; every S wgmma group starts with scale-d 0.
             let mut s: [f32; SACC] = unsafe { core::mem::zeroed() };
-            let mut rs = RowState {
-                m: [f32::NEG_INFINITY; 2],
-                l: [0.0; 2],
-            };
+            let mut rs = RowState::new();
             let blk = Block {
                 p,
                 lane,
@@ -245,90 +405,23 @@ pub fn run<
                 wg_row0,
                 bn,
             };
-            let issue_s = |s: &mut [f32; SACC], kb: u32| {
-                wgmma::fence();
-                crate::unroll_below!(KK < 4 * NB, {
-                    let (bx, off) = (KK / 4, (KK % 4) * 32);
-                    let da =
-                        descriptor_k_major(q_base + bx * BOX_BYTES + off, SmemLayout::Swizzle128B);
-                    let db =
-                        descriptor_k_major(kb + bx * kv_box_bytes + off, SmemLayout::Swizzle128B);
-                    // SAFETY: Q and the stage are loaded (waited) and stay
-                    // until a wait_group retires these MMAs.
-                    unsafe { S::mma(s, da, db, KK > 0) };
-                });
-                wgmma::commit_group();
-            };
-            let issue_pv = |o: &mut [f32; OACC], pf: &[u32; PACK], vb: u32| {
-                wgmma::fence();
-                crate::unroll_below!(KK < BN / 16, {
-                    let k4 = 4 * KK as usize;
-                    let db = descriptor_mn_major(
-                        vb + 16 * 128 * KK,
-                        SmemLayout::Swizzle128B,
-                        kv_box_bytes,
-                        1024,
-                    );
-                    // SAFETY: as for S; `pf` was written before the fence
-                    // and is not rewritten until wait_group retires this.
-                    unsafe { O::mma(o, [pf[k4], pf[k4 + 1], pf[k4 + 2], pf[k4 + 3]], db) };
-                });
-                wgmma::commit_group();
-            };
-
-            // Ping-pong (FA3): a warpgroup waits for its turn before issuing
-            // its wgmmas and hands the turn over right after issuing them;
-            // blocks + 1 turns each (S_0; S_j with P_{j-1}·V_{j-1}; the last
-            // P·V).
-            // * pingpong 1: baton's ordered barrier (one turn kind, two
-            //   groups; equal rounds, so every wait is matched; warpgroup 1's
-            //   last arrival is never waited for, which the protocol allows).
-            // * pingpong 2: named barrier 3 + w is "warpgroup w may issue"
-            //   (128 waiting + 128 arriving threads); warpgroup 1 opens the
-            //   first turn and skips its last arrival, so each barrier sees
-            //   as many arrivals as waits.
-            let mode = p.pingpong;
-            let mut order = OrderedBarrier::<1, 2>::new(order_bars, wg, ORDER_NAME);
-            if mode == 2 && wg == 1 {
-                named_barrier_arrive(TURN_BARRIER, 256);
-            }
-            macro_rules! turn_wait {
-                () => {
-                    if mode == 1 {
-                        order.wait();
-                    } else if mode == 2 {
-                        named_barrier_sync(TURN_BARRIER + wg, 256);
-                    }
-                };
-            }
-            macro_rules! turn_pass {
-                ($last:expr) => {
-                    if mode == 1 {
-                        order.arrive();
-                    } else if mode == 2 && !($last && wg == 1) {
-                        named_barrier_arrive(TURN_BARRIER + 1 - wg, 256);
-                    }
-                };
-            }
 
             // Intra-warpgroup overlap (FA3): S_j = Q·K_jᵀ is issued before
             // O += P_{j-1}·V_{j-1}; softmax of S_j runs while P·V is in
             // flight, and O is rescaled once P·V retired.
-            let mut kc = kp.consumer();
-            let mut vc = vp.consumer();
             let k_stage = kc.acquire_stage();
             turn_wait!();
-            issue_s(&mut s, k_base + k_stage.index() * stage_bytes);
+            issue_s(&mut s, q_base, k_base + k_stage.index() * stage_bytes);
             turn_pass!(false);
             wgmma::wait_group::<0>();
             k_stage.defer_release().release_if(tid == 0);
             blk.mask_and_softmax::<SACC>(&mut s, &mut rs, 0);
             let mut pf: [u32; PACK] = pack_p::<SACC, PACK>(&s);
-            for j in 1..blocks {
+            for j in 1..ti.blocks {
                 let k_stage = kc.acquire_stage();
                 let v_stage = vc.acquire_stage(); // V_{j-1}
                 turn_wait!();
-                issue_s(&mut s, k_base + k_stage.index() * stage_bytes);
+                issue_s(&mut s, q_base, k_base + k_stage.index() * stage_bytes);
                 issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
                 turn_pass!(false);
                 wgmma::wait_group::<1>();
@@ -348,7 +441,7 @@ pub fn run<
             let v_stage = vc.acquire_stage();
             turn_wait!();
             issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
-            turn_pass!(true);
+            turn_pass!(last_tile);
             wgmma::wait_group::<0>();
             v_stage.defer_release().release_if(tid == 0);
             let RowState {
@@ -357,15 +450,18 @@ pub fn run<
             } = rs;
 
             // Epilogue: O / l, logsumexp, O over this warpgroup's Q rows, TMA stores.
+            // The tile's head and maps, derived again here (not kept live
+            // across the tile).
+            let te = tile_info(p, opaque(t), bn);
             let (l0, l1) = (quad_sum(l0), quad_sum(l1));
             let inv0 = if l0 > 0.0 { 1.0 / l0 } else { 0.0 };
             let inv1 = if l1 > 0.0 { 1.0 / l1 } else { 0.0 };
             if !p.lse.is_null() && lane % 4 == 0 {
                 for (row, mr, lr) in [(rows[0], m0, l0), (rows[1], m1, l1)] {
                     if row < p.seq_q {
-                        let idx = block_idx_y() as usize * p.seq_q as usize + row as usize;
+                        let idx = te.batch_head as usize * p.seq_q as usize + row as usize;
                         // SAFETY: lse holds batch·q_heads·seq_q floats (host
-                        // contract); block_idx_y = batch·q_heads + head.
+                        // contract); batch_head = batch·q_heads + head.
                         unsafe { p.lse.add(idx).write((mr * p.scale_log2 + log2(lr)) * LN_2) };
                     }
                 }
@@ -376,8 +472,8 @@ pub fn run<
                 let col = 8 * C + 2 * (lane % 4);
                 let box_base = q_base + (col / 64) * BOX_BYTES;
                 let b0 = (row0_bytes + (col % 64) * 2) as usize;
-                // SAFETY: this warpgroup's own rows of the Q stage (which it
-                // holds; its last reads retired with the wait above).
+                // SAFETY: this warpgroup's own Q rows (it holds their
+                // stage; its last reads retired with the wait above).
                 unsafe {
                     st_shared_u32(
                         box_base + Swizzle::B128.apply(b0) as u32,
@@ -391,122 +487,30 @@ pub fn run<
             });
             fence_proxy_async_shared();
             named_barrier_sync(1 + wg, 128);
-            let out = smem_field!(q_stage.tiles(), QStage<NB>, rows).at(wg as usize);
+            let out = smem_field!(q_stage.tiles(), QStage<NB>, rows);
             if tid == 0 {
+                let map_o = te.maps[3];
                 for b in 0..NB {
                     let tile: baton::smem::SharedRef<'_, QBox> = out.at(b);
                     // SAFETY: O's map per the kernel contract; the stores clip at seq_q.
-                    let (c0, c1, c2) = coords(p.heads_inner, 3, 64 * b as u32, wg_row0, head);
+                    let (c0, c1, c2) = coords(p.heads_inner, 3, 64 * b as u32, wg_row0, te.head);
                     unsafe { store_3d(map_o, tile, c0, c1, c2) };
                 }
                 store_commit_group();
-                store_wait_group::<0>();
+                // The rows may be overwritten (the next tile's Q) once the
+                // stores have read them; they complete in the background.
+                store_wait_group_read::<0>();
             }
             q_stage.defer_release().release_if(tid == 0);
+            qc.skip(1);
+            if !PERSISTENT {
+                break;
+            }
+            t += launch_ctas();
+        }
+        if tid == 0 {
+            // Every O store complete before the CTA exits.
+            store_wait_group::<0>();
         }
     }
-}
-
-/// A thread's two rows' running max (raw scores) and partial sum (its
-/// quad's share; summed over the quad at the end).
-struct RowState {
-    m: [f32; 2],
-    l: [f32; 2],
-}
-
-/// What masking and scaling need to know about this warpgroup's rows.
-struct Block<'p> {
-    p: &'p AttentionParams,
-    lane: u32,
-    /// This thread's two rows, in the head.
-    rows: [u32; 2],
-    causal: bool,
-    /// This warpgroup's first row.
-    wg_row0: u32,
-    bn: u32,
-}
-
-impl Block<'_> {
-    /// Masks S of K/V block `j` where needed, updates the row max and sum
-    /// and turns S into P = exp2(scale·(S − max)) in place; returns the
-    /// factors the previous O must be scaled by.
-    ///
-    /// Accumulator chunk c (elements 4c..4c+4): columns 8c + 2·(lane%4) +
-    /// {0, 1}, of row 0 (elements 4c, 4c+1) and row 1 (4c+2, 4c+3).
-    #[inline(always)]
-    fn mask_and_softmax<const SACC: usize>(
-        &self,
-        s: &mut [f32; SACC],
-        rs: &mut RowState,
-        j: u32,
-    ) -> [f32; 2] {
-        let (p, lane, rows, causal) = (self.p, self.lane, self.rows, self.causal);
-        // Only blocks reaching past seq_kv or, causal, past this
-        // warpgroup's first row (the diagonal blocks) are masked.
-        let col0 = j * self.bn;
-        if col0 + self.bn > p.seq_kv || (causal && col0 + self.bn > self.wg_row0 + 1) {
-            crate::unroll_below!(C < SACC / 4, {
-                let c = C as usize;
-                let col = col0 + 8 * C + 2 * (lane % 4);
-                for e in 0..2u32 {
-                    let dead = col + e >= p.seq_kv;
-                    if dead || (causal && col + e > rows[0]) {
-                        s[4 * c + e as usize] = f32::NEG_INFINITY;
-                    }
-                    if dead || (causal && col + e > rows[1]) {
-                        s[4 * c + 2 + e as usize] = f32::NEG_INFINITY;
-                    }
-                }
-            });
-        }
-        let (mut mx0, mut mx1) = (rs.m[0], rs.m[1]);
-        crate::unroll_below!(C < SACC / 4, {
-            let c = C as usize;
-            mx0 = mx0.max(s[4 * c].max(s[4 * c + 1]));
-            mx1 = mx1.max(s[4 * c + 2].max(s[4 * c + 3]));
-        });
-        mx0 = quad_max(mx0);
-        mx1 = quad_max(mx1);
-        // A row with nothing unmasked yet keeps base 0 (exp2(-inf) = 0).
-        let base0 = if mx0 == f32::NEG_INFINITY {
-            0.0
-        } else {
-            mx0 * p.scale_log2
-        };
-        let base1 = if mx1 == f32::NEG_INFINITY {
-            0.0
-        } else {
-            mx1 * p.scale_log2
-        };
-        let corr = [
-            exp2(rs.m[0] * p.scale_log2 - base0),
-            exp2(rs.m[1] * p.scale_log2 - base1),
-        ];
-        rs.m = [mx0, mx1];
-        let (mut l0, mut l1) = (rs.l[0] * corr[0], rs.l[1] * corr[1]);
-        crate::unroll_below!(C < SACC / 4, {
-            let c = 4 * C as usize;
-            s[c] = exp2(s[c] * p.scale_log2 - base0);
-            s[c + 1] = exp2(s[c + 1] * p.scale_log2 - base0);
-            s[c + 2] = exp2(s[c + 2] * p.scale_log2 - base1);
-            s[c + 3] = exp2(s[c + 3] * p.scale_log2 - base1);
-            l0 += s[c] + s[c + 1];
-            l1 += s[c + 2] + s[c + 3];
-        });
-        rs.l = [l0, l1];
-        corr
-    }
-}
-
-/// P as the A fragments of O += P·V: for K rows 16kk..16kk+16, registers
-/// 4kk..4kk+4 = accumulator elements 8kk..8kk+8 packed in pairs.
-#[inline(always)]
-fn pack_p<const SACC: usize, const PACK: usize>(s: &[f32; SACC]) -> [u32; PACK] {
-    // SAFETY: all-zero is a valid [u32; PACK]; every element is written below.
-    let mut pf: [u32; PACK] = unsafe { core::mem::zeroed() };
-    crate::unroll_below!(C < PACK, {
-        let c = C as usize;
-        pf[c] = pack_bf16x2(s[2 * c], s[2 * c + 1]);
-    });
-    pf
 }

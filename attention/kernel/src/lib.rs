@@ -1,8 +1,9 @@
 //! baton's FlashAttention-style forward kernels for sm_90a, one entry per
 //! head dimension (64, 128, 256), written on baton's public API: the ABI
 //! (parameters, payloads, shared layout, specs) is `baton-attention-abi`;
-//! the CTA program is [`fwd`](mod@fwd), its per-thread math [`math`](mod@math)
-//! and the second GEMM's `wgmma` shapes [`pv`](mod@pv) (nvptx only:
+//! the CTA program is [`fwd`](mod@fwd), the per-K/V-block softmax step on
+//! plain fragments [`softmax`](mod@softmax), its per-thread math
+//! [`math`](mod@math) and the second GEMM's `wgmma` shapes [`pv`](mod@pv) (nvptx only:
 //! `wgmma` has no CPU simulation yet).
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
@@ -14,6 +15,8 @@ pub mod fwd;
 pub mod math;
 #[cfg(target_arch = "nvptx64")]
 pub mod pv;
+#[cfg(target_arch = "nvptx64")]
+pub mod softmax;
 
 use baton_attention_abi::{ATTENTION_D64, ATTENTION_D128, ATTENTION_D256, AttentionParams};
 
@@ -21,7 +24,7 @@ baton::kernel! {
     #[spec(ATTENTION_D64)]
     /// Attention forward, head dimension 64 (see `baton_attention_abi`).
     pub fn baton_attention_fwd_d64(p: AttentionParams) {
-        fwd::run::<1, 128, 3, 3, 64, 32, 32, baton_kernel_roles::sm90::mainloop_bf16::Bf16N128, pv::PvN64>(&p);
+        fwd::run::<1, 128, 3, 3, 64, 32, 32, 40, 232, true, baton_kernel_roles::sm90::mainloop_bf16::Bf16N128, pv::PvN64>(&p);
     }
 }
 
@@ -29,7 +32,7 @@ baton::kernel! {
     #[spec(ATTENTION_D128)]
     /// Attention forward, head dimension 128.
     pub fn baton_attention_fwd_d128(p: AttentionParams) {
-        fwd::run::<2, 128, 3, 2, 64, 64, 32, baton_kernel_roles::sm90::mainloop_bf16::Bf16N128, pv::PvN128>(&p);
+        fwd::run::<2, 128, 3, 2, 64, 64, 32, 40, 232, true, baton_kernel_roles::sm90::mainloop_bf16::Bf16N128, pv::PvN128>(&p);
     }
 }
 
@@ -37,7 +40,7 @@ baton::kernel! {
     #[spec(ATTENTION_D256)]
     /// Attention forward, head dimension 256.
     pub fn baton_attention_fwd_d256(p: AttentionParams) {
-        fwd::run::<4, 64, 2, 2, 32, 128, 16, baton_kernel_roles::sm90::mainloop_bf16::Bf16N64, pv::PvN256>(&p);
+        fwd::run::<4, 64, 2, 2, 32, 128, 16, 24, 240, false, baton_kernel_roles::sm90::mainloop_bf16::Bf16N64, pv::PvN256>(&p);
     }
 }
 

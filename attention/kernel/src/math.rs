@@ -50,6 +50,19 @@ pub fn quad_sum(x: f32) -> f32 {
     x + shfl_xor(x, 2)
 }
 
+/// `x`, which the compiler may not see through: a value derived from it
+/// inside a loop is computed inside the loop (not hoisted out and kept
+/// live across it, which spills in the persistent tile loop).
+#[inline(always)]
+pub fn opaque(x: u32) -> u32 {
+    let y: u32;
+    // SAFETY: a register move; not `pure`, so it is not hoisted or merged.
+    unsafe {
+        asm!("mov.b32 {y}, {x};", y = out(reg32) y, x = in(reg32) x, options(nomem, nostack))
+    };
+    y
+}
+
 /// Two floats as bf16x2 (round to nearest even): `lo` in bits 0..16.
 #[inline(always)]
 pub fn pack_bf16x2(lo: f32, hi: f32) -> u32 {

@@ -4,7 +4,8 @@ use crate::error::AttentionError;
 use crate::shape::{AttentionOptions, AttentionShape, Strides, validate};
 use crate::{MODULE, PTX, PTX_DEBUG};
 use baton::tensor_map::{ElemType, L2Promotion, OobFill, Swizzle, TensorMapDesc};
-use baton_attention_abi::{ATTENTION_D64, ATTENTION_D128, ATTENTION_D256, AttentionParams};
+use baton_attention_abi::schedule::tile_count;
+use baton_attention_abi::{ATTENTION_D64, ATTENTION_D128, ATTENTION_D256, AttentionParams, BM};
 use baton_runtime::cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use baton_runtime::{Gpu, TypedKernel, tensor_map};
 use std::sync::Arc;
@@ -49,6 +50,8 @@ pub struct Attention {
     /// d = 64, 128, 256.
     release: [TypedKernel<AttentionParams>; 3],
     debug: [TypedKernel<AttentionParams>; 3],
+    /// The device's SMs: the persistent grid.
+    sm_count: u32,
 }
 
 impl Attention {
@@ -66,6 +69,7 @@ impl Attention {
         Ok(Self {
             release: load(PTX)?,
             debug: load(PTX_DEBUG)?,
+            sm_count: gpu.sm_count(),
         })
     }
 
@@ -209,6 +213,7 @@ impl Attention {
             seq_q: shape.seq_q as u32,
             seq_kv: shape.seq_kv as u32,
             q_heads: shape.q_heads as u32,
+            batch_heads: plan.grid.1,
             heads_per_kv_head: (shape.q_heads / shape.kv_heads) as u32,
             causal: opts.causal as u32,
             heads_inner,
@@ -226,10 +231,16 @@ impl Attention {
             &self.release[which]
         };
         drop(_maps_sync);
+        let tiles = tile_count(plan.grid.0 * BM, plan.grid.1);
+        let grid = if plan.config.persistent {
+            opts.ctas.grid(tiles, self.sm_count)
+        } else {
+            tiles
+        };
         Ok(PreparedAttention {
             kernel,
             stream: stream.clone(),
-            grid: plan.grid,
+            grid,
             params,
             _maps: maps_buf,
             _buffers: std::marker::PhantomData,
@@ -242,7 +253,8 @@ impl Attention {
 pub struct PreparedAttention<'a> {
     kernel: &'a TypedKernel<AttentionParams>,
     stream: Arc<CudaStream>,
-    grid: (u32, u32),
+    /// CTAs (each computes work tiles `blockIdx.x + i·grid`).
+    grid: u32,
     params: AttentionParams,
     _maps: CudaSlice<u8>,
     _buffers: std::marker::PhantomData<&'a mut ()>,
@@ -259,7 +271,7 @@ impl PreparedAttention<'_> {
         // owned by it; a CudaSlice is freed in stream order, after this kernel.
         unsafe {
             self.kernel
-                .launch(&self.stream, (self.grid.0, self.grid.1, 1), &self.params)?
+                .launch(&self.stream, (self.grid, 1, 1), &self.params)?
         };
         Ok(())
     }

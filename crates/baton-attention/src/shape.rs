@@ -112,6 +112,7 @@ impl Schedule {
 /// let o = baton_attention::AttentionOptions::default();
 /// assert!(!o.causal && o.scale.is_none() && !o.debug);
 /// assert_eq!(o.schedule, baton_attention::Schedule::PingPong);
+/// assert_eq!(o.ctas, baton_attention::Ctas::PerSm);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AttentionOptions {
@@ -125,6 +126,42 @@ pub struct AttentionOptions {
     /// How the consumer warpgroups take turns (ping-pong by default: faster
     /// on 14 of 16 benchmark shapes, BENCHMARKS.md "Session 8 — attention").
     pub schedule: Schedule,
+    /// How many CTAs the launch has (each computes query tiles one after
+    /// the other, causal ones the longest first, the next tile's loads
+    /// overlapping this one's epilogue): one per SM by default. d = 256
+    /// always launches one CTA per tile (`HeadDimConfig::persistent`).
+    pub ctas: Ctas,
+}
+
+/// The launch's CTA count (never more than the work tiles).
+///
+/// ```
+/// use baton_attention::Ctas;
+/// assert_eq!(Ctas::default(), Ctas::PerSm);
+/// assert_eq!(Ctas::Fixed(core::num::NonZeroU32::new(3).unwrap()).grid(100, 132), 3);
+/// assert_eq!(Ctas::PerSm.grid(100, 132), 100);
+/// assert_eq!(Ctas::PerTile.grid(1000, 132), 1000);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ctas {
+    /// Persistent: one CTA per SM (a CTA fills an SM).
+    #[default]
+    PerSm,
+    /// One CTA per work tile (not persistent; for comparisons).
+    PerTile,
+    /// This many (tests: several tiles per CTA at small sizes).
+    Fixed(core::num::NonZeroU32),
+}
+
+impl Ctas {
+    /// The grid for `tiles` work tiles on `sm_count` SMs.
+    pub fn grid(self, tiles: u32, sm_count: u32) -> u32 {
+        match self {
+            Ctas::PerSm => tiles.min(sm_count),
+            Ctas::PerTile => tiles,
+            Ctas::Fixed(n) => tiles.min(n.get()),
+        }
+    }
 }
 
 impl Default for AttentionOptions {
@@ -134,6 +171,7 @@ impl Default for AttentionOptions {
             scale: None,
             debug: false,
             schedule: Schedule::PingPong,
+            ctas: Ctas::PerSm,
         }
     }
 }
@@ -143,7 +181,9 @@ impl Default for AttentionOptions {
 pub struct Plan {
     /// Block sizes and stages of the head dimension.
     pub config: HeadDimConfig,
-    /// `(⌈seq_q/128⌉, q_heads · batch)`.
+    /// The work tiles: `(⌈seq_q/128⌉, q_heads · batch)` (query tiles per
+    /// head, heads of all batch entries); the launch's grid is their
+    /// product, or the SM count when smaller (persistent CTAs).
     pub grid: (u32, u32),
 }
 
@@ -210,7 +250,13 @@ pub fn validate(
         Dim::QHeads,
         blocks_y,
         65535,
-        "q_heads · batch is the grid's y",
+        "q_heads · batch is a 16-bit work-tile coordinate",
+    )?;
+    too_large(
+        Dim::SeqQ,
+        shape.seq_q,
+        (i32::MAX as usize / blocks_y) * BM as usize,
+        "⌈seq_q/128⌉ · q_heads · batch work tiles, at most 2³¹ − 1",
     )?;
     too_large(Dim::SeqQ, shape.seq_q, 1 << 31, "32-bit row indices")?;
     too_large(Dim::SeqKv, shape.seq_kv, 1 << 31, "32-bit row indices")?;

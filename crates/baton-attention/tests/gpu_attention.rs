@@ -10,7 +10,7 @@
 
 use baton::numeric::{Bf16, SmallFloat};
 use baton_attention::{
-    Attention, AttentionOptions, AttentionShape, Schedule, Strides, TensorMut, TensorRef,
+    Attention, AttentionOptions, AttentionShape, Ctas, Schedule, Strides, TensorMut, TensorRef,
 };
 use baton_runtime::{Error, Gpu};
 
@@ -70,6 +70,7 @@ struct Case {
     lse: bool,
     debug: bool,
     schedule: Schedule,
+    ctas: Ctas,
 }
 
 fn strides(c: &Case, seq: usize, heads: usize) -> Strides {
@@ -155,6 +156,7 @@ fn run_case(gpu: &Gpu, attn: &Attention, c: &Case, rng: &mut u64) -> Option<Stri
         scale: None,
         debug: c.debug,
         schedule: c.schedule,
+        ctas: c.ctas,
     };
     let r = attn.forward(
         stream,
@@ -412,6 +414,7 @@ fn gpu_attention_matches_f64_reference() {
         lse: true,
         debug: false,
         schedule: Schedule::Free,
+        ctas: Ctas::PerSm,
     };
     let filter = std::env::var("BATON_ATTN_CASES").ok();
     let mut cases = vec![
@@ -498,8 +501,15 @@ fn gpu_attention_matches_f64_reference() {
         Schedule::PingPong,
         Schedule::PingPongNamedBarriers,
     ];
+    // Every CTA count: one per SM (here: one per tile), several tiles per
+    // CTA (2 and 3 CTAs: the pipelines and turns run on from tile to tile,
+    // causal tiles longest first), one per tile; cycled with a period
+    // prime to the schedules' so that every pair occurs.
+    let fixed = |n| Ctas::Fixed(core::num::NonZeroU32::new(n).unwrap());
+    let ctas = [fixed(2), Ctas::PerSm, fixed(3), Ctas::PerTile];
     for (i, (_, c)) in cases.iter_mut().enumerate() {
         c.schedule = schedules[i % 3];
+        c.ctas = ctas[i % 4];
     }
     let mut failed = 0;
     for (name, c) in &cases {
@@ -507,8 +517,8 @@ fn gpu_attention_matches_f64_reference() {
             continue;
         }
         println!(
-            "{name}: {:?} causal={} bshd={} schedule={:?}",
-            c.shape, c.causal, c.bshd, c.schedule
+            "{name}: {:?} causal={} bshd={} schedule={:?} ctas={:?}",
+            c.shape, c.causal, c.bshd, c.schedule, c.ctas
         );
         match run_case(&gpu, &attn, c, &mut rng) {
             None => println!("PASS {name}"),

@@ -12,7 +12,7 @@ use crate::chart::{BarChart, BarGroup, write_bar_chart};
 use crate::commands::Outcome;
 use baton::numeric::{Bf16, SmallFloat};
 use baton_attention::{
-    Attention, AttentionOptions, AttentionShape, Schedule, Strides, TensorMut, TensorRef,
+    Attention, AttentionOptions, AttentionShape, Ctas, Schedule, Strides, TensorMut, TensorRef,
 };
 use baton_reference::timing::{QueuedTimer, median};
 use baton_runtime::{Error, Gpu};
@@ -38,6 +38,28 @@ pub struct AttentionBenchArgs {
     /// barriers), `free` (no turns).
     #[arg(long, value_enum, default_value = "ordered")]
     pub schedule: ScheduleArg,
+    /// CTAs per launch: `per-sm` (persistent, the default) or `per-tile`
+    /// (one CTA per query tile: the non-persistent launch, to compare).
+    #[arg(long, value_enum, default_value = "per-sm")]
+    pub ctas: CtasArg,
+}
+
+/// `--ctas`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum CtasArg {
+    /// One per SM (persistent).
+    PerSm,
+    /// One per query tile.
+    PerTile,
+}
+
+impl From<CtasArg> for Ctas {
+    fn from(c: CtasArg) -> Self {
+        match c {
+            CtasArg::PerSm => Ctas::PerSm,
+            CtasArg::PerTile => Ctas::PerTile,
+        }
+    }
 }
 
 /// `--schedule`.
@@ -148,10 +170,11 @@ pub fn run(args: &AttentionBenchArgs) -> Outcome {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0x5EED, |d| d.as_nanos() as u64);
     println!(
-        "{} ({} SMs), seed {rng:#x}, schedule {:?}",
+        "{} ({} SMs), seed {rng:#x}, schedule {:?}, ctas {:?}",
         gpu.name(),
         gpu.sm_count(),
-        args.schedule
+        args.schedule,
+        args.ctas
     );
     println!(
         "{:<28} {:>10} {:>9}  check",
@@ -170,6 +193,7 @@ pub fn run(args: &AttentionBenchArgs) -> Outcome {
             sh,
             args.reps.max(1),
             args.schedule.into(),
+            args.ctas.into(),
             &mut rng,
         ) {
             Ok((us, tflops, check)) => {
@@ -216,6 +240,7 @@ fn bench_one(
     (b, h, hkv, s, d, causal): (usize, usize, usize, usize, usize, bool),
     reps: usize,
     schedule: Schedule,
+    ctas: Ctas,
     rng: &mut u64,
 ) -> BenchResult {
     let shape = AttentionShape {
@@ -243,6 +268,7 @@ fn bench_one(
     let opts = AttentionOptions {
         causal,
         schedule,
+        ctas,
         ..Default::default()
     };
     let call = attn.prepare(

@@ -65,17 +65,21 @@ pub(crate) fn with_context<R>(f: impl FnOnce(Option<(&ClusterShared, u32)>) -> R
 
 /// The calling thread's CTA context, to be entered by threads it starts
 /// and joins (the 128 threads of a simulated warpgroup, `cpu::wgmma`).
+#[cfg(not(loom))]
 #[derive(Clone, Copy)]
 pub(crate) struct ContextHandle(*const ClusterShared, u32);
 
 // SAFETY: the pointer is only dereferenced by `with_context` on threads
 // that `enter_context` runs inside a scope the starting thread joins before
 // its own context (and the `ClusterShared` behind it) ends.
+#[cfg(not(loom))]
 unsafe impl Send for ContextHandle {}
 // SAFETY: as for `Send`; the handle is read-only.
+#[cfg(not(loom))]
 unsafe impl Sync for ContextHandle {}
 
 /// The calling thread's context (null outside a runner).
+#[cfg(not(loom))]
 pub(crate) fn current_context() -> ContextHandle {
     let (p, rank) = CURRENT.with(|c| c.get());
     ContextHandle(p, rank)
@@ -84,6 +88,7 @@ pub(crate) fn current_context() -> ContextHandle {
 /// Runs `f` on the calling thread in context `h` (taken by
 /// [`current_context`] on a thread that joins this one before its context
 /// ends), restoring the previous context afterwards (also on panic).
+#[cfg(not(loom))]
 pub(crate) fn enter_context<R>(h: ContextHandle, f: impl FnOnce() -> R) -> R {
     struct Restore((*const ClusterShared, u32));
     impl Drop for Restore {

@@ -6,7 +6,7 @@
 //! * **Threads**: a `wgmma` is warpgroup-collective and each of the 128
 //!   threads holds its own fragments, so a simulated warpgroup is 128 host
 //!   threads, each standing for one GPU thread (one lane for barrier
-//!   arrivals), started by [`run_warpgroup`] inside a simulated CTA
+//!   arrivals), started by [`run_warpgroup`](super::run_warpgroup) inside a simulated CTA
 //!   ([`CpuBlock::run_warps`](super::CpuBlock::run_warps) /
 //!   [`CpuCluster::run_warps`](super::CpuCluster::run_warps)), whose shared
 //!   memory they read. The MMAs panic outside one, saying so.
@@ -42,31 +42,17 @@
 //!   from every thread's A; all must issue the same B descriptor (`.aligned`),
 //!   else the simulation panics.
 
-use super::cluster::{ContextHandle, current_context, enter_context, with_cta};
-use super::lanes::with_lanes;
-use super::sync::thread_local;
+use super::cluster::with_cta;
+use super::warpgroup::with_thread;
 use crate::numeric::{Bf16, SmallFloat};
-use core::cell::Cell;
-use std::sync::{Condvar, Mutex, MutexGuard};
-use std::time::Duration;
 
 pub mod ops;
 
 pub use super::tcgen05::smem_addr;
+pub use super::warpgroup::{WARPGROUP_THREADS, run_warpgroup};
 pub use crate::arch::wgmma_desc::{
     SmemLayout, SplitDescriptor, descriptor_advance, descriptor_k_major, descriptor_mn_major,
 };
-
-/// Threads in a warpgroup.
-pub const WARPGROUP_THREADS: u32 = 128;
-
-/// How long a thread waits for the rest of its warpgroup at a collective
-/// MMA before the simulation reports a hang.
-const COLLECTIVE_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// What a thread's panic says when it stops because another thread of its
-/// warpgroup panicked.
-const POISONED: &str = "another thread of the warpgroup panicked";
 
 /// `wgmma.fence.sync.aligned`: a no-op on the CPU (each MMA completes at
 /// issue).
@@ -143,152 +129,6 @@ pub const fn a_fragment_position(tid: u32, e: u32) -> (u32, u32) {
         16 * warp + lane / 4 + 8 * ((e / 2) % 2),
         2 * (lane % 4) + e % 2 + 8 * (e / 4),
     )
-}
-
-/// What the 128 threads of one simulated warpgroup share: the posted A
-/// registers and B descriptors of a collective (RS) MMA, and the barrier
-/// they meet at.
-struct Collective {
-    slots: Mutex<Vec<([u32; 4], u64)>>,
-    meet: Mutex<MeetState>,
-    cv: Condvar,
-}
-
-struct MeetState {
-    arrived: u32,
-    generation: u64,
-    /// A thread of the warpgroup panicked: the others must not wait for it.
-    poisoned: bool,
-}
-
-impl Collective {
-    fn new() -> Self {
-        Self {
-            slots: Mutex::new(vec![([0; 4], 0); WARPGROUP_THREADS as usize]),
-            meet: Mutex::new(MeetState {
-                arrived: 0,
-                generation: 0,
-                poisoned: false,
-            }),
-            cv: Condvar::new(),
-        }
-    }
-
-    fn lock_meet(&self) -> MutexGuard<'_, MeetState> {
-        self.meet.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Waits until all 128 threads arrived (`what` names the operation in
-    /// the hang report).
-    fn meet(&self, what: &str) {
-        let mut m = self.lock_meet();
-        assert!(!m.poisoned, "baton cpu wgmma: {POISONED} before {what}");
-        m.arrived += 1;
-        if m.arrived == WARPGROUP_THREADS {
-            m.arrived = 0;
-            m.generation += 1;
-            self.cv.notify_all();
-            return;
-        }
-        let generation = m.generation;
-        while m.generation == generation {
-            let (g, timeout) = self
-                .cv
-                .wait_timeout(m, COLLECTIVE_TIMEOUT)
-                .unwrap_or_else(|e| e.into_inner());
-            m = g;
-            assert!(!m.poisoned, "baton cpu wgmma: {POISONED} during {what}");
-            assert!(
-                !(timeout.timed_out() && m.generation == generation),
-                "baton cpu wgmma: {what} timed out: {} of 128 threads of the warpgroup issued it (a `.sync.aligned` MMA needs all 128)",
-                m.arrived
-            );
-        }
-    }
-
-    fn poison(&self) {
-        self.lock_meet().poisoned = true;
-        self.cv.notify_all();
-    }
-}
-
-thread_local! {
-    #[allow(clippy::missing_const_for_thread_local)]
-    static THREAD: Cell<(*const Collective, u32)> = Cell::new((core::ptr::null(), 0));
-}
-
-/// Runs `f` with the calling thread's warpgroup and thread index; panics
-/// outside [`run_warpgroup`], naming `what` needs one.
-fn with_thread<R>(what: &str, f: impl FnOnce(&Collective, u32) -> R) -> R {
-    let (p, tid) = THREAD.with(|t| t.get());
-    assert!(
-        !p.is_null(),
-        "baton cpu wgmma: {what} needs a simulated warpgroup thread (run it in wgmma::run_warpgroup)"
-    );
-    // SAFETY: set by `run_warpgroup` for the lifetime of the thread's body;
-    // the `Collective` outlives every thread of its scope.
-    f(unsafe { &*p }, tid)
-}
-
-/// Runs one simulated warpgroup: 128 host threads, each standing for one
-/// GPU thread (barrier arrivals count one each), running `body(tid)` with
-/// `tid` in `0..128` (what `threadIdx.x % 128` is on the GPU), in the
-/// calling thread's CTA (its shared memory, for the MMAs' descriptors).
-/// Joins them; a panic in any is re-raised here (the others stop at their
-/// next collective MMA instead of hanging).
-///
-/// ```
-/// use baton::arch::cpu::{CpuBlock, wgmma};
-/// use std::sync::atomic::{AtomicU32, Ordering};
-/// let block = CpuBlock::new(AtomicU32::new(0));
-/// block.run_warps(1, |_warp, smem| {
-///     wgmma::run_warpgroup(|tid| {
-///         smem.get().fetch_add(tid, Ordering::Relaxed);
-///     });
-/// });
-/// assert_eq!(block.smem().get().load(Ordering::Relaxed), 127 * 128 / 2);
-/// ```
-pub fn run_warpgroup(body: impl Fn(u32) + Sync) {
-    let ctx: ContextHandle = current_context();
-    let collective = Collective::new();
-    let (body, collective) = (&body, &collective);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..WARPGROUP_THREADS)
-            .map(|tid| {
-                std::thread::Builder::new()
-                    .name(format!("wg.t{tid}"))
-                    .spawn_scoped(scope, move || {
-                        struct Reset<'c>(&'c Collective);
-                        impl Drop for Reset<'_> {
-                            fn drop(&mut self) {
-                                if std::thread::panicking() {
-                                    self.0.poison();
-                                }
-                                THREAD.with(|t| t.set((core::ptr::null(), 0)));
-                            }
-                        }
-                        THREAD.with(|t| t.set((collective as *const Collective, tid)));
-                        let _reset = Reset(collective);
-                        enter_context(ctx, || with_lanes(1, || body(tid)))
-                    })
-                    .expect("spawn warpgroup thread")
-            })
-            .collect();
-        let panics: Vec<_> = handles.into_iter().filter_map(|h| h.join().err()).collect();
-        // The first thread to panic makes the others panic at their next
-        // collective: re-raise its message, not theirs.
-        let echo = |p: &Box<dyn std::any::Any + Send>| {
-            p.downcast_ref::<String>()
-                .is_some_and(|m| m.contains(POISONED))
-        };
-        let first = panics
-            .iter()
-            .position(|p| !echo(p))
-            .or((!panics.is_empty()).then_some(0));
-        if let Some(i) = first {
-            std::panic::resume_unwind(panics.into_iter().nth(i).expect("index in range"));
-        }
-    });
 }
 
 /// A decoded `wgmma` shared-memory descriptor.
@@ -416,12 +256,9 @@ pub(crate) fn mma_rs_bt<const ACC: usize>(
 ) {
     with_thread(what, |coll, tid| {
         let db = Desc::decode(b, what);
-        coll.slots.lock().unwrap_or_else(|e| e.into_inner())[tid as usize] = (a, b);
-        coll.meet(what);
         // Every thread's A, as a 64 × 16 matrix.
         let mut am = [[0f64; 16]; 64];
-        {
-            let slots = coll.slots.lock().unwrap_or_else(|e| e.into_inner());
+        coll.exchange(what, tid, (a, b), |slots| {
             for (t, &(regs, bt)) in slots.iter().enumerate() {
                 assert_eq!(
                     bt, b,
@@ -433,9 +270,7 @@ pub(crate) fn mma_rs_bt<const ACC: usize>(
                     am[row as usize][col as usize] = Bf16::from_bits(bits).to_f64();
                 }
             }
-        }
-        // Nobody overwrites its slot for the next MMA before all have read.
-        coll.meet(what);
+        });
         with_cta(what, |cta, _, _| {
             let (base, len) = (cta.base, cta.len);
             accumulate_fragment(

@@ -6,7 +6,7 @@
 //! * **Threads**: a `wgmma` is warpgroup-collective and each of the 128
 //!   threads holds its own fragments, so a simulated warpgroup is 128 host
 //!   threads, each standing for one GPU thread (one lane for barrier
-//!   arrivals), started by [`run_warpgroup`](super::run_warpgroup) inside a simulated CTA
+//!   arrivals), started by [`run_warpgroup`] inside a simulated CTA
 //!   ([`CpuBlock::run_warps`](super::CpuBlock::run_warps) /
 //!   [`CpuCluster::run_warps`](super::CpuCluster::run_warps)), whose shared
 //!   memory they read. The MMAs panic outside one, saying so.

@@ -9,6 +9,7 @@ SHAPES = [
     # (rust name, ptx shape+types, N, accumulators, doc)
     ("mma_m64n256k16_f32_bf16", "m64n256k16.f32.bf16.bf16", 256, "bf16 × bf16 → f32, K = 16", True),
     ("mma_m64n224k16_f32_bf16", "m64n224k16.f32.bf16.bf16", 224, "bf16 × bf16 → f32, K = 16", True),
+    ("mma_m64n176k16_f32_bf16", "m64n176k16.f32.bf16.bf16", 176, "bf16 × bf16 → f32, K = 16", True),
     ("mma_m64n128k16_f32_bf16", "m64n128k16.f32.bf16.bf16", 128, "bf16 × bf16 → f32, K = 16", True),
     ("mma_m64n64k16_f32_bf16", "m64n64k16.f32.bf16.bf16", 64, "bf16 × bf16 → f32, K = 16", True),
     ("mma_m64n256k32_f32_e4m3", "m64n256k32.f32.e4m3.e4m3", 256, "fp8 e4m3 × e4m3 → f32, K = 32", False),

@@ -9,7 +9,7 @@
 //!
 //! | warps | role |
 //! |---|---|
-//! | 0 (one lane) | TMA producer, per tile: K_0, each warpgroup's Q rows (a [`QPayload`] pipeline per warpgroup, one stage), V_0, then K_j and V_j ([`KvPayload`], one `InputTilePipeline` for K and one for V) |
+//! | 0 (one lane) | TMA producer, per tile: K_0, each warpgroup's Q rows (the [`QPayload`] pipeline, two stages: stage w is warpgroup w's), V_0, then K_j and V_j ([`KvPayload`], one `InputTilePipeline` for K and one for V) |
 //! | 1–3 | idle (their registers go to the consumers) |
 //! | 4–7, 8–11 | consumer warpgroups, 64 query rows each: `wgmma` S = Q·Kᵀ (both operands in shared memory), online softmax (exp2, rescaling), `wgmma` O += P·V (P from registers), then O through shared memory and TMA stores |
 #![cfg_attr(target_arch = "nvptx64", no_std)]
@@ -56,10 +56,12 @@ pub struct HeadDimConfig {
     pub persistent: bool,
 }
 
-/// d = 64: 128-row K/V blocks, 3 K and 3 V stages.
+/// d = 64: 176-row K/V blocks (FA3's wider block for the short turns of
+/// d = 64; 192 spills: S's 96 accumulators, P's 48 and O's 32 registers
+/// leave the tile loop too few), 3 K and 3 V stages.
 pub const D64: HeadDimConfig = HeadDimConfig {
     head_dim: 64,
-    block_n: 128,
+    block_n: 176,
     k_stages: 3,
     v_stages: 3,
     persistent: true,
@@ -86,7 +88,7 @@ pub const D256: HeadDimConfig = HeadDimConfig {
 };
 
 /// Shared memory of the d = 64 kernel.
-pub type Smem64 = AttnSmem<1, 128, 3, 3>;
+pub type Smem64 = AttnSmem<1, 176, 3, 3>;
 /// Shared memory of the d = 128 kernel.
 pub type Smem128 = AttnSmem<2, 128, 3, 2>;
 /// Shared memory of the d = 256 kernel.

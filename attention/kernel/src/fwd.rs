@@ -183,7 +183,7 @@ pub fn run<
     let bn = BN as u32;
     // This CTA's work tiles: `first`, `first + stride`, … below `tiles`.
     // Derived in each role (through `opaque`), not once before the roles
-    // split: a value live into both would have to fit the producer's 40
+    // split: a value live into both would have to fit the producer's few
     // registers, and ptxas spills it.
     let schedule = || {
         (
@@ -264,9 +264,9 @@ pub fn run<
                 }};
             }
             let (mut t, _, _) = schedule();
-            // The producer has 24 registers: the maps are derived from the
-            // batch entry at each load, and the stride and tile count
-            // re-read at each tile, rather than kept live.
+            // The producer has few registers (24 or 40): the maps are
+            // derived from the batch entry at each load, and the stride and
+            // tile count re-read at each tile, rather than kept live.
             while t < schedule().2 {
                 let ti = tile_info(p, t, bn);
                 let (map_k, map_v) = (

@@ -3,7 +3,8 @@
 //! (parameters, payloads, shared layout, specs) is `baton-attention-abi`;
 //! the CTA program is [`fwd`](mod@fwd), the per-K/V-block softmax step on
 //! plain fragments [`softmax`](mod@softmax), its per-thread math
-//! [`math`](mod@math) and the second GEMM's `wgmma` shapes [`pv`](mod@pv) (nvptx only:
+//! [`math`](mod@math), the first GEMM's extra `wgmma` shape [`qk`](mod@qk)
+//! and the second GEMM's [`pv`](mod@pv) (nvptx only:
 //! `wgmma` has no CPU simulation yet).
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
@@ -16,6 +17,8 @@ pub mod math;
 #[cfg(target_arch = "nvptx64")]
 pub mod pv;
 #[cfg(target_arch = "nvptx64")]
+pub mod qk;
+#[cfg(target_arch = "nvptx64")]
 pub mod softmax;
 
 use baton_attention_abi::{ATTENTION_D64, ATTENTION_D128, ATTENTION_D256, AttentionParams};
@@ -24,7 +27,7 @@ baton::kernel! {
     #[spec(ATTENTION_D64)]
     /// Attention forward, head dimension 64 (see `baton_attention_abi`).
     pub fn baton_attention_fwd_d64(p: AttentionParams) {
-        fwd::run::<1, 128, 3, 3, 64, 32, 32, 40, 232, true, baton_kernel_roles::sm90::mainloop_bf16::Bf16N128, pv::PvN64>(&p);
+        fwd::run::<1, 176, 3, 3, 88, 32, 44, 40, 232, true, qk::Bf16N176, pv::PvN64>(&p);
     }
 }
 

@@ -81,12 +81,12 @@ pub fn pack_bf16x2(lo: f32, hi: f32) -> u32 {
 }
 
 /// `unroll_below!(C < n, { body })`: `body` once per constant `C` in
-/// `0..n` (`n ≤ 32`, a constant per instantiation: the copies at or past `n`
+/// `0..n` (`n ≤ 64`, a constant per instantiation: the copies at or past `n`
 /// fold away), so register arrays are indexed by constants only.
 #[macro_export]
 macro_rules! unroll_below {
     ($c:ident < $n:expr, $body:block) => {
-        baton::unroll!($c in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] {
+        baton::unroll!($c in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63] {
             if ($c as usize) < $n $body
         });
     };

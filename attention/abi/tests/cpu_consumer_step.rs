@@ -16,8 +16,8 @@
 //! their synchronization; running `fwd.rs` itself on the CPU backend needs
 //! its roles made generic over the backend).
 //!
-//! Sizes: head dim 64 and 128, `BN = 128` (the kernel's d64/d128
-//! configuration), ragged `seq_q`/`seq_kv` (1..300), causal and not, both
+//! Sizes: head dim 64 (176-row K/V blocks) and 128 (128-row), the
+//! kernel's configurations, ragged `seq_q`/`seq_kv` (1..300), causal and not, both
 //! warpgroups' rows of a tile; fresh random inputs; relative error ≤ 2e-2
 //! and NaN never passes; a control with the causal mask switched off in
 //! the kernel code only must fail.
@@ -33,7 +33,7 @@ mod pv;
 mod softmax;
 
 use baton::arch::cpu::{CpuBlock, run_warpgroup};
-use baton::arch::wgmma::ops::mma_m64n128k16_f32_bf16;
+use baton::arch::wgmma::ops::{mma_m64n128k16_f32_bf16, mma_m64n176k16_f32_bf16};
 use baton::arch::wgmma::{self, SmemLayout, descriptor_k_major, descriptor_mn_major};
 use baton::numeric::{Bf16, SmallFloat};
 use baton_attention_abi::AttentionParams;
@@ -42,19 +42,13 @@ use pv::{PvMma, PvN64, PvN128};
 use softmax::{Block, RowState, pack_p};
 use std::sync::Mutex;
 
-/// K/V rows per block (the kernel's d64 and d128 configurations).
-const BN: usize = 128;
-/// `BN / 2`: S accumulators per thread.
-const SACC: usize = BN / 2;
-/// `BN / 4`: P registers per thread.
-const PACK: usize = BN / 4;
 /// Query rows per tile (two consumer warpgroups of 64).
 const BM: u32 = 128;
 /// Bytes of one 64 × 64 bf16 box.
 const BOX_BYTES: usize = 64 * 128;
-/// Shared memory: Q (≤ 2 boxes), then ≤ 3 K/V blocks of K and V (≤ 2 boxes
-/// of BN rows each).
-const SMEM: usize = 2 * BOX_BYTES + 3 * 2 * 2 * BN * 128;
+/// Shared memory: Q (≤ 2 boxes), then ≤ 3 K/V blocks of K and V (d = 64:
+/// one box of 176 rows; d = 128: two of 128).
+const SMEM: usize = 2 * BOX_BYTES + 3 * 2 * 176 * 128 + 3 * 2 * 2 * 128 * 128;
 
 #[repr(C, align(1024))]
 struct Smem([u8; SMEM]);
@@ -95,6 +89,21 @@ fn put(smem: &mut [u8], base: usize, box_bytes: usize, row: usize, col: usize, b
     smem[off..off + 2].copy_from_slice(&bits.to_le_bytes());
 }
 
+/// S = Q·Kᵀ's `wgmma` for N = `SACC`·2 (the kernel's `Bf16N128` / `qk::Bf16N176`).
+///
+/// # Safety
+/// As the `wgmma` it issues.
+unsafe fn s_mma<const SACC: usize>(s: &mut [f32; SACC], da: u64, db: u64, accumulate: bool) {
+    // SAFETY: forwarded; the lengths are equal (checked by try_into).
+    unsafe {
+        match SACC {
+            64 => mma_m64n128k16_f32_bf16((&mut s[..]).try_into().unwrap(), da, db, accumulate),
+            88 => mma_m64n176k16_f32_bf16((&mut s[..]).try_into().unwrap(), da, db, accumulate),
+            n => panic!("no S shape with {n} accumulators here"),
+        }
+    }
+}
+
 /// The call's parameters, shared by the simulated threads.
 struct Params(AttentionParams);
 // SAFETY: every pointer in it is null and never dereferenced here.
@@ -121,14 +130,28 @@ struct Case {
 /// of O against softmax(scale·QKᵀ + mask)·V in f64 over the rows below
 /// `seq_q` (max |O − ref| / max |ref|; NaN: infinite).
 fn consumer_error(case: Case, kernel_causal: bool) -> f64 {
+    // The kernel's configurations (attention/kernel/src/lib.rs): d = 64 with
+    // 176-row K/V blocks, d = 128 with 128-row ones.
     match case.d {
-        64 => run::<1, 32, PvN64>(case, kernel_causal),
-        128 => run::<2, 64, PvN128>(case, kernel_causal),
+        64 => run::<1, 176, 88, 44, 32, PvN64>(case, kernel_causal),
+        128 => run::<2, 128, 64, 32, 64, PvN128>(case, kernel_causal),
         d => panic!("head dim {d} is not a case here"),
     }
 }
 
-fn run<const NB: usize, const OACC: usize, O: PvMma<OACC>>(case: Case, kernel_causal: bool) -> f64 {
+/// `NB` boxes of Q (d = 64·NB), `BN`-row K/V blocks, `SACC = BN/2` S
+/// accumulators, `PACK = BN/4` P registers, `OACC = 32·NB` O accumulators.
+fn run<
+    const NB: usize,
+    const BN: usize,
+    const SACC: usize,
+    const PACK: usize,
+    const OACC: usize,
+    O: PvMma<OACC>,
+>(
+    case: Case,
+    kernel_causal: bool,
+) -> f64 {
     let Case {
         d,
         seq_q,
@@ -238,7 +261,7 @@ fn run<const NB: usize, const OACC: usize, O: PvMma<OACC>>(case: Case, kernel_ca
                         SmemLayout::Swizzle128B,
                     );
                     // SAFETY: all 128 threads issue it; Q and K are loaded.
-                    unsafe { mma_m64n128k16_f32_bf16(s, da, db, kk > 0) };
+                    unsafe { s_mma(s, da, db, kk > 0) };
                 }
                 wgmma::commit_group();
             };

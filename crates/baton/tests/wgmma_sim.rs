@@ -1,7 +1,7 @@
 //! The CPU `wgmma` simulation (`baton::arch::cpu::wgmma`) against an f64
 //! matmul: SS (Q·Kᵀ-style, both operands K-major, 128-byte swizzle, K
 //! stepped through the atoms by descriptor advance) and RS (P·V-style, A from
-//! registers, B MN-major) at N = 64, 128, 256, on fresh random bf16 inputs.
+//! registers, B MN-major) at N = 64..256 (SS also 176 and 224), on fresh random bf16 inputs.
 //!
 //! The test lays out shared memory (as TMA's 128-byte swizzle writes it) and
 //! distributes / gathers the register fragments with its own copy of the PTX
@@ -166,6 +166,12 @@ fn ss_error(n: usize, fault: Fault) -> f64 {
                             db,
                             first,
                         ),
+                        176 => mma_m64n176k16_f32_bf16(
+                            (&mut acc[..]).try_into().unwrap(),
+                            da,
+                            db,
+                            first,
+                        ),
                         224 => mma_m64n224k16_f32_bf16(
                             (&mut acc[..]).try_into().unwrap(),
                             da,
@@ -311,8 +317,8 @@ fn rs_error(n: usize, fault: Fault) -> f64 {
 const TOL: f64 = 1e-5;
 
 #[test]
-fn ss_matches_f64_at_n64_n128_n224_n256() {
-    for n in [64, 128, 224, 256] {
+fn ss_matches_f64_at_n64_n128_n176_n224_n256() {
+    for n in [64, 128, 176, 224, 256] {
         let e = ss_error(n, Fault::None);
         println!("SS N={n}: max rel error {e:.2e}");
         assert!(e <= TOL, "SS N={n}: error {e}");

@@ -2,7 +2,7 @@
 //! forward kernel's synchronization configuration
 //! (`attention/kernel/src/fwd.rs`, persistent form), scaled down: one
 //! producer thread and two consumer threads, each standing for one
-//! warpgroup, over two work tiles.
+//! warpgroup, over a list of work tiles (K/V blocks per tile).
 //!
 //! # What is modeled, as the kernel has it
 //!
@@ -14,9 +14,7 @@
 //!   producer drains the ring at the end.
 //! * `k` and `v`: `InputTilePipeline`s of 2 stages each, consumer count 2
 //!   (one arrival per consumer warpgroup). Per tile the producer fills K_0,
-//!   then both Q stages, then V_0, K_1, V_1, …; tile 0 has 2 K/V blocks,
-//!   tile 1 one, so both rings wrap (3 loads through 2 stages: stage reuse
-//!   and the phase flip) and the Q ring wraps too.
+//!   then both Q stages, then V_0, K_1, V_1, ….
 //! * The order between the two consumers: `OrderedBarrier<1, 2>`, one turn
 //!   kind, initialized with one arrival per turn (the kernel's 128: every
 //!   thread of a warpgroup; one thread stands for the warpgroup here).
@@ -39,8 +37,21 @@
 //! issuing at once, is a loom causality violation; a wrong value or order
 //! fails an assertion; a hang ends in loom's branch limit or deadlock.
 //!
+//! # Sizes (what CI's time allows)
+//!
+//! The correct protocol is checked at the smallest size, one tile of one
+//! K/V block (preemption bound 1, as the other models): every barrier
+//! completes one phase, no ring wraps. Measured on this 2-core machine under
+//! other lanes' load: ~340k executions, 70–120 s in release. One tile of
+//! two blocks, two tiles, or one tile of three blocks at bound 0 did not
+//! finish in 2–3 minutes, so stage reuse (the phase flip) is exercised only
+//! by the control below (and by `loom_tile_pipeline.rs` /
+//! `loom_ordered_barrier.rs` for the primitives on their own).
+//! `BATON_LOOM_TILES=2,1 BATON_LOOM_BOUND=1` runs larger models by hand.
+//!
 //! The controls at the end must be rejected: a consumer that releases its K
-//! stage before the S that reads it retired, and a consumer that skips its
+//! stage before the S that reads it retired (one tile of three blocks: the
+//! producer refills stage 0 with block 2), and a consumer that skips its
 //! wait for the turn.
 #![cfg(loom)]
 

@@ -66,6 +66,16 @@ pub const D64: HeadDimConfig = HeadDimConfig {
     v_stages: 3,
     persistent: true,
 };
+/// d = 64 with a causal mask: 128-row K/V blocks, 3 K and 3 V stages (the
+/// 176-row block computes more of each diagonal block in vain: 4–11 %
+/// slower on causal shapes, BENCHMARKS.md "Session 9 — ATTN-PERF").
+pub const D64_CAUSAL: HeadDimConfig = HeadDimConfig {
+    head_dim: 64,
+    block_n: 128,
+    k_stages: 3,
+    v_stages: 3,
+    persistent: true,
+};
 /// d = 128: 128-row K/V blocks, 3 K and 2 V stages (3 + 3 fill the 227
 /// KiB exactly, leaving no room for the ordered barrier's 16 bytes, which
 /// the tiles' 1024-byte alignment turns into 1 KiB).
@@ -89,6 +99,8 @@ pub const D256: HeadDimConfig = HeadDimConfig {
 
 /// Shared memory of the d = 64 kernel.
 pub type Smem64 = AttnSmem<1, 176, 3, 3>;
+/// Shared memory of the causal d = 64 kernel.
+pub type Smem64Causal = AttnSmem<1, 128, 3, 3>;
 /// Shared memory of the d = 128 kernel.
 pub type Smem128 = AttnSmem<2, 128, 3, 2>;
 /// Shared memory of the d = 256 kernel.
@@ -106,6 +118,13 @@ const fn spec<Smem>(name: &'static str) -> KernelSpec<AttentionParams> {
 /// ```
 pub const ATTENTION_D64: KernelSpec<AttentionParams> =
     spec::<Smem64>("baton_attention_fwd_d64").hot();
+/// The d = 64 forward kernel for causal calls ([`D64_CAUSAL`]).
+///
+/// ```
+/// assert_eq!(baton_attention_abi::ATTENTION_D64_CAUSAL.name, "baton_attention_fwd_d64_causal");
+/// ```
+pub const ATTENTION_D64_CAUSAL: KernelSpec<AttentionParams> =
+    spec::<Smem64Causal>("baton_attention_fwd_d64_causal").hot();
 /// The d = 128 forward kernel.
 ///
 /// ```
@@ -131,6 +150,24 @@ pub const ATTENTION_D256: KernelSpec<AttentionParams> =
 /// assert!(baton_attention_abi::config_for(96).is_none());
 /// ```
 pub const fn config_for(head_dim: u32) -> Option<(HeadDimConfig, KernelSpec<AttentionParams>)> {
+    config_for_call(head_dim, false)
+}
+
+/// The configuration and spec of a call: [`config_for`], except d = 64
+/// with a causal mask ([`D64_CAUSAL`]); `None` if unsupported.
+///
+/// ```
+/// let (cfg, spec) = baton_attention_abi::config_for_call(64, true).unwrap();
+/// assert_eq!((cfg.block_n, spec.name), (128, "baton_attention_fwd_d64_causal"));
+/// assert_eq!(baton_attention_abi::config_for_call(64, false).unwrap().0.block_n, 176);
+/// ```
+pub const fn config_for_call(
+    head_dim: u32,
+    causal: bool,
+) -> Option<(HeadDimConfig, KernelSpec<AttentionParams>)> {
+    if head_dim == 64 && causal {
+        return Some((D64_CAUSAL, ATTENTION_D64_CAUSAL));
+    }
     match head_dim {
         64 => Some((D64, ATTENTION_D64)),
         128 => Some((D128, ATTENTION_D128)),

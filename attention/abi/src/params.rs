@@ -15,7 +15,7 @@ use baton::kernel::KernelParams;
 /// let p = baton_attention_abi::AttentionParams {
 ///     q_maps: core::ptr::null(), k_maps: core::ptr::null(), v_maps: core::ptr::null(),
 ///     o_maps: core::ptr::null(), lse: core::ptr::null_mut(),
-///     seq_q: 1, seq_kv: 1, q_heads: 1, batch_heads: 1, heads_per_kv_head: 1, causal: 0, heads_inner: 0, pingpong: 0, scale_log2: 1.0,
+///     seq_q: 1, seq_kv: 1, q_heads: 1, batch_heads: 1, heads_per_section: 1, heads_per_kv_head: 1, causal: 0, heads_inner: 0, pingpong: 0, scale_log2: 1.0,
 /// };
 /// assert_eq!(p.seq_q, 1);
 /// ```
@@ -43,6 +43,9 @@ pub struct AttentionParams {
     /// `batch · q_heads`: work tile `(q_tile, batch_head)` has `batch_head
     /// = batch · q_heads + head` (see [`schedule`](crate::schedule)).
     pub batch_heads: u32,
+    /// Heads per causal section of the schedule
+    /// ([`schedule::heads_per_section`](crate::schedule::heads_per_section), ≥ 1).
+    pub heads_per_section: u32,
     /// Query heads sharing one K/V head (`q_heads / kv_heads`; 1 without GQA).
     pub heads_per_kv_head: u32,
     /// 1: query row `i` attends to key rows `0..=i` (PyTorch's `is_causal`,

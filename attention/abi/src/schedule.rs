@@ -40,32 +40,86 @@ pub const fn tile_count(seq_q: u32, batch_heads: u32) -> u32 {
     q_tiles(seq_q) * batch_heads
 }
 
-/// Work tile `t` (`< q_tiles · batch_heads`). Causal: the longest first
-/// (query tiles in descending order, every head of one query tile before
-/// the next, so that each CTA's static stride takes a mix of long and short
-/// tiles); otherwise head by head (a head's tiles run together and share
-/// its K/V in L2).
+/// Work tile `t` (`< q_tiles · batch_heads`). Causal: in sections of
+/// `heads_per_section` consecutive heads ([`heads_per_section`]), the
+/// longest tiles of a section first (query tiles in descending order,
+/// every head of the section for one query tile before the next), so that
+/// each CTA's static stride takes a mix of long and short tiles while the
+/// CTAs running together share few heads' K/V (L2). Otherwise head by head
+/// (a head's tiles run together and share its K/V in L2).
 ///
 /// ```
 /// use baton_attention_abi::schedule::{work_tile, WorkTile};
-/// // 4 query tiles, 2 heads.
-/// assert_eq!(work_tile(0, 4, 2, true), WorkTile { q_tile: 3, batch_head: 0 });
-/// assert_eq!(work_tile(1, 4, 2, true), WorkTile { q_tile: 3, batch_head: 1 });
-/// assert_eq!(work_tile(7, 4, 2, true), WorkTile { q_tile: 0, batch_head: 1 });
-/// assert_eq!(work_tile(5, 4, 2, false), WorkTile { q_tile: 1, batch_head: 1 });
+/// // 4 query tiles, 3 heads, sections of 2 heads (then 1).
+/// assert_eq!(work_tile(0, 4, 3, 2, true), WorkTile { q_tile: 3, batch_head: 0 });
+/// assert_eq!(work_tile(1, 4, 3, 2, true), WorkTile { q_tile: 3, batch_head: 1 });
+/// assert_eq!(work_tile(7, 4, 3, 2, true), WorkTile { q_tile: 0, batch_head: 1 });
+/// assert_eq!(work_tile(8, 4, 3, 2, true), WorkTile { q_tile: 3, batch_head: 2 });
+/// assert_eq!(work_tile(11, 4, 3, 2, true), WorkTile { q_tile: 0, batch_head: 2 });
+/// assert_eq!(work_tile(5, 4, 3, 2, false), WorkTile { q_tile: 1, batch_head: 1 });
 /// ```
 #[inline(always)]
-pub const fn work_tile(t: u32, q_tiles: u32, batch_heads: u32, causal: bool) -> WorkTile {
+pub const fn work_tile(
+    t: u32,
+    q_tiles: u32,
+    batch_heads: u32,
+    heads_per_section: u32,
+    causal: bool,
+) -> WorkTile {
     if causal {
+        let per_section = heads_per_section * q_tiles;
+        let section = t / per_section;
+        let r = t - section * per_section;
+        let first_head = section * heads_per_section;
+        let left = batch_heads - first_head;
+        let heads = if left < heads_per_section {
+            left
+        } else {
+            heads_per_section
+        };
         WorkTile {
-            q_tile: q_tiles - 1 - t / batch_heads,
-            batch_head: t % batch_heads,
+            q_tile: q_tiles - 1 - r / heads,
+            batch_head: first_head + r % heads,
         }
     } else {
         WorkTile {
             q_tile: t % q_tiles,
             batch_head: t / q_tiles,
         }
+    }
+}
+
+/// Shared-memory-to-L2 budget of one causal section's K and V: 16 MiB of
+/// the H100's 50 MB L2, so that the CTAs running together reread K/V from
+/// L2 rather than HBM (with every head in one section, each head's K/V
+/// was read by about two CTAs at a time and causal shapes lost 4–13 %,
+/// BENCHMARKS.md "Session 9 — ATTN-PERF").
+pub const L2_SECTION_BYTES: u64 = 16 << 20;
+
+/// Heads per causal section ([`work_tile`]): as many as keep their K and V
+/// (`seq_kv · head_dim` bf16 each, shared by `heads_per_kv_head` query
+/// heads) within [`L2_SECTION_BYTES`]; at least 1, at most `batch_heads`.
+///
+/// ```
+/// use baton_attention_abi::schedule::heads_per_section;
+/// assert_eq!(heads_per_section(4096, 128, 1, 64), 8);
+/// assert_eq!(heads_per_section(4096, 128, 8, 128), 64);
+/// assert_eq!(heads_per_section(1 << 20, 256, 1, 4), 1);
+/// ```
+pub const fn heads_per_section(
+    seq_kv: u32,
+    head_dim: u32,
+    heads_per_kv_head: u32,
+    batch_heads: u32,
+) -> u32 {
+    let kv_bytes = 4 * seq_kv as u64 * head_dim as u64;
+    let n = L2_SECTION_BYTES * heads_per_kv_head as u64 / kv_bytes;
+    if n < 1 {
+        1
+    } else if n > batch_heads as u64 {
+        batch_heads
+    } else {
+        n as u32
     }
 }
 

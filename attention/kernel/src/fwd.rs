@@ -117,7 +117,13 @@ fn tile_info(
     bn: u32,
 ) -> TileInfo<*const baton::arch::current::tma::TensorMap> {
     let causal = p.causal != 0;
-    let w = work_tile(t, q_tiles(p.seq_q), p.batch_heads, causal);
+    let w = work_tile(
+        t,
+        q_tiles(p.seq_q),
+        p.batch_heads,
+        p.heads_per_section,
+        causal,
+    );
     let head = w.batch_head % p.q_heads;
     let batch = w.batch_head / p.q_heads;
     let q_row0 = w.q_tile * BM;

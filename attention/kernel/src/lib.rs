@@ -21,13 +21,36 @@ pub mod qk;
 #[cfg(target_arch = "nvptx64")]
 pub mod softmax;
 
-use baton_attention_abi::{ATTENTION_D64, ATTENTION_D128, ATTENTION_D256, AttentionParams};
+use baton_attention_abi::{
+    ATTENTION_D64, ATTENTION_D64_CAUSAL, ATTENTION_D128, ATTENTION_D256, AttentionParams,
+};
 
 baton::kernel! {
     #[spec(ATTENTION_D64)]
     /// Attention forward, head dimension 64 (see `baton_attention_abi`).
     pub fn baton_attention_fwd_d64(p: AttentionParams) {
         fwd::run::<1, 176, 3, 3, 88, 32, 44, 40, 232, true, qk::Bf16N176, pv::PvN64>(&p);
+    }
+}
+
+baton::kernel! {
+    #[spec(ATTENTION_D64_CAUSAL)]
+    /// Attention forward, head dimension 64, causal calls (128-row K/V blocks).
+    pub fn baton_attention_fwd_d64_causal(p: AttentionParams) {
+        fwd::run::<
+            1,
+            128,
+            3,
+            3,
+            64,
+            32,
+            32,
+            40,
+            232,
+            true,
+            baton_kernel_roles::sm90::mainloop_bf16::Bf16N128,
+            pv::PvN64,
+        >(&p);
     }
 }
 

@@ -4,8 +4,11 @@ use crate::error::AttentionError;
 use crate::shape::{AttentionOptions, AttentionShape, Strides, validate};
 use crate::{MODULE, PTX, PTX_DEBUG};
 use baton::tensor_map::{ElemType, L2Promotion, OobFill, Swizzle, TensorMapDesc};
-use baton_attention_abi::schedule::tile_count;
-use baton_attention_abi::{ATTENTION_D64, ATTENTION_D128, ATTENTION_D256, AttentionParams, BM};
+use baton_attention_abi::schedule::{heads_per_section, tile_count};
+use baton_attention_abi::{
+    ATTENTION_D64, ATTENTION_D64_CAUSAL, ATTENTION_D128, ATTENTION_D256, AttentionParams, BM,
+    config_for_call,
+};
 use baton_runtime::cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use baton_runtime::{Gpu, TypedKernel, tensor_map};
 use std::sync::Arc;
@@ -47,9 +50,9 @@ pub struct TensorMut<'a> {
 /// # Ok(()) }
 /// ```
 pub struct Attention {
-    /// d = 64, 128, 256.
-    release: [TypedKernel<AttentionParams>; 3],
-    debug: [TypedKernel<AttentionParams>; 3],
+    /// d = 64, 128, 256, 64 causal.
+    release: [TypedKernel<AttentionParams>; 4],
+    debug: [TypedKernel<AttentionParams>; 4],
     /// The device's SMs: the persistent grid.
     sm_count: u32,
 }
@@ -58,12 +61,13 @@ impl Attention {
     /// Loads the kernels on `gpu` (fails with `Error::PtxNotBuilt`-like
     /// runtime errors when the PTX is missing or does not match the specs).
     pub fn new(gpu: &Gpu) -> Result<Self, AttentionError> {
-        let load = |ptx: &str| -> Result<[TypedKernel<AttentionParams>; 3], AttentionError> {
+        let load = |ptx: &str| -> Result<[TypedKernel<AttentionParams>; 4], AttentionError> {
             let module = gpu.load_ptx(ptx, MODULE)?;
             Ok([
                 module.kernel(&ATTENTION_D64)?,
                 module.kernel(&ATTENTION_D128)?,
                 module.kernel(&ATTENTION_D256)?,
+                module.kernel(&ATTENTION_D64_CAUSAL)?,
             ])
         };
         Ok(Self {
@@ -125,7 +129,10 @@ impl Attention {
             ],
             lse.as_ref().map(|l| l.len()),
         )?;
-        let bn = plan.config.block_n;
+        // validate checked the head dimension; d = 64 causal has its own kernel.
+        let config =
+            config_for_call(shape.head_dim as u32, opts.causal).map_or(plan.config, |c| c.0);
+        let bn = config.block_n;
         let (q_ptr, _q_sync) = q.data.device_ptr(stream);
         let (k_ptr, _k_sync) = k.data.device_ptr(stream);
         let (v_ptr, _v_sync) = v.data.device_ptr(stream);
@@ -214,15 +221,22 @@ impl Attention {
             seq_kv: shape.seq_kv as u32,
             q_heads: shape.q_heads as u32,
             batch_heads: plan.grid.1,
+            heads_per_section: heads_per_section(
+                shape.seq_kv as u32,
+                shape.head_dim as u32,
+                (shape.q_heads / shape.kv_heads) as u32,
+                plan.grid.1,
+            ),
             heads_per_kv_head: (shape.q_heads / shape.kv_heads) as u32,
             causal: opts.causal as u32,
             heads_inner,
             pingpong: opts.schedule.code(),
             scale_log2: scale * std::f32::consts::LOG2_E,
         };
-        let which = match shape.head_dim {
-            64 => 0,
-            128 => 1,
+        let which = match (shape.head_dim, opts.causal) {
+            (64, false) => 0,
+            (64, true) => 3,
+            (128, _) => 1,
             _ => 2,
         };
         let kernel = if opts.debug {
@@ -232,7 +246,7 @@ impl Attention {
         };
         drop(_maps_sync);
         let tiles = tile_count(plan.grid.0 * BM, plan.grid.1);
-        let grid = if plan.config.persistent {
+        let grid = if config.persistent {
             opts.ctas.grid(tiles, self.sm_count)
         } else {
             tiles

@@ -16,8 +16,8 @@
 //! their synchronization; running `fwd.rs` itself on the CPU backend needs
 //! its roles made generic over the backend).
 //!
-//! Sizes: head dim 64 (176-row K/V blocks) and 128 (128-row), the
-//! kernel's configurations, ragged `seq_q`/`seq_kv` (1..300), causal and not, both
+//! Sizes: head dim 64 (176-row K/V blocks; 128-row when causal) and 128
+//! (128-row), the kernel's configurations, ragged `seq_q`/`seq_kv` (1..300), causal and not, both
 //! warpgroups' rows of a tile; fresh random inputs; relative error ≤ 2e-2
 //! and NaN never passes; a control with the causal mask switched off in
 //! the kernel code only must fail.
@@ -131,11 +131,12 @@ struct Case {
 /// `seq_q` (max |O − ref| / max |ref|; NaN: infinite).
 fn consumer_error(case: Case, kernel_causal: bool) -> f64 {
     // The kernel's configurations (attention/kernel/src/lib.rs): d = 64 with
-    // 176-row K/V blocks, d = 128 with 128-row ones.
-    match case.d {
-        64 => run::<1, 176, 88, 44, 32, PvN64>(case, kernel_causal),
-        128 => run::<2, 128, 64, 32, 64, PvN128>(case, kernel_causal),
-        d => panic!("head dim {d} is not a case here"),
+    // 176-row K/V blocks (128-row for causal calls), d = 128 with 128-row.
+    match (case.d, case.causal) {
+        (64, false) => run::<1, 176, 88, 44, 32, PvN64>(case, kernel_causal),
+        (64, true) => run::<1, 128, 64, 32, 32, PvN64>(case, kernel_causal),
+        (128, _) => run::<2, 128, 64, 32, 64, PvN128>(case, kernel_causal),
+        (d, _) => panic!("head dim {d} is not a case here"),
     }
 }
 
@@ -224,6 +225,7 @@ fn run<
         q_heads: 1,
         batch_heads: 1,
         heads_per_kv_head: 1,
+        heads_per_section: 1,
         causal: kernel_causal as u32,
         heads_inner: 0,
         pingpong: 1,

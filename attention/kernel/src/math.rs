@@ -1,9 +1,11 @@
 //! Per-thread math of the online softmax: `exp2`, `log2`, quad shuffles,
 //! bf16 packing, constant-index unrolling.
 
+#[cfg(target_arch = "nvptx64")]
 use core::arch::asm;
 
 /// `ex2.approx.ftz.f32`: 2^x (`-inf` → 0).
+#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn exp2(x: f32) -> f32 {
     let y: f32;
@@ -15,6 +17,7 @@ pub fn exp2(x: f32) -> f32 {
 }
 
 /// `lg2.approx.ftz.f32`: log2(x).
+#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn log2(x: f32) -> f32 {
     let y: f32;
@@ -26,6 +29,7 @@ pub fn log2(x: f32) -> f32 {
 }
 
 /// `shfl.sync.bfly`: the value of lane `lane ^ mask` (whole warp converged).
+#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn shfl_xor(x: f32, mask: u32) -> f32 {
     let y: f32;
@@ -53,6 +57,7 @@ pub fn quad_sum(x: f32) -> f32 {
 /// `x`, which the compiler may not see through: a value derived from it
 /// inside a loop is computed inside the loop (not hoisted out and kept
 /// live across it, which spills in the persistent tile loop).
+#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn opaque(x: u32) -> u32 {
     let y: u32;
@@ -64,6 +69,7 @@ pub fn opaque(x: u32) -> u32 {
 }
 
 /// Two floats as bf16x2 (round to nearest even): `lo` in bits 0..16.
+#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn pack_bf16x2(lo: f32, hi: f32) -> u32 {
     let r: u32;
@@ -84,4 +90,47 @@ macro_rules! unroll_below {
             if ($c as usize) < $n $body
         });
     };
+}
+
+// ----- host forms (CPU tests of the softmax step on the simulated warpgroup,
+// `baton::arch::cpu::run_warpgroup`) -----------------------------------------
+
+/// Host form of [`exp2`]: `f32::exp2` (`-inf` → 0).
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn exp2(x: f32) -> f32 {
+    x.exp2()
+}
+
+/// Host form of [`log2`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn log2(x: f32) -> f32 {
+    x.log2()
+}
+
+/// Host form of [`shfl_xor`]: the simulated warpgroup's shuffle (all 128
+/// threads of a `baton::arch::cpu::run_warpgroup` call it).
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn shfl_xor(x: f32, mask: u32) -> f32 {
+    f32::from_bits(baton::arch::cpu::shfl_xor(x.to_bits(), mask))
+}
+
+/// Host form of [`opaque`]: the value.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn opaque(x: u32) -> u32 {
+    x
+}
+
+/// Host form of [`pack_bf16x2`]: round to nearest even, NaN → the
+/// canonical bf16 NaN (as `cvt.rn.bf16x2.f32`).
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn pack_bf16x2(lo: f32, hi: f32) -> u32 {
+    let bf16 = |x: f32| {
+        if x.is_nan() {
+            0x7FC0
+        } else {
+            let b = x.to_bits();
+            (b + 0x7FFF + ((b >> 16) & 1)) >> 16
+        }
+    };
+    bf16(lo) | bf16(hi) << 16
 }

@@ -1,7 +1,7 @@
 //! The `wgmma` shapes of O += P·V: P (64 × 16 per step) from registers, V
 //! N-major in shared memory, N = the head dimension.
 
-use baton::arch::ptx::wgmma::ops::{
+use baton::arch::wgmma::ops::{
     mma_rs_m64n64k16_f32_bf16_bt, mma_rs_m64n128k16_f32_bf16_bt, mma_rs_m64n256k16_f32_bf16_bt,
 };
 

@@ -32,6 +32,18 @@
 //! | `tmem::cp_32x128b_warpx4` / `cp_128x128b` / `cp_4x256b` (+ pair) | `tcgen05.cp` | copy through the descriptor |
 //! | `mma::mma_f16_ss`, `mma_mxf8f6f4_ss`, `mma_mxf4nvf4_ss` (+ `_pair`) | `tcgen05.mma` | f64 MMA through the smem descriptors |
 //! | `mma::commit` / `commit_multicast` / `commit_pair_multicast` | `tcgen05.commit` | one arrival per barrier |
+//!
+//! [`wgmma`] (Hopper) names `ptx::wgmma` on nvptx64 and [`cpu::wgmma`] on
+//! the host (not under loom), with the same items for the BF16 shapes;
+//! [`wgmma_desc`] holds the descriptor encodings, on every target:
+//!
+//! | item | ptx | cpu |
+//! |---|---|---|
+//! | `descriptor_k_major` / `descriptor_mn_major` / `SplitDescriptor` | [`wgmma_desc`] | [`wgmma_desc`] |
+//! | `smem_addr` | `.shared` address | offset in the CTA's window |
+//! | `fence` / `commit_group` / `wait_group` / `setmaxnreg_*` | `wgmma.fence`… | no-ops (an MMA completes at issue) |
+//! | `ops::mma_m64nNk16_f32_bf16` (N = 64, 128, 176, 224, 256) | SS `wgmma.mma_async` | f64 MMA through the descriptors, per thread of a [`cpu::run_warpgroup`] |
+//! | `ops::mma_rs_m64nNk16_f32_bf16_bt` (N = 64, 128, 256) | RS `wgmma.mma_async`, B transposed | the same, A gathered from the warpgroup's 128 threads |
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod cpu;
@@ -41,6 +53,7 @@ pub mod ptx;
 pub mod sm100;
 pub mod tcgen05_desc;
 pub mod tmem_addr;
+pub mod wgmma_desc;
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub use cpu as current;
@@ -52,5 +65,14 @@ pub use cpu as current;
 pub use cpu::tcgen05;
 #[cfg(target_arch = "nvptx64")]
 pub use ptx as current;
+
+/// Hopper `wgmma` (descriptors, fence/commit/wait, the typed MMAs in
+/// `wgmma::ops`) under one name: the `ptx` wrappers on nvptx64, the CPU
+/// simulation ([`cpu::wgmma`]) on the host — same items, same signatures
+/// for the BF16 shapes.
+#[cfg(all(not(target_arch = "nvptx64"), not(loom)))]
+pub use cpu::wgmma;
+#[cfg(target_arch = "nvptx64")]
+pub use ptx::wgmma;
 #[cfg(target_arch = "nvptx64")]
 pub use sm100 as tcgen05;

@@ -63,6 +63,44 @@ pub(crate) fn with_context<R>(f: impl FnOnce(Option<(&ClusterShared, u32)>) -> R
     }
 }
 
+/// The calling thread's CTA context, to be entered by threads it starts
+/// and joins (the 128 threads of a simulated warpgroup, `cpu::wgmma`).
+#[cfg(not(loom))]
+#[derive(Clone, Copy)]
+pub(crate) struct ContextHandle(*const ClusterShared, u32);
+
+// SAFETY: the pointer is only dereferenced by `with_context` on threads
+// that `enter_context` runs inside a scope the starting thread joins before
+// its own context (and the `ClusterShared` behind it) ends.
+#[cfg(not(loom))]
+unsafe impl Send for ContextHandle {}
+// SAFETY: as for `Send`; the handle is read-only.
+#[cfg(not(loom))]
+unsafe impl Sync for ContextHandle {}
+
+/// The calling thread's context (null outside a runner).
+#[cfg(not(loom))]
+pub(crate) fn current_context() -> ContextHandle {
+    let (p, rank) = CURRENT.with(|c| c.get());
+    ContextHandle(p, rank)
+}
+
+/// Runs `f` on the calling thread in context `h` (taken by
+/// [`current_context`] on a thread that joins this one before its context
+/// ends), restoring the previous context afterwards (also on panic).
+#[cfg(not(loom))]
+pub(crate) fn enter_context<R>(h: ContextHandle, f: impl FnOnce() -> R) -> R {
+    struct Restore((*const ClusterShared, u32));
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let v = self.0;
+            CURRENT.with(|c| c.set(v));
+        }
+    }
+    let _restore = Restore(CURRENT.with(|c| c.replace((h.0, h.1))));
+    f()
+}
+
 /// Runs `f` with the calling thread's CTA (and its rank); panics outside a
 /// runner, naming `what` needs one.
 pub(crate) fn with_cta<R>(what: &str, f: impl FnOnce(&CtaWindow, &ClusterShared, u32) -> R) -> R {

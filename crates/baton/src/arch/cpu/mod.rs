@@ -8,6 +8,9 @@
 //! * [`CpuCluster`]: a simulated cluster of CTAs, each with its own shared
 //!   memory and warps; remote barrier arrivals, cluster barrier, TMA
 //!   multicast into every CTA of a mask ([`cluster`](self::cluster_cta_rank)).
+//! * [`run_warpgroup`]: a warpgroup as 128 host threads (one per GPU
+//!   thread) for collective operations: [`shfl_xor`] and [`wgmma`], Hopper's
+//!   warpgroup MMA (SS and RS BF16 shapes).
 //! * [`elect_one`]: the CPU form of `elect.sync`.
 //!
 //! Under `--cfg loom` the atomics are loom's, so `loom::model` explores every
@@ -20,6 +23,10 @@ mod mbarrier;
 mod sync;
 pub mod tcgen05;
 pub mod tma;
+#[cfg(not(loom))]
+mod warpgroup;
+#[cfg(not(loom))]
+pub mod wgmma;
 
 pub use block::{BlockBarrier, CpuBlock, Warp};
 pub use cluster::{
@@ -29,6 +36,8 @@ pub use lanes::{WARP_SIZE, active_lanes, with_lanes};
 pub use mbarrier::{
     BarrierRef, MAX_COUNT, MbarrierCell, fence_barrier_init, fence_proxy_async_shared,
 };
+#[cfg(not(loom))]
+pub use warpgroup::{WARPGROUP_THREADS, run_warpgroup, shfl_xor};
 
 /// Runs `f` as the warp's single elected lane (the CPU form of
 /// `if elect_one() { … }`): barrier arrivals inside count once, not 32 times.

@@ -31,8 +31,9 @@ pub fn geomean(xs: &[f64]) -> f64 {
 }
 
 /// The BF16 GEMM's checks before any timing: f64 references at small and
-/// ragged shapes (beta 0, 0.5, 1), and cuBLAS at 2048³; prints one line per
-/// check and returns whether all passed.
+/// ragged shapes (beta 0, 0.5, 1; a forced swap-AB configuration, which has
+/// no C, at beta 0 only), and cuBLAS at 2048³; prints one line per check and
+/// returns whether all passed.
 pub fn verify(gpu: &Gpu, kernels: &Kernels, tuning: GemmTuning) -> bool {
     let checks: [(usize, usize, usize, f32); 5] = [
         (129, 264, 72, 0.0),
@@ -42,7 +43,11 @@ pub fn verify(gpu: &Gpu, kernels: &Kernels, tuning: GemmTuning) -> bool {
         (256, 512, 1024, 0.5),
     ];
     let mut ok = true;
+    // A forced swap-AB configuration has no C (beta ≠ 0 is refused):
+    // checked at beta = 0 only.
+    let no_c = tuning.config.is_some_and(|c| c.is_swap_ab());
     for (m, n, k, beta) in checks {
+        let beta = if no_c { 0.0 } else { beta };
         match gemm_check::check_vs_f64(gpu, kernels, tuning, (m, n, k), 1.0, beta) {
             Ok(c) => {
                 let pass = c.passes(1e-2);
@@ -59,12 +64,13 @@ pub fn verify(gpu: &Gpu, kernels: &Kernels, tuning: GemmTuning) -> bool {
             }
         }
     }
-    match gemm_cublas::check_vs_cublas(gpu, kernels, tuning, (2048, 2048, 2048), 1.0, 0.5) {
+    let beta = if no_c { 0.0 } else { 0.5 };
+    match gemm_cublas::check_vs_cublas(gpu, kernels, tuning, (2048, 2048, 2048), 1.0, beta) {
         Ok(c) => {
             let pass = c.passes(1e-2);
             ok &= pass;
             println!(
-                "verify 2048^3 beta=0.5 vs cuBLAS: rel diff {:.2e} {}",
+                "verify 2048^3 beta={beta} vs cuBLAS: rel diff {:.2e} {}",
                 c.rel_error,
                 if pass { "PASS" } else { "FAIL" }
             );

@@ -7,8 +7,9 @@
 //! cooperative kernel of `gemm_bf16` with the operands swapped: the same
 //! persistent schedule (`ClusterWork`, no clusters), TMA producer (ragged
 //! last tile row of B through the tail map), `bf16_mainloop` and stream-K /
-//! split-K fixup. The epilogue ([`TransposedEpilogue`]) writes each
-//! warpgroup's `64 × BN` accumulators transposed into shared memory and
+//! split-K fixup (its finalizer waits for all contributors at once:
+//! `stream_k_fixup_overlapped!`). The epilogue ([`TransposedEpilogue`])
+//! writes each warpgroup's `64 × BN` accumulators transposed into shared memory and
 //! TMA-stores them into the user's row-major D. beta = 0 only (no C).
 //!
 //! Parameters: [`GemmBf16Params`] with the operands swapped
@@ -28,9 +29,9 @@ use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile};
 use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};
 use baton_kernel_roles::sm90::stage_descriptors::StageDescriptors;
 use baton_kernel_roles::sm90::stream_k::StreamKFixup;
-use baton_kernel_roles::stream_k_fixup;
-use baton_kernels_abi::gemm_bf16::{BK, BM, GemmSmem, Payload, Stage, stages_for};
-use baton_kernels_abi::gemm_bf16_swap_ab as abi;
+use baton_kernel_roles::stream_k_fixup_overlapped;
+use baton_kernels_abi::gemm_bf16::{BK, BM, GemmSmem, Payload, Stage};
+use baton_kernels_abi::gemm_bf16_swap_ab::{self as abi, swap_ab_stages};
 use baton_kernels_abi::gemm_params::{GemmBf16Params, StreamKParams};
 
 macro_rules! swap_ab_entry {
@@ -60,11 +61,11 @@ macro_rules! swap_ab_entry {
                     map(core::mem::offset_of!(GemmBf16Params, tma_d)),
                     map(core::mem::offset_of!(GemmBf16Params, tma_a_tail)),
                 );
-                const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<GemmSmem<$bn, { stages_for($bn) }>>(), "the spec's shared memory is not this entry's layout") };
+                const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<GemmSmem<$bn, { swap_ab_stages($bn) }>>(), "the spec's shared memory is not this entry's layout") };
                 // SAFETY: forwarded to the kernel's contract.
                 let fixup = unsafe { StreamKFixup::new(partials, flags, epoch) };
                 // SAFETY: forwarded to the kernel's contract.
-                unsafe { gemm_swap_ab::<$mma, $bn, $acc, { stages_for($bn) }>(maps, (m, n, k), group_m, alpha, fixup, (min_segment, extra_waves), tail_rows) }
+                unsafe { gemm_swap_ab::<$mma, $bn, $acc, { swap_ab_stages($bn) }>(maps, (m, n, k), group_m, alpha, fixup, (min_segment, extra_waves), tail_rows) }
             }
         }
     };
@@ -205,7 +206,7 @@ unsafe fn gemm_swap_ab<M: Bf16Mma<ACC>, const BN: usize, const ACC: usize, const
             for seg in work.segments() {
                 let (tm, tn) = work.tile_of(seg.unit);
                 bf16_mainloop::<M, _, ACC, STAGES, 1>(&mut consumer, descs, seg.len(), &mut acc, signaller);
-                stream_k_fixup!(fixup, sched, seg, 1, 0, wg as u32, tid, acc, ACC);
+                stream_k_fixup_overlapped!(fixup, sched, seg, 1, 0, wg as u32, tid, acc, ACC);
                 let epilogue = TransposedEpilogue {
                     bufs: epi_tiles.at(wg),
                     map_d: tma_d,

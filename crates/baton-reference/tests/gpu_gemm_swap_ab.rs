@@ -1,6 +1,6 @@
 //! Swap-AB BF16 GEMM for small M (issue #18 item 3): `Dᵀ = B·Aᵀ` with the
 //! user's N as the MMA's rows. Every swap-AB configuration, whole and
-//! split, against the f64 reference at ragged shapes (M = 1, 7, 16, 33,
+//! split 2–9 ways, against the f64 reference at ragged shapes (M = 1, 7, 16, 33,
 //! 64; N with a ragged tile column; K with a ragged K block); the
 //! heuristic's plans and the forced configurations against cuBLAS; C
 //! refused. Fresh random inputs, poisoned outputs (NaN never passes).
@@ -52,15 +52,20 @@ fn swap_ab_matches_f64_on_ragged_shapes() {
         .load_kernels(Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
     let shapes: &[_] = if small() { &RAGGED[..2] } else { &RAGGED };
+    // Splits 5, 6 and 9: the finalizer adds 4, 5 and 8 contributors' partials
+    // (`accumulate_all`: batches of 4, then one at a time).
     for config in GemmConfig::SWAP_AB {
-        for splits in [1, 2, 3] {
+        for splits in [1, 2, 3, 5, 6, 9] {
             for &(m, n, k) in shapes {
                 let tuning = GemmTuning {
                     config: Some(config),
                     split_k: Some(splits),
                     ..GemmTuning::default()
                 };
-                if k.div_ceil(64) < splits as usize {
+                let units = m.div_ceil(config.tile().0 as usize) * n.div_ceil(128);
+                if k.div_ceil(64) < splits as usize
+                    || units * splits as usize > gpu.sm_count() as usize
+                {
                     continue;
                 }
                 for alpha in [1.0f32, -1.5] {
@@ -107,12 +112,23 @@ fn swap_ab_matches_cublas() {
     for &(m, n, k) in shapes {
         let mut tunings = vec![GemmTuning::default()];
         tunings.extend(GemmConfig::SWAP_AB.map(GemmTuning::from));
+        // Many contributors per unit (the overlapped finalizer's batches
+        // of 4 and the rest): 8 units split 16 and 13 ways.
+        if n == 1024 && k >= 4096 && m <= 16 {
+            for splits in [16, 13] {
+                tunings.push(GemmTuning {
+                    config: Some(GemmConfig::SwapAb16),
+                    split_k: Some(splits),
+                    ..GemmTuning::default()
+                });
+            }
+        }
         for tuning in tunings {
             let cmp = gemm_cublas::check_vs_cublas(&gpu, &kernels, tuning, (m, n, k), 1.0, 0.0)
                 .unwrap_or_else(|e| panic!("{tuning:?} {m}x{n}x{k}: {e}"));
             println!(
-                "{:?} {m}x{n}x{k} vs cuBLAS: rel {:.2e}",
-                tuning.config, cmp.rel_error
+                "{:?} split {:?} {m}x{n}x{k} vs cuBLAS: rel {:.2e}",
+                tuning.config, tuning.split_k, cmp.rel_error
             );
             assert!(cmp.passes(1e-2), "{tuning:?} {m}x{n}x{k}: {cmp:?}");
         }

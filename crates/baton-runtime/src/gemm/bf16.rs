@@ -241,14 +241,18 @@ impl GemmConfig {
 
     /// Input stages: as many as the 227 KiB shared-memory budget holds after
     /// the barriers and the epilogue's 8 sub-tiles, at most 8 — the kernel's
-    /// own `kernel_abi::gemm_bf16::stages_for`.
+    /// own `kernel_abi::gemm_bf16::stages_for` (swap-AB: at most 12,
+    /// `kernel_abi::gemm_bf16_swap_ab::swap_ab_stages`).
     pub const fn stages(self) -> u32 {
         if let GemmConfig::Sm100T128x256 = self {
             return 4;
         }
         let (bm, bn, _) = self.tile();
-        // Swap-AB: the kernel's tile is 128 × bm (operands swapped).
-        let bn = if self.is_swap_ab() { bm } else { bn };
+        // Swap-AB: the kernel's tile is 128 × bm (operands swapped), with
+        // its own stage count.
+        if self.is_swap_ab() {
+            return swap_ab_abi::swap_ab_stages(bm as usize) as u32;
+        }
         bf16_abi::stages_for(bn as usize) as u32
     }
 

@@ -261,6 +261,58 @@ impl TileCost {
 /// measured 1–7 µs slower than whole units.
 pub const FIXUP_LATENCY_US: f64 = 3.0;
 
+/// The DRAM latency under load that a streaming kernel's bytes in flight
+/// cover ([`TileShape::cost_streaming`], Little's law), µs. Fitted on the
+/// swap-AB measurements of session 10 (H100, each library on cold inputs):
+/// 32 16-row swap-AB CTAs, 10 stages of 16.5 KB each in flight, read
+/// 1×1024×32768 (split 4) at 2.4 TB/s and 1×4096×4096 (whole) at 2.6 TB/s
+/// past the 5.3 µs launch floor: 5.3 MB in flight over 2.1 µs. (One CTA
+/// alone, unloaded, read 110 GB/s with 8 stages: 1.2 µs.)
+pub const DRAM_LATENCY_US: f64 = 2.1;
+
+/// One hand-over of split-K partials (the contributor's stores drain, its
+/// flag reaches the finalizer's poll, the finalizer's loads return), µs:
+/// session 9 measured ≈ 0.65 µs per contributor when the finalizer took them
+/// one after the other (swap-AB, 8–32 KiB partials).
+pub const HANDOVER_US: f64 = 0.65;
+
+/// Contributors whose partials an overlapped finalizer loads together
+/// (`StreamKFixup::accumulate_all` of the kernel roles).
+pub const OVERLAPPED_BATCH: usize = 4;
+
+/// The split-K fixup per wave of a kernel whose finalizer waits for all
+/// contributors at once and loads their partials [`OVERLAPPED_BATCH`] at a
+/// time, µs (predicted, session 10): two hand-overs whatever the split
+/// (the contributors' stores drain and their flags reach the finalizer; its
+/// acquire and barrier), then one load round trip per batch of partials.
+/// The fixed part is fitted: in session 10's grid a 2-way split of
+/// 1×4096×4096 (32 → 64 CTAs) ran 1.25 µs slower than whole, where the DRAM
+/// term predicts 1.76 µs saved.
+///
+/// ```
+/// use baton_runtime::gemm::cost_model::{HANDOVER_US, overlapped_fixup_us};
+/// assert_eq!(overlapped_fixup_us(1), 0.0);
+/// assert_eq!(overlapped_fixup_us(5), 3.0 * HANDOVER_US); // 4 contributors: one batch
+/// assert_eq!(overlapped_fixup_us(6), 4.0 * HANDOVER_US);
+/// ```
+pub fn overlapped_fixup_us(splits: usize) -> f64 {
+    if splits <= 1 {
+        return 0.0;
+    }
+    HANDOVER_US * (2 + (splits - 1).div_ceil(OVERLAPPED_BATCH)) as f64
+}
+
+/// What [`TileShape::cost_streaming`] knows of a streaming kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Streaming {
+    /// Input stages in its ring.
+    pub stages: usize,
+    /// Whether its split-K finalizer waits for all contributors at once
+    /// ([`overlapped_fixup_us`]; the swap-AB kernels), or takes them in
+    /// turn (the fixup of [`TileShape::cost_split`]).
+    pub overlapped_fixup: bool,
+}
+
 /// The fewest K blocks one split-K worker runs
 /// ([`TileShape::cost_best_split`] tries no split with less): below this
 /// the per-tile cost and the fixup outweigh the work.
@@ -345,6 +397,89 @@ impl TileShape {
         splits: usize,
         overhead_k_blocks: f64,
     ) -> TileCost {
+        self.cost_inner(p, machine, slots, splits, overhead_k_blocks, None)
+    }
+
+    /// [`cost_split_with_overhead`](Self::cost_split_with_overhead) of a
+    /// kernel that streams its operands through a deep ring
+    /// ([`Streaming`]): its DRAM rate is the bytes its busy CTAs keep in
+    /// flight over [`DRAM_LATENCY_US`] (Little's law, up to the machine's
+    /// bandwidth) instead of [`dram_share`] of the busy CTAs, and, where
+    /// its split-K finalizer takes the contributors' partials overlapped,
+    /// [`overlapped_fixup_us`].
+    ///
+    /// ```
+    /// use baton_runtime::gemm::cost_model::{Machine, Problem, Streaming, TileShape};
+    /// let t = TileShape { bm: 16, bn: 128, bk: 64, cluster_m: 1, speed: 0.85 };
+    /// let s = Streaming { stages: 10, overlapped_fixup: true };
+    /// let c = t.cost_streaming(&Problem::bf16(1, 4096, 4096), &Machine::H100_BF16, 132, 1, 1.5, s);
+    /// // 32 CTAs × 10 stages × 16,512 B in flight over 2.1 µs: 2.52 TB/s.
+    /// assert!((c.dram_us - 33_570_816.0 / (5_283_840.0 / 2.1e-6) * 1e6).abs() < 1e-9);
+    /// ```
+    pub fn cost_streaming(
+        &self,
+        p: &Problem,
+        machine: &Machine,
+        slots: u32,
+        splits: usize,
+        overhead_k_blocks: f64,
+        streaming: Streaming,
+    ) -> TileCost {
+        self.cost_inner(
+            p,
+            machine,
+            slots,
+            splits,
+            overhead_k_blocks,
+            Some(streaming),
+        )
+    }
+
+    /// The least [`cost_streaming`](Self::cost_streaming) over split counts
+    /// 1 to `max_splits`, under the rules of
+    /// [`cost_best_split`](Self::cost_best_split).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::cost_model::{Machine, Problem, Streaming, TileShape};
+    /// let t = TileShape { bm: 16, bn: 128, bk: 64, cluster_m: 1, speed: 0.85 };
+    /// let s = Streaming { stages: 10, overlapped_fixup: true };
+    /// let c = t.cost_best_split_streaming(&Problem::bf16(1, 1024, 4096), &Machine::H100_BF16, 132, 132, 1.5, s);
+    /// assert!(c.splits > 1);
+    /// ```
+    pub fn cost_best_split_streaming(
+        &self,
+        p: &Problem,
+        machine: &Machine,
+        slots: u32,
+        max_splits: usize,
+        overhead_k_blocks: f64,
+        streaming: Streaming,
+    ) -> TileCost {
+        let cost =
+            |splits| self.cost_streaming(p, machine, slots, splits, overhead_k_blocks, streaming);
+        let mut best = cost(1);
+        let k_blocks = p.k.div_ceil(self.bk);
+        for splits in 2..=max_splits {
+            if best.units * splits > best.slots || k_blocks < splits * MIN_SPLIT_K_BLOCKS {
+                break;
+            }
+            let c = cost(splits);
+            if c.estimate_us() < best.estimate_us() * (1.0 - EQUAL_WITHIN) {
+                best = c;
+            }
+        }
+        best
+    }
+
+    fn cost_inner(
+        &self,
+        p: &Problem,
+        machine: &Machine,
+        slots: u32,
+        splits: usize,
+        overhead_k_blocks: f64,
+        streaming: Option<Streaming>,
+    ) -> TileCost {
         let slots = (slots as usize).max(1);
         let splits = splits.max(1);
         let cm = self.cluster_m.max(1);
@@ -375,9 +510,23 @@ impl TileShape {
         let busy = busy_workers as f64 / slots as f64;
         // Few busy CTAs cannot pull the GPU's share: each streams at most
         // `cta_dram_bytes_per_s`.
-        let bandwidth = (machine.dram_bytes_per_s * dram_share(busy))
-            .min((busy_workers * cm) as f64 * machine.cta_dram_bytes_per_s);
-        let fixup_s = if splits > 1 {
+        let bandwidth = match streaming {
+            // Little's law: each busy CTA keeps `stages` stages of its DRAM
+            // bytes (the A rows and B columns that exist) in flight.
+            Some(st) => {
+                let stage_bytes =
+                    ((p.m.min(self.bm) + p.n.min(self.bn) / cm) * self.bk) as f64 * p.operand_bytes;
+                let in_flight = (busy_workers * cm * st.stages) as f64 * stage_bytes;
+                machine
+                    .dram_bytes_per_s
+                    .min(in_flight / (DRAM_LATENCY_US * 1e-6))
+            }
+            None => (machine.dram_bytes_per_s * dram_share(busy))
+                .min((busy_workers * cm) as f64 * machine.cta_dram_bytes_per_s),
+        };
+        let fixup_s = if splits > 1 && streaming.is_some_and(|st| st.overlapped_fixup) {
+            waves as f64 * overlapped_fixup_us(splits) * 1e-6
+        } else if splits > 1 {
             waves as f64
                 * (FIXUP_LATENCY_US * 1e-6
                     + splits as f64 * (4 * self.bm * self.bn) as f64 / machine.fixup_bytes_per_s)

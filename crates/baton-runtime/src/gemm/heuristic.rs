@@ -5,8 +5,8 @@
 
 use super::GemmConfig;
 use super::cost_model::{
-    Machine, PINGPONG_TILE_OVERHEAD_K_BLOCKS, Problem, TILE_OVERHEAD_K_BLOCKS, TileCost, TileShape,
-    cheapest,
+    Machine, PINGPONG_TILE_OVERHEAD_K_BLOCKS, Problem, Streaming, TILE_OVERHEAD_K_BLOCKS, TileCost,
+    TileShape, cheapest,
 };
 use crate::Target;
 
@@ -156,7 +156,7 @@ impl GemmConfig {
     /// ```
     /// use baton_runtime::{Target, gemm::GemmConfig};
     /// let slots = |c: GemmConfig| 132 / c.cluster_m();
-    /// assert_eq!(GemmConfig::plan_for(Target::Sm90a, 8, 1024, 32768, slots), (GemmConfig::T128x64, 8));
+    /// assert_eq!(GemmConfig::plan_for(Target::Sm90a, 8, 1024, 32768, slots), (GemmConfig::T128x64, 5));
     /// assert_eq!(GemmConfig::plan_for(Target::Sm100a, 1, 4096, 4096, slots).1, 1);
     /// ```
     pub fn plan_for(
@@ -276,9 +276,11 @@ impl GemmConfig {
     ///
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
-    /// // 16 output tiles of 128×64, K = 32768 (512 K blocks): each split 8 ways.
+    /// // 16 output tiles of 128×64, K = 32768 (512 K blocks): each split 5
+    /// // ways (80 CTAs: the bandwidth's bytes in flight; more splits cost
+    /// // more fixup than they save).
     /// let (c, cost) = GemmConfig::plan_with_slots(8, 1024, 32768, |c| 132 / c.cluster_m());
-    /// assert_eq!((c, cost.units, cost.splits), (GemmConfig::T128x64, 16, 8));
+    /// assert_eq!((c, cost.units, cost.splits), (GemmConfig::T128x64, 16, 5));
     /// ```
     pub fn plan_with_slots(
         m: usize,
@@ -287,6 +289,35 @@ impl GemmConfig {
         slots_of: impl Fn(GemmConfig) -> u32,
     ) -> (GemmConfig, TileCost) {
         Self::plan_among(&GemmConfig::CANDIDATES, m, n, k, slots_of)
+    }
+
+    /// The estimate the heuristic ranks this configuration by on an M×N×K
+    /// problem with `slots` work units resident: every configuration's
+    /// ring streams its operands ([`TileShape::cost_streaming`]: the DRAM
+    /// rate of the bytes in flight in `stages()` stages, session 10), with
+    /// its own per-tile cost ([`tile_overhead_k_blocks`](Self::tile_overhead_k_blocks));
+    /// the split count that costs least where split-K applies
+    /// ([`max_splits`](Self::max_splits)); the swap-AB kernels' split-K
+    /// finalizer overlapped.
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// let c = GemmConfig::SwapAb16.plan_cost(1, 1024, 4096, 132);
+    /// assert_eq!((c.units, c.splits), (8, 5));
+    /// ```
+    pub fn plan_cost(self, m: usize, n: usize, k: usize, slots: u32) -> TileCost {
+        let streaming = Streaming {
+            stages: self.stages() as usize,
+            overlapped_fixup: self.is_swap_ab(),
+        };
+        self.tile_shape().cost_best_split_streaming(
+            &Problem::bf16(m, n, k),
+            &Machine::H100_BF16,
+            slots,
+            self.max_splits(slots),
+            self.tile_overhead_k_blocks(),
+            streaming,
+        )
     }
 
     /// [`plan_with_slots`](Self::plan_with_slots) among `candidates` only
@@ -305,15 +336,7 @@ impl GemmConfig {
         slots_of: impl Fn(GemmConfig) -> u32,
     ) -> (GemmConfig, TileCost) {
         let candidates: Vec<_> = candidates.iter().map(|&c| (c, c.tile_shape())).collect();
-        let p = Problem::bf16(m, n, k);
-        let cost = |c: GemmConfig, t: &TileShape| {
-            let slots = slots_of(c);
-            if c.is_pingpong() {
-                c.cost(m, n, k, slots)
-            } else {
-                t.cost_best_split(&p, &Machine::H100_BF16, slots, c.max_splits(slots))
-            }
-        };
+        let cost = |c: GemmConfig, _: &TileShape| c.plan_cost(m, n, k, slots_of(c));
         cheapest(&candidates, cost).unwrap_or_else(|| {
             let c = GemmConfig::T128x256;
             (c, c.cost(m, n, k, slots_of(c)))
@@ -420,43 +443,63 @@ mod tests {
         assert_eq!(GemmConfig::choose(m, n, k, 132), GemmConfig::T128x64);
     }
 
-    /// Swap-AB by hand: 1×1024×4096 without C on 132 SMs. 16-row swap-AB
-    /// tiles: 1 tile row × 8 tiles of 128 columns, 64 K blocks. Bytes: (1
-    /// A row + 1024 B rows) · 4096 · 2 + D 2048 = 8,398,848 B.
-    /// * Whole: 8 CTAs, which stream at most 8 · 110 GB/s = 0.88 TB/s
-    ///   (below the 2.9 TB/s · 0.624 share): 9.544 µs.
-    /// * 3 splits: 24 CTAs, share 1 − 0.4 · 108/132 = 0.6727: 1.951 TB/s
-    ///   (< 24 · 110 GB/s): 4.305 µs; math 2·16·128·64 · (22 + 1.5) FLOP
-    ///   at 6.0e12 · 0.85: 1.208 µs; fixup 3 µs + 3 · 4·16·128 B at 50
-    ///   GB/s: 3.492 µs; estimate 7.797 µs — the least (2 splits: 8.100
-    ///   µs, 16 CTAs bound at 1.76 TB/s; 4: 7.811, within 0.5% but more
-    ///   fixup; 128×64 split 4: 9.269 µs).
+    /// Swap-AB by hand: 1×1024×4096 without C on 132 SMs (session 10's
+    /// model: the DRAM rate of the bytes in flight, the overlapped fixup).
+    /// 16-row swap-AB tiles (10 stages): 1 tile row × 8 tiles of 128
+    /// columns, 64 K blocks. Bytes: (1 A row + 1024 B rows) · 4096 · 2 + D
+    /// 2048 = 8,398,848 B; one stage's DRAM bytes (1 + 128) · 64 · 2 =
+    /// 16,512 B.
+    /// * Whole: 8 CTAs keep 8 · 10 · 16,512 = 1,320,960 B in flight: over
+    ///   2.1 µs, 0.629 TB/s: 13.35 µs.
+    /// * 5 splits: 40 CTAs, 6,604,800 B in flight: 3.145 TB/s, capped at
+    ///   2.9: 2.896 µs; math 2·16·128·64 · (13 + 1.5) FLOP at 6.0e12 · 0.85:
+    ///   0.745 µs; fixup 0.65 µs · (2 + ⌈4 / 4⌉) = 1.95 µs; estimate 4.846
+    ///   µs — the least (4 splits: 32 CTAs at 2.516 TB/s, 3.338 + 1.95 =
+    ///   5.288 µs; 6: 2.896 + 2.6 = 5.496 µs).
     ///
-    /// With C the swap-AB kernels are not candidates: 128×64 split 4. At
-    /// 64×5000×4096 16- and 32-row tiles would need several tile rows
-    /// along M (not candidates; measured 35.2 µs vs 21.8 µs for 128×64).
+    /// With C the swap-AB kernels are not candidates: 128×64 split 5 (80
+    /// CTAs, 8 stages of (1 + 64) · 128 B: 2.536 TB/s, 3.312 µs; math
+    /// 2·128·64·64 · 14.5 at 5.1e12: 2.982 µs; the in-turn fixup 3 µs + 5 ·
+    /// 32 KiB at 50 GB/s: 6.277 µs; 9.589 µs). At 64×5000×4096 16- and
+    /// 32-row tiles would need several tile rows along M (not candidates;
+    /// measured 35.2 µs vs 21.8 µs for 128×64).
     #[test]
     fn swap_ab_small_m_by_hand() {
         let (m, n, k) = (1, 1024, 4096);
         let (c, splits) = GemmConfig::plan_for_operands(Target::Sm90a, m, n, k, false, h100_slots);
-        assert_eq!((c, splits), (GemmConfig::SwapAb16, 3));
-        let t = GemmConfig::SwapAb16.tile_shape();
-        let p = Problem::bf16(m, n, k);
-        let whole = t.cost(&p, &Machine::H100_BF16, 132);
+        assert_eq!((c, splits), (GemmConfig::SwapAb16, 5));
+        let bytes = 8_398_848.0;
+        let whole = GemmConfig::SwapAb16.tile_shape().cost_streaming(
+            &Problem::bf16(m, n, k),
+            &Machine::H100_BF16,
+            132,
+            1,
+            TILE_OVERHEAD_K_BLOCKS,
+            Streaming {
+                stages: 10,
+                overlapped_fixup: true,
+            },
+        );
+        let rate = 1_320_960.0 / 2.1e-6;
         assert!(
-            (whole.dram_us - 8_398_848.0 / 0.88e12 * 1e6).abs() < 1e-9,
+            (whole.dram_us - bytes / rate * 1e6).abs() < 1e-9,
             "{whole:?}"
         );
-        let split = t.cost_split(&p, &Machine::H100_BF16, 132, 3);
-        let share = 1.0 - 0.4 * 108.0 / 132.0;
-        assert!((split.dram_us - 8_398_848.0 / (2.9e12 * share) * 1e6).abs() < 1e-9);
-        assert!((split.math_us - 2.0 * 16.0 * 128.0 * 64.0 * 23.5 / 5.1e12 * 1e6).abs() < 1e-9);
-        assert!((split.fixup_us - (3.0 + 3.0 * 8192.0 / 50.0e9 * 1e6)).abs() < 1e-9);
-        assert!((split.estimate_us() - 7.7966).abs() < 1e-3, "{split:?}");
-        assert_eq!(
-            GemmConfig::plan_for_operands(Target::Sm90a, m, n, k, true, h100_slots),
-            (GemmConfig::T128x64, 4)
+        assert!((whole.dram_us - 13.35).abs() < 0.01, "{whole:?}");
+        let split = GemmConfig::SwapAb16.plan_cost(m, n, k, 132);
+        assert_eq!(split.splits, 5);
+        assert!(
+            (split.dram_us - bytes / 2.9e12 * 1e6).abs() < 1e-9,
+            "{split:?}"
         );
+        assert!((split.math_us - 2.0 * 16.0 * 128.0 * 64.0 * 14.5 / 5.1e12 * 1e6).abs() < 1e-9);
+        assert!((split.fixup_us - 1.95).abs() < 1e-9, "{split:?}");
+        assert!((split.estimate_us() - 4.846).abs() < 1e-3, "{split:?}");
+        let (c, splits) = GemmConfig::plan_for_operands(Target::Sm90a, m, n, k, true, h100_slots);
+        assert_eq!((c, splits), (GemmConfig::T128x64, 5));
+        let with_c = GemmConfig::T128x64.plan_cost(m, n, k, 132);
+        assert!((with_c.dram_us - bytes / (5_324_800.0 / 2.1e-6) * 1e6).abs() < 1e-9);
+        assert!((with_c.estimate_us() - 9.589).abs() < 1e-3, "{with_c:?}");
         let (c, _) =
             GemmConfig::plan_for_operands(Target::Sm90a, 64, 5000, 4096, false, h100_slots);
         assert!(
@@ -519,7 +562,12 @@ mod tests {
                 // M > 128: T128x128 until session 8; ping-pong 128×128 hides
                 // the epilogue at a higher per-SM speed (predicted pick on
                 // these shapes, not measured on them).
-                let want = if m <= 128 {
+                // Session 10 (the DRAM rate of the bytes in flight): at
+                // 24576×1536, M = 96 and 128, 128×256, 128×128, ping-pong
+                // and 128×64 are DRAM-bound within 0.8 % of each other
+                // (27.8–28.0 µs at M = 96); ping-pong, with less math than
+                // the first, is taken (predicted, not measured).
+                let want = if m <= 64 || (m <= 128 && n == 7168) {
                     (T128x64, 1)
                 } else {
                     (T128x128PingPong, 1)
@@ -567,17 +615,8 @@ mod tests {
                 let best = cost.estimate_us();
                 assert!(best.is_finite() && best > 0.0);
                 assert!(cost.splits == 1 || cost.units * cost.splits <= cost.slots);
-                for c in GemmConfig::ALL {
-                    let slots = h100_slots(c);
-                    let e = c
-                        .tile_shape()
-                        .cost_best_split(
-                            &Problem::bf16(m, n, k),
-                            &Machine::H100_BF16,
-                            slots,
-                            c.max_splits(slots),
-                        )
-                        .estimate_us();
+                for c in GemmConfig::CANDIDATES {
+                    let e = c.plan_cost(m, n, k, h100_slots(c)).estimate_us();
                     assert!(
                         e >= best * (1.0 - super::super::cost_model::EQUAL_WITHIN),
                         "{m}x{n}x{k}: {c:?} {e} < {pick:?} {best}"

@@ -28,8 +28,9 @@
 //!   measured L2 rate ([`Machine::l2_bytes_per_s`]; lower when a row of A
 //!   or B is not a multiple of 32 bytes, so a TMA box row straddles
 //!   sectors, and for tiles without multicast when a row of A, B or D
-//!   straddles 128-byte lines: [`l2_rate`]), is a second floor (session 8: 128×128 tiles, which move
-//!   twice the bytes per FLOP of 128×256 pairs, were bound by it).
+//!   straddles 128-byte lines: [`l2_rate`]), is a second floor (session
+//!   8: 128×128 tiles, which move twice the bytes per FLOP of 128×256
+//!   pairs, were bound by it).
 //! * **Measured speed.** Each tile shape's measured throughput per SM
 //!   relative to the family's reference tile ([`TileShape::speed`], from
 //!   BENCHMARKS.md) scales its math time.

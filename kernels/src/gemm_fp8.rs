@@ -56,6 +56,11 @@
 //! * `_c2`: clusters of 2 CTAs along M; each CTA loads half of the shared
 //!   128-row B tile and multicasts it to both, so the empty barriers count
 //!   both CTAs' consumer warpgroups (as in `gemm_bf16.rs`).
+//! * `_mca` (256×128): clusters of 2 CTAs along N; the two horizontally
+//!   adjacent tiles share each A tile, each CTA loads half of its 256 rows
+//!   and multicasts it to both (`mcast_a_producer`), so per stage a CTA
+//!   pulls 16 + 16 KiB of operands from L2 instead of 32 + 16; the
+//!   schedule is `ClusterWork` over the transposed tile grid.
 //! * Persistent grid: work unit `u` (a tile, or a cluster's tiles) goes to
 //!   CTA (cluster) `u mod grid`, in grouped order.
 //!

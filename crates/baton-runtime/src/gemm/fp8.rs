@@ -221,9 +221,9 @@ fn units_of(m: u32, n: u32, (bm, bn): (u32, u32), cluster: u32, along_n: bool) -
 /// the 256×128 one. No list of shapes.
 ///
 /// ```
-/// use baton_runtime::gemm::fp8::{choose, KERNEL_128X64, KERNEL_128X96, KERNEL_256X96, KERNEL_256X128};
+/// use baton_runtime::gemm::fp8::{choose, KERNEL_128X64, KERNEL_128X96, KERNEL_256X96, KERNEL_256X128, KERNEL_256X128_MCA};
 /// assert_eq!(choose(8192, 8192, 8192, 132), KERNEL_256X128);
-/// assert_eq!(choose(4096, 32768, 512, 132), KERNEL_256X128);
+/// assert_eq!(choose(4096, 32768, 512, 132), KERNEL_256X128_MCA);
 /// assert_eq!(choose(128, 7168, 16384, 132), KERNEL_128X64);
 /// assert_eq!(choose(128, 24576, 1536, 132), KERNEL_128X96);
 /// assert_eq!(choose(2048, 1216, 4096, 132), KERNEL_256X96);
@@ -264,8 +264,9 @@ pub fn plan(m: usize, n: usize, k: usize, sms: u32) -> (&'static str, super::cos
         (KERNEL_256X128_MCA, tile(256, 128, SPEED_256X128_MCA)),
     ];
     // A-multicast clusters pair the tile columns: only where they pair up
-    // (an odd count leaves a cluster's second CTA computing nothing).
-    let candidates = if n.div_ceil(128).is_multiple_of(2) {
+    // (an odd count leaves a cluster's second CTA computing nothing), and
+    // only for short K ([`MCAST_A_MAX_K_BLOCKS`]).
+    let candidates = if n.div_ceil(128).is_multiple_of(2) && k / SCALE_BLOCK <= MCAST_A_MAX_K_BLOCKS {
         &candidates[..]
     } else {
         &candidates[..candidates.len() - 1]
@@ -297,10 +298,18 @@ pub fn plan(m: usize, n: usize, k: usize, sms: u32) -> (&'static str, super::cos
 /// `wgmma.m64n32k32` is the narrowest shape); session 9 measures it.
 pub const SPEED_128X32: f64 = 0.4;
 /// Speed per SM of [`KERNEL_256X128_MCA`] relative to 128×128 tiles
-/// (cost model): predicted 1.1 (256×128's) × 1.04 — sharing A over the
-/// cluster cuts a third of each CTA's L2 → SM operand traffic, which
-/// DeepGEMM's lead at the large shapes is attributed to.
-pub const SPEED_256X128_MCA: f64 = 1.144;
+/// (cost model), where it is a candidate ([`MCAST_A_MAX_K_BLOCKS`]):
+/// 256×128's 1.1 × 1.02. Predicted 1.1 × 1.04 everywhere (a third less
+/// L2 → SM operand traffic per CTA); measured against 256×128 (queued,
+/// one call, ratios to cuBLASLt, BENCHMARKS.md session 10): +1.5 to
+/// +2.9 % at K ≤ 2048, −0.3 to −4.4 % at K = 4096–16384 but 8192³
+/// (+1.4 %): the cluster's two CTAs advance in lockstep (a stage is free
+/// only when both released it), which long K pays for.
+pub const SPEED_256X128_MCA: f64 = 1.122;
+/// Longest K (in blocks of 128) at which [`plan`] considers
+/// [`KERNEL_256X128_MCA`]: measured ahead of 256×128 up to K = 2048,
+/// behind from 4096 (see [`SPEED_256X128_MCA`]).
+pub const MCAST_A_MAX_K_BLOCKS: usize = 16;
 /// Speed per SM of [`KERNEL_128X96`] relative to 128×128 tiles: measured
 /// 0.88 × [`SPEED_256X96`] at 4096×2112×7168 (both forced, one call,
 /// BENCHMARKS.md session 9; predicted 0.9).
@@ -1020,6 +1029,28 @@ mod tests {
         for k in [KERNEL_128X32, KERNEL_128X96, KERNEL_256X96] {
             assert!(VARIANTS.contains(&k) && spec_of(k).is_some() && tile_of(k).is_some());
         }
+    }
+
+    /// 256×128 sharing A over 2-CTA clusters replaces 256×128 where the
+    /// tile columns pair up and K ≤ 2048 (measured ahead there, behind at
+    /// long K): 4096×{24576×1536, 7168×2048, 32768×512} (even column
+    /// counts); not 4096×2112 (17 columns), not K ≥ 4096; never with a
+    /// split (it has no stream-K: a split plan runs 256×128's twin).
+    #[test]
+    fn a_multicast_only_at_short_k_with_paired_columns() {
+        for (m, n, k) in [(4096, 24576, 1536), (4096, 7168, 2048), (4096, 32768, 512)] {
+            assert_eq!(choose(m, n, k, 132), KERNEL_256X128_MCA, "{m}x{n}x{k}");
+        }
+        assert_eq!(choose(4096, 7168, 4096, 132), KERNEL_256X128);
+        assert_ne!(choose(4096, 2112, 1536, 132), KERNEL_256X128_MCA);
+        for (m, n, k) in [(4096, 4096, 256), (1024, 1024, 1024), (512, 8192, 2048)] {
+            let (kernel, cost) = plan(m, n, k, 132);
+            assert!(kernel != KERNEL_256X128_MCA || cost.splits == 1, "{m}x{n}x{k}");
+        }
+        assert!(!has_stream_k(KERNEL_256X128_MCA));
+        assert_eq!((cluster_of(KERNEL_256X128_MCA), shares_a(KERNEL_256X128_MCA)), (2, true));
+        assert_eq!(units_of(300, 520, (256, 128), 2, true), 2 * 3);
+        assert_eq!(units_of(300, 520, (128, 128), 2, false), 2 * 5);
     }
 
     #[test]

@@ -114,7 +114,12 @@ fn fp8_a_multicast_clusters_match_f64() {
     let shapes: &[(usize, usize, usize)] = if small() {
         &[(300, 392, 256)]
     } else {
-        &[(300, 392, 256), (2176, 2432, 256), (1600, 2304, 384), (2048, 1024, 1024)]
+        &[
+            (300, 392, 256),
+            (2176, 2432, 256),
+            (1600, 2304, 384),
+            (2048, 1024, 1024),
+        ]
     };
     let kernel = gemm_fp8::KERNEL_256X128_MCA;
     for &(m, n, k) in shapes {

@@ -266,7 +266,8 @@ pub fn plan(m: usize, n: usize, k: usize, sms: u32) -> (&'static str, super::cos
     // A-multicast clusters pair the tile columns: only where they pair up
     // (an odd count leaves a cluster's second CTA computing nothing), and
     // only for short K ([`MCAST_A_MAX_K_BLOCKS`]).
-    let candidates = if n.div_ceil(128).is_multiple_of(2) && k / SCALE_BLOCK <= MCAST_A_MAX_K_BLOCKS {
+    let candidates = if n.div_ceil(128).is_multiple_of(2) && k / SCALE_BLOCK <= MCAST_A_MAX_K_BLOCKS
+    {
         &candidates[..]
     } else {
         &candidates[..candidates.len() - 1]
@@ -1045,10 +1046,16 @@ mod tests {
         assert_ne!(choose(4096, 2112, 1536, 132), KERNEL_256X128_MCA);
         for (m, n, k) in [(4096, 4096, 256), (1024, 1024, 1024), (512, 8192, 2048)] {
             let (kernel, cost) = plan(m, n, k, 132);
-            assert!(kernel != KERNEL_256X128_MCA || cost.splits == 1, "{m}x{n}x{k}");
+            assert!(
+                kernel != KERNEL_256X128_MCA || cost.splits == 1,
+                "{m}x{n}x{k}"
+            );
         }
         assert!(!has_stream_k(KERNEL_256X128_MCA));
-        assert_eq!((cluster_of(KERNEL_256X128_MCA), shares_a(KERNEL_256X128_MCA)), (2, true));
+        assert_eq!(
+            (cluster_of(KERNEL_256X128_MCA), shares_a(KERNEL_256X128_MCA)),
+            (2, true)
+        );
         assert_eq!(units_of(300, 520, (256, 128), 2, true), 2 * 3);
         assert_eq!(units_of(300, 520, (128, 128), 2, false), 2 * 5);
     }

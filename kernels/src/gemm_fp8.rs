@@ -705,7 +705,12 @@ fn mcast_a_producer<
     (tma_a, tma_b, tma_sa): (Map, Map, Map),
     (tma_a_tail, tma_sa_tail): (Map, Map),
 ) {
-    const { assert!(CLUSTER <= 2 && 2 * HALF == BM, "A in two halves over a 2-CTA cluster") };
+    const {
+        assert!(
+            CLUSTER <= 2 && 2 * HALF == BM,
+            "A in two halves over a 2-CTA cluster"
+        )
+    };
     let (bm, bn) = (BM as u32, BN as u32);
     let mut producer = input.producer();
     for seg in work.segments() {

@@ -26,9 +26,11 @@
 //!   and B columns (B halved per CTA in a multicast cluster) over all of K
 //!   from L2 into shared memory; their total over the problem, at the
 //!   measured L2 rate ([`Machine::l2_bytes_per_s`]; lower when a row of A
-//!   or B is not a multiple of 128 bytes, so a TMA box row straddles
-//!   sectors), is a second floor (session 8: 128×128 tiles, which move
-//!   twice the bytes per FLOP of 128×256 pairs, were bound by it).
+//!   or B is not a multiple of 32 bytes, so a TMA box row straddles
+//!   sectors, and for tiles without multicast when a row of A, B or D
+//!   straddles 128-byte lines: [`l2_rate`]), is a second floor (session
+//!   8: 128×128 tiles, which move twice the bytes per FLOP of 128×256
+//!   pairs, were bound by it).
 //! * **Measured speed.** Each tile shape's measured throughput per SM
 //!   relative to the family's reference tile ([`TileShape::speed`], from
 //!   BENCHMARKS.md) scales its math time.
@@ -80,6 +82,35 @@ pub fn dram_share(busy: f64) -> f64 {
     1.0 - 0.4 * (1.0 - busy.clamp(0.0, 1.0))
 }
 
+/// The L2 → SM operand rate the tiles of a `cluster_m`-CTA unit reach on
+/// `p` ([`Machine::l2_bytes_per_s`] and its two slower cases): operand
+/// rows (K · operand bytes) not a multiple of 32 bytes are slow for every
+/// tile; operand rows 32-byte aligned but not 128-byte multiples, or D
+/// rows (N · output bytes) not 128-byte multiples, only for tiles without
+/// B multicast (`cluster_m == 1`).
+///
+/// ```
+/// use baton_runtime::gemm::cost_model::{Machine, Problem, l2_rate};
+/// let m = Machine::H100_BF16;
+/// assert_eq!(l2_rate(&Problem::bf16(4096, 4096, 4096), &m, 1), m.l2_bytes_per_s);
+/// // K = 2056: rows of 4112 bytes, 16-byte aligned only.
+/// assert_eq!(l2_rate(&Problem::bf16(4096, 4104, 2056), &m, 2), m.l2_unaligned_bytes_per_s);
+/// // N = 5000: D rows of 10000 bytes.
+/// assert_eq!(l2_rate(&Problem::bf16(2048, 5000, 4096), &m, 1), m.l2_line_split_bytes_per_s);
+/// assert_eq!(l2_rate(&Problem::bf16(2048, 5000, 4096), &m, 2), m.l2_bytes_per_s);
+/// ```
+pub fn l2_rate(p: &Problem, machine: &Machine, cluster_m: usize) -> f64 {
+    let row_bytes = p.k as f64 * p.operand_bytes;
+    let out_row_bytes = p.n as f64 * p.output_bytes;
+    if row_bytes % 32.0 != 0.0 {
+        machine.l2_unaligned_bytes_per_s
+    } else if cluster_m <= 1 && (row_bytes % 128.0 != 0.0 || out_row_bytes % 128.0 != 0.0) {
+        machine.l2_line_split_bytes_per_s
+    } else {
+        machine.l2_bytes_per_s
+    }
+}
+
 /// Estimates within this relative distance count as equal in [`cheapest`]
 /// (then the one with less math time wins).
 pub const EQUAL_WITHIN: f64 = 0.005;
@@ -99,8 +130,17 @@ pub struct Machine {
     /// Operand bytes per second the SMs' TMA loads reach from L2 in
     /// total, rows of A and B 128-byte aligned.
     pub l2_bytes_per_s: f64,
-    /// The same when the operand rows are not a multiple of 128 bytes.
+    /// The same when the operand rows are not a multiple of 32 bytes
+    /// (16-byte aligned only: every other row starts mid-sector, for every
+    /// tile shape).
     pub l2_unaligned_bytes_per_s: f64,
+    /// The same for tiles that load all of their B columns themselves (no
+    /// multicast, `cluster_m == 1`) when the operand rows are 32-byte
+    /// aligned but not a multiple of 128 bytes, or the rows of D are not a
+    /// multiple of 128 bytes: a row's box straddles two 128-byte lines.
+    /// Multicast clusters (half the B bytes per tile) keep
+    /// [`l2_bytes_per_s`](Self::l2_bytes_per_s) there.
+    pub l2_line_split_bytes_per_s: f64,
     /// The DRAM bandwidth one CTA's TMA loads reach on their own (its
     /// input stages in flight over the memory latency): with few CTAs
     /// busy, the DRAM time is at least the bytes over `busy CTAs` times
@@ -122,7 +162,11 @@ impl Machine {
     ///
     /// L2: 128×128 tiles (ping-pong and cooperative) on the session-8
     /// sweep moved up to 11.6 TB/s of operands (the rate taken), and 4.7–5.0
-    /// TB/s at K = 2056 (rows of 4112 bytes) whatever the tile.
+    /// TB/s at K = 2056 (rows of 4112 bytes) whatever the tile. Session 10
+    /// (BENCHMARKS.md "Session 10 — mid"): ping-pong 128×128 moved 9.5 and
+    /// 9.9 TB/s at 2048×5000×4096 and 1024×5000×4096 (D rows of 10000
+    /// bytes; 9.5 taken), 8.1 at 4096×4104×2048 and 7.3 at K = 2064 (rows
+    /// of 4128 bytes), where 128×256 pairs ran at their aligned speed.
     ///
     /// One CTA streams at most 110 GB/s from DRAM (session 9, measured:
     /// a single swap-AB CTA read 1 MiB and 8 MiB of B at 109 and 112 GB/s
@@ -134,6 +178,7 @@ impl Machine {
         fixup_bytes_per_s: 50.0e9,
         l2_bytes_per_s: 11.6e12,
         l2_unaligned_bytes_per_s: 4.8e12,
+        l2_line_split_bytes_per_s: 9.5e12,
         cta_dram_bytes_per_s: 110.0e9,
     };
     /// H100 SXM, blockwise FP8: 128×128 tiles at 8192³ ran ≈ 1180 TFLOP/s
@@ -146,6 +191,7 @@ impl Machine {
         fixup_bytes_per_s: 50.0e9,
         l2_bytes_per_s: f64::INFINITY,
         l2_unaligned_bytes_per_s: f64::INFINITY,
+        l2_line_split_bytes_per_s: f64::INFINITY,
         cta_dram_bytes_per_s: f64::INFINITY,
     };
 }
@@ -390,12 +436,7 @@ impl TileShape {
         let k_loaded = (p.k.div_ceil(self.bk) * self.bk) as f64;
         let l2_bytes =
             tiles * (self.bm as f64 + self.bn as f64 / cm as f64) * k_loaded * p.operand_bytes;
-        let row_bytes = p.k as f64 * p.operand_bytes;
-        let l2_rate = if row_bytes % 128.0 == 0.0 {
-            machine.l2_bytes_per_s
-        } else {
-            machine.l2_unaligned_bytes_per_s
-        };
+        let l2_bytes_per_s = l2_rate(p, machine, cm);
         TileCost {
             units,
             slots,
@@ -404,7 +445,7 @@ impl TileShape {
             tile_efficiency: (p.m * p.n) as f64 / (units * cm * self.bm * self.bn) as f64,
             math_us: math_s * 1e6,
             dram_us: bytes / bandwidth * 1e6,
-            l2_us: l2_bytes / l2_rate * 1e6,
+            l2_us: l2_bytes / l2_bytes_per_s * 1e6,
             splits,
             fixup_us: fixup_s * 1e6,
         }
@@ -636,6 +677,83 @@ mod tests {
             let c = t.cost_split(&Problem::bf16(1, 1024, 4096), &m, 132, splits);
             assert_eq!((c.waves, c.splits), (1, splits));
         }
+    }
+
+    /// The L2 rate's three cases by hand (session 10, BENCHMARKS.md
+    /// "Session 10 — mid"). 2048×5000×4096 (D rows of 10000 bytes) with
+    /// ping-pong-like 128×128 tiles (speed 0.99, 0.5 K blocks per tile):
+    /// 16 × 40 = 640 tiles, 5 waves on 132 SMs; math 5 · 2·128·128·64 ·
+    /// 64.5 / 5.94e12 = 113.861 µs; L2 640 · 256 · 4096 · 2 =
+    /// 1,342,177,280 B at 9.5e12 B/s = 141.28 µs (measured 142–143 µs;
+    /// at 11.6e12 it was 115.7 µs and ping-pong was picked over 128×224
+    /// pairs, measured 118 µs). 128×256 pairs on the same problem keep the
+    /// aligned rate; at K = 2056 (rows of 4112 bytes) both take the
+    /// unaligned one, and at K = 2064 (4128 bytes, 32-byte aligned) only
+    /// the single-CTA tile is slowed.
+    #[test]
+    fn l2_rate_cases_by_hand() {
+        let m = Machine::H100_BF16;
+        let single = TileShape {
+            bm: 128,
+            bn: 128,
+            bk: 64,
+            cluster_m: 1,
+            speed: 0.99,
+        };
+        let pair = TileShape {
+            bn: 256,
+            cluster_m: 2,
+            speed: 1.02,
+            ..single
+        };
+        let p = Problem::bf16(2048, 5000, 4096);
+        let c = single.cost_with_overhead(&p, &m, 132, 0.5);
+        assert_eq!((c.units, c.waves), (640, 5));
+        assert!((c.math_us - 113.861).abs() < 0.001, "{c:?}");
+        assert!(close(c.l2_us, 1_342_177_280.0 / 9.5e12 * 1e6), "{c:?}");
+        assert_eq!(c.estimate_us(), c.l2_us);
+        assert_eq!(l2_rate(&p, &m, 2), m.l2_bytes_per_s);
+        let paired = pair.cost(&p, &m, 66);
+        // 8 unit rows × 20 unit columns, 2 tiles of 128 + 128 rows each.
+        assert!(
+            close(paired.l2_us, 320.0 * 256.0 * 4096.0 * 2.0 / 11.6e12 * 1e6),
+            "{paired:?}"
+        );
+        for cm in [1, 2] {
+            assert_eq!(
+                l2_rate(&Problem::bf16(4096, 4104, 2056), &m, cm),
+                m.l2_unaligned_bytes_per_s
+            );
+            assert_eq!(
+                l2_rate(&Problem::bf16(4096, 4096, 4096), &m, cm),
+                m.l2_bytes_per_s
+            );
+        }
+        let k2064 = Problem::bf16(4096, 4096, 2064);
+        assert_eq!(l2_rate(&k2064, &m, 1), m.l2_line_split_bytes_per_s);
+        assert_eq!(l2_rate(&k2064, &m, 2), m.l2_bytes_per_s);
+        // FP8: no L2 floor in any case.
+        assert_eq!(
+            l2_rate(&Problem::fp8(2048, 5000, 4096), &Machine::H100_FP8, 1),
+            f64::INFINITY
+        );
+    }
+
+    /// The heuristic with the line-split rate (session 10's measurements,
+    /// forced configurations): 2048×5000×4096 ping-pong 142 µs, 128×224
+    /// pairs 118 µs; 4096×4104×2048 ping-pong 137 µs, 128×224 pairs 108
+    /// µs; but 1024×5000×4096 ping-pong 68 µs, 128×224 pairs 80 µs (at 8.0
+    /// TB/s the model moved this one too); aligned shapes keep their picks.
+    #[test]
+    fn misaligned_rows_move_the_pick_off_single_cta_tiles() {
+        use super::super::GemmConfig;
+        let pick = |m, n, k| GemmConfig::plan_with_slots(m, n, k, |c| 132 / c.cluster_m()).0;
+        assert_eq!(pick(2048, 5000, 4096), GemmConfig::T128x224C2);
+        assert_eq!(pick(1024, 5000, 4096), GemmConfig::T128x128PingPong);
+        assert_eq!(pick(4096, 4104, 2048), GemmConfig::T128x224C2);
+        assert_eq!(pick(2048, 7168, 2048), GemmConfig::T128x128PingPong);
+        assert_eq!(pick(2048, 8192, 1024), GemmConfig::T128x128PingPong);
+        assert_eq!(pick(4096, 4096, 4096), GemmConfig::T128x256C2);
     }
 
     #[test]

@@ -56,6 +56,11 @@
 //! * `_c2`: clusters of 2 CTAs along M; each CTA loads half of the shared
 //!   128-row B tile and multicasts it to both, so the empty barriers count
 //!   both CTAs' consumer warpgroups (as in `gemm_bf16.rs`).
+//! * `_mca` (256×128): clusters of 2 CTAs along N; the two horizontally
+//!   adjacent tiles share each A tile, each CTA loads half of its 256 rows
+//!   and multicasts it to both (`mcast_a_producer`), so per stage a CTA
+//!   pulls 16 + 16 KiB of operands from L2 instead of 32 + 16; the
+//!   schedule is `ClusterWork` over the transposed tile grid.
 //! * Persistent grid: work unit `u` (a tile, or a cluster's tiles) goes to
 //!   CTA (cluster) `u mod grid`, in grouped order.
 //!
@@ -119,7 +124,7 @@ use baton_kernels_abi::gemm_fp8::{self as abi};
 use baton_kernels_abi::gemm_params::{GemmFp8Params, StreamKParams};
 
 macro_rules! fp8_entry {
-    ($(#[$doc:meta])* $spec:path, $name:ident, $mma:ty, $bm:literal, $bn:literal, $acc:literal, $stages:literal, $double:literal, $cluster:literal, $stream_k:literal) => {
+    ($(#[$doc:meta])* $spec:path, $name:ident, $mma:ty, $bm:literal, $bn:literal, $acc:literal, $stages:literal, $double:literal, $cluster:literal, $stream_k:literal $(, $mcast_a:literal)?) => {
         baton::kernel! {
             #[spec($spec)]
             $(#[$doc])*
@@ -144,7 +149,7 @@ macro_rules! fp8_entry {
                 let sk = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
                 // SAFETY: forwarded to the kernel's contract.
                 unsafe {
-                    gemm::<$mma, $bm, $bn, $acc, $stages, $double, $cluster, $stream_k, _>(
+                    gemm::<$mma, $bm, $bn, $acc, $stages, $double, $cluster, $stream_k, { false $(|| $mcast_a)? }, { $bm / 2 }, _>(
                         (tma_a, tma_b, tma_sa, tma_d),
                         (tma_a_tail, tma_sa_tail, tail_rows),
                         b_scales, m, n, k, sk, (sk_min_segment, sk_extra_waves),
@@ -338,6 +343,28 @@ fp8_entry!(
     Fp8N96, 256, 96, 48, 4, false, 1, false
 );
 
+fp8_entry!(
+    /// [`baton_gemm_fp8_blockwise_256x128`] in clusters of 2 CTAs along N
+    /// that share each A tile: the two horizontally adjacent tiles of a
+    /// cluster have the same 256 rows of A, and each CTA TMA-loads half of
+    /// them (128 rows) and multicasts it into both CTAs' stage — a third
+    /// less L2 → SM operand traffic per CTA than 256×128 alone (A is 32 of
+    /// a stage's 48 KiB of operands). The empty barriers count both CTAs'
+    /// consumer warpgroups; each CTA still loads its own B tile and A
+    /// scales. The ragged last tile row (and a tile row of a cluster whose
+    /// second tile lies past N) loads its own A without multicast. No
+    /// stream-K.
+    ///
+    /// Launch: clusters of (2, 1, 1), an even grid.
+    ///
+    /// # Safety
+    /// As [`baton_gemm_fp8_blockwise_256x128`], with A's box {128, 128}
+    /// (half a tile row; the tail map's box keeps the tail's rows).
+    abi::GEMM_256X128_MCA,
+    baton_gemm_fp8_blockwise_256x128_mca,
+    Fp8N128, 256, 128, 64, 4, false, 2, false, true
+);
+
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn gemm<
@@ -349,6 +376,8 @@ unsafe fn gemm<
     const DOUBLE: bool,
     const CLUSTER_M: u32,
     const STREAM_K: bool,
+    const MCAST_A: bool,
+    const HALF_M: usize,
     Map: Fn() -> *const TensorMap + Copy,
 >(
     (tma_a, tma_b, tma_sa, tma_d): (Map, Map, Map, Map),
@@ -366,8 +395,12 @@ unsafe fn gemm<
             "clusters: 128-wide B tiles shared by 2 CTAs"
         );
         assert!(
-            (BM == 128 && BN <= 192)
-                || (BM == 256 && BN <= 128 && !DOUBLE && CLUSTER_M == 1)
+            !MCAST_A || (CLUSTER_M == 2 && BM == 256 && !STREAM_K),
+            "A multicast: 256-row tiles in 2-CTA clusters along N, data-parallel"
+        );
+        assert!(
+            (BM == 128 && BN <= 192 && !MCAST_A)
+                || (BM == 256 && BN <= 128 && !DOUBLE && (CLUSTER_M == 1 || MCAST_A))
                 || (BM == 128 && BN == 256 && ACC == 64 && !DOUBLE && CLUSTER_M == 1),
             "two-wave tiles (256x128, 128x256): one partial, one B scale per wave"
         );
@@ -436,20 +469,42 @@ unsafe fn gemm<
     let k_blocks = k / BK;
     // Every role walks the same schedule (data-parallel units, then this
     // worker's stream-K share).
-    let work = ClusterWork::<CLUSTER_M>::new(
-        tiles_m,
-        n.div_ceil(bn),
-        k_blocks,
-        GROUP_M,
-        (sk_min_segment, sk_extra_waves),
-    );
+    // With A multicast a unit is CLUSTER_M horizontally adjacent tiles
+    // sharing one A tile: the schedule of the transposed tile grid, whose
+    // (row, column) is this CTA's (tile column, tile row).
+    let tiles_n = n.div_ceil(bn);
+    let work = if MCAST_A {
+        ClusterWork::<CLUSTER_M>::new(
+            tiles_n,
+            tiles_m,
+            k_blocks,
+            GROUP_M,
+            (sk_min_segment, sk_extra_waves),
+        )
+    } else {
+        ClusterWork::<CLUSTER_M>::new(
+            tiles_m,
+            tiles_n,
+            k_blocks,
+            GROUP_M,
+            (sk_min_segment, sk_extra_waves),
+        )
+    };
     let (sched, rank) = (work.sched, work.rank);
+    // Unit → this CTA's (tile row, tile column).
+    let tile_of = move |u: u32| {
+        let (r, c) = work.tile_of(u);
+        if MCAST_A { (c, r) } else { (r, c) }
+    };
 
     dispatch_roles!(GEMM_ROLES, c_load_active: false,
         // TMA producer: A, its scales (its loaded rows) and B (or this
         // CTA's multicast half) per stage; the full barrier expects
         // Payload::TMA_BYTES, or the trimmed count.
         producer => {
+          if MCAST_A {
+            mcast_a_producer::<BM, HALF_M, BN, STAGES, CLUSTER_M, _>(input, work, rows, tiles_n, (tma_a, tma_b, tma_sa), (tma_a_tail, tma_sa_tail));
+          } else {
             TmaProducer { input, work, rows }.run(#[inline(always)]
                 |t| {
                 let trimmed_bytes = t.a_rows * BK + bn * BK + 4 * t.a_rows.next_multiple_of(4);
@@ -491,6 +546,7 @@ unsafe fn gemm<
                     }
                 })
             })
+          }
         },
         // No C: D = A·B.
         c_load => {},
@@ -523,7 +579,7 @@ unsafe fn gemm<
                 core::mem::size_of::<Stage<BM, BN>>() as u32,
             );
             for seg in work.segments() {
-                let (tm, tn) = work.tile_of(seg.unit);
+                let (tm, tn) = tile_of(seg.unit);
                 // This tile's rows of B scales: one 128-wide n-block when BN
                 // divides 128; a tile that straddles (96 or 192 wide) at
                 // column c0 = BN·tn covers n-block c0/128 up to column
@@ -532,7 +588,10 @@ unsafe fn gemm<
                 // clipped by the store); `split_q` counts its 8-column
                 // groups before the next block.
                 let c0 = tn * bn;
-                let (b_lo, b_hi) = (c0 / 128, (c0 / 128 + 1).min(n_blocks - 1));
+                // (With A multicast a cluster's second tile may lie past N:
+                // its B-scale row is clamped too, its store clipped.)
+                let b_lo = if MCAST_A { (c0 / 128).min(n_blocks - 1) } else { c0 / 128 };
+                let b_hi = (c0 / 128 + 1).min(n_blocks - 1);
                 let split_q = (128 - c0 % 128) / 8;
                 // SAFETY: b_lo, b_hi < ⌈N/128⌉: in bounds per the contract.
                 let bs_row = unsafe { b_scales.add((b_lo * k_blocks) as usize) };
@@ -615,4 +674,104 @@ unsafe fn gemm<
             }
         },
     );
+}
+
+/// The TMA producer of the A-multicast kernels (`MCAST_A`): per K block of
+/// every segment of the (transposed) schedule it acquires the stage, arrives
+/// on its `full` barrier expecting the stage's bytes in this CTA — all of A
+/// (half from this CTA's multicast, half from the peer's), its own B tile
+/// (none for a tile past N) and A scales — and issues its loads. A whole
+/// tile row of A comes as two halves of `HALF = BM / 2` rows, CTA `rank`
+/// loading half `rank` into both CTAs' stage (the peer's `empty` arrivals,
+/// counted by the barrier's init, keep the stage free in both); the ragged
+/// last tile row loads its rows of A itself (both CTAs of a cluster share
+/// the tile row, so both take the same branch). Drains at the end, so no
+/// multicast or remote arrival targets a CTA that exited.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn mcast_a_producer<
+    'a,
+    const BM: usize,
+    const HALF: usize,
+    const BN: usize,
+    const STAGES: usize,
+    const CLUSTER: u32,
+    Map: Fn() -> *const TensorMap + Copy,
+>(
+    input: InputTilePipeline<'a, Payload<BM, BN>, STAGES>,
+    work: ClusterWork<CLUSTER>,
+    rows: TileRows,
+    tiles_n: u32,
+    (tma_a, tma_b, tma_sa): (Map, Map, Map),
+    (tma_a_tail, tma_sa_tail): (Map, Map),
+) {
+    const {
+        assert!(
+            CLUSTER <= 2 && 2 * HALF == BM,
+            "A in two halves over a 2-CTA cluster"
+        )
+    };
+    let (bm, bn) = (BM as u32, BN as u32);
+    let mut producer = input.producer();
+    for seg in work.segments() {
+        let (tn, tm) = work.tile_of(seg.unit);
+        let a_rows = rows.a_rows(tm);
+        let b_rows = if tn < tiles_n { bn } else { 0 };
+        let bytes = a_rows * BK + b_rows * BK + 4 * a_rows.next_multiple_of(4);
+        for kb in seg.k_begin..seg.k_end {
+            let stage = producer.acquire();
+            stage.arrive_expect_tx_bytes(bytes);
+            let (st, bar) = (stage.tiles(), stage.barrier());
+            let kc = (kb * BK) as i32;
+            // SAFETY: maps per the kernel contract (A's box {BK, HALF}, the
+            // tail maps' boxes the tail's rows); the stage is free in both
+            // CTAs (its empty barrier counts both CTAs' consumers) and its
+            // full barrier expects these bytes here, the peer's half of A
+            // included.
+            unsafe {
+                if a_rows == bm {
+                    load_b_tile::<u8, BM, HALF, { BK as usize }, CLUSTER>(
+                        tma_a(),
+                        smem_field!(st, Stage<BM, BN>, a),
+                        bar,
+                        kc,
+                        tm * bm,
+                        work.rank,
+                    );
+                    load_2d(
+                        tma_sa(),
+                        smem_field!(st, Stage<BM, BN>, a_scales),
+                        bar,
+                        (tm * bm) as i32,
+                        kb as i32,
+                    );
+                } else {
+                    load_2d(
+                        tma_a_tail(),
+                        smem_field!(st, Stage<BM, BN>, a),
+                        bar,
+                        kc,
+                        (tm * bm) as i32,
+                    );
+                    load_2d(
+                        tma_sa_tail(),
+                        smem_field!(st, Stage<BM, BN>, a_scales),
+                        bar,
+                        (tm * bm) as i32,
+                        kb as i32,
+                    );
+                }
+                if b_rows != 0 {
+                    load_2d(
+                        tma_b(),
+                        smem_field!(st, Stage<BM, BN>, b),
+                        bar,
+                        kc,
+                        (tn * bn) as i32,
+                    );
+                }
+            }
+        }
+    }
+    producer.drain();
 }

@@ -8,7 +8,7 @@
 use crate::bench::geomean;
 use crate::commands::{Outcome, open_gpu_kernels};
 use crate::fp8_bench::verify;
-use baton_reference::gemm_fp8_anchor::{FlushedRow, REPS, bench_shape_flushed};
+use baton_reference::gemm_fp8_anchor::{FlushedRow, REPS, bench_shape_flushed_with};
 use baton_runtime::Variant;
 use std::path::Path;
 
@@ -39,6 +39,7 @@ struct JsonRow {
     n: usize,
     k: usize,
     kernel: &'static str,
+    splits: u32,
     sets: usize,
     ours_ms: f64,
     ours_tflops: f64,
@@ -54,11 +55,13 @@ const TOLERANCE: f64 = 2e-2;
 
 /// Verifies (f64 at ragged shapes, cuBLASLt at 2048³), then times each
 /// shape by the anchor's method and prints a table with the ratio and its
-/// geometric mean; `json` gets every row.
+/// geometric mean; `json` gets every row. Ours is the library's plan
+/// (kernel and split-K by the cost model), or `kernel` forced (whole tiles).
 pub fn gemm_fp8_flushed(
     ordinal: usize,
     shapes: &[(usize, usize, usize)],
     json: Option<&Path>,
+    kernel: Option<&'static str>,
 ) -> Outcome {
     let (gpu, kernels) = match open_gpu_kernels(ordinal, Variant::Release) {
         Ok(x) => x,
@@ -78,16 +81,21 @@ pub fn gemm_fp8_flushed(
     println!("|---|---|---|---|---|---|---|");
     let (mut rows, mut failed): (Vec<FlushedRow>, bool) = (Vec::new(), false);
     for &mnk in shapes {
-        match bench_shape_flushed(&gpu, &kernels, mnk) {
+        match bench_shape_flushed_with(&gpu, &kernels, mnk, kernel) {
             Ok(r) => {
                 let ok = r.check.passes(TOLERANCE);
                 failed |= !ok;
                 println!(
-                    "| {}×{}×{} | {} | {} | {:.1} | {:.1} | {:.3} | {:.1e} {} |",
+                    "| {}×{}×{} | {}{} | {} | {:.1} | {:.1} | {:.3} | {:.1e} {} |",
                     mnk.0,
                     mnk.1,
                     mnk.2,
                     r.kernel.trim_start_matches("baton_gemm_fp8_blockwise_"),
+                    if r.splits > 1 {
+                        format!(" split {}", r.splits)
+                    } else {
+                        String::new()
+                    },
                     r.sets,
                     r.tflops(r.ours_ms),
                     r.tflops(r.blockwise_ms),
@@ -119,6 +127,7 @@ pub fn gemm_fp8_flushed(
                 n: r.shape.1,
                 k: r.shape.2,
                 kernel: r.kernel,
+                splits: r.splits,
                 sets: r.sets,
                 ours_ms: r.ours_ms,
                 ours_tflops: r.tflops(r.ours_ms),

@@ -165,8 +165,8 @@ enum BenchWhat {
         /// With --sweep: skip shapes whose input set exceeds this many GiB of device memory.
         #[arg(long, default_value_t = baton_cli::sweep::DEFAULT_BUDGET_GIB, requires = "sweep")]
         max_gib: f64,
-        /// Time by the DeepGEMM anchor's method instead (issue #19): its input distribution, a 256 MiB L2 flush before each call, median of 50; ours vs cuBLASLt blockwise. Default shapes: the anchor's 20.
-        #[arg(long, conflicts_with_all = ["sweep", "decode", "kernel", "stream_k", "chart"])]
+        /// Time by the DeepGEMM anchor's method instead (issue #19): its input distribution, a 256 MiB L2 flush before each call, median of 50; ours (the library's plan, split-K included, or --kernel forced) vs cuBLASLt blockwise. Default shapes: the anchor's 20.
+        #[arg(long, conflicts_with_all = ["sweep", "decode", "stream_k", "chart"])]
         flush_l2: bool,
         /// Write every result (shape, kernel, times, ratios, TFLOP/s, GB/s, checks) as JSON here.
         #[arg(long)]
@@ -346,6 +346,7 @@ fn main() {
                         ordinal,
                         &shapes,
                         json.as_deref(),
+                        kernel,
                     ))
                 }
                 if sweep {

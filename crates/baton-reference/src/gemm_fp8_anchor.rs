@@ -21,7 +21,7 @@ use crate::gemm_fp8_check::POISON_BF16;
 use crate::gemm_fp8_ref::{LtFp8Plan, LtScaling, transposed_f64};
 use crate::random::XorShift;
 use crate::timing::QueuedTimer;
-use baton_runtime::gemm::fp8::{Fp8GemmPlan, SCALE_BLOCK, choose, f32_to_e4m3, scale_lens};
+use baton_runtime::gemm::fp8::{Fp8GemmPlan, SCALE_BLOCK, f32_to_e4m3, scale_lens};
 use baton_runtime::{Gpu, Kernels};
 use cudarc::driver::CudaSlice;
 
@@ -127,8 +127,11 @@ pub fn median_mean_of_middle(mut v: Vec<f64>) -> f64 {
 pub struct FlushedRow {
     /// M, N, K.
     pub shape: (usize, usize, usize),
-    /// Our kernel (the heuristic's choice).
+    /// Our kernel: the library's plan's (`Fp8GemmPlan::new`: the cost
+    /// model's kernel and split count), or the forced one.
     pub kernel: &'static str,
+    /// Workers per tile (split-K; 1: whole tiles).
+    pub splits: u32,
     /// Input sets rotated.
     pub sets: usize,
     /// Median ms of ours.
@@ -148,12 +151,14 @@ impl FlushedRow {
 }
 
 /// Ours and cuBLASLt blockwise plans for every input set (tensor maps
-/// encoded once, outside timing), writing `d_ours[i]` / `d_lt[i]`.
+/// encoded once, outside timing), writing `d_ours[i]` / `d_lt[i]`; ours
+/// is the library's plan (`Fp8GemmPlan::new`: kernel and split-K by the
+/// cost model) unless `forced` names a kernel (whole tiles).
 #[allow(clippy::type_complexity)]
 fn plans<'a>(
     gpu: &Gpu,
     kernels: &'a Kernels,
-    kernel: &'static str,
+    forced: Option<&'static str>,
     ops: &'a [Fp8Operands],
     d_ours: &'a mut [CudaSlice<u16>],
     d_lt: &'a mut [CudaSlice<u16>],
@@ -162,17 +167,20 @@ fn plans<'a>(
     let mut ours = Vec::with_capacity(ops.len());
     let mut lt = Vec::with_capacity(ops.len());
     for ((o, d), dl) in ops.iter().zip(d_ours.iter_mut()).zip(d_lt.iter_mut()) {
-        ours.push(Fp8GemmPlan::with_kernel(
-            gpu,
-            kernels,
-            kernel,
-            &o.a,
-            &o.b,
-            &o.a_scales,
-            &o.b_scales,
-            d,
-            mnk,
-        )?);
+        ours.push(match forced {
+            Some(kernel) => Fp8GemmPlan::with_kernel(
+                gpu,
+                kernels,
+                kernel,
+                &o.a,
+                &o.b,
+                &o.a_scales,
+                &o.b_scales,
+                d,
+                mnk,
+            )?,
+            None => Fp8GemmPlan::new(gpu, kernels, &o.a, &o.b, &o.a_scales, &o.b_scales, d, mnk)?,
+        });
         lt.push(LtFp8Plan::new(
             gpu,
             LtScaling::Blockwise,
@@ -187,17 +195,27 @@ fn plans<'a>(
     Ok((ours, lt))
 }
 
-/// Times ours and cuBLASLt blockwise on `(m, n, k)` by the anchor's method
-/// (module doc).
+/// Times ours (the library's plan) and cuBLASLt blockwise on `(m, n, k)`
+/// by the anchor's method (module doc).
 pub fn bench_shape_flushed(
     gpu: &Gpu,
     kernels: &Kernels,
+    mnk: (usize, usize, usize),
+) -> Result<FlushedRow> {
+    bench_shape_flushed_with(gpu, kernels, mnk, None)
+}
+
+/// [`bench_shape_flushed`] with ours forced to `forced` (one of
+/// `gemm::fp8::VARIANTS`, whole tiles) when it is `Some`.
+pub fn bench_shape_flushed_with(
+    gpu: &Gpu,
+    kernels: &Kernels,
     (m, n, k): (usize, usize, usize),
+    forced: Option<&'static str>,
 ) -> Result<FlushedRow> {
     let mut rng = XorShift::new(XorShift::seed_from_time());
     let set_bytes = m * k + n * k + 2 * m * n;
     let sets = FLUSH_BYTES.div_ceil(set_bytes).clamp(2, 8);
-    let kernel = choose(m, n, k, gpu.sm_count());
     let stream = gpu.stream();
     let ops: Vec<Fp8Operands> = (0..sets)
         .map(|_| anchor_operands(gpu, (m, n, k), &mut rng))
@@ -213,7 +231,7 @@ pub fn bench_shape_flushed(
         let (ours, lt) = plans(
             gpu,
             kernels,
-            kernel,
+            forced,
             &ops,
             &mut d_ours,
             &mut d_lt,
@@ -230,7 +248,7 @@ pub fn bench_shape_flushed(
     let (ours, lt) = plans(
         gpu,
         kernels,
-        kernel,
+        forced,
         &ops,
         &mut d_ours,
         &mut d_lt,
@@ -252,9 +270,11 @@ pub fn bench_shape_flushed(
     }
     let [t_ours, t_lt] = timer.finish(gpu, WARMUP)?;
     let (ours_ms, blockwise_ms) = (median_mean_of_middle(t_ours), median_mean_of_middle(t_lt));
+    let (kernel, splits) = (ours[0].kernel_name(), ours[0].split_k().unwrap_or(1));
     Ok(FlushedRow {
         shape: (m, n, k),
         kernel,
+        splits,
         sets,
         ours_ms,
         blockwise_ms,

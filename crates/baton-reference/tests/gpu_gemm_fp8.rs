@@ -98,6 +98,41 @@ fn fp8_widths_not_powers_of_two_match_f64() {
     }
 }
 
+/// The 256×128 tiles sharing A over 2-CTA clusters along N
+/// (`KERNEL_256X128_MCA`): more units than resident clusters (each
+/// cluster walks several, its two CTAs multicasting into each other's
+/// stages across unit boundaries), an odd count of tile columns (the last
+/// cluster's second CTA past N: no B load, clamped B-scale row, clipped
+/// store) and ragged last tile rows (loaded without multicast) — vs f64.
+/// `BATON_SMALL=1`: the first shape only (compute-sanitizer).
+#[test]
+fn fp8_a_multicast_clusters_match_f64() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let shapes: &[(usize, usize, usize)] = if small() {
+        &[(300, 392, 256)]
+    } else {
+        &[
+            (300, 392, 256),
+            (2176, 2432, 256),
+            (1600, 2304, 384),
+            (2048, 1024, 1024),
+        ]
+    };
+    let kernel = gemm_fp8::KERNEL_256X128_MCA;
+    for &(m, n, k) in shapes {
+        let cmp = gemm_fp8_check::check_vs_f64(&gpu, &kernels, kernel, (m, n, k))
+            .unwrap_or_else(|e| panic!("{kernel} {m}x{n}x{k}: {e}"));
+        println!(
+            "{kernel} {m}x{n}x{k}: rel {:.2e} max abs {:.2e} non-finite {}",
+            cmp.rel_error, cmp.max_abs_error, cmp.non_finite
+        );
+        assert!(cmp.passes(2e-2), "{kernel} {m}x{n}x{k}: {cmp:?}");
+    }
+}
+
 /// Stream-K with one-K-block segments on every variant that has it
 /// (`has_stream_k`; the data-parallel 256x128 and 256x96 are refused, see
 /// `fp8_stream_k_is_refused_by_data_parallel_kernels`): small shapes
@@ -145,7 +180,11 @@ fn fp8_stream_k_is_refused_by_data_parallel_kernels() {
     let (sa_len, sb_len) = gemm_fp8::scale_lens(m, n, k);
     let sa = stream.alloc_zeros::<f32>(sa_len).unwrap();
     let sb = stream.alloc_zeros::<f32>(sb_len).unwrap();
-    for kernel in [gemm_fp8::KERNEL_256X128, gemm_fp8::KERNEL_256X96] {
+    for kernel in [
+        gemm_fp8::KERNEL_256X128,
+        gemm_fp8::KERNEL_256X96,
+        gemm_fp8::KERNEL_256X128_MCA,
+    ] {
         let mut d = stream.alloc_zeros::<u16>(m * n).unwrap();
         let mut plan =
             Fp8GemmPlan::with_kernel(&gpu, &kernels, kernel, &a, &b, &sa, &sb, &mut d, (m, n, k))

@@ -218,6 +218,11 @@ pub const KERNELS: &[KernelInfo] = &[
         about: "blockwise-scaled FP8 GEMM, 256x128x128 tiles with stream-K and split-K (the data-parallel 256x128 has none)",
         hot: true,
     },
+    KernelInfo {
+        name: "baton_gemm_fp8_blockwise_256x128_mca",
+        about: "blockwise-scaled FP8 GEMM, 256x128x128 tiles, 2-CTA clusters along N sharing A by TMA multicast, no stream-K",
+        hot: true,
+    },
 ];
 
 /// Names of the hot kernels (see [`KernelInfo::hot`]).

@@ -98,6 +98,14 @@ pub const GEMM_256X128: KernelSpec<GemmFp8Params> =
 /// ```
 pub const GEMM_256X128_SK: KernelSpec<GemmFp8Params> =
     spec::<256, 128, 4>("baton_gemm_fp8_blockwise_256x128_sk", 1);
+/// [`GEMM_256X128`] in clusters of 2 CTAs along N sharing each A tile by
+/// TMA multicast (each CTA loads half of its rows).
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_256X128_MCA.cluster, [2, 1, 1]);
+/// ```
+pub const GEMM_256X128_MCA: KernelSpec<GemmFp8Params> =
+    spec::<256, 128, 4>("baton_gemm_fp8_blockwise_256x128_mca", 2);
 /// 128×256×128 tiles, 4 stages, two 128-column waves per warpgroup.
 ///
 /// ```

@@ -53,12 +53,16 @@ pub const KERNEL_128X32: &str = fp8_abi::GEMM_128X32_DB.name;
 /// 256×96×128 tiles, 4 stages: [`KERNEL_256X128`] 96 columns wide, for
 /// wave counts.
 pub const KERNEL_256X96: &str = fp8_abi::GEMM_256X96.name;
+/// [`KERNEL_256X128`] in clusters of 2 CTAs along N that share each A tile
+/// by TMA multicast (each CTA loads half of its 256 rows): a third less
+/// L2 → SM operand traffic. No stream-K.
+pub const KERNEL_256X128_MCA: &str = fp8_abi::GEMM_256X128_MCA.name;
 /// Every kernel (same arguments): the default, the 128×64 one, the
 /// 128×128 one with a single partial accumulator, the clustered one, the
 /// 128×192 one, the 256×128 one, the 128×256 one, and the widths that are
-/// not powers of two or narrower: 128×96, 128×32, 256×96; and 256×128 with
-/// stream-K.
-pub const VARIANTS: [&str; 11] = [
+/// not powers of two or narrower: 128×96, 128×32, 256×96; 256×128 with
+/// stream-K; and 256×128 sharing A across 2-CTA clusters along N.
+pub const VARIANTS: [&str; 12] = [
     KERNEL,
     KERNEL_128X64,
     fp8_abi::GEMM_128X128.name,
@@ -70,12 +74,14 @@ pub const VARIANTS: [&str; 11] = [
     KERNEL_128X32,
     KERNEL_256X96,
     KERNEL_256X128_SK,
+    KERNEL_256X128_MCA,
 ];
 
 /// Whether a kernel of [`VARIANTS`] implements stream-K and split-K
 /// ([`Fp8GemmPlan::set_stream_k`], [`Fp8GemmPlan::set_split_k`]): all but
 /// the data-parallel two-wave ones, [`KERNEL_256X128`] (whose stream-K
-/// twin is [`KERNEL_256X128_SK`]) and [`KERNEL_256X96`].
+/// twin is [`KERNEL_256X128_SK`]), [`KERNEL_256X128_MCA`] and
+/// [`KERNEL_256X96`].
 ///
 /// ```
 /// use baton_runtime::gemm::fp8::{has_stream_k, KERNEL, KERNEL_256X128, KERNEL_256X128_SK};
@@ -83,12 +89,13 @@ pub const VARIANTS: [&str; 11] = [
 /// assert!(!has_stream_k(KERNEL_256X128));
 /// ```
 pub fn has_stream_k(kernel: &str) -> bool {
-    kernel != KERNEL_256X128 && kernel != KERNEL_256X96
+    kernel != KERNEL_256X128 && kernel != KERNEL_256X96 && kernel != KERNEL_256X128_MCA
 }
 
 /// The kernel that runs `kernel`'s tiles with stream-K / split-K: itself,
-/// or [`KERNEL_256X128_SK`] for [`KERNEL_256X128`]; `None` when the tile
-/// shape has no stream-K kernel ([`KERNEL_256X96`]).
+/// or [`KERNEL_256X128_SK`] for [`KERNEL_256X128`] and
+/// [`KERNEL_256X128_MCA`]; `None` when the tile shape has no stream-K
+/// kernel ([`KERNEL_256X96`]).
 ///
 /// ```
 /// use baton_runtime::gemm::fp8::{stream_k_kernel_of, KERNEL, KERNEL_256X96, KERNEL_256X128, KERNEL_256X128_SK};
@@ -97,7 +104,7 @@ pub fn has_stream_k(kernel: &str) -> bool {
 /// assert_eq!(stream_k_kernel_of(KERNEL_256X96), None);
 /// ```
 pub fn stream_k_kernel_of(kernel: &'static str) -> Option<&'static str> {
-    if kernel == KERNEL_256X128 {
+    if kernel == KERNEL_256X128 || kernel == KERNEL_256X128_MCA {
         Some(KERNEL_256X128_SK)
     } else if has_stream_k(kernel) {
         Some(kernel)
@@ -130,6 +137,7 @@ pub fn spec_of(kernel: &str) -> Option<&'static KernelSpec<GemmFp8Params>> {
         &fp8_abi::GEMM_128X32_DB,
         &fp8_abi::GEMM_256X96,
         &fp8_abi::GEMM_256X128_SK,
+        &fp8_abi::GEMM_256X128_MCA,
     ]
     .into_iter()
     .find(|s| s.name == kernel)
@@ -148,7 +156,7 @@ pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
         KERNEL | KERNEL_C2 | KERNEL_128X128_ONE_PARTIAL => Some((128, 128, 6)),
         KERNEL_128X64 => Some((128, 64, 8)),
         KERNEL_128X192 => Some((128, 192, 5)),
-        KERNEL_256X128 | KERNEL_256X128_SK => Some((256, 128, 4)),
+        KERNEL_256X128 | KERNEL_256X128_SK | KERNEL_256X128_MCA => Some((256, 128, 4)),
         KERNEL_128X256 => Some((128, 256, 4)),
         KERNEL_128X96 => Some((128, 96, 6)),
         KERNEL_128X32 => Some((128, 32, 8)),
@@ -157,14 +165,42 @@ pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
     }
 }
 
-/// CTAs per cluster (along M, sharing B tiles) of a kernel of [`VARIANTS`].
+/// CTAs per cluster of a kernel of [`VARIANTS`]: along M sharing B tiles
+/// ([`KERNEL_C2`]) or along N sharing A tiles ([`KERNEL_256X128_MCA`],
+/// [`shares_a`]).
 ///
 /// ```
-/// use baton_runtime::gemm::fp8::{cluster_of, KERNEL, KERNEL_C2};
-/// assert_eq!((cluster_of(KERNEL), cluster_of(KERNEL_C2)), (1, 2));
+/// use baton_runtime::gemm::fp8::{cluster_of, KERNEL, KERNEL_C2, KERNEL_256X128_MCA};
+/// assert_eq!((cluster_of(KERNEL), cluster_of(KERNEL_C2), cluster_of(KERNEL_256X128_MCA)), (1, 2, 2));
 /// ```
 pub fn cluster_of(kernel: &str) -> u32 {
-    if kernel == KERNEL_C2 { 2 } else { 1 }
+    if kernel == KERNEL_C2 || kernel == KERNEL_256X128_MCA {
+        2
+    } else {
+        1
+    }
+}
+
+/// Whether a clustered kernel of [`VARIANTS`] stacks its cluster's tiles
+/// along N and multicasts A (each CTA loads half of A's rows), rather
+/// than along M multicasting B.
+///
+/// ```
+/// use baton_runtime::gemm::fp8::{shares_a, KERNEL_C2, KERNEL_256X128_MCA};
+/// assert!(shares_a(KERNEL_256X128_MCA) && !shares_a(KERNEL_C2));
+/// ```
+pub fn shares_a(kernel: &str) -> bool {
+    kernel == KERNEL_256X128_MCA
+}
+
+/// Work units of a kernel's tile grid: clusters of `cluster` tiles along
+/// N ([`shares_a`]) or along M, or tiles.
+fn units_of(m: u32, n: u32, (bm, bn): (u32, u32), cluster: u32, along_n: bool) -> u32 {
+    if along_n {
+        m.div_ceil(bm) * n.div_ceil(bn).div_ceil(cluster)
+    } else {
+        m.div_ceil(bm).div_ceil(cluster) * n.div_ceil(bn)
+    }
 }
 
 /// Picks the kernel for an M×N×K problem on `sms` SMs: the least
@@ -185,9 +221,9 @@ pub fn cluster_of(kernel: &str) -> u32 {
 /// the 256×128 one. No list of shapes.
 ///
 /// ```
-/// use baton_runtime::gemm::fp8::{choose, KERNEL_128X64, KERNEL_128X96, KERNEL_256X96, KERNEL_256X128};
+/// use baton_runtime::gemm::fp8::{choose, KERNEL_128X64, KERNEL_128X96, KERNEL_256X96, KERNEL_256X128, KERNEL_256X128_MCA};
 /// assert_eq!(choose(8192, 8192, 8192, 132), KERNEL_256X128);
-/// assert_eq!(choose(4096, 32768, 512, 132), KERNEL_256X128);
+/// assert_eq!(choose(4096, 32768, 512, 132), KERNEL_256X128_MCA);
 /// assert_eq!(choose(128, 7168, 16384, 132), KERNEL_128X64);
 /// assert_eq!(choose(128, 24576, 1536, 132), KERNEL_128X96);
 /// assert_eq!(choose(2048, 1216, 4096, 132), KERNEL_256X96);
@@ -225,7 +261,17 @@ pub fn plan(m: usize, n: usize, k: usize, sms: u32) -> (&'static str, super::cos
         (KERNEL, tile(128, 128, 1.0)),
         (KERNEL_256X96, tile(256, 96, SPEED_256X96)),
         (KERNEL_256X128, tile(256, 128, 1.1)),
+        (KERNEL_256X128_MCA, tile(256, 128, SPEED_256X128_MCA)),
     ];
+    // A-multicast clusters pair the tile columns: only where they pair up
+    // (an odd count leaves a cluster's second CTA computing nothing), and
+    // only for short K ([`MCAST_A_MAX_K_BLOCKS`]).
+    let candidates = if n.div_ceil(128).is_multiple_of(2) && k / SCALE_BLOCK <= MCAST_A_MAX_K_BLOCKS
+    {
+        &candidates[..]
+    } else {
+        &candidates[..candidates.len() - 1]
+    };
     let problem = Problem::fp8(m, n, k);
     // Split counts only for the tiles with a stream-K kernel; a split
     // 256×128 plan runs its stream-K twin.
@@ -236,7 +282,7 @@ pub fn plan(m: usize, n: usize, k: usize, sms: u32) -> (&'static str, super::cos
             t.cost(&problem, &Machine::H100_FP8, sms)
         }
     };
-    let (kernel, cost) = cheapest(&candidates, cost).unwrap_or_else(|| {
+    let (kernel, cost) = cheapest(candidates, cost).unwrap_or_else(|| {
         (
             KERNEL,
             candidates[3].1.cost(&problem, &Machine::H100_FP8, sms),
@@ -252,6 +298,19 @@ pub fn plan(m: usize, n: usize, k: usize, sms: u32) -> (&'static str, super::cos
 /// model): a predicted value (its A tile feeds a quarter of the columns,
 /// `wgmma.m64n32k32` is the narrowest shape); session 9 measures it.
 pub const SPEED_128X32: f64 = 0.4;
+/// Speed per SM of [`KERNEL_256X128_MCA`] relative to 128×128 tiles
+/// (cost model), where it is a candidate ([`MCAST_A_MAX_K_BLOCKS`]):
+/// 256×128's 1.1 × 1.02. Predicted 1.1 × 1.04 everywhere (a third less
+/// L2 → SM operand traffic per CTA); measured against 256×128 (queued,
+/// one call, ratios to cuBLASLt, BENCHMARKS.md session 10): +1.5 to
+/// +2.9 % at K ≤ 2048, −0.3 to −4.4 % at K = 4096–16384 but 8192³
+/// (+1.4 %): the cluster's two CTAs advance in lockstep (a stage is free
+/// only when both released it), which long K pays for.
+pub const SPEED_256X128_MCA: f64 = 1.122;
+/// Longest K (in blocks of 128) at which [`plan`] considers
+/// [`KERNEL_256X128_MCA`]: measured ahead of 256×128 up to K = 2048,
+/// behind from 4096 (see [`SPEED_256X128_MCA`]).
+pub const MCAST_A_MAX_K_BLOCKS: usize = 16;
 /// Speed per SM of [`KERNEL_128X96`] relative to 128×128 tiles: measured
 /// 0.88 × [`SPEED_256X96`] at 4096×2112×7168 (both forced, one call,
 /// BENCHMARKS.md session 9; predicted 0.9).
@@ -365,6 +424,8 @@ pub struct Fp8GemmPlan<'a> {
     tail_rows: u32,
     /// CTAs per cluster.
     cluster: u32,
+    /// Clusters stacked along N sharing A ([`shares_a`]), else along M.
+    along_n: bool,
     /// Work units (CTAs, or clusters) resident at once.
     slots: u32,
     /// Stream-K workspace, when enabled.
@@ -514,11 +575,14 @@ impl<'a> Fp8GemmPlan<'a> {
                 Swizzle::None,
             )
         };
-        let (a, sa) = (a_map(bm)?, sa_map(bm)?);
+        let along_n = shares_a(kernel);
+        // With clusters each CTA loads (and multicasts) half of A's rows
+        // (along N) or of B's (along M).
+        let (a_split, b_split) = if along_n { (cluster, 1) } else { (1, cluster) };
+        let (a, sa) = (a_map(bm / a_split)?, sa_map(bm)?);
         let maps = [
             a,
-            // With clusters each CTA loads (and multicasts) half of B.
-            ops.b.map(0, bn / cluster, bk, Swizzle::B128)?,
+            ops.b.map(0, bn / b_split, bk, Swizzle::B128)?,
             sa,
             ops.d.map(0, 64, 32, Swizzle::B64)?,
             // The last tile row's A and A scales when M mod BM ≠ 0: boxes of
@@ -561,6 +625,7 @@ impl<'a> Fp8GemmPlan<'a> {
             k: k as u32,
             tail_rows,
             cluster,
+            along_n,
             slots,
             stream_k: None,
             _operands: std::marker::PhantomData,
@@ -632,8 +697,7 @@ impl<'a> Fp8GemmPlan<'a> {
         if splits != 1 {
             self.require_stream_k()?;
         }
-        let units =
-            self.m.div_ceil(self.tile.0).div_ceil(self.cluster) * self.n.div_ceil(self.tile.1);
+        let units = self.units();
         let shape = (units, self.k / SCALE_BLOCK as u32, self.slots);
         if splits == 1 {
             super::stream_k::check_split_k(splits, shape.0, shape.1, shape.2)?;
@@ -654,7 +718,7 @@ impl<'a> Fp8GemmPlan<'a> {
         }
         Err(GemmError::NoStreamK {
             kernel: self.name.into(),
-            rule: "the data-parallel two-wave kernels (256x128, 256x96) have none; \
+            rule: "the data-parallel two-wave kernels (256x128, 256x128_mca, 256x96) have none; \
                    baton_gemm_fp8_blockwise_256x128_sk and the 128-row kernels have",
         }
         .into())
@@ -671,9 +735,18 @@ impl<'a> Fp8GemmPlan<'a> {
         if let Some(w) = &self.stream_k {
             return w.grid();
         }
-        let units =
-            self.m.div_ceil(self.tile.0).div_ceil(self.cluster) * self.n.div_ceil(self.tile.1);
-        units.min(self.slots) * self.cluster
+        self.units().min(self.slots) * self.cluster
+    }
+
+    /// Work units (tiles, or clusters of tiles) of this plan's problem.
+    fn units(&self) -> u32 {
+        units_of(
+            self.m,
+            self.n,
+            (self.tile.0, self.tile.1),
+            self.cluster,
+            self.along_n,
+        )
     }
 
     /// The kernel this plan launches.
@@ -957,6 +1030,34 @@ mod tests {
         for k in [KERNEL_128X32, KERNEL_128X96, KERNEL_256X96] {
             assert!(VARIANTS.contains(&k) && spec_of(k).is_some() && tile_of(k).is_some());
         }
+    }
+
+    /// 256×128 sharing A over 2-CTA clusters replaces 256×128 where the
+    /// tile columns pair up and K ≤ 2048 (measured ahead there, behind at
+    /// long K): 4096×{24576×1536, 7168×2048, 32768×512} (even column
+    /// counts); not 4096×2112 (17 columns), not K ≥ 4096; never with a
+    /// split (it has no stream-K: a split plan runs 256×128's twin).
+    #[test]
+    fn a_multicast_only_at_short_k_with_paired_columns() {
+        for (m, n, k) in [(4096, 24576, 1536), (4096, 7168, 2048), (4096, 32768, 512)] {
+            assert_eq!(choose(m, n, k, 132), KERNEL_256X128_MCA, "{m}x{n}x{k}");
+        }
+        assert_eq!(choose(4096, 7168, 4096, 132), KERNEL_256X128);
+        assert_ne!(choose(4096, 2112, 1536, 132), KERNEL_256X128_MCA);
+        for (m, n, k) in [(4096, 4096, 256), (1024, 1024, 1024), (512, 8192, 2048)] {
+            let (kernel, cost) = plan(m, n, k, 132);
+            assert!(
+                kernel != KERNEL_256X128_MCA || cost.splits == 1,
+                "{m}x{n}x{k}"
+            );
+        }
+        assert!(!has_stream_k(KERNEL_256X128_MCA));
+        assert_eq!(
+            (cluster_of(KERNEL_256X128_MCA), shares_a(KERNEL_256X128_MCA)),
+            (2, true)
+        );
+        assert_eq!(units_of(300, 520, (256, 128), 2, true), 2 * 3);
+        assert_eq!(units_of(300, 520, (128, 128), 2, false), 2 * 5);
     }
 
     #[test]

@@ -693,6 +693,18 @@ impl<'a> PendingRelease<'a> {
         ManuallyDrop::new(self).bar.arrive_cluster(cta_rank);
     }
 
+    /// [`release_multicast_if`](Self::release_multicast_if) with mask
+    /// `0b11` (both CTAs of a 2-CTA cluster) through
+    /// `BarrierRef::arrive_pair_if`: the ranks as immediates, not registers.
+    ///
+    /// ```ignore
+    /// stage.defer_release().release_pair_if(thread_in_warpgroup == 0);
+    /// ```
+    #[inline(always)]
+    pub fn release_pair_if(self, signaller: bool) {
+        ManuallyDrop::new(self).bar.arrive_pair_if(signaller);
+    }
+
     /// If `signaller`, arrives once on the `empty` barrier of every CTA in
     /// `cta_mask` (predicated, no branch) — releasing a stage that TMA
     /// multicasts from those CTAs filled. With a constant mask the loop

@@ -346,7 +346,16 @@ pub unsafe fn fp8_mainloop<
             }
             mma_k_block::<M, ACC>(p0, wave1);
             M::wait::<0>(p0);
-            release_stage::<CLUSTER_M>(stage.defer_release(), signaller);
+            // In 2-CTA clusters both arrivals go in one asm block with
+            // immediate ranks (`release_pair_if`): `release_stage`'s two
+            // remote arrivals hold the ranks in registers, and under the
+            // two-wave budget (both waves' accumulators and the partial
+            // live) that spilled 428 bytes (256×128 sharing A).
+            if CLUSTER_M == 2 {
+                stage.defer_release().release_pair_if(signaller);
+            } else {
+                release_stage::<CLUSTER_M>(stage.defer_release(), signaller);
+            }
             if m_waves == 2 {
                 promote_tile::<ACC, BN>(acc_hi, p0, (a[2], a[3], sb[0], sb[1]), split_q);
             } else {

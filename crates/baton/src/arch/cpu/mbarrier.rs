@@ -222,6 +222,14 @@ impl<'a> BarrierRef<'a> {
         }
     }
 
+    /// [`arrive_remote_if`](Self::arrive_remote_if) on CTAs 0 and 1 of a
+    /// 2-CTA cluster (the PTX backend issues both in one asm block).
+    #[inline]
+    pub fn arrive_pair_if(self, pred: bool) {
+        self.arrive_remote_if(0, pred);
+        self.arrive_remote_if(1, pred);
+    }
+
     /// The barrier at this barrier's shared offset in CTA `cta_rank` of the
     /// calling thread's cluster (`mapa`).
     #[inline]

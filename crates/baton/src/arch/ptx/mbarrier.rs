@@ -141,6 +141,26 @@ impl<'a> BarrierRef<'a> {
         };
     }
 
+    /// [`arrive_remote_if`](Self::arrive_remote_if) on CTAs 0 and 1 of a
+    /// 2-CTA cluster, in one asm block with the ranks as immediates: one
+    /// register operand (the address) besides the predicate, where two
+    /// `arrive_remote_if`s hold each rank in a register (under a
+    /// two-wave FP8 consumer's 232-register budget that spilled).
+    ///
+    /// ```ignore
+    /// stage_empty.arrive_pair_if(thread_in_warpgroup == 0);
+    /// ```
+    #[inline(always)]
+    pub fn arrive_pair_if(self, pred: bool) {
+        // SAFETY: as `arrive_cluster` (both ranks exist in a 2-CTA cluster).
+        unsafe {
+            asm!(
+                "{{ .reg .b32 ra; .reg .pred p; setp.ne.b32 p, {c}, 0; mapa.shared::cluster.u32 ra, {a}, 0; @p mbarrier.arrive.shared::cluster.b64 _, [ra]; mapa.shared::cluster.u32 ra, {a}, 1; @p mbarrier.arrive.shared::cluster.b64 _, [ra]; }}",
+                a = in(reg32) self.addr(), c = in(reg32) pred as u32, options(nostack)
+            )
+        };
+    }
+
     /// Non-blocking test: has the phase with parity `parity` completed?
     #[inline(always)]
     pub fn try_wait_parity(self, parity: u32) -> bool {

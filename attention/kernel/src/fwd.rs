@@ -21,6 +21,7 @@
 
 use crate::math::{log2, opaque, pack_bf16x2, quad_sum};
 use crate::pv::PvMma;
+use crate::qk::QkMma;
 use crate::softmax::{Block, RowState, pack_p};
 use baton::arch::ptx::tma::{
     load_3d, prefetch_tensormap, store_3d, store_commit_group, store_wait_group,
@@ -43,7 +44,6 @@ use baton_attention_abi::{
     layout::QBox,
 };
 use baton_kernel_roles::sm90::dispatch::init_then_sync;
-use baton_kernel_roles::sm90::mainloop_bf16::Bf16Mma;
 
 /// TMA coordinates of column `c`, row `row`, head `head` of tensor `t`
 /// (bit `t` of `heads_inner`: dims `{d, heads, seq}`).
@@ -163,7 +163,7 @@ pub fn run<
     const PRODUCER_REGISTERS: u32,
     const CONSUMER_REGISTERS: u32,
     const PERSISTENT: bool,
-    S: Bf16Mma<SACC>,
+    S: QkMma<SACC>,
     O: PvMma<OACC>,
 >(
     p: &AttentionParams,

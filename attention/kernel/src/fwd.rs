@@ -23,12 +23,14 @@ use crate::math::{log2, opaque, pack_bf16x2, quad_sum};
 use crate::pv::PvMma;
 use crate::qk::QkMma;
 use crate::softmax::{Block, RowState, pack_p};
-use baton::arch::ptx::tma::{
+use baton::arch::current::tma::{
     load_3d, prefetch_tensormap, store_3d, store_commit_group, store_wait_group,
     store_wait_group_read,
 };
-use baton::arch::ptx::wgmma::{self, SmemLayout, descriptor_k_major, descriptor_mn_major};
-use baton::arch::ptx::wgmma::{setmaxnreg_dec, setmaxnreg_inc};
+use baton::arch::wgmma::{
+    self, SmemLayout, descriptor_k_major, descriptor_mn_major, setmaxnreg_dec, setmaxnreg_inc,
+    smem_addr,
+};
 use baton::arch::ptx::{
     block_idx_x, dynamic_smem, fence_proxy_async_shared, named_barrier_sync, st_shared_u32,
     thread_idx_x,
@@ -303,8 +305,8 @@ pub fn run<
         let wg = warpgroup - 1;
         let tid = thread_idx_x() % 128;
         let causal = p.causal != 0;
-        let k_base = smem_field!(kp.stage(0), KvStage<NB, BN>, boxes).addr();
-        let v_base = smem_field!(vp.stage(0), KvStage<NB, BN>, boxes).addr();
+        let k_base = smem_addr(smem_field!(kp.stage(0), KvStage<NB, BN>, boxes));
+        let v_base = smem_addr(smem_field!(vp.stage(0), KvStage<NB, BN>, boxes));
         let stage_bytes = core::mem::size_of::<KvStage<NB, BN>>() as u32;
         let kv_box_bytes = bn * 128;
 
@@ -395,7 +397,7 @@ pub fn run<
                 wg_row0 + 16 * warp + lane / 4 + 8,
             ];
             let q_stage = qc.acquire_stage();
-            let q_base = smem_field!(q_stage.tiles(), QStage<NB>, rows).at(0).addr();
+            let q_base = smem_addr(smem_field!(q_stage.tiles(), QStage<NB>, rows).at(0));
 
             // SAFETY: all-zero is a valid [f32; OACC]; `zeroed` (not `[0.0; N]`,
             // a store loop for large N) keeps it in registers.

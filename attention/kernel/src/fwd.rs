@@ -31,11 +31,9 @@ use baton::arch::wgmma::{
     self, SmemLayout, descriptor_k_major, descriptor_mn_major, setmaxnreg_dec, setmaxnreg_inc,
     smem_addr,
 };
-use baton::arch::ptx::{
-    block_idx_x, dynamic_smem, fence_proxy_async_shared, named_barrier_sync, st_shared_u32,
-    thread_idx_x,
-};
-use baton::arch::ptx::{elect_one, warp_idx};
+use crate::thread::CtaThread;
+use baton::arch::current::fence_proxy_async_shared;
+use baton::arch::ptx::dynamic_smem;
 use baton::ordered_barrier::OrderedBarrier;
 use baton::smem_field;
 use baton::tensor_map::Swizzle;
@@ -45,7 +43,6 @@ use baton_attention_abi::{
     AttentionParams, AttnSmem, BM, CONSUMER_WARPGROUPS, KvPayload, KvStage, QPayload, QStage,
     layout::QBox,
 };
-use baton_kernel_roles::sm90::dispatch::init_then_sync;
 
 /// TMA coordinates of column `c`, row `row`, head `head` of tensor `t`
 /// (bit `t` of `heads_inner`: dims `{d, heads, seq}`).
@@ -64,29 +61,6 @@ const ORDER_NAME: &core::ffi::CStr = c"attn_pingpong";
 /// First of the two ping-pong named barriers (ids 1, 2: the warpgroups'
 /// epilogues; 0: `bar.sync 0`).
 const TURN_BARRIER: u32 = 3;
-
-/// `bar.arrive id, threads`: counts this warp towards named barrier `id`
-/// without waiting.
-#[inline(always)]
-fn named_barrier_arrive(id: u32, threads: u32) {
-    // SAFETY: a barrier arrival; `threads` matches every use of `id` (256:
-    // one waiting and one arriving warpgroup).
-    unsafe {
-        core::arch::asm!("bar.arrive {id}, {n};", id = in(reg32) id, n = in(reg32) threads, options(nostack))
-    };
-}
-
-/// `%nctaid.x`, read where it is used: not `pure`, so not hoisted out of
-/// the tile loop into a register that lives (and spills) across it.
-#[inline(always)]
-fn launch_ctas() -> u32 {
-    let n: u32;
-    // SAFETY: reads a special register.
-    unsafe {
-        core::arch::asm!("mov.u32 {n}, %nctaid.x;", n = out(reg32) n, options(nomem, nostack))
-    };
-    n
-}
 
 /// Bytes of one 64 × 64 bf16 box.
 const BOX_BYTES: u32 = 64 * 128;
@@ -173,6 +147,7 @@ pub fn run<
     // SAFETY: launched with the module's dynamic shared memory,
     // size_of::<AttnSmem<..>>() on the device (the spec).
     let smem = unsafe { dynamic_smem::<AttnSmem<NB, BN, SK, SV>>() };
+    let thread = &crate::thread::GpuThread;
     let kp = InputTilePipeline::<KvPayload<NB, BN>, SK>::new(
         smem_field!(smem, AttnSmem<NB, BN, SK, SV>, k),
         c"attn_k",
@@ -195,15 +170,15 @@ pub fn run<
     // registers, and ptxas spills it.
     let schedule = || {
         (
-            opaque(block_idx_x()),
-            launch_ctas(),
+            opaque(thread.block_idx_x()),
+            thread.launch_ctas(),
             q_tiles(opaque(p.seq_q)) * p.batch_heads,
         )
     };
 
-    init_then_sync::<1>(|| {
+    thread.init_then_sync(|| {
         // The first tile's maps (the host launches at most `tiles` CTAs).
-        let maps = tile_info(p, block_idx_x(), bn).maps;
+        let maps = tile_info(p, thread.block_idx_x(), bn).maps;
         // SAFETY: the host passes `batch` live maps per tensor in global memory.
         unsafe {
             for m in maps {
@@ -219,10 +194,10 @@ pub fn run<
 
     // Warpgroup 0: the producer (one lane of warp 0); warpgroups 1 and 2:
     // the consumers, with the registers the entry gives (lib.rs).
-    let warpgroup = warp_idx() / 4;
+    let warpgroup = thread.warp_idx() / 4;
     if warpgroup == 0 {
         setmaxnreg_dec::<PRODUCER_REGISTERS>();
-        if warp_idx() == 0 && elect_one() {
+        if thread.warp_idx() == 0 && thread.elect_one() {
             let mut qprod = qp.producer();
             let mut kprod = kp.producer();
             let mut vprod = vp.producer();
@@ -303,7 +278,7 @@ pub fn run<
     } else {
         setmaxnreg_inc::<CONSUMER_REGISTERS>();
         let wg = warpgroup - 1;
-        let tid = thread_idx_x() % 128;
+        let tid = thread.thread_idx_x() % 128;
         let causal = p.causal != 0;
         let k_base = smem_addr(smem_field!(kp.stage(0), KvStage<NB, BN>, boxes));
         let v_base = smem_addr(smem_field!(vp.stage(0), KvStage<NB, BN>, boxes));
@@ -354,14 +329,14 @@ pub fn run<
         let mode = p.pingpong;
         let mut order = OrderedBarrier::<1, 2>::new(order_bars, wg, ORDER_NAME);
         if mode == 2 && wg == 1 {
-            named_barrier_arrive(TURN_BARRIER, 256);
+            thread.named_barrier_arrive(TURN_BARRIER, 256);
         }
         macro_rules! turn_wait {
             () => {
                 if mode == 1 {
                     order.wait();
                 } else if mode == 2 {
-                    named_barrier_sync(TURN_BARRIER + wg, 256);
+                    thread.named_barrier_sync(TURN_BARRIER + wg, 256);
                 }
             };
         }
@@ -370,7 +345,7 @@ pub fn run<
                 if mode == 1 {
                     order.arrive();
                 } else if mode == 2 && !($last && wg == 1) {
-                    named_barrier_arrive(TURN_BARRIER + 1 - wg, 256);
+                    thread.named_barrier_arrive(TURN_BARRIER + 1 - wg, 256);
                 }
             };
         }
@@ -389,7 +364,7 @@ pub fn run<
             // not hoisted out of the tile loop and kept live (spilled).
             let (warp, lane) = (opaque(tid) / 32, opaque(tid) % 32);
             let ti = tile_info(p, t, bn);
-            let last_tile = !PERSISTENT || t + launch_ctas() >= schedule().2;
+            let last_tile = !PERSISTENT || t + thread.launch_ctas() >= schedule().2;
             // This thread's two accumulator rows, in the head.
             let wg_row0 = ti.q_row0 + 64 * wg;
             let rows = [
@@ -483,18 +458,18 @@ pub fn run<
                 // SAFETY: this warpgroup's own Q rows (it holds their
                 // stage; its last reads retired with the wait above).
                 unsafe {
-                    st_shared_u32(
+                    thread.st_shared_u32(
                         box_base + Swizzle::B128.apply(b0) as u32,
                         pack_bf16x2(o[c] * inv0, o[c + 1] * inv0),
                     );
-                    st_shared_u32(
+                    thread.st_shared_u32(
                         box_base + Swizzle::B128.apply(b0 + 8 * 128) as u32,
                         pack_bf16x2(o[c + 2] * inv1, o[c + 3] * inv1),
                     );
                 }
             });
             fence_proxy_async_shared();
-            named_barrier_sync(1 + wg, 128);
+            thread.named_barrier_sync(1 + wg, 128);
             let out = smem_field!(q_stage.tiles(), QStage<NB>, rows);
             if tid == 0 {
                 let map_o = te.maps[3];
@@ -514,7 +489,7 @@ pub fn run<
             if !PERSISTENT {
                 break;
             }
-            t += launch_ctas();
+            t += thread.launch_ctas();
         }
         if tid == 0 {
             // Every O store complete before the CTA exits.

@@ -1,7 +1,8 @@
 //! baton's FlashAttention-style forward kernels for sm_90a, one entry per
 //! head dimension (64, 128, 256), written on baton's public API: the ABI
 //! (parameters, payloads, shared layout, specs) is `baton-attention-abi`;
-//! the CTA program is [`fwd`](mod@fwd), the per-K/V-block softmax step on
+//! the CTA program is [`fwd`](mod@fwd) (on the thread of
+//! [`thread`](mod@thread)), the per-K/V-block softmax step on
 //! plain fragments [`softmax`](mod@softmax), its per-thread math
 //! [`math`](mod@math), the first GEMM's `wgmma` shapes [`qk`](mod@qk)
 //! and the second GEMM's [`pv`](mod@pv). The crate builds for nvptx64
@@ -21,6 +22,8 @@ pub mod pv;
 pub mod qk;
 #[cfg(target_arch = "nvptx64")]
 pub mod softmax;
+#[cfg(target_arch = "nvptx64")]
+pub mod thread;
 
 use baton_attention_abi::{
     ATTENTION_D64, ATTENTION_D64_CAUSAL, ATTENTION_D128, ATTENTION_D256, AttentionParams,

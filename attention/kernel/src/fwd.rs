@@ -31,9 +31,8 @@ use baton::arch::wgmma::{
     self, SmemLayout, descriptor_k_major, descriptor_mn_major, setmaxnreg_dec, setmaxnreg_inc,
     smem_addr,
 };
-use crate::thread::CtaThread;
+use crate::thread::{CtaThread, CurrentThread};
 use baton::arch::current::fence_proxy_async_shared;
-use baton::arch::ptx::dynamic_smem;
 use baton::ordered_barrier::OrderedBarrier;
 use baton::smem_field;
 use baton::tensor_map::Swizzle;
@@ -127,6 +126,17 @@ fn tile_info(
 /// `PERSISTENT`: the CTA loops over its tiles (else it computes tile
 /// `blockIdx.x` only, and the host launches one CTA per tile: d = 256,
 /// whose consumers have no registers to spare for the loop's state).
+///
+/// Every thread of the CTA runs it, as [`CurrentThread`]: the GPU thread
+/// of a kernel entry (`lib.rs`), or on the host a thread of
+/// `crate::thread::run_cta` (`attention/abi/tests/cpu_fwd.rs` runs the
+/// whole program on baton's CPU backend).
+///
+/// ```ignore
+/// run_cta(smem, 3, cta, grid, |_smem| {
+///     fwd::run::<2, 128, 3, 2, 64, 64, 32, 40, 232, true, QkN128, PvN128>(&p)
+/// });
+/// ```
 #[inline(always)]
 pub fn run<
     const NB: usize,
@@ -146,8 +156,8 @@ pub fn run<
 ) {
     // SAFETY: launched with the module's dynamic shared memory,
     // size_of::<AttnSmem<..>>() on the device (the spec).
-    let smem = unsafe { dynamic_smem::<AttnSmem<NB, BN, SK, SV>>() };
-    let thread = &crate::thread::GpuThread;
+    let thread = &CurrentThread::default();
+    let smem = unsafe { thread.dynamic_smem::<AttnSmem<NB, BN, SK, SV>>() };
     let kp = InputTilePipeline::<KvPayload<NB, BN>, SK>::new(
         smem_field!(smem, AttnSmem<NB, BN, SK, SV>, k),
         c"attn_k",

@@ -5,7 +5,12 @@
 //! registers and `bar` instructions, `#[inline(always)]`, so the kernel
 //! compiles to the code it had with the calls written inline) and by
 //! [`CpuThread`] (host: one simulated GPU thread of a CTA run by
-//! [`run_cta`], every GPU thread a host thread).
+//! [`run_cta`], every GPU thread a host thread). [`CurrentThread`] names
+//! the one of the compilation target; the CTA program is not generic over
+//! it (a type parameter, even one that is always `GpuThread`, changed
+//! LLVM's code layout of the kernels: 5 % more PTX lines).
+
+use baton::smem::SharedRef;
 
 /// The GPU thread the CTA program runs as.
 ///
@@ -15,6 +20,13 @@
 /// }
 /// ```
 pub trait CtaThread {
+    /// The CTA's dynamic shared memory, typed as `S`.
+    ///
+    /// # Safety
+    /// As `baton::arch::ptx::dynamic_smem`: the launch gave at least
+    /// `size_of::<S>()` bytes laid out as `S`, and the caller keeps the
+    /// threads' accesses race-free.
+    unsafe fn dynamic_smem<S: 'static>(&self) -> SharedRef<'_, S>;
     /// `threadIdx.x` (the CTA is one-dimensional).
     fn thread_idx_x(&self) -> u32;
     /// Warp index in the CTA (`threadIdx.x / 32`).
@@ -49,7 +61,7 @@ pub use gpu::GpuThread;
 
 #[cfg(target_arch = "nvptx64")]
 mod gpu {
-    use super::CtaThread;
+    use super::{CtaThread, SharedRef};
     use baton::arch::ptx;
 
     /// The calling GPU thread.
@@ -61,6 +73,11 @@ mod gpu {
     pub struct GpuThread;
 
     impl CtaThread for GpuThread {
+        #[inline(always)]
+        unsafe fn dynamic_smem<S: 'static>(&self) -> SharedRef<'_, S> {
+            // SAFETY: forwarded to the caller.
+            unsafe { ptx::dynamic_smem::<S>() }
+        }
         #[inline(always)]
         fn thread_idx_x(&self) -> u32 {
             ptx::thread_idx_x()
@@ -113,11 +130,27 @@ mod gpu {
 #[cfg(not(target_arch = "nvptx64"))]
 pub use cpu::{CpuThread, NamedBarriers, run_cta};
 
+/// The thread type of the compilation target: [`GpuThread`] on nvptx64,
+/// [`CpuThread`] on the host (as `baton::arch::current` names the backend).
+///
+/// ```ignore
+/// let thread = &CurrentThread::default();
+/// ```
+#[cfg(target_arch = "nvptx64")]
+pub type CurrentThread = GpuThread;
+/// The thread type of the compilation target: [`GpuThread`] on nvptx64,
+/// [`CpuThread`] on the host (as `baton::arch::current` names the backend).
+///
+/// ```ignore
+/// let thread = &CurrentThread::default();
+/// ```
+#[cfg(not(target_arch = "nvptx64"))]
+pub type CurrentThread = CpuThread;
+
 #[cfg(not(target_arch = "nvptx64"))]
 mod cpu {
-    use super::CtaThread;
+    use super::{CtaThread, SharedRef};
     use baton::arch::cpu::{CpuBlock, run_warpgroup};
-    use baton::smem::SharedRef;
     use std::sync::{Condvar, Mutex};
     use std::time::Duration;
 
@@ -206,58 +239,107 @@ mod cpu {
         }
     }
 
-    /// One simulated GPU thread of a CTA run by [`run_cta`].
+    /// Where a simulated GPU thread is: set by [`run_cta`] in each of its
+    /// host threads.
+    #[derive(Clone, Copy)]
+    struct Place {
+        tid: u32,
+        cta: u32,
+        grid: u32,
+        /// The CTA's threads (`bar.sync 0` waits for all).
+        threads: u32,
+        /// The CTA's named barriers (alive while its threads run).
+        bars: *const NamedBarriers,
+        /// Host address of the CTA's shared memory (shared address 0).
+        smem_base: usize,
+        /// Its size in bytes.
+        smem_bytes: usize,
+    }
+
+    thread_local! {
+        static PLACE: core::cell::Cell<Option<Place>> = const { core::cell::Cell::new(None) };
+    }
+
+    /// The calling simulated GPU thread (of a CTA run by [`run_cta`]);
+    /// every method panics in a host thread that is not one.
     ///
     /// ```ignore
-    /// use baton_attention_kernel::thread::{CtaThread, run_cta};
-    /// run_cta(0u32, 1, 3, 4, |t, _smem| {
+    /// use baton_attention_kernel::thread::{CpuThread, CtaThread, run_cta};
+    /// run_cta(0u32, 1, 3, 4, |_smem| {
+    ///     let t = CpuThread;
     ///     assert_eq!((t.block_idx_x(), t.launch_ctas()), (3, 4));
     ///     assert_eq!(t.warp_idx(), t.thread_idx_x() / 32);
     /// });
     /// ```
-    pub struct CpuThread<'c> {
-        tid: u32,
-        cta: u32,
-        grid: u32,
-        bars: &'c NamedBarriers,
-        /// Host address of the CTA's shared memory (shared address 0).
-        smem_base: usize,
-        threads: u32,
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct CpuThread;
+
+    impl CpuThread {
+        fn place(&self) -> Place {
+            PLACE.with(|p| p.get()).expect(
+                "baton attention cpu: CpuThread used outside a simulated CTA (run it in thread::run_cta)",
+            )
+        }
+        fn bars(&self) -> &NamedBarriers {
+            // SAFETY: `run_cta` keeps the barriers alive while the thread's
+            // place is set.
+            unsafe { &*self.place().bars }
+        }
     }
 
-    impl CtaThread for CpuThread<'_> {
+    impl CtaThread for CpuThread {
+        unsafe fn dynamic_smem<S: 'static>(&self) -> SharedRef<'_, S> {
+            let pl = self.place();
+            assert!(
+                core::mem::size_of::<S>() <= pl.smem_bytes
+                    && pl.smem_base.is_multiple_of(core::mem::align_of::<S>()),
+                "baton attention cpu: the CTA's {} bytes of shared memory do not hold a {}",
+                pl.smem_bytes,
+                core::any::type_name::<S>()
+            );
+            // SAFETY: in bounds and aligned (checked); the CTA's memory
+            // outlives its threads; the layout and the races are the
+            // caller's contract.
+            SharedRef::from_ref(unsafe { &*(pl.smem_base as *const S) })
+        }
         fn thread_idx_x(&self) -> u32 {
-            self.tid
+            self.place().tid
         }
         fn warp_idx(&self) -> u32 {
-            self.tid / 32
+            self.place().tid / 32
         }
         fn block_idx_x(&self) -> u32 {
-            self.cta
+            self.place().cta
         }
         fn launch_ctas(&self) -> u32 {
-            self.grid
+            self.place().grid
         }
         fn elect_one(&self) -> bool {
-            self.tid.is_multiple_of(32)
+            self.place().tid.is_multiple_of(32)
         }
         fn init_then_sync(&self, init: impl FnOnce()) {
-            if self.tid == 0 {
+            let pl = self.place();
+            if pl.tid == 0 {
                 init();
             }
-            self.bars.sync(0, self.threads)
+            self.bars().sync(0, pl.threads)
         }
         fn named_barrier_sync(&self, id: u32, threads: u32) {
-            self.bars.sync(id, threads)
+            self.bars().sync(id, threads)
         }
         fn named_barrier_arrive(&self, id: u32, threads: u32) {
-            self.bars.arrive(id, threads)
+            self.bars().arrive(id, threads)
         }
         unsafe fn st_shared_u32(&self, addr: u32, value: u32) {
-            // SAFETY: `addr` is an offset in this CTA's shared memory (the
-            // caller's contract, as `smem_addr` gives it), aligned and not
-            // accessed concurrently.
-            unsafe { ((self.smem_base + addr as usize) as *mut u32).write(value) }
+            let pl = self.place();
+            assert!(
+                addr as usize + 4 <= pl.smem_bytes && addr.is_multiple_of(4),
+                "baton attention cpu: st.shared.u32 at {addr:#x}, outside the CTA's {} bytes or unaligned",
+                pl.smem_bytes
+            );
+            // SAFETY: in the CTA's shared memory and aligned (checked); no
+            // concurrent access (the caller's contract).
+            unsafe { ((pl.smem_base + addr as usize) as *mut u32).write(value) }
         }
     }
 
@@ -270,10 +352,11 @@ mod cpu {
     /// stack frame: give large ones a thread with a large stack.
     ///
     /// ```ignore
-    /// use baton_attention_kernel::thread::{CtaThread, run_cta};
+    /// use baton_attention_kernel::thread::{CpuThread, CtaThread, run_cta};
     /// use std::sync::atomic::{AtomicU32, Ordering};
     /// let elected = AtomicU32::new(0);
-    /// run_cta(0u32, 2, 0, 1, |t, _smem| {
+    /// run_cta(0u32, 2, 0, 1, |_smem| {
+    ///     let t = CpuThread;
     ///     if t.elect_one() {
     ///         elected.fetch_add(1, Ordering::Relaxed);
     ///     }
@@ -286,21 +369,30 @@ mod cpu {
         warpgroups: u32,
         cta: u32,
         grid: u32,
-        body: impl Fn(&CpuThread<'_>, SharedRef<'_, S>) + Sync,
+        body: impl Fn(SharedRef<'_, S>) + Sync,
     ) {
         let bars = NamedBarriers::new();
         let block = CpuBlock::new(smem);
         block.run_warps(warpgroups, |warpgroup, smem| {
             run_warpgroup(|tid| {
-                let thread = CpuThread {
+                let place = Place {
                     tid: 128 * warpgroup.index() + tid,
                     cta,
                     grid,
+                    threads: 128 * warpgroups,
                     bars: &bars,
                     smem_base: smem.addr(),
-                    threads: 128 * warpgroups,
+                    smem_bytes: core::mem::size_of::<S>(),
                 };
-                body(&thread, smem)
+                struct Unset;
+                impl Drop for Unset {
+                    fn drop(&mut self) {
+                        PLACE.with(|p| p.set(None));
+                    }
+                }
+                PLACE.with(|p| p.set(Some(place)));
+                let _unset = Unset;
+                body(smem)
             })
         });
     }

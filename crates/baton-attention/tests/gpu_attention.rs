@@ -519,14 +519,15 @@ fn gpu_attention_matches_f64_reference() {
         Schedule::PingPongNamedBarriers,
     ];
     // Every CTA count: one per SM (here: one per tile), several tiles per
-    // CTA (2 and 3 CTAs: the pipelines and turns run on from tile to tile,
-    // causal tiles longest first), one per tile; cycled with a period
-    // prime to the schedules' so that every pair occurs.
+    // CTA (1, 2 and 3 CTAs: the pipelines — the Q ring's 3 stages too —
+    // and turns run on from tile to tile, causal tiles longest first), one
+    // per tile; cycled with a period prime to the schedules' so that every
+    // pair occurs.
     let fixed = |n| Ctas::Fixed(core::num::NonZeroU32::new(n).unwrap());
-    let ctas = [fixed(2), Ctas::PerSm, fixed(3), Ctas::PerTile];
+    let ctas = [fixed(2), Ctas::PerSm, fixed(3), Ctas::PerTile, fixed(1)];
     for (i, (_, c)) in cases.iter_mut().enumerate() {
         c.schedule = schedules[i % 3];
-        c.ctas = ctas[i % 4];
+        c.ctas = ctas[i % 5];
     }
     let mut failed = 0;
     for (name, c) in &cases {

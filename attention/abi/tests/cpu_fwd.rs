@@ -16,8 +16,10 @@
 //!
 //! Cases: head dim 64 (176-row K/V blocks; 128-row when causal) and 128,
 //! causal and not, and one of 256 (64-row blocks, one CTA per tile), ragged `seq_q ≠ seq_kv` from 1 to 200, GQA 2:1, batch 2,
-//! both layouts (`[b, s, h, d]`, `[b, h, s, d]`), both ping-pong mechanisms,
-//! persistent grids smaller than the tile count. Fresh random inputs; O and
+//! both layouts (`[b, s, h, d]`, `[b, h, s, d]`), both ping-pong mechanisms
+//! and free issue, d = 64's 128-row kernel without a mask (`narrow`),
+//! persistent grids smaller than the tile count (one CTA computing 4 tiles:
+//! the 3-stage Q ring wraps). Fresh random inputs; O and
 //! the logsumexp poisoned with NaN; every element of O (relative error ≤
 //! 2e-2 of its row's largest reference value) and of the logsumexp checked,
 //! a guard past O's end checked untouched; NaN never passes. Controls that
@@ -37,6 +39,7 @@ mod pv;
 #[path = "../../kernel/src/qk.rs"]
 mod qk;
 #[path = "../../kernel/src/softmax.rs"]
+#[allow(dead_code)]
 mod softmax;
 #[path = "../../kernel/src/thread.rs"]
 #[allow(dead_code, unused_imports)]
@@ -48,6 +51,7 @@ use baton::tensor_map::{ElemType, L2Promotion, OobFill, Swizzle, TensorMapDesc};
 use baton_attention_abi::schedule::{heads_per_section, tile_count};
 use baton_attention_abi::{
     AttentionParams, AttnSmem, CONSUMER_WARPGROUPS, D64, D64_CAUSAL, D128, D256, THREADS,
+    config_for_call,
 };
 
 /// bf16 NaN: O's poison.
@@ -55,16 +59,22 @@ const NAN_BF16: u16 = 0x7FC0;
 /// What the guard past O's end holds (a NaN payload no store writes).
 const GUARD_BF16: u16 = 0x7FA5;
 
-// The instantiations below are the kernel entries' (`attention/kernel/src/
-// lib.rs`); their K/V block and stages must be the ABI's configurations.
+// The instantiations in `run_cta` are the kernel entries' (`attention/
+// kernel/src/lib.rs`); their K/V block and stages must be the ABI's
+// configurations.
 const _: () = assert!(D64.block_n == 176 && D64.k_stages == 3 && D64.v_stages == 3);
+const _: () = assert!(D64.q_stages == 3 && D64.persistent);
 const _: () = assert!(D64_CAUSAL.block_n == 128 && D64_CAUSAL.k_stages == 3);
-const _: () = assert!(D64_CAUSAL.v_stages == 3);
+const _: () = assert!(D64_CAUSAL.v_stages == 3 && D64_CAUSAL.q_stages == 2);
+const _: () = assert!(D64_CAUSAL.persistent);
 const _: () = assert!(D128.block_n == 128 && D128.k_stages == 3 && D128.v_stages == 2);
+const _: () = assert!(D128.q_stages == 3 && D128.persistent);
 const _: () = assert!(D256.block_n == 64 && D256.k_stages == 2 && D256.v_stages == 2);
-const _: () = assert!(D64.persistent && D64_CAUSAL.persistent && D128.persistent);
-const _: () = assert!(!D256.persistent);
+const _: () = assert!(D256.q_stages == 2 && !D256.persistent);
 const _: () = assert!(THREADS == 128 * (1 + CONSUMER_WARPGROUPS));
+/// `lib.rs`'s `EMU_D64`: every 4th accumulator chunk's `exp2` on the FMA
+/// pipe in the d = 64 kernels.
+const EMU_D64: usize = 4;
 
 struct Rng(u64);
 impl Rng {
@@ -154,6 +164,9 @@ struct Case {
     q_heads: usize,
     kv_heads: usize,
     causal: bool,
+    /// d = 64 without a mask on the 128-row kernel (`config_for_call`'s
+    /// `narrow`).
+    narrow: bool,
     bhsd: bool,
     /// `AttentionParams::pingpong`: 1 the ordered barrier, 2 named barriers.
     pingpong: u32,
@@ -244,13 +257,13 @@ struct Params(AttentionParams);
 // outlive the launch; threads write disjoint logsumexp elements.
 unsafe impl Sync for Params {}
 
-/// Runs one CTA of the kernel for `case`'s head dimension and mask: the
-/// kernel entries' instantiations (`lib.rs`).
+/// Runs CTA `cta` of `grid` of the kernel the host API picks for `case`
+/// (`config_for_call`), instantiated as its entry in `lib.rs`.
 fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
     macro_rules! cta {
-        ($nb:literal, $bn:literal, $sk:literal, $sv:literal, $sacc:literal, $oacc:literal, $pack:literal, $pr:literal, $cr:literal, $persistent:literal, $s:ty, $o:ty) => {
+        ($nb:literal, $bn:literal, $sk:literal, $sv:literal, $sq:literal, $sacc:literal, $oacc:literal, $pack:literal, $pr:literal, $cr:literal, $persistent:literal, $emu:expr, $s:ty, $o:ty) => {
             thread::run_cta(
-                AttnSmem::<$nb, $bn, $sk, $sv> {
+                AttnSmem::<$nb, $bn, $sk, $sv, $sq> {
                     k: baton::tile_pipeline::InputTileStorage::new(),
                     v: baton::tile_pipeline::InputTileStorage::new(),
                     q: baton::tile_pipeline::InputTileStorage::new(),
@@ -260,59 +273,82 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 cta,
                 grid,
                 |_smem| {
-                    fwd::run::<$nb, $bn, $sk, $sv, $sacc, $oacc, $pack, $pr, $cr, $persistent, $s, $o>(
-                        &p.0,
-                    )
+                    fwd::run::<
+                        $nb,
+                        $bn,
+                        $sk,
+                        $sv,
+                        $sq,
+                        $sacc,
+                        $oacc,
+                        $pack,
+                        $pr,
+                        $cr,
+                        $persistent,
+                        { $emu },
+                        $s,
+                        $o,
+                    >(&p.0)
                 },
             )
         };
     }
-    match (case.d, case.causal) {
-        (64, false) => cta!(
+    let spec = config_for_call(case.d as u32, case.causal, case.narrow)
+        .expect("a supported head dim")
+        .1;
+    match spec.name {
+        "baton_attention_fwd_d64" => cta!(
             1,
             176,
+            3,
             3,
             3,
             88,
             32,
             44,
-            40,
-            232,
+            32,
+            240,
             true,
+            EMU_D64,
             qk::QkN176,
             pv::PvN64
         ),
-        (64, true) => cta!(
+        "baton_attention_fwd_d64_causal" => cta!(
             1,
             128,
             3,
             3,
+            2,
             64,
             32,
             32,
-            40,
-            232,
+            32,
+            240,
             true,
+            EMU_D64,
             qk::QkN128,
             pv::PvN64
         ),
-        (128, _) => cta!(
+        "baton_attention_fwd_d128" => cta!(
             2,
             128,
             3,
             2,
+            3,
             64,
             64,
             32,
-            40,
-            232,
+            32,
+            240,
             true,
+            0,
             qk::QkN128,
             pv::PvN128
         ),
-        (256, _) => cta!(
+        "baton_attention_fwd_d256" => cta!(
             4,
             64,
+            2,
             2,
             2,
             32,
@@ -321,10 +357,11 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
             24,
             240,
             false,
+            0,
             qk::QkN64,
             pv::PvN256
         ),
-        (d, _) => panic!("head dim {d} is not a case here"),
+        name => panic!("no instantiation of {name} here"),
     }
 }
 
@@ -339,6 +376,7 @@ fn check(case: Case, fault: Fault) -> Result<(), String> {
         q_heads,
         kv_heads,
         causal,
+        narrow,
         bhsd,
         pingpong,
         grid,
@@ -358,7 +396,7 @@ fn check(case: Case, fault: Fault) -> Result<(), String> {
     let (qb, kb, vb, ob) = (Buf::new(&q), Buf::new(&k), Buf::new(&v), Buf::new(&o_init));
     let mut lse = vec![f32::NAN; batch * q_heads * seq_q];
 
-    let bn = baton_attention_abi::config_for_call(d as u32, causal)
+    let bn = config_for_call(d as u32, causal, narrow)
         .expect("a supported head dim")
         .0
         .block_n;
@@ -394,7 +432,7 @@ fn check(case: Case, fault: Fault) -> Result<(), String> {
         scale_log2: (scale * std::f64::consts::LOG2_E) as f32,
     });
     let tiles = tile_count(seq_q as u32, batch_heads);
-    let persistent = baton_attention_abi::config_for_call(d as u32, causal)
+    let persistent = config_for_call(d as u32, causal, narrow)
         .expect("a supported head dim")
         .0
         .persistent;
@@ -491,6 +529,7 @@ fn d64_causal_and_not_gqa_ragged() {
             q_heads: 2,
             kv_heads: 1,
             causal: false,
+            narrow: false,
             bhsd: false,
             pingpong: 1,
             grid: 2,
@@ -501,8 +540,22 @@ fn d64_causal_and_not_gqa_ragged() {
                 seq_q: 130,
                 seq_kv: 200,
                 causal: true,
+                narrow: false,
                 bhsd: true,
                 pingpong: 2,
+                ..base
+            },
+            Fault::None,
+        )
+        .unwrap();
+        // The 128-row kernel without a mask, the warpgroups issuing freely.
+        check(
+            Case {
+                seq_q: 65,
+                seq_kv: 129,
+                narrow: true,
+                pingpong: 0,
+                grid: 1,
                 ..base
             },
             Fault::None,
@@ -522,6 +575,7 @@ fn d128_causal_and_not_gqa_ragged_batch() {
             q_heads: 2,
             kv_heads: 1,
             causal: false,
+            narrow: false,
             bhsd: true,
             pingpong: 1,
             grid: 3,
@@ -535,6 +589,7 @@ fn d128_causal_and_not_gqa_ragged_batch() {
                 causal: true,
                 bhsd: false,
                 pingpong: 2,
+                grid: 1,
                 ..base
             },
             Fault::None,
@@ -555,6 +610,7 @@ fn d256_one_cta_per_tile() {
                 q_heads: 2,
                 kv_heads: 1,
                 causal: true,
+                narrow: false,
                 bhsd: true,
                 pingpong: 1,
                 grid: 0,
@@ -576,6 +632,7 @@ fn broken_launches_are_caught() {
             q_heads: 2,
             kv_heads: 1,
             causal: true,
+            narrow: false,
             bhsd: false,
             pingpong: 1,
             grid: 2,

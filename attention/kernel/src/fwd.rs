@@ -6,12 +6,15 @@
 //!
 //! Protocol (all `InputTilePipeline`s; an arrival is by a consumer
 //! warpgroup's thread 0):
-//! * `q` (two stages, consumer count 1): stage `w` holds warpgroup `w`'s
-//!   64 query rows (each warpgroup `skip`s the other's stage). The producer
-//!   fills both once per tile (`NB` boxes each); warpgroup `w` waits on its
-//!   stage, reads it for every S, writes its O over it, and frees it once
-//!   its O stores have read shared memory (`cp.async.bulk.wait_group.read`),
-//!   so that the next tile's rows load while the other warpgroup finishes.
+//! * `q` (`SQ` stages, consumer count 1): the producer fills one stage
+//!   with warpgroup 0's 64 query rows, the next with warpgroup 1's, once
+//!   per tile (`NB` boxes each), round the ring; each warpgroup takes every
+//!   other stage (`skip`ping the other's), waits on it, reads it for every
+//!   S, writes its O over it, and frees it once its O stores have read
+//!   shared memory (`cp.async.bulk.wait_group.read`). With 3 stages the
+//!   next tile's rows of warpgroup 0 load while this tile runs, and those
+//!   of warpgroup 1 once warpgroup 0's O left, under warpgroup 1's last
+//!   turns (2 stages: each waits for its own O stores).
 //! * `k` and `v` (`SK`, `SV` stages, consumer count 2): per tile the
 //!   producer fills K_0, then both Q stages, then V_0, K_1, V_1, …: the
 //!   next tile's K_0 loads while both warpgroups finish this tile; both
@@ -119,13 +122,15 @@ fn tile_info(
 }
 
 /// The forward pass of one CTA, for head dimension `64·NB`, `BN`-row K/V
-/// blocks, `SK` K and `SV` V stages; `SACC = BN/2` and `OACC = 32·NB` accumulator
+/// blocks, `SK` K, `SV` V and `SQ` Q stages; `SACC = BN/2` and `OACC = 32·NB` accumulator
 /// registers, `PACK = BN/4` registers of P as bf16 pairs; `S` the Q·Kᵀ shape (N = BN), `O` the P·V shape (N = 64·NB);
 /// `PRODUCER_REGISTERS` and `CONSUMER_REGISTERS` per thread after
 /// `setmaxnreg` (`128·(P + 2·C) ≤ 384·168`, the CTA's allocation);
 /// `PERSISTENT`: the CTA loops over its tiles (else it computes tile
 /// `blockIdx.x` only, and the host launches one CTA per tile: d = 256,
-/// whose consumers have no registers to spare for the loop's state).
+/// whose consumers have no registers to spare for the loop's state);
+/// `EMU`: every `EMU`-th accumulator chunk's `exp2` on the FMA pipe
+/// (`softmax::Block::mask_and_softmax_emu`; 0: all on the MUFU).
 ///
 /// Every thread of the CTA runs it, as [`CurrentThread`]: the GPU thread
 /// of a kernel entry (`lib.rs`), or on the host a thread of
@@ -134,7 +139,7 @@ fn tile_info(
 ///
 /// ```ignore
 /// run_cta(smem, 3, cta, grid, |_smem| {
-///     fwd::run::<2, 128, 3, 2, 64, 64, 32, 40, 232, true, QkN128, PvN128>(&p)
+///     fwd::run::<2, 128, 3, 2, 3, 64, 64, 32, 32, 240, true, 0, QkN128, PvN128>(&p)
 /// });
 /// ```
 #[inline(always)]
@@ -143,12 +148,14 @@ pub fn run<
     const BN: usize,
     const SK: usize,
     const SV: usize,
+    const SQ: usize,
     const SACC: usize,
     const OACC: usize,
     const PACK: usize,
     const PRODUCER_REGISTERS: u32,
     const CONSUMER_REGISTERS: u32,
     const PERSISTENT: bool,
+    const EMU: usize,
     S: QkMma<SACC>,
     O: PvMma<OACC>,
 >(
@@ -157,21 +164,21 @@ pub fn run<
     // SAFETY: launched with the module's dynamic shared memory,
     // size_of::<AttnSmem<..>>() on the device (the spec).
     let thread = &CurrentThread::default();
-    let smem = unsafe { thread.dynamic_smem::<AttnSmem<NB, BN, SK, SV>>() };
+    let smem = unsafe { thread.dynamic_smem::<AttnSmem<NB, BN, SK, SV, SQ>>() };
     let kp = InputTilePipeline::<KvPayload<NB, BN>, SK>::new(
-        smem_field!(smem, AttnSmem<NB, BN, SK, SV>, k),
+        smem_field!(smem, AttnSmem<NB, BN, SK, SV, SQ>, k),
         c"attn_k",
     );
     let vp = InputTilePipeline::<KvPayload<NB, BN>, SV>::new(
-        smem_field!(smem, AttnSmem<NB, BN, SK, SV>, v),
+        smem_field!(smem, AttnSmem<NB, BN, SK, SV, SQ>, v),
         c"attn_v",
     );
-    let qp = InputTilePipeline::<QPayload<NB>, 2>::new(
-        smem_field!(smem, AttnSmem<NB, BN, SK, SV>, q),
+    let qp = InputTilePipeline::<QPayload<NB>, SQ>::new(
+        smem_field!(smem, AttnSmem<NB, BN, SK, SV, SQ>, q),
         c"attn_q",
     );
 
-    let order_bars = smem_field!(smem, AttnSmem<NB, BN, SK, SV>, order);
+    let order_bars = smem_field!(smem, AttnSmem<NB, BN, SK, SV, SQ>, order);
 
     let bn = BN as u32;
     // This CTA's work tiles: `first`, `first + stride`, … below `tiles`.
@@ -399,40 +406,53 @@ pub fn run<
                 bn,
             };
 
+            // O ·= the rescale factors of the last softmax (before the
+            // P·V that adds that softmax's P).
+            macro_rules! rescale_o {
+                ($corr:expr) => {
+                    crate::unroll_below!(C < OACC / 4, {
+                        let c = 4 * C as usize;
+                        o[c] *= $corr[0];
+                        o[c + 1] *= $corr[0];
+                        o[c + 2] *= $corr[1];
+                        o[c + 3] *= $corr[1];
+                    })
+                };
+            }
             // Intra-warpgroup overlap (FA3): S_j = Q·K_jᵀ is issued before
             // O += P_{j-1}·V_{j-1}; softmax of S_j runs while P·V is in
-            // flight, and O is rescaled once P·V retired.
+            // flight; O is rescaled by softmax j-1's factors between the
+            // two issues, under S_j's wgmmas (FA3's `rescale_o` place), so
+            // that only P's packing is left between P·V retiring and the
+            // next turn.
             let k_stage = kc.acquire_stage();
             turn_wait!();
             issue_s(&mut s, q_base, k_base + k_stage.index() * stage_bytes);
             turn_pass!(false);
             wgmma::wait_group::<0>();
             k_stage.defer_release().release_if(tid == 0);
-            blk.mask_and_softmax::<SACC>(&mut s, &mut rs, 0);
+            // O is 0 here: block 0's factors are not needed.
+            blk.mask_and_softmax_emu::<SACC, EMU>(&mut s, &mut rs, 0);
+            let mut corr = [1.0f32; 2];
             let mut pf: [u32; PACK] = pack_p::<SACC, PACK>(&s);
             for j in 1..ti.blocks {
                 let k_stage = kc.acquire_stage();
                 let v_stage = vc.acquire_stage(); // V_{j-1}
                 turn_wait!();
                 issue_s(&mut s, q_base, k_base + k_stage.index() * stage_bytes);
+                rescale_o!(corr);
                 issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
                 turn_pass!(false);
                 wgmma::wait_group::<1>();
                 k_stage.defer_release().release_if(tid == 0);
-                let corr = blk.mask_and_softmax::<SACC>(&mut s, &mut rs, j);
+                corr = blk.mask_and_softmax_emu::<SACC, EMU>(&mut s, &mut rs, j);
                 wgmma::wait_group::<0>();
                 v_stage.defer_release().release_if(tid == 0);
-                crate::unroll_below!(C < OACC / 4, {
-                    let c = 4 * C as usize;
-                    o[c] *= corr[0];
-                    o[c + 1] *= corr[0];
-                    o[c + 2] *= corr[1];
-                    o[c + 3] *= corr[1];
-                });
                 pf = pack_p::<SACC, PACK>(&s);
             }
             let v_stage = vc.acquire_stage();
             turn_wait!();
+            rescale_o!(corr);
             issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
             turn_pass!(last_tile);
             wgmma::wait_group::<0>();

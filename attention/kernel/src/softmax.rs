@@ -5,7 +5,7 @@
 //! O += P·V. No barriers, no shared memory: the fragments in, the
 //! fragments out.
 
-use crate::math::{exp2, pack_bf16x2, quad_max};
+use crate::math::{exp2, exp2_fma, pack_bf16x2, quad_max};
 use baton_attention_abi::AttentionParams;
 
 /// A thread's two rows' running max (raw scores) and partial sum (its
@@ -64,6 +64,20 @@ impl Block<'_> {
         rs: &mut RowState,
         j: u32,
     ) -> [f32; 2] {
+        self.mask_and_softmax_emu::<SACC, 0>(s, rs, j)
+    }
+
+    /// [`mask_and_softmax`](Self::mask_and_softmax) with every `EMU`-th
+    /// accumulator chunk's `exp2` on the FMA pipe ([`exp2_fma`]: chunks
+    /// `c` with `c % EMU == EMU − 1`; `EMU = 0`: none), so that the MUFU
+    /// and the FMA pipe share the exponentials.
+    #[inline(always)]
+    pub fn mask_and_softmax_emu<const SACC: usize, const EMU: usize>(
+        &self,
+        s: &mut [f32; SACC],
+        rs: &mut RowState,
+        j: u32,
+    ) -> [f32; 2] {
         let (p, lane, rows, causal) = (self.p, self.lane, self.rows, self.causal);
         // Only blocks reaching past seq_kv or, causal, past this
         // warpgroup's first row (the diagonal blocks) are masked.
@@ -110,10 +124,12 @@ impl Block<'_> {
         let (mut l0, mut l1) = (rs.l[0] * corr[0], rs.l[1] * corr[1]);
         crate::unroll_below!(C < SACC / 4, {
             let c = 4 * C as usize;
-            s[c] = exp2(s[c] * p.scale_log2 - base0);
-            s[c + 1] = exp2(s[c + 1] * p.scale_log2 - base0);
-            s[c + 2] = exp2(s[c + 2] * p.scale_log2 - base1);
-            s[c + 3] = exp2(s[c + 3] * p.scale_log2 - base1);
+            let on_fma = EMU > 0 && (C as usize) % EMU == EMU - 1;
+            let e = |x: f32| if on_fma { exp2_fma(x) } else { exp2(x) };
+            s[c] = e(s[c] * p.scale_log2 - base0);
+            s[c + 1] = e(s[c + 1] * p.scale_log2 - base0);
+            s[c + 2] = e(s[c + 2] * p.scale_log2 - base1);
+            s[c + 3] = e(s[c + 3] * p.scale_log2 - base1);
             l0 += s[c] + s[c + 1];
             l1 += s[c + 2] + s[c + 3];
         });

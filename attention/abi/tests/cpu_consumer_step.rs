@@ -13,9 +13,9 @@
 //! `seq_kv` zero-filled).
 //!
 //! Not covered here: the pipelines, the ordered barrier and the TMA
-//! producer/epilogue (`crates/baton/tests/loom_attention.rs` model-checks
-//! their synchronization; running `fwd.rs` itself on the CPU backend needs
-//! its roles made generic over the backend).
+//! producer/epilogue (`cpu_fwd.rs` runs all of `fwd.rs` on the CPU
+//! backend; `crates/baton/tests/loom_attention.rs` model-checks their
+//! synchronization).
 //!
 //! Sizes: head dim 64 (176-row K/V blocks; 128-row when causal) and 128
 //! (128-row), the kernel's configurations, ragged `seq_q`/`seq_kv` (1..300), causal and not, both

@@ -24,10 +24,28 @@ pub trait QkMma<const ACC: usize> {
 }
 
 /// N = 64: the d = 256 kernel's 64-row K/V block.
+///
+/// ```ignore
+/// let mut s = [0f32; 32];
+/// // SAFETY: all 128 threads of the warpgroup issue it; Q and K are loaded.
+/// unsafe { QkN64::mma(&mut s, q_desc, k_desc, false) };
+/// ```
 pub struct QkN64;
 /// N = 128: the 128-row K/V block (d = 128; d = 64 causal).
+///
+/// ```ignore
+/// let mut s = [0f32; 64];
+/// // SAFETY: all 128 threads of the warpgroup issue it; Q and K are loaded.
+/// unsafe { QkN128::mma(&mut s, q_desc, k_desc, false) };
+/// ```
 pub struct QkN128;
 /// N = 176: the d = 64 kernel's K/V block.
+///
+/// ```ignore
+/// let mut s = [0f32; 88];
+/// // SAFETY: all 128 threads of the warpgroup issue it; Q and K are loaded.
+/// unsafe { QkN176::mma(&mut s, q_desc, k_desc, false) };
+/// ```
 pub struct QkN176;
 
 impl QkMma<32> for QkN64 {

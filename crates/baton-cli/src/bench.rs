@@ -168,6 +168,10 @@ pub fn gemm(
         return Outcome::Fail;
     }
     // 2. Side-by-side benchmark.
+    println!(
+        "{}",
+        baton_reference::cold_inputs::describe(baton_reference::cold_inputs::l2_bytes(&gpu))
+    );
     let blas = match cudarc_blas(&gpu) {
         Ok(b) => b,
         Err(e) => {

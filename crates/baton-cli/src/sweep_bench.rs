@@ -66,6 +66,10 @@ pub fn run(args: &SweepArgs<'_>) -> Outcome {
             None
         }
     };
+    println!(
+        "{}",
+        baton_reference::cold_inputs::describe(baton_reference::cold_inputs::l2_bytes(&gpu))
+    );
     let blas = match args.family {
         Family::Bf16 => match cudarc_blas(&gpu) {
             Ok(b) => Some(b),

@@ -2,6 +2,7 @@
 //! compute): the cuBLAS call, the check of ours against it and the
 //! side-by-side benchmark (`baton bench gemm`). Behind the `cublas` feature.
 
+use crate::cold_inputs;
 use crate::gemm_check::{Comparison, GemmTuning, POISON_BF16, plan, random_bf16};
 use crate::random::XorShift;
 use crate::timing::{QueuedTimer, median};
@@ -145,12 +146,56 @@ impl BenchRow {
     }
 }
 
+/// One library's input sets in [`bench_shape`]: A, B, C (only when
+/// `beta ≠ 0`) and D per set.
+struct InputSets {
+    a: Vec<CudaSlice<u16>>,
+    b: Vec<CudaSlice<u16>>,
+    c: Vec<CudaSlice<u16>>,
+    d: Vec<CudaSlice<u16>>,
+}
+
+impl InputSets {
+    /// `sets` copies of the first set's A, B and C (device-to-device: the
+    /// same values at other addresses), each with its own NaN-poisoned D.
+    fn copies(
+        gpu: &Gpu,
+        (a, b, c): (&CudaSlice<u16>, &CudaSlice<u16>, Option<&CudaSlice<u16>>),
+        m: usize,
+        n: usize,
+        sets: usize,
+    ) -> Result<Self> {
+        let stream = gpu.stream();
+        let poison = vec![POISON_BF16; m * n];
+        let mut s = Self {
+            a: Vec::with_capacity(sets),
+            b: Vec::with_capacity(sets),
+            c: Vec::with_capacity(sets),
+            d: Vec::with_capacity(sets),
+        };
+        for _ in 0..sets {
+            s.a.push(stream.clone_dtod(a)?);
+            s.b.push(stream.clone_dtod(b)?);
+            if let Some(c) = c {
+                s.c.push(stream.clone_dtod(c)?);
+            }
+            s.d.push(stream.clone_htod(&poison)?);
+        }
+        Ok(s)
+    }
+}
+
 /// Runs ours and cuBLAS once on the first input set and compares the
 /// outputs ([`BenchRow::check`]), then times them on (m, n, k) with
 /// `beta`, interleaved, `reps` event-timed runs each after warm-up (queued
-/// back to back: see [`crate::timing`]), rotating among input sets so the
-/// operands do not sit in L2; returns the medians. `progress` is called
-/// after each timed pair.
+/// back to back: see [`crate::timing`]), and returns the medians.
+///
+/// Each library reads cold operands: ours and cuBLAS each rotate through
+/// their own input sets, enough that a rotation reads more than twice the
+/// L2 cache ([`crate::cold_inputs`], which says why this and not an L2
+/// flush). cuBLAS therefore never reads the lines ours has just read (as it
+/// did before session 10, reading byte-bound operands from L2 at
+/// 4.4–4.9 TB/s). `progress` is called after each timed pair.
 #[allow(clippy::too_many_arguments)]
 pub fn bench_shape(
     gpu: &Gpu,
@@ -164,79 +209,88 @@ pub fn bench_shape(
 ) -> Result<BenchRow> {
     let stream = gpu.stream();
     let mut rng = XorShift::new(XorShift::seed_from_time());
-    // Enough sets that together they exceed L2 (50 MB) when one set is small.
-    let bytes_per_set = 2 * (m * k + n * k + 3 * m * n);
-    let sets = (120_000_000 / bytes_per_set).clamp(1, 4);
-    let mut inputs: Vec<(CudaSlice<u16>, CudaSlice<u16>, CudaSlice<u16>)> = Vec::new();
-    let (mut d_ours, mut d_ref): (Vec<CudaSlice<u16>>, Vec<CudaSlice<u16>>) =
-        (Vec::new(), Vec::new());
-    for _ in 0..sets {
-        let a = stream.clone_htod(&random_bf16(m * k, &mut rng))?;
-        let b = stream.clone_htod(&random_bf16(n * k, &mut rng))?;
-        let c = stream.clone_htod(&random_bf16(m * n, &mut rng))?;
-        inputs.push((a, b, c));
-        d_ours.push(stream.clone_htod(&vec![POISON_BF16; m * n])?);
-        d_ref.push(stream.clone_htod(&vec![POISON_BF16; m * n])?);
-    }
-    // Verify before timing: ours and cuBLAS on the first set (D poisoned).
+    let with_c = beta != 0.0;
+    // Bytes one launch reads: A, B and (with beta) C.
+    let read_bytes = 2 * (m * k + n * k + if with_c { m * n } else { 0 });
+    let sets = cold_inputs::sets_per_library(read_bytes, cold_inputs::l2_bytes(gpu));
+    let (a0, b0) = (
+        stream.clone_htod(&random_bf16(m * k, &mut rng))?,
+        stream.clone_htod(&random_bf16(n * k, &mut rng))?,
+    );
+    let c0 = with_c
+        .then(|| stream.clone_htod(&random_bf16(m * n, &mut rng)))
+        .transpose()?;
+    let first = (&a0, &b0, c0.as_ref());
+    let mut ours_in = InputSets::copies(gpu, first, m, n, sets)?;
+    let mut ref_in = InputSets::copies(gpu, first, m, n, sets)?;
+    drop((a0, b0, c0));
+    // Verify before timing: ours and cuBLAS on their first sets (same
+    // values; D poisoned).
     {
-        let (a, b, c) = &inputs[0];
         plan(
             gpu,
             kernels,
             tuning,
-            a,
-            b,
-            (beta != 0.0).then_some(c),
-            &mut d_ours[0],
+            &ours_in.a[0],
+            &ours_in.b[0],
+            ours_in.c.first(),
+            &mut ours_in.d[0],
             (m, n, k),
         )?
         .run(gpu, 1.0, beta)?;
-        let d = &mut d_ref[0];
-        if beta != 0.0 {
+        let d = &mut ref_in.d[0];
+        if let Some(c) = ref_in.c.first() {
             stream.memcpy_dtod(c, d)?;
         }
+        let (a, b) = (&ref_in.a[0], &ref_in.b[0]);
         cublas_gemm_bf16(blas, gpu, a, b, d, m, n, k, 1.0, beta)?;
     }
     gpu.synchronize()?;
     let theirs: Vec<f64> = stream
-        .clone_dtoh(&d_ref[0])?
+        .clone_dtoh(&ref_in.d[0])?
         .iter()
         .map(|&x| bf16_to_f32(x) as f64)
         .collect();
-    let check = Comparison::new(&stream.clone_dtoh(&d_ours[0])?, &theirs);
+    let check = Comparison::new(&stream.clone_dtoh(&ours_in.d[0])?, &theirs);
     drop(theirs);
-    let plans: Vec<GemmPlan<'_>> = inputs
-        .iter()
-        .zip(d_ours.iter_mut())
+    let InputSets {
+        a: ours_a,
+        b: ours_b,
+        c: ours_c,
+        d: mut ours_d,
+    } = ours_in;
+    let plans: Vec<GemmPlan<'_>> = ours_d
+        .iter_mut()
+        .enumerate()
         // C only where it is read (beta ≠ 0): the plans of a GEMM
         // without C may be swap-AB (small M), as a caller's would.
-        .map(|((a, b, c), d)| {
-            let c = (beta != 0.0).then_some(c);
+        .map(|(i, d)| {
+            let (a, b, c) = (&ours_a[i], &ours_b[i], ours_c.get(i));
             plan(gpu, kernels, tuning, a, b, c, d, (m, n, k))
         })
         .collect::<Result<_>>()?;
     // Queued back to back, each launch between its own events (see
     // `timing`): neither side's host launch overhead is timed.
+    let warmup = cold_inputs::warmup_launches(sets);
     let mut timer = QueuedTimer::<2>::new();
-    for rep in 0..reps + 3 {
+    for rep in 0..reps + warmup {
         let i = rep % sets;
-        let (a, b, c) = &inputs[i];
         timer.time(gpu, 0, || plans[i].run(gpu, 1.0, beta))?;
         // cuBLAS computes D = A·Bᵀ + beta·D in place: D holds C before it runs
         // (the copy is outside the timed region).
-        let d = &mut d_ref[i];
-        if beta != 0.0 {
+        let d = &mut ref_in.d[i];
+        if let Some(c) = ref_in.c.get(i) {
             stream.memcpy_dtod(c, d)?;
         }
+        let (a, b) = (&ref_in.a[i], &ref_in.b[i]);
         timer.time(gpu, 1, || {
             cublas_gemm_bf16(blas, gpu, a, b, d, m, n, k, 1.0, beta)
         })?;
-        if rep >= 3 {
+        if rep >= warmup {
             progress();
         }
     }
-    let [ours, theirs] = timer.finish(gpu, 3)?;
+    let [ours, theirs] = timer.finish(gpu, warmup)?;
     Ok(BenchRow {
         config: plans[0].config(),
         stream_k: plans[0]

@@ -13,6 +13,7 @@
 //! be multiples of 4 (16-byte scale rows); [`LtFp8Plan::new`] refuses the
 //! rest.
 
+use crate::cold_inputs;
 use crate::gemm_check::Comparison;
 use crate::gemm_fp8_check::{POISON_BF16, random_e4m3, random_scales};
 use crate::random::XorShift;
@@ -313,6 +314,23 @@ impl Fp8Operands {
             )?,
         })
     }
+
+    /// A copy at other device addresses (device to device): the same
+    /// values, other L2 lines ([`crate::cold_inputs`]).
+    pub fn copy(&self, gpu: &Gpu) -> Result<Self> {
+        let stream = gpu.stream();
+        Ok(Self {
+            a: stream.clone_dtod(&self.a)?,
+            b: stream.clone_dtod(&self.b)?,
+            a_scales: stream.clone_dtod(&self.a_scales)?,
+            b_scales: stream.clone_dtod(&self.b_scales)?,
+        })
+    }
+
+    /// Bytes one GEMM reads of these operands (A, B and both scales).
+    pub fn read_bytes(&self) -> usize {
+        self.a.len() + self.b.len() + 4 * (self.a_scales.len() + self.b_scales.len())
+    }
 }
 
 /// Runs ours and cuBLASLt's blockwise FP8 GEMM on the same fresh random
@@ -393,18 +411,16 @@ impl Fp8BenchRow {
     }
 }
 
-/// The three plans [`bench_shape`] runs: ours (`kernel`, stream-K or
-/// split-K as given), cuBLASLt blockwise and cuBLASLt tensorwise, writing `d` in that
-/// order.
-fn bench_plans<'a>(
+/// Our plan of [`bench_shape`]: `kernel`, stream-K or split-K as given.
+fn ours_plan<'a>(
     gpu: &Gpu,
     kernels: &Kernels,
     ops: &'a Fp8Operands,
-    [d_ours, d_block, d_tensor]: [&'a mut CudaSlice<u16>; 3],
+    d: &'a mut CudaSlice<u16>,
     mnk: (usize, usize, usize),
     kernel: &str,
     (stream_k, split_k): (Option<(u32, u32)>, Option<u32>),
-) -> Result<(Fp8GemmPlan<'a>, LtFp8Plan<'a>, LtFp8Plan<'a>)> {
+) -> Result<Fp8GemmPlan<'a>> {
     let mut ours = Fp8GemmPlan::with_kernel(
         gpu,
         kernels,
@@ -413,7 +429,7 @@ fn bench_plans<'a>(
         &ops.b,
         &ops.a_scales,
         &ops.b_scales,
-        d_ours,
+        d,
         mnk,
     )?;
     ours.set_stream_k(gpu, stream_k.map(|(s, _)| s))?;
@@ -423,31 +439,66 @@ fn bench_plans<'a>(
     if let Some(splits) = split_k {
         ours.set_split_k(gpu, splits)?;
     }
-    let lt = |scaling, d| {
-        LtFp8Plan::new(
-            gpu,
-            scaling,
-            &ops.a,
-            &ops.b,
-            &ops.a_scales,
-            &ops.b_scales,
-            d,
-            mnk,
-        )
-    };
-    let block = lt(LtScaling::Blockwise, d_block)?;
-    let tensor = lt(LtScaling::Tensorwise, d_tensor)?;
-    Ok((ours, block, tensor))
+    Ok(ours)
+}
+
+/// A cuBLASLt plan of [`bench_shape`] on `ops`, writing `d`.
+fn lt_plan<'a>(
+    gpu: &Gpu,
+    scaling: LtScaling,
+    ops: &'a Fp8Operands,
+    d: &'a mut CudaSlice<u16>,
+    mnk: (usize, usize, usize),
+) -> Result<LtFp8Plan<'a>> {
+    LtFp8Plan::new(
+        gpu,
+        scaling,
+        &ops.a,
+        &ops.b,
+        &ops.a_scales,
+        &ops.b_scales,
+        d,
+        mnk,
+    )
+}
+
+/// One library's input sets in [`bench_shape`]: operands and D per set.
+struct InputSets {
+    ops: Vec<Fp8Operands>,
+    d: Vec<CudaSlice<u16>>,
+}
+
+impl InputSets {
+    /// `sets` copies of `first` (other addresses), each with its own
+    /// NaN-poisoned D.
+    fn copies(gpu: &Gpu, first: &Fp8Operands, m: usize, n: usize, sets: usize) -> Result<Self> {
+        let poison = vec![POISON_BF16; m * n];
+        let mut s = Self {
+            ops: Vec::with_capacity(sets),
+            d: Vec::with_capacity(sets),
+        };
+        for _ in 0..sets {
+            s.ops.push(first.copy(gpu)?);
+            s.d.push(gpu.stream().clone_htod(&poison)?);
+        }
+        Ok(s)
+    }
 }
 
 /// Runs ours and cuBLASLt blockwise once and compares the outputs
-/// ([`Fp8BenchRow::check`]), then times ours and both cuBLASLt FP8 GEMMs on
-/// the same random operands,
-/// interleaved per repetition (event-timed, 3 warm-up rounds), medians of
+/// ([`Fp8BenchRow::check`]), then times ours and both cuBLASLt FP8 GEMMs,
+/// interleaved per repetition (event-timed after warm-up), medians of
 /// `reps`. `kernel` forces one of the FP8 kernel variants (default: the
-/// heuristic's choice and split-K count, `fp8::plan`); `stream_k = Some((min_segment, extra_waves))`
-/// turns stream-K on ([`Fp8GemmPlan::set_stream_k`],
+/// heuristic's choice and split-K count, `fp8::plan`);
+/// `stream_k = Some((min_segment, extra_waves))` turns stream-K on
+/// ([`Fp8GemmPlan::set_stream_k`],
 /// [`Fp8GemmPlan::set_stream_k_extra_waves`]).
+///
+/// Each of the three reads cold operands: each rotates through its own
+/// copies of the random operands, enough that a rotation reads more than
+/// twice the L2 cache ([`crate::cold_inputs`], which says why this and not
+/// an L2 flush). Until session 10 all three read one set, so the two
+/// cuBLASLt GEMMs found what ours had just read in L2.
 pub fn bench_shape(
     gpu: &Gpu,
     kernels: &Kernels,
@@ -458,11 +509,13 @@ pub fn bench_shape(
     mut progress: impl FnMut(),
 ) -> Result<Fp8BenchRow> {
     let mut rng = XorShift::new(XorShift::seed_from_time());
-    let ops = Fp8Operands::random(gpu, (m, n, k), &mut rng)?;
+    let first = Fp8Operands::random(gpu, (m, n, k), &mut rng)?;
+    let sets = cold_inputs::sets_per_library(first.read_bytes(), cold_inputs::l2_bytes(gpu));
+    let mut ours_in = InputSets::copies(gpu, &first, m, n, sets)?;
+    let mut block_in = InputSets::copies(gpu, &first, m, n, sets)?;
+    let mut tensor_in = InputSets::copies(gpu, &first, m, n, sets)?;
+    drop(first);
     let stream = gpu.stream();
-    let mut d_ours = stream.clone_htod(&vec![POISON_BF16; m * n])?;
-    let mut d_block = stream.clone_htod(&vec![POISON_BF16; m * n])?;
-    let mut d_tensor = stream.clone_htod(&vec![POISON_BF16; m * n])?;
     // The heuristic's kernel and split-K count (what `Fp8GemmPlan::new`
     // runs), unless a kernel or stream-K is forced.
     let (kernel, split_k) = match kernel {
@@ -478,53 +531,72 @@ pub fn bench_shape(
             (kernel, split)
         }
     };
-    // Verify before timing (D poisoned): ours against cuBLASLt blockwise.
-    {
-        let (ours, block, _) = bench_plans(
-            gpu,
-            kernels,
-            &ops,
-            [&mut d_ours, &mut d_block, &mut d_tensor],
-            (m, n, k),
-            kernel,
-            (stream_k, split_k),
-        )?;
-        ours.run(gpu)?;
-        block.run(gpu)?;
-    }
-    gpu.synchronize()?;
-    // cuBLASLt writes D column-major (as in `check_vs_cublaslt`).
-    let theirs = transposed_f64(&stream.clone_dtoh(&d_block)?, m, n);
-    let check = Comparison::new(&stream.clone_dtoh(&d_ours)?, &theirs);
-    drop(theirs);
-    let (ours, block, tensor) = bench_plans(
+    let mnk = (m, n, k);
+    let tuning = (stream_k, split_k);
+    // Verify before timing (D poisoned): ours against cuBLASLt blockwise,
+    // each on its first set (the same values).
+    ours_plan(
         gpu,
         kernels,
-        &ops,
-        [&mut d_ours, &mut d_block, &mut d_tensor],
-        (m, n, k),
+        &ours_in.ops[0],
+        &mut ours_in.d[0],
+        mnk,
         kernel,
-        (stream_k, split_k),
-    )?;
+        tuning,
+    )?
+    .run(gpu)?;
+    lt_plan(
+        gpu,
+        LtScaling::Blockwise,
+        &block_in.ops[0],
+        &mut block_in.d[0],
+        mnk,
+    )?
+    .run(gpu)?;
+    gpu.synchronize()?;
+    // cuBLASLt writes D column-major (as in `check_vs_cublaslt`).
+    let theirs = transposed_f64(&stream.clone_dtoh(&block_in.d[0])?, m, n);
+    let check = Comparison::new(&stream.clone_dtoh(&ours_in.d[0])?, &theirs);
+    drop(theirs);
+    let ours: Vec<Fp8GemmPlan<'_>> = ours_in
+        .ops
+        .iter()
+        .zip(ours_in.d.iter_mut())
+        .map(|(o, d)| ours_plan(gpu, kernels, o, d, mnk, kernel, tuning))
+        .collect::<Result<_>>()?;
+    let block: Vec<LtFp8Plan<'_>> = block_in
+        .ops
+        .iter()
+        .zip(block_in.d.iter_mut())
+        .map(|(o, d)| lt_plan(gpu, LtScaling::Blockwise, o, d, mnk))
+        .collect::<Result<_>>()?;
+    let tensor: Vec<LtFp8Plan<'_>> = tensor_in
+        .ops
+        .iter()
+        .zip(tensor_in.d.iter_mut())
+        .map(|(o, d)| lt_plan(gpu, LtScaling::Tensorwise, o, d, mnk))
+        .collect::<Result<_>>()?;
     // Queued back to back, each launch between its own events (see
     // `timing`): no side's host launch overhead is timed.
+    let warmup = cold_inputs::warmup_launches(sets);
     let mut timer = QueuedTimer::<3>::new();
-    for rep in 0..reps + 3 {
-        timer.time(gpu, 0, || ours.run(gpu))?;
-        timer.time(gpu, 1, || block.run(gpu))?;
-        timer.time(gpu, 2, || tensor.run(gpu))?;
-        if rep >= 3 {
+    for rep in 0..reps + warmup {
+        let i = rep % sets;
+        timer.time(gpu, 0, || ours[i].run(gpu))?;
+        timer.time(gpu, 1, || block[i].run(gpu))?;
+        timer.time(gpu, 2, || tensor[i].run(gpu))?;
+        if rep >= warmup {
             progress();
         }
     }
-    let [t_ours, t_block, t_tensor] = timer.finish(gpu, 3)?;
+    let [t_ours, t_block, t_tensor] = timer.finish(gpu, warmup)?;
     Ok(Fp8BenchRow {
-        mnk: (m, n, k),
-        grid: ours.grid(),
-        kernel: ours.kernel_name(),
+        mnk,
+        grid: ours[0].grid(),
+        kernel: ours[0].kernel_name(),
         // Split-K runs as stream-K with 1-block segments, no extra waves.
         stream_k: stream_k
-            .filter(|_| ours.stream_k().is_some())
+            .filter(|_| ours[0].stream_k().is_some())
             .or(split_k.map(|_| (1, 0))),
         ours_ms: median(t_ours),
         blockwise_ms: median(t_block),

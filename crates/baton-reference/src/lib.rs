@@ -10,9 +10,10 @@
 //!   [`gemm_block_scaled_ref`]): checks against them and the benchmark
 //!   harnesses of `baton bench`; behind the `cublas` feature (on by
 //!   default; cuBLAS is loaded at run time like the driver);
-//! * event timing of launches queued back to back ([`timing`]), and the
-//!   device-to-device copy bandwidth GEMMs are compared with
-//!   ([`copy_bandwidth`]).
+//! * event timing of launches queued back to back ([`timing`]) on cold
+//!   inputs (each library its own rotation of input sets:
+//!   [`cold_inputs`]), and the device-to-device copy bandwidth GEMMs are
+//!   compared with ([`copy_bandwidth`]).
 //!
 //! ```no_run
 //! use baton_reference::gemm_check::{GemmTuning, check_vs_f64};
@@ -25,6 +26,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod cold_inputs;
 pub mod copy_bandwidth;
 pub mod error;
 pub mod gemm_block_scaled_check;

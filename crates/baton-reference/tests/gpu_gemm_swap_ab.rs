@@ -8,12 +8,13 @@
 //! and returns.
 //!
 //! `swap_ab_timing_grid` (ignored: run it with `--ignored --nocapture`)
-//! times the small-M candidates and cuBLAS on the same inputs, one shape
-//! after another; it asserts only their outputs against cuBLAS.
+//! times the small-M candidates and cuBLAS, each on its own cold inputs
+//! (`cold_inputs`), one shape after another; it asserts only their outputs against cuBLAS.
 
 use baton_reference::gemm_check::{self, GemmTuning};
 #[cfg(feature = "cublas")]
 use baton_reference::{
+    cold_inputs,
     gemm_check::{Comparison, POISON_BF16, random_bf16},
     gemm_cublas,
     random::XorShift,
@@ -204,18 +205,23 @@ fn swap_ab_timing_grid() {
                 });
             }
         }
-        // One input set per ~120 MB (up to 4, rotated) so that repeated
-        // launches do not find the operands in L2, as `bench_shape`.
+        // Cold inputs as `bench_shape` times them: ours and cuBLAS each
+        // rotate through their own copies, more than 2× L2 per rotation.
         let stream = gpu.stream();
         let mut rng = XorShift::new(XorShift::seed_from_time());
-        let sets = (120_000_000 / (2 * (m * k + n * k + 2 * m * n))).clamp(1, 4);
-        let inputs: Vec<_> = (0..sets)
-            .map(|_| {
-                let a = stream.clone_htod(&random_bf16(m * k, &mut rng)).unwrap();
-                let b = stream.clone_htod(&random_bf16(n * k, &mut rng)).unwrap();
-                (a, b)
-            })
-            .collect();
+        let sets = cold_inputs::sets_per_library(2 * (m * k + n * k), cold_inputs::l2_bytes(&gpu));
+        let warmup = cold_inputs::warmup_launches(sets);
+        let a0 = stream.clone_htod(&random_bf16(m * k, &mut rng)).unwrap();
+        let b0 = stream.clone_htod(&random_bf16(n * k, &mut rng)).unwrap();
+        let copies = || -> Vec<_> {
+            (0..sets)
+                .map(|_| {
+                    let a = stream.clone_dtod(&a0).unwrap();
+                    (a, stream.clone_dtod(&b0).unwrap())
+                })
+                .collect()
+        };
+        let (inputs, ref_inputs) = (copies(), copies());
         let mut d_ref: Vec<_> = (0..sets)
             .map(|_| stream.clone_htod(&vec![POISON_BF16; m * n]).unwrap())
             .collect();
@@ -241,12 +247,12 @@ fn swap_ab_timing_grid() {
                 .collect();
             let (config, grid) = (plans[0].config(), plans[0].grid());
             let mut timer = QueuedTimer::<2>::new();
-            for rep in 0..reps + 3 {
+            for rep in 0..reps + warmup {
                 let i = rep % sets;
                 timer
                     .time(&gpu, 0, || plans[i].run(&gpu, 1.0, 0.0))
                     .unwrap();
-                let (a, b) = &inputs[i];
+                let (a, b) = &ref_inputs[i];
                 let d = &mut d_ref[i];
                 timer
                     .time(&gpu, 1, || {
@@ -254,7 +260,7 @@ fn swap_ab_timing_grid() {
                     })
                     .unwrap();
             }
-            let [ours, theirs] = timer.finish(&gpu, 3).unwrap();
+            let [ours, theirs] = timer.finish(&gpu, warmup).unwrap();
             drop(plans);
             let theirs_d: Vec<f64> = stream
                 .clone_dtoh(&d_ref[0])

@@ -155,7 +155,10 @@ fn tile_info(
 /// `blockIdx.x` only, and the host launches one CTA per tile: d = 256,
 /// whose consumers have no registers to spare for the loop's state);
 /// `EMU`: every `EMU`-th accumulator chunk's `exp2` on the FMA pipe
-/// (`softmax::Block::mask_and_softmax_emu`; 0: all on the MUFU).
+/// (`softmax::Block::mask_and_softmax_emu`; 0: all on the MUFU);
+/// `EARLY_RESCALE`: O is rescaled under S_j's `wgmma`s, between the two
+/// issues (FA3's place; the factors stay live through the turn), else
+/// once P·V retired (d = 128: early spills 4 bytes at 232 registers).
 #[inline(always)]
 pub fn run<
     const NB: usize,
@@ -170,11 +173,21 @@ pub fn run<
     const CONSUMER_REGISTERS: u32,
     const PERSISTENT: bool,
     const EMU: usize,
+    const EARLY_RESCALE: bool,
     S: Bf16Mma<SACC>,
     O: PvMma<OACC>,
 >(
     p: &AttentionParams,
 ) {
+    // `setmaxnreg.inc` waits until the CTA's pool (168 registers × 384
+    // threads at launch) has the registers: asking for more than the pool
+    // holds hangs every consumer (Session 10: 32 + 2·240 did).
+    const {
+        assert!(
+            128 * (PRODUCER_REGISTERS + 2 * CONSUMER_REGISTERS) <= 384 * 168,
+            "setmaxnreg: the roles' registers exceed the CTA's allocation"
+        )
+    };
     // SAFETY: launched with the module's dynamic shared memory,
     // size_of::<AttnSmem<..>>() on the device (the spec).
     let smem = unsafe { dynamic_smem::<AttnSmem<NB, BN, SK, SV, SQ>>() };
@@ -453,7 +466,9 @@ pub fn run<
                 let v_stage = vc.acquire_stage(); // V_{j-1}
                 turn_wait!();
                 issue_s(&mut s, q_base, k_base + k_stage.index() * stage_bytes);
-                rescale_o!(corr);
+                if EARLY_RESCALE {
+                    rescale_o!(corr);
+                }
                 issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
                 turn_pass!(false);
                 wgmma::wait_group::<1>();
@@ -461,11 +476,16 @@ pub fn run<
                 corr = blk.mask_and_softmax_emu::<SACC, EMU>(&mut s, &mut rs, j);
                 wgmma::wait_group::<0>();
                 v_stage.defer_release().release_if(tid == 0);
+                if !EARLY_RESCALE {
+                    rescale_o!(corr);
+                }
                 pf = pack_p::<SACC, PACK>(&s);
             }
             let v_stage = vc.acquire_stage();
             turn_wait!();
-            rescale_o!(corr);
+            if EARLY_RESCALE {
+                rescale_o!(corr);
+            }
             issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
             turn_pass!(last_tile);
             wgmma::wait_group::<0>();

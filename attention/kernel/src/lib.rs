@@ -36,7 +36,7 @@ baton::kernel! {
     #[spec(ATTENTION_D64)]
     /// Attention forward, head dimension 64 (see `baton_attention_abi`).
     pub fn baton_attention_fwd_d64(p: AttentionParams) {
-        fwd::run::<1, 176, 3, 3, 3, 88, 32, 44, 32, 240, true, EMU_D64, qk::Bf16N176, pv::PvN64>(&p);
+        fwd::run::<1, 176, 3, 3, 3, 88, 32, 44, 40, 232, true, EMU_D64, true, qk::Bf16N176, pv::PvN64>(&p);
     }
 }
 
@@ -53,10 +53,11 @@ baton::kernel! {
             64,
             32,
             32,
-            32,
-            240,
+            40,
+            232,
             true,
             EMU_D64,
+            true,
             baton_kernel_roles::sm90::mainloop_bf16::Bf16N128,
             pv::PvN64,
         >(&p);
@@ -67,7 +68,7 @@ baton::kernel! {
     #[spec(ATTENTION_D128)]
     /// Attention forward, head dimension 128.
     pub fn baton_attention_fwd_d128(p: AttentionParams) {
-        fwd::run::<2, 128, 3, 2, 3, 64, 64, 32, 32, 240, true, 0, baton_kernel_roles::sm90::mainloop_bf16::Bf16N128, pv::PvN128>(&p);
+        fwd::run::<2, 128, 3, 2, 3, 64, 64, 32, 40, 232, true, 0, false, baton_kernel_roles::sm90::mainloop_bf16::Bf16N128, pv::PvN128>(&p);
     }
 }
 
@@ -75,7 +76,7 @@ baton::kernel! {
     #[spec(ATTENTION_D256)]
     /// Attention forward, head dimension 256.
     pub fn baton_attention_fwd_d256(p: AttentionParams) {
-        fwd::run::<4, 64, 2, 2, 2, 32, 128, 16, 24, 240, false, 0, baton_kernel_roles::sm90::mainloop_bf16::Bf16N64, pv::PvN256>(&p);
+        fwd::run::<4, 64, 2, 2, 2, 32, 128, 16, 24, 240, false, 0, true, baton_kernel_roles::sm90::mainloop_bf16::Bf16N64, pv::PvN256>(&p);
     }
 }
 

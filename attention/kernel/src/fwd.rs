@@ -24,18 +24,18 @@
 
 use crate::math::{log2, opaque, pack_bf16x2, quad_sum};
 use crate::pv::PvMma;
+use crate::qk::QkMma;
 use crate::softmax::{Block, RowState, pack_p};
-use baton::arch::ptx::tma::{
+use baton::arch::current::tma::{
     load_3d, prefetch_tensormap, store_3d, store_commit_group, store_wait_group,
     store_wait_group_read,
 };
-use baton::arch::ptx::wgmma::{self, SmemLayout, descriptor_k_major, descriptor_mn_major};
-use baton::arch::ptx::wgmma::{setmaxnreg_dec, setmaxnreg_inc};
-use baton::arch::ptx::{
-    block_idx_x, dynamic_smem, fence_proxy_async_shared, named_barrier_sync, st_shared_u32,
-    thread_idx_x,
+use baton::arch::wgmma::{
+    self, SmemLayout, descriptor_k_major, descriptor_mn_major, setmaxnreg_dec, setmaxnreg_inc,
+    smem_addr,
 };
-use baton::arch::ptx::{elect_one, warp_idx};
+use crate::thread::{CtaThread, CurrentThread};
+use baton::arch::current::fence_proxy_async_shared;
 use baton::ordered_barrier::OrderedBarrier;
 use baton::smem_field;
 use baton::tensor_map::Swizzle;
@@ -45,8 +45,6 @@ use baton_attention_abi::{
     AttentionParams, AttnSmem, BM, CONSUMER_WARPGROUPS, KvPayload, KvStage, QPayload, QStage,
     layout::QBox,
 };
-use baton_kernel_roles::sm90::dispatch::init_then_sync;
-use baton_kernel_roles::sm90::mainloop_bf16::Bf16Mma;
 
 /// TMA coordinates of column `c`, row `row`, head `head` of tensor `t`
 /// (bit `t` of `heads_inner`: dims `{d, heads, seq}`).
@@ -65,29 +63,6 @@ const ORDER_NAME: &core::ffi::CStr = c"attn_pingpong";
 /// First of the two ping-pong named barriers (ids 1, 2: the warpgroups'
 /// epilogues; 0: `bar.sync 0`).
 const TURN_BARRIER: u32 = 3;
-
-/// `bar.arrive id, threads`: counts this warp towards named barrier `id`
-/// without waiting.
-#[inline(always)]
-fn named_barrier_arrive(id: u32, threads: u32) {
-    // SAFETY: a barrier arrival; `threads` matches every use of `id` (256:
-    // one waiting and one arriving warpgroup).
-    unsafe {
-        core::arch::asm!("bar.arrive {id}, {n};", id = in(reg32) id, n = in(reg32) threads, options(nostack))
-    };
-}
-
-/// `%nctaid.x`, read where it is used: not `pure`, so not hoisted out of
-/// the tile loop into a register that lives (and spills) across it.
-#[inline(always)]
-fn launch_ctas() -> u32 {
-    let n: u32;
-    // SAFETY: reads a special register.
-    unsafe {
-        core::arch::asm!("mov.u32 {n}, %nctaid.x;", n = out(reg32) n, options(nomem, nostack))
-    };
-    n
-}
 
 /// Bytes of one 64 × 64 bf16 box.
 const BOX_BYTES: u32 = 64 * 128;
@@ -159,6 +134,17 @@ fn tile_info(
 /// `EARLY_RESCALE`: O is rescaled under S_j's `wgmma`s, between the two
 /// issues (FA3's place; the factors stay live through the turn), else
 /// once P·V retired (d = 128: early spills 4 bytes at 232 registers).
+///
+/// Every thread of the CTA runs it, as [`CurrentThread`]: the GPU thread
+/// of a kernel entry (`lib.rs`), or on the host a thread of
+/// `crate::thread::run_cta` (`attention/abi/tests/cpu_fwd.rs` runs the
+/// whole program on baton's CPU backend).
+///
+/// ```ignore
+/// run_cta(smem, 3, cta, grid, |_smem| {
+///     fwd::run::<2, 128, 3, 2, 3, 64, 64, 32, 40, 232, true, 0, false, QkN128, PvN128>(&p)
+/// });
+/// ```
 #[inline(always)]
 pub fn run<
     const NB: usize,
@@ -174,7 +160,7 @@ pub fn run<
     const PERSISTENT: bool,
     const EMU: usize,
     const EARLY_RESCALE: bool,
-    S: Bf16Mma<SACC>,
+    S: QkMma<SACC>,
     O: PvMma<OACC>,
 >(
     p: &AttentionParams,
@@ -190,7 +176,8 @@ pub fn run<
     };
     // SAFETY: launched with the module's dynamic shared memory,
     // size_of::<AttnSmem<..>>() on the device (the spec).
-    let smem = unsafe { dynamic_smem::<AttnSmem<NB, BN, SK, SV, SQ>>() };
+    let thread = &CurrentThread::default();
+    let smem = unsafe { thread.dynamic_smem::<AttnSmem<NB, BN, SK, SV, SQ>>() };
     let kp = InputTilePipeline::<KvPayload<NB, BN>, SK>::new(
         smem_field!(smem, AttnSmem<NB, BN, SK, SV, SQ>, k),
         c"attn_k",
@@ -213,15 +200,15 @@ pub fn run<
     // registers, and ptxas spills it.
     let schedule = || {
         (
-            opaque(block_idx_x()),
-            launch_ctas(),
+            opaque(thread.block_idx_x()),
+            thread.launch_ctas(),
             q_tiles(opaque(p.seq_q)) * p.batch_heads,
         )
     };
 
-    init_then_sync::<1>(|| {
+    thread.init_then_sync(|| {
         // The first tile's maps (the host launches at most `tiles` CTAs).
-        let maps = tile_info(p, block_idx_x(), bn).maps;
+        let maps = tile_info(p, thread.block_idx_x(), bn).maps;
         // SAFETY: the host passes `batch` live maps per tensor in global memory.
         unsafe {
             for m in maps {
@@ -237,10 +224,10 @@ pub fn run<
 
     // Warpgroup 0: the producer (one lane of warp 0); warpgroups 1 and 2:
     // the consumers, with the registers the entry gives (lib.rs).
-    let warpgroup = warp_idx() / 4;
+    let warpgroup = thread.warp_idx() / 4;
     if warpgroup == 0 {
         setmaxnreg_dec::<PRODUCER_REGISTERS>();
-        if warp_idx() == 0 && elect_one() {
+        if thread.warp_idx() == 0 && thread.elect_one() {
             let mut qprod = qp.producer();
             let mut kprod = kp.producer();
             let mut vprod = vp.producer();
@@ -321,10 +308,10 @@ pub fn run<
     } else {
         setmaxnreg_inc::<CONSUMER_REGISTERS>();
         let wg = warpgroup - 1;
-        let tid = thread_idx_x() % 128;
+        let tid = thread.thread_idx_x() % 128;
         let causal = p.causal != 0;
-        let k_base = smem_field!(kp.stage(0), KvStage<NB, BN>, boxes).addr();
-        let v_base = smem_field!(vp.stage(0), KvStage<NB, BN>, boxes).addr();
+        let k_base = smem_addr(smem_field!(kp.stage(0), KvStage<NB, BN>, boxes));
+        let v_base = smem_addr(smem_field!(vp.stage(0), KvStage<NB, BN>, boxes));
         let stage_bytes = core::mem::size_of::<KvStage<NB, BN>>() as u32;
         let kv_box_bytes = bn * 128;
 
@@ -372,14 +359,14 @@ pub fn run<
         let mode = p.pingpong;
         let mut order = OrderedBarrier::<1, 2>::new(order_bars, wg, ORDER_NAME);
         if mode == 2 && wg == 1 {
-            named_barrier_arrive(TURN_BARRIER, 256);
+            thread.named_barrier_arrive(TURN_BARRIER, 256);
         }
         macro_rules! turn_wait {
             () => {
                 if mode == 1 {
                     order.wait();
                 } else if mode == 2 {
-                    named_barrier_sync(TURN_BARRIER + wg, 256);
+                    thread.named_barrier_sync(TURN_BARRIER + wg, 256);
                 }
             };
         }
@@ -388,7 +375,7 @@ pub fn run<
                 if mode == 1 {
                     order.arrive();
                 } else if mode == 2 && !($last && wg == 1) {
-                    named_barrier_arrive(TURN_BARRIER + 1 - wg, 256);
+                    thread.named_barrier_arrive(TURN_BARRIER + 1 - wg, 256);
                 }
             };
         }
@@ -407,7 +394,7 @@ pub fn run<
             // not hoisted out of the tile loop and kept live (spilled).
             let (warp, lane) = (opaque(tid) / 32, opaque(tid) % 32);
             let ti = tile_info(p, t, bn);
-            let last_tile = !PERSISTENT || t + launch_ctas() >= schedule().2;
+            let last_tile = !PERSISTENT || t + thread.launch_ctas() >= schedule().2;
             // This thread's two accumulator rows, in the head.
             let wg_row0 = ti.q_row0 + 64 * wg;
             let rows = [
@@ -415,7 +402,7 @@ pub fn run<
                 wg_row0 + 16 * warp + lane / 4 + 8,
             ];
             let q_stage = qc.acquire_stage();
-            let q_base = smem_field!(q_stage.tiles(), QStage<NB>, rows).at(0).addr();
+            let q_base = smem_addr(smem_field!(q_stage.tiles(), QStage<NB>, rows).at(0));
 
             // SAFETY: all-zero is a valid [f32; OACC]; `zeroed` (not `[0.0; N]`,
             // a store loop for large N) keeps it in registers.
@@ -521,18 +508,18 @@ pub fn run<
                 // SAFETY: this warpgroup's own Q rows (it holds their
                 // stage; its last reads retired with the wait above).
                 unsafe {
-                    st_shared_u32(
+                    thread.st_shared_u32(
                         box_base + Swizzle::B128.apply(b0) as u32,
                         pack_bf16x2(o[c] * inv0, o[c + 1] * inv0),
                     );
-                    st_shared_u32(
+                    thread.st_shared_u32(
                         box_base + Swizzle::B128.apply(b0 + 8 * 128) as u32,
                         pack_bf16x2(o[c + 2] * inv1, o[c + 3] * inv1),
                     );
                 }
             });
             fence_proxy_async_shared();
-            named_barrier_sync(1 + wg, 128);
+            thread.named_barrier_sync(1 + wg, 128);
             let out = smem_field!(q_stage.tiles(), QStage<NB>, rows);
             if tid == 0 {
                 let map_o = te.maps[3];
@@ -552,7 +539,7 @@ pub fn run<
             if !PERSISTENT {
                 break;
             }
-            t += launch_ctas();
+            t += thread.launch_ctas();
         }
         if tid == 0 {
             // Every O store complete before the CTA exits.

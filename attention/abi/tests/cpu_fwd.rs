@@ -63,7 +63,7 @@ const _: () = assert!(D64_CAUSAL.v_stages == 3);
 const _: () = assert!(D128.block_n == 128 && D128.k_stages == 3 && D128.v_stages == 2);
 const _: () = assert!(D256.block_n == 64 && D256.k_stages == 2 && D256.v_stages == 2);
 const _: () = assert!(D64.persistent && D64_CAUSAL.persistent && D128.persistent);
-const _: () = assert!(D64.q_stages == 3 && D64_CAUSAL.q_stages == 2);
+const _: () = assert!(D64.q_stages == 2 && D64_CAUSAL.q_stages == 2);
 const _: () = assert!(D128.q_stages == 3 && D256.q_stages == 2);
 const _: () = assert!(!D256.persistent);
 const _: () = assert!(THREADS == 128 * (1 + CONSUMER_WARPGROUPS));
@@ -262,9 +262,23 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 cta,
                 grid,
                 |_smem| {
-                    fwd::run::<$nb, $bn, $sk, $sv, $sq, $sacc, $oacc, $pack, $pr, $cr, $persistent, $emu, $early, $s, $o>(
-                        &p.0,
-                    )
+                    fwd::run::<
+                        $nb,
+                        $bn,
+                        $sk,
+                        $sv,
+                        $sq,
+                        $sacc,
+                        $oacc,
+                        $pack,
+                        $pr,
+                        $cr,
+                        $persistent,
+                        $emu,
+                        $early,
+                        $s,
+                        $o,
+                    >(&p.0)
                 },
             )
         };
@@ -275,15 +289,15 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
             176,
             3,
             3,
-            3,
+            2,
             88,
             32,
             44,
             40,
             232,
             true,
-            4,
-            true,
+            0,
+            false,
             qk::QkN176,
             pv::PvN64
         ),
@@ -299,8 +313,8 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
             40,
             232,
             true,
-            4,
-            true,
+            0,
+            false,
             qk::QkN128,
             pv::PvN64
         ),

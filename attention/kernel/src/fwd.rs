@@ -26,6 +26,8 @@ use crate::math::{log2, opaque, pack_bf16x2, quad_sum};
 use crate::pv::PvMma;
 use crate::qk::QkMma;
 use crate::softmax::{Block, RowState, pack_p};
+use crate::thread::{CtaThread, CurrentThread};
+use baton::arch::current::fence_proxy_async_shared;
 use baton::arch::current::tma::{
     load_3d, prefetch_tensormap, store_3d, store_commit_group, store_wait_group,
     store_wait_group_read,
@@ -34,8 +36,6 @@ use baton::arch::wgmma::{
     self, SmemLayout, descriptor_k_major, descriptor_mn_major, setmaxnreg_dec, setmaxnreg_inc,
     smem_addr,
 };
-use crate::thread::{CtaThread, CurrentThread};
-use baton::arch::current::fence_proxy_async_shared;
 use baton::ordered_barrier::OrderedBarrier;
 use baton::smem_field;
 use baton::tensor_map::Swizzle;

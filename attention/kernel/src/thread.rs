@@ -194,7 +194,11 @@ mod cpu {
 
         /// Counts one thread at barrier `id`; returns the round it joined
         /// and whether it completed it.
-        fn count(&self, id: u32, threads: u32) -> (std::sync::MutexGuard<'_, [(u32, u64); 16]>, u64) {
+        fn count(
+            &self,
+            id: u32,
+            threads: u32,
+        ) -> (std::sync::MutexGuard<'_, [(u32, u64); 16]>, u64) {
             assert!(
                 id < 16 && threads > 0 && threads.is_multiple_of(32),
                 "baton cpu: named barrier {id} over {threads} threads (ids 0..16, a multiple of 32 threads)"

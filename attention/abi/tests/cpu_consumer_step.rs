@@ -31,7 +31,6 @@ mod math;
 #[allow(dead_code)]
 mod pv;
 #[path = "../../kernel/src/softmax.rs"]
-#[allow(dead_code)]
 mod softmax;
 
 use baton::arch::cpu::{CpuBlock, run_warpgroup};
@@ -302,7 +301,7 @@ fn run<
             };
             issue_s(&mut s, 0);
             wgmma::wait_group::<0>();
-            blk.mask_and_softmax_emu::<SACC, EMU>(&mut s, &mut rs, 0);
+            blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, 0);
             let mut corr = [1.0f32; 2];
             let mut pf: [u32; PACK] = pack_p::<SACC, PACK>(&s);
             for j in 1..blocks {
@@ -310,7 +309,7 @@ fn run<
                 rescale(&mut o, corr);
                 issue_pv(&mut o, &pf, j - 1);
                 wgmma::wait_group::<1>();
-                corr = blk.mask_and_softmax_emu::<SACC, EMU>(&mut s, &mut rs, j as u32);
+                corr = blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, j as u32);
                 wgmma::wait_group::<0>();
                 pf = pack_p::<SACC, PACK>(&s);
             }

@@ -386,7 +386,7 @@ fn check(case: Case, fault: Fault) -> Result<(), String> {
     let (qb, kb, vb, ob) = (Buf::new(&q), Buf::new(&k), Buf::new(&v), Buf::new(&o_init));
     let mut lse = vec![f32::NAN; batch * q_heads * seq_q];
 
-    let bn = baton_attention_abi::config_for_call(d as u32, causal)
+    let bn = baton_attention_abi::config_for_call(d as u32, causal, false)
         .expect("a supported head dim")
         .0
         .block_n;
@@ -422,7 +422,7 @@ fn check(case: Case, fault: Fault) -> Result<(), String> {
         scale_log2: (scale * std::f64::consts::LOG2_E) as f32,
     });
     let tiles = tile_count(seq_q as u32, batch_heads);
-    let persistent = baton_attention_abi::config_for_call(d as u32, causal)
+    let persistent = baton_attention_abi::config_for_call(d as u32, causal, false)
         .expect("a supported head dim")
         .0
         .persistent;

@@ -130,7 +130,7 @@ fn tile_info(
 /// `blockIdx.x` only, and the host launches one CTA per tile: d = 256,
 /// whose consumers have no registers to spare for the loop's state);
 /// `EMU`: every `EMU`-th accumulator chunk's `exp2` on the FMA pipe
-/// (`softmax::Block::mask_and_softmax_emu`; 0: all on the MUFU);
+/// (`softmax::Block::mask_and_softmax`; 0: all on the MUFU);
 /// `EARLY_RESCALE`: O is rescaled under S_j's `wgmma`s, between the two
 /// issues (FA3's place; the factors stay live through the turn), else
 /// once P·V retired (d = 128: early spills 4 bytes at 232 registers).
@@ -445,7 +445,7 @@ pub fn run<
             wgmma::wait_group::<0>();
             k_stage.defer_release().release_if(tid == 0);
             // O is 0 here: block 0's factors are not needed.
-            blk.mask_and_softmax_emu::<SACC, EMU>(&mut s, &mut rs, 0);
+            blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, 0);
             let mut corr = [1.0f32; 2];
             let mut pf: [u32; PACK] = pack_p::<SACC, PACK>(&s);
             for j in 1..ti.blocks {
@@ -460,7 +460,7 @@ pub fn run<
                 turn_pass!(false);
                 wgmma::wait_group::<1>();
                 k_stage.defer_release().release_if(tid == 0);
-                corr = blk.mask_and_softmax_emu::<SACC, EMU>(&mut s, &mut rs, j);
+                corr = blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, j);
                 wgmma::wait_group::<0>();
                 v_stage.defer_release().release_if(tid == 0);
                 if !EARLY_RESCALE {

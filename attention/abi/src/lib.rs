@@ -68,7 +68,7 @@ pub const D64: HeadDimConfig = HeadDimConfig {
     block_n: 176,
     k_stages: 3,
     v_stages: 3,
-    q_stages: 3,
+    q_stages: 2,
     persistent: true,
 };
 /// d = 64 with a causal mask: 128-row K/V blocks, 3 K and 3 V stages (the
@@ -106,7 +106,7 @@ pub const D256: HeadDimConfig = HeadDimConfig {
 };
 
 /// Shared memory of the d = 64 kernel.
-pub type Smem64 = AttnSmem<1, 176, 3, 3, 3>;
+pub type Smem64 = AttnSmem<1, 176, 3, 3, 2>;
 /// Shared memory of the causal d = 64 kernel.
 pub type Smem64Causal = AttnSmem<1, 128, 3, 3, 2>;
 /// Shared memory of the d = 128 kernel.

@@ -63,7 +63,7 @@ const GUARD_BF16: u16 = 0x7FA5;
 // kernel/src/lib.rs`); their K/V block and stages must be the ABI's
 // configurations.
 const _: () = assert!(D64.block_n == 176 && D64.k_stages == 3 && D64.v_stages == 3);
-const _: () = assert!(D64.q_stages == 3 && D64.persistent);
+const _: () = assert!(D64.q_stages == 2 && D64.persistent);
 const _: () = assert!(D64_CAUSAL.block_n == 128 && D64_CAUSAL.k_stages == 3);
 const _: () = assert!(D64_CAUSAL.v_stages == 3 && D64_CAUSAL.q_stages == 2);
 const _: () = assert!(D64_CAUSAL.persistent);
@@ -72,9 +72,6 @@ const _: () = assert!(D128.q_stages == 3 && D128.persistent);
 const _: () = assert!(D256.block_n == 64 && D256.k_stages == 2 && D256.v_stages == 2);
 const _: () = assert!(D256.q_stages == 2 && !D256.persistent);
 const _: () = assert!(THREADS == 128 * (1 + CONSUMER_WARPGROUPS));
-/// `lib.rs`'s `EMU_D64`: every 4th accumulator chunk's `exp2` on the FMA
-/// pipe in the d = 64 kernels.
-const EMU_D64: usize = 4;
 
 struct Rng(u64);
 impl Rng {
@@ -167,6 +164,9 @@ struct Case {
     /// d = 64 without a mask on the 128-row kernel (`config_for_call`'s
     /// `narrow`).
     narrow: bool,
+    /// The d = 64 kernel with `fwd::run`'s `EMU` 4 and `EARLY_RESCALE`,
+    /// which no entry uses now.
+    fma_exp2_early_rescale: bool,
     bhsd: bool,
     /// `AttentionParams::pingpong`: 1 the ordered barrier, 2 named barriers.
     pingpong: u32,
@@ -261,7 +261,7 @@ unsafe impl Sync for Params {}
 /// (`config_for_call`), instantiated as its entry in `lib.rs`.
 fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
     macro_rules! cta {
-        ($nb:literal, $bn:literal, $sk:literal, $sv:literal, $sq:literal, $sacc:literal, $oacc:literal, $pack:literal, $pr:literal, $cr:literal, $persistent:literal, $emu:expr, $s:ty, $o:ty) => {
+        ($nb:literal, $bn:literal, $sk:literal, $sv:literal, $sq:literal, $sacc:literal, $oacc:literal, $pack:literal, $pr:literal, $cr:literal, $persistent:literal, $emu:literal, $early:literal, $s:ty, $o:ty) => {
             thread::run_cta(
                 AttnSmem::<$nb, $bn, $sk, $sv, $sq> {
                     k: baton::tile_pipeline::InputTileStorage::new(),
@@ -285,7 +285,8 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                         $pr,
                         $cr,
                         $persistent,
-                        { $emu },
+                        $emu,
+                        $early,
                         $s,
                         $o,
                     >(&p.0)
@@ -296,72 +297,105 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
     let spec = config_for_call(case.d as u32, case.causal, case.narrow)
         .expect("a supported head dim")
         .1;
-    match spec.name {
-        "baton_attention_fwd_d64" => cta!(
-            1,
-            176,
-            3,
-            3,
-            3,
-            88,
-            32,
-            44,
-            32,
-            240,
-            true,
-            EMU_D64,
-            qk::QkN176,
-            pv::PvN64
-        ),
-        "baton_attention_fwd_d64_causal" => cta!(
-            1,
-            128,
-            3,
-            3,
-            2,
-            64,
-            32,
-            32,
-            32,
-            240,
-            true,
-            EMU_D64,
-            qk::QkN128,
-            pv::PvN64
-        ),
-        "baton_attention_fwd_d128" => cta!(
-            2,
-            128,
-            3,
-            2,
-            3,
-            64,
-            64,
-            32,
-            32,
-            240,
-            true,
-            0,
-            qk::QkN128,
-            pv::PvN128
-        ),
-        "baton_attention_fwd_d256" => cta!(
-            4,
-            64,
-            2,
-            2,
-            2,
-            32,
-            128,
-            16,
-            24,
-            240,
-            false,
-            0,
-            qk::QkN64,
-            pv::PvN256
-        ),
-        name => panic!("no instantiation of {name} here"),
+    match (spec.name, case.fma_exp2_early_rescale) {
+        ("baton_attention_fwd_d64", false) => {
+            cta!(
+                1,
+                176,
+                3,
+                3,
+                2,
+                88,
+                32,
+                44,
+                40,
+                232,
+                true,
+                0,
+                false,
+                qk::QkN176,
+                pv::PvN64
+            )
+        }
+        // The entry's options not in use (`EMU` 4: every 4th chunk's exp2
+        // on the FMA pipe; the early O rescale), kept in fwd.rs.
+        ("baton_attention_fwd_d64", true) => {
+            cta!(
+                1,
+                176,
+                3,
+                3,
+                2,
+                88,
+                32,
+                44,
+                40,
+                232,
+                true,
+                4,
+                true,
+                qk::QkN176,
+                pv::PvN64
+            )
+        }
+        ("baton_attention_fwd_d64_causal", false) => {
+            cta!(
+                1,
+                128,
+                3,
+                3,
+                2,
+                64,
+                32,
+                32,
+                40,
+                232,
+                true,
+                0,
+                false,
+                qk::QkN128,
+                pv::PvN64
+            )
+        }
+        ("baton_attention_fwd_d128", false) => {
+            cta!(
+                2,
+                128,
+                3,
+                2,
+                3,
+                64,
+                64,
+                32,
+                40,
+                232,
+                true,
+                0,
+                false,
+                qk::QkN128,
+                pv::PvN128
+            )
+        }
+        ("baton_attention_fwd_d256", false) => {
+            cta!(
+                4,
+                64,
+                2,
+                2,
+                2,
+                32,
+                128,
+                16,
+                24,
+                240,
+                false,
+                0,
+                true,
+                qk::QkN64,
+                pv::PvN256
+            )
+        }
+        (name, variant) => panic!("no instantiation of {name} (options variant: {variant}) here"),
     }
 }
 
@@ -380,6 +414,7 @@ fn check(case: Case, fault: Fault) -> Result<(), String> {
         bhsd,
         pingpong,
         grid,
+        ..
     } = case;
     let mut rng = Rng::fresh();
     let (sq, skv) = (
@@ -530,6 +565,7 @@ fn d64_causal_and_not_gqa_ragged() {
             kv_heads: 1,
             causal: false,
             narrow: false,
+            fma_exp2_early_rescale: false,
             bhsd: false,
             pingpong: 1,
             grid: 2,
@@ -541,8 +577,20 @@ fn d64_causal_and_not_gqa_ragged() {
                 seq_kv: 200,
                 causal: true,
                 narrow: false,
+                fma_exp2_early_rescale: false,
                 bhsd: true,
                 pingpong: 2,
+                ..base
+            },
+            Fault::None,
+        )
+        .unwrap();
+        // exp2 partly on the FMA pipe, O rescaled early (fwd.rs's options).
+        check(
+            Case {
+                seq_q: 129,
+                seq_kv: 181,
+                fma_exp2_early_rescale: true,
                 ..base
             },
             Fault::None,
@@ -576,6 +624,7 @@ fn d128_causal_and_not_gqa_ragged_batch() {
             kv_heads: 1,
             causal: false,
             narrow: false,
+            fma_exp2_early_rescale: false,
             bhsd: true,
             pingpong: 1,
             grid: 3,
@@ -611,6 +660,7 @@ fn d256_one_cta_per_tile() {
                 kv_heads: 1,
                 causal: true,
                 narrow: false,
+                fma_exp2_early_rescale: false,
                 bhsd: true,
                 pingpong: 1,
                 grid: 0,
@@ -633,6 +683,7 @@ fn broken_launches_are_caught() {
             kv_heads: 1,
             causal: true,
             narrow: false,
+            fma_exp2_early_rescale: false,
             bhsd: false,
             pingpong: 1,
             grid: 2,

@@ -130,7 +130,10 @@ fn tile_info(
 /// `blockIdx.x` only, and the host launches one CTA per tile: d = 256,
 /// whose consumers have no registers to spare for the loop's state);
 /// `EMU`: every `EMU`-th accumulator chunk's `exp2` on the FMA pipe
-/// (`softmax::Block::mask_and_softmax_emu`; 0: all on the MUFU).
+/// (`softmax::Block::mask_and_softmax`; 0: all on the MUFU);
+/// `EARLY_RESCALE`: O is rescaled under S_j's `wgmma`s, between the two
+/// issues (FA3's place; the factors stay live through the turn), else
+/// once P·V retired (d = 128: early spills 4 bytes at 232 registers).
 ///
 /// Every thread of the CTA runs it, as [`CurrentThread`]: the GPU thread
 /// of a kernel entry (`lib.rs`), or on the host a thread of
@@ -139,7 +142,7 @@ fn tile_info(
 ///
 /// ```ignore
 /// run_cta(smem, 3, cta, grid, |_smem| {
-///     fwd::run::<2, 128, 3, 2, 3, 64, 64, 32, 32, 240, true, 0, QkN128, PvN128>(&p)
+///     fwd::run::<2, 128, 3, 2, 3, 64, 64, 32, 40, 232, true, 0, false, QkN128, PvN128>(&p)
 /// });
 /// ```
 #[inline(always)]
@@ -156,11 +159,21 @@ pub fn run<
     const CONSUMER_REGISTERS: u32,
     const PERSISTENT: bool,
     const EMU: usize,
+    const EARLY_RESCALE: bool,
     S: QkMma<SACC>,
     O: PvMma<OACC>,
 >(
     p: &AttentionParams,
 ) {
+    // `setmaxnreg.inc` waits until the CTA's pool (168 registers × 384
+    // threads at launch) has the registers: asking for more than the pool
+    // holds hangs every consumer (Session 10: 32 + 2·240 did).
+    const {
+        assert!(
+            128 * (PRODUCER_REGISTERS + 2 * CONSUMER_REGISTERS) <= 384 * 168,
+            "setmaxnreg: the roles' registers exceed the CTA's allocation"
+        )
+    };
     // SAFETY: launched with the module's dynamic shared memory,
     // size_of::<AttnSmem<..>>() on the device (the spec).
     let thread = &CurrentThread::default();
@@ -432,7 +445,7 @@ pub fn run<
             wgmma::wait_group::<0>();
             k_stage.defer_release().release_if(tid == 0);
             // O is 0 here: block 0's factors are not needed.
-            blk.mask_and_softmax_emu::<SACC, EMU>(&mut s, &mut rs, 0);
+            blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, 0);
             let mut corr = [1.0f32; 2];
             let mut pf: [u32; PACK] = pack_p::<SACC, PACK>(&s);
             for j in 1..ti.blocks {
@@ -440,19 +453,26 @@ pub fn run<
                 let v_stage = vc.acquire_stage(); // V_{j-1}
                 turn_wait!();
                 issue_s(&mut s, q_base, k_base + k_stage.index() * stage_bytes);
-                rescale_o!(corr);
+                if EARLY_RESCALE {
+                    rescale_o!(corr);
+                }
                 issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
                 turn_pass!(false);
                 wgmma::wait_group::<1>();
                 k_stage.defer_release().release_if(tid == 0);
-                corr = blk.mask_and_softmax_emu::<SACC, EMU>(&mut s, &mut rs, j);
+                corr = blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, j);
                 wgmma::wait_group::<0>();
                 v_stage.defer_release().release_if(tid == 0);
+                if !EARLY_RESCALE {
+                    rescale_o!(corr);
+                }
                 pf = pack_p::<SACC, PACK>(&s);
             }
             let v_stage = vc.acquire_stage();
             turn_wait!();
-            rescale_o!(corr);
+            if EARLY_RESCALE {
+                rescale_o!(corr);
+            }
             issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
             turn_pass!(last_tile);
             wgmma::wait_group::<0>();

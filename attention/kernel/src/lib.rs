@@ -29,18 +29,11 @@ use baton_attention_abi::{
     ATTENTION_D64, ATTENTION_D64_CAUSAL, ATTENTION_D128, ATTENTION_D256, AttentionParams,
 };
 
-/// d = 64's share of `exp2` on the FMA pipe: every 4th accumulator chunk
-/// (`fwd::run`'s `EMU`; 5 of 22 chunks at 176-row blocks, 4 of 16 at 128):
-/// at d = 64 a block's exponentials take the MUFU as long as its two
-/// GEMMs take the tensor pipe.
-#[cfg(target_arch = "nvptx64")]
-const EMU_D64: usize = 4;
-
 baton::kernel! {
     #[spec(ATTENTION_D64)]
     /// Attention forward, head dimension 64 (see `baton_attention_abi`).
     pub fn baton_attention_fwd_d64(p: AttentionParams) {
-        fwd::run::<1, 176, 3, 3, 3, 88, 32, 44, 32, 240, true, EMU_D64, qk::QkN176, pv::PvN64>(&p);
+        fwd::run::<1, 176, 3, 3, 2, 88, 32, 44, 40, 232, true, 0, false, qk::QkN176, pv::PvN64>(&p);
     }
 }
 
@@ -57,10 +50,11 @@ baton::kernel! {
             64,
             32,
             32,
-            32,
-            240,
+            40,
+            232,
             true,
-            EMU_D64,
+            0,
+            false,
             qk::QkN128,
             pv::PvN64,
         >(&p);
@@ -71,7 +65,7 @@ baton::kernel! {
     #[spec(ATTENTION_D128)]
     /// Attention forward, head dimension 128.
     pub fn baton_attention_fwd_d128(p: AttentionParams) {
-        fwd::run::<2, 128, 3, 2, 3, 64, 64, 32, 32, 240, true, 0, qk::QkN128, pv::PvN128>(&p);
+        fwd::run::<2, 128, 3, 2, 3, 64, 64, 32, 40, 232, true, 0, false, qk::QkN128, pv::PvN128>(&p);
     }
 }
 
@@ -79,7 +73,7 @@ baton::kernel! {
     #[spec(ATTENTION_D256)]
     /// Attention forward, head dimension 256.
     pub fn baton_attention_fwd_d256(p: AttentionParams) {
-        fwd::run::<4, 64, 2, 2, 2, 32, 128, 16, 24, 240, false, 0, qk::QkN64, pv::PvN256>(&p);
+        fwd::run::<4, 64, 2, 2, 2, 32, 128, 16, 24, 240, false, 0, true, qk::QkN64, pv::PvN256>(&p);
     }
 }
 

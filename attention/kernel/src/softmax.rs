@@ -57,22 +57,12 @@ impl Block<'_> {
     ///
     /// Accumulator chunk c (elements 4c..4c+4): columns 8c + 2·(lane%4) +
     /// {0, 1}, of row 0 (elements 4c, 4c+1) and row 1 (4c+2, 4c+3).
+    ///
+    /// Every `EMU`-th accumulator chunk's `exp2` runs on the FMA pipe
+    /// ([`exp2_fma`]: chunks `c` with `c % EMU == EMU − 1`; `EMU = 0`:
+    /// none), so that the MUFU and the FMA pipe share the exponentials.
     #[inline(always)]
-    pub fn mask_and_softmax<const SACC: usize>(
-        &self,
-        s: &mut [f32; SACC],
-        rs: &mut RowState,
-        j: u32,
-    ) -> [f32; 2] {
-        self.mask_and_softmax_emu::<SACC, 0>(s, rs, j)
-    }
-
-    /// [`mask_and_softmax`](Self::mask_and_softmax) with every `EMU`-th
-    /// accumulator chunk's `exp2` on the FMA pipe ([`exp2_fma`]: chunks
-    /// `c` with `c % EMU == EMU − 1`; `EMU = 0`: none), so that the MUFU
-    /// and the FMA pipe share the exponentials.
-    #[inline(always)]
-    pub fn mask_and_softmax_emu<const SACC: usize, const EMU: usize>(
+    pub fn mask_and_softmax<const SACC: usize, const EMU: usize>(
         &self,
         s: &mut [f32; SACC],
         rs: &mut RowState,

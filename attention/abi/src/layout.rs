@@ -60,11 +60,12 @@ impl<const NB: usize> Default for QStage<NB> {
     }
 }
 
-/// The Q payload: one consumer warpgroup's [`QStage`]. The Q pipeline has
-/// two stages, stage `w` warpgroup `w`'s rows (consumer count 1; each
-/// warpgroup skips the other's stage): filled once per work tile, freed
-/// when the warpgroup's O stores have read it, so that the next tile's Q
-/// rows load while the other warpgroup still finishes this tile.
+/// The Q payload: one consumer warpgroup's [`QStage`]. The Q pipeline's
+/// stages are filled in the order warpgroup 0's rows, warpgroup 1's rows,
+/// tile after tile (consumer count 1; each warpgroup takes every other
+/// stage, skipping the other's), each freed when its warpgroup's O stores
+/// have read it. With 3 stages the next tile's rows of warpgroup 0 load
+/// while this tile runs, and warpgroup 1's as soon as warpgroup 0's O left.
 ///
 /// ```
 /// use baton::tile_pipeline::TilePayload;
@@ -79,16 +80,23 @@ impl<const NB: usize> TilePayload for QPayload<NB> {
 }
 
 /// The CTA's shared memory: the K ring (`SK` stages of `BN` rows), the V
-/// ring (`SV` stages), the query tile, the ping-pong's ordered barrier.
+/// ring (`SV` stages), the Q ring (`SQ` stages of one warpgroup's rows),
+/// the ping-pong's ordered barrier.
 #[repr(C)]
-pub struct AttnSmem<const NB: usize, const BN: usize, const SK: usize, const SV: usize> {
+pub struct AttnSmem<
+    const NB: usize,
+    const BN: usize,
+    const SK: usize,
+    const SV: usize,
+    const SQ: usize,
+> {
     /// K stages and their full/empty barriers.
     pub k: InputTileStorage<KvPayload<NB, BN>, SK>,
     /// V stages and their full/empty barriers.
     pub v: InputTileStorage<KvPayload<NB, BN>, SV>,
-    /// The query rows (then O) and their barriers: stage `w` is consumer
-    /// warpgroup `w`'s.
-    pub q: InputTileStorage<QPayload<NB>, 2>,
+    /// The query rows (then O) and their barriers: warpgroup 0's rows,
+    /// warpgroup 1's, the next tile's warpgroup 0's, … round the ring.
+    pub q: InputTileStorage<QPayload<NB>, SQ>,
     /// The consumer warpgroups' ping-pong (`baton::ordered_barrier`): one
     /// turn kind ("issue my `wgmma`s"), two groups.
     pub order: OrderedBarriers<1, 2>,

@@ -52,6 +52,9 @@ pub struct HeadDimConfig {
     pub k_stages: u32,
     /// Stages of V.
     pub v_stages: u32,
+    /// Stages of Q (one warpgroup's 64 rows each; 2: one per warpgroup, 3:
+    /// warpgroup 0's next rows load during the tile).
+    pub q_stages: u32,
     /// The kernel loops over work tiles (persistent CTAs); `false`: it
     /// computes one tile per CTA and is launched with one CTA per tile.
     pub persistent: bool,
@@ -65,6 +68,7 @@ pub const D64: HeadDimConfig = HeadDimConfig {
     block_n: 176,
     k_stages: 3,
     v_stages: 3,
+    q_stages: 2,
     persistent: true,
 };
 /// d = 64 with a causal mask: 128-row K/V blocks, 3 K and 3 V stages (the
@@ -75,6 +79,7 @@ pub const D64_CAUSAL: HeadDimConfig = HeadDimConfig {
     block_n: 128,
     k_stages: 3,
     v_stages: 3,
+    q_stages: 2,
     persistent: true,
 };
 /// d = 128: 128-row K/V blocks, 3 K and 2 V stages (3 + 3 fill the 227
@@ -85,6 +90,7 @@ pub const D128: HeadDimConfig = HeadDimConfig {
     block_n: 128,
     k_stages: 3,
     v_stages: 2,
+    q_stages: 3,
     persistent: true,
 };
 /// d = 256: 64-row K/V blocks, 2 K and 2 V stages; one tile per CTA (the
@@ -95,17 +101,18 @@ pub const D256: HeadDimConfig = HeadDimConfig {
     block_n: 64,
     k_stages: 2,
     v_stages: 2,
+    q_stages: 2,
     persistent: false,
 };
 
 /// Shared memory of the d = 64 kernel.
-pub type Smem64 = AttnSmem<1, 176, 3, 3>;
+pub type Smem64 = AttnSmem<1, 176, 3, 3, 2>;
 /// Shared memory of the causal d = 64 kernel.
-pub type Smem64Causal = AttnSmem<1, 128, 3, 3>;
+pub type Smem64Causal = AttnSmem<1, 128, 3, 3, 2>;
 /// Shared memory of the d = 128 kernel.
-pub type Smem128 = AttnSmem<2, 128, 3, 2>;
+pub type Smem128 = AttnSmem<2, 128, 3, 2, 3>;
 /// Shared memory of the d = 256 kernel.
-pub type Smem256 = AttnSmem<4, 64, 2, 2>;
+pub type Smem256 = AttnSmem<4, 64, 2, 2, 2>;
 
 const fn spec<Smem>(name: &'static str) -> KernelSpec<AttentionParams> {
     assert!(core::mem::size_of::<Smem>() <= SMEM_LIMIT);
@@ -143,7 +150,9 @@ pub const ATTENTION_D128: KernelSpec<AttentionParams> =
 pub const ATTENTION_D256: KernelSpec<AttentionParams> =
     spec::<Smem256>("baton_attention_fwd_d256").hot();
 
-/// The configuration and spec of a head dimension, `None` if unsupported.
+/// The configuration and spec of a head dimension (its non-causal kernel
+/// of Session 9: 176-row K/V blocks at d = 64, 128-row at d = 128), `None`
+/// if unsupported; [`config_for_call`] picks a call's kernel.
 ///
 /// ```
 /// let (cfg, spec) = baton_attention_abi::config_for(128).unwrap();
@@ -151,28 +160,35 @@ pub const ATTENTION_D256: KernelSpec<AttentionParams> =
 /// assert!(baton_attention_abi::config_for(96).is_none());
 /// ```
 pub const fn config_for(head_dim: u32) -> Option<(HeadDimConfig, KernelSpec<AttentionParams>)> {
-    config_for_call(head_dim, false)
-}
-
-/// The configuration and spec of a call: [`config_for`], except d = 64
-/// with a causal mask ([`D64_CAUSAL`]); `None` if unsupported.
-///
-/// ```
-/// let (cfg, spec) = baton_attention_abi::config_for_call(64, true).unwrap();
-/// assert_eq!((cfg.block_n, spec.name), (128, "baton_attention_fwd_d64_causal"));
-/// assert_eq!(baton_attention_abi::config_for_call(64, false).unwrap().0.block_n, 176);
-/// ```
-pub const fn config_for_call(
-    head_dim: u32,
-    causal: bool,
-) -> Option<(HeadDimConfig, KernelSpec<AttentionParams>)> {
-    if head_dim == 64 && causal {
-        return Some((D64_CAUSAL, ATTENTION_D64_CAUSAL));
-    }
     match head_dim {
         64 => Some((D64, ATTENTION_D64)),
         128 => Some((D128, ATTENTION_D128)),
         256 => Some((D256, ATTENTION_D256)),
         _ => None,
     }
+}
+
+/// The configuration and spec of a call: [`config_for`], except d = 64
+/// with a causal mask or `narrow` ([`D64_CAUSAL`]: 128-row K/V blocks;
+/// `narrow` without a causal mask is for comparisons); `None` if
+/// unsupported. (A 176-row d = 128 kernel, FA3's block for non-causal
+/// d = 128, spills 32–44 bytes at 240 registers: Session 10.)
+///
+/// ```
+/// use baton_attention_abi::config_for_call;
+/// let (cfg, spec) = config_for_call(64, true, false).unwrap();
+/// assert_eq!((cfg.block_n, spec.name), (128, "baton_attention_fwd_d64_causal"));
+/// assert_eq!(config_for_call(64, false, false).unwrap().0.block_n, 176);
+/// assert_eq!(config_for_call(64, false, true).unwrap().0.block_n, 128);
+/// assert_eq!(config_for_call(128, false, false).unwrap().0.block_n, 128);
+/// ```
+pub const fn config_for_call(
+    head_dim: u32,
+    causal: bool,
+    narrow: bool,
+) -> Option<(HeadDimConfig, KernelSpec<AttentionParams>)> {
+    if head_dim == 64 && (causal || narrow) {
+        return Some((D64_CAUSAL, ATTENTION_D64_CAUSAL));
+    }
+    config_for(head_dim)
 }

@@ -5,16 +5,17 @@
 //! rescale factors, P packed as A fragments), `math.rs` (host forms:
 //! shuffles through the simulated warp) and `pv.rs` (the RS `wgmma` shapes
 //! of O += P·V, simulated) — in the order `fwd.rs`'s consumer loop runs it:
-//! S_0; then per block S_j, O += P_{j−1}·V_{j−1}, softmax of S_j, O ·= corr;
-//! the last P·V; O / l. S = Q·Kᵀ is issued as `fwd.rs`'s `issue_s` does
+//! S_0; then per block S_j, O ·= corr_{j−1}, O += P_{j−1}·V_{j−1}, softmax
+//! of S_j (causal d = 64 cases: every 4th chunk's exp2 by `exp2_fma`, the
+//! kernel's `EMU` option); O ·= corr, the last P·V; O / l. S = Q·Kᵀ is issued as `fwd.rs`'s `issue_s` does
 //! (SS `wgmma`, 128-byte swizzled Q and K boxes, descriptors stepped by 32
 //! bytes per K = 16). Shared memory is laid out as TMA writes it (rows past
 //! `seq_kv` zero-filled).
 //!
 //! Not covered here: the pipelines, the ordered barrier and the TMA
-//! producer/epilogue (`crates/baton/tests/loom_attention.rs` model-checks
-//! their synchronization; running `fwd.rs` itself on the CPU backend needs
-//! its roles made generic over the backend).
+//! producer/epilogue (`cpu_fwd.rs` runs all of `fwd.rs` on the CPU
+//! backend; `crates/baton/tests/loom_attention.rs` model-checks their
+//! synchronization).
 //!
 //! Sizes: head dim 64 (176-row K/V blocks; 128-row when causal) and 128
 //! (128-row), the kernel's configurations, ragged `seq_q`/`seq_kv` (1..300), causal and not, both
@@ -131,23 +132,28 @@ struct Case {
 /// `seq_q` (max |O − ref| / max |ref|; NaN: infinite).
 fn consumer_error(case: Case, kernel_causal: bool) -> f64 {
     // The kernel's configurations (attention/kernel/src/lib.rs): d = 64 with
-    // 176-row K/V blocks (128-row for causal calls), d = 128 with 128-row.
+    // 176-row K/V blocks (128-row for causal calls), d = 128 with 128-row;
+    // the causal d = 64 cases also run the FMA-pipe exp2 on every 4th chunk
+    // (`fwd::run`'s `EMU` option, off in the kernels: Session 10 measured
+    // it slower at d = 64).
     match (case.d, case.causal) {
-        (64, false) => run::<1, 176, 88, 44, 32, PvN64>(case, kernel_causal),
-        (64, true) => run::<1, 128, 64, 32, 32, PvN64>(case, kernel_causal),
-        (128, _) => run::<2, 128, 64, 32, 64, PvN128>(case, kernel_causal),
+        (64, false) => run::<1, 176, 88, 44, 32, 0, PvN64>(case, kernel_causal),
+        (64, true) => run::<1, 128, 64, 32, 32, 4, PvN64>(case, kernel_causal),
+        (128, _) => run::<2, 128, 64, 32, 64, 0, PvN128>(case, kernel_causal),
         (d, _) => panic!("head dim {d} is not a case here"),
     }
 }
 
 /// `NB` boxes of Q (d = 64·NB), `BN`-row K/V blocks, `SACC = BN/2` S
-/// accumulators, `PACK = BN/4` P registers, `OACC = 32·NB` O accumulators.
+/// accumulators, `PACK = BN/4` P registers, `OACC = 32·NB` O accumulators,
+/// every `EMU`-th chunk's exp2 on the FMA pipe (0: none).
 fn run<
     const NB: usize,
     const BN: usize,
     const SACC: usize,
     const PACK: usize,
     const OACC: usize,
+    const EMU: usize,
     O: PvMma<OACC>,
 >(
     case: Case,
@@ -285,24 +291,29 @@ fn run<
             let mut o = [0f32; OACC];
             let mut s = [0f32; SACC];
             let mut rs = RowState::new();
-            issue_s(&mut s, 0);
-            wgmma::wait_group::<0>();
-            blk.mask_and_softmax::<SACC>(&mut s, &mut rs, 0);
-            let mut pf: [u32; PACK] = pack_p::<SACC, PACK>(&s);
-            for j in 1..blocks {
-                issue_s(&mut s, j);
-                issue_pv(&mut o, &pf, j - 1);
-                wgmma::wait_group::<1>();
-                let corr = blk.mask_and_softmax::<SACC>(&mut s, &mut rs, j as u32);
-                wgmma::wait_group::<0>();
+            let rescale = |o: &mut [f32; OACC], corr: [f32; 2]| {
                 for c in (0..OACC).step_by(4) {
                     o[c] *= corr[0];
                     o[c + 1] *= corr[0];
                     o[c + 2] *= corr[1];
                     o[c + 3] *= corr[1];
                 }
+            };
+            issue_s(&mut s, 0);
+            wgmma::wait_group::<0>();
+            blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, 0);
+            let mut corr = [1.0f32; 2];
+            let mut pf: [u32; PACK] = pack_p::<SACC, PACK>(&s);
+            for j in 1..blocks {
+                issue_s(&mut s, j);
+                rescale(&mut o, corr);
+                issue_pv(&mut o, &pf, j - 1);
+                wgmma::wait_group::<1>();
+                corr = blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, j as u32);
+                wgmma::wait_group::<0>();
                 pf = pack_p::<SACC, PACK>(&s);
             }
+            rescale(&mut o, corr);
             issue_pv(&mut o, &pf, blocks - 1);
             wgmma::wait_group::<0>();
             let (l0, l1) = (math::quad_sum(rs.l[0]), math::quad_sum(rs.l[1]));

@@ -6,12 +6,15 @@
 //!
 //! Protocol (all `InputTilePipeline`s; an arrival is by a consumer
 //! warpgroup's thread 0):
-//! * `q` (two stages, consumer count 1): stage `w` holds warpgroup `w`'s
-//!   64 query rows (each warpgroup `skip`s the other's stage). The producer
-//!   fills both once per tile (`NB` boxes each); warpgroup `w` waits on its
-//!   stage, reads it for every S, writes its O over it, and frees it once
-//!   its O stores have read shared memory (`cp.async.bulk.wait_group.read`),
-//!   so that the next tile's rows load while the other warpgroup finishes.
+//! * `q` (`SQ` stages, consumer count 1): the producer fills one stage
+//!   with warpgroup 0's 64 query rows, the next with warpgroup 1's, once
+//!   per tile (`NB` boxes each), round the ring; each warpgroup takes every
+//!   other stage (`skip`ping the other's), waits on it, reads it for every
+//!   S, writes its O over it, and frees it once its O stores have read
+//!   shared memory (`cp.async.bulk.wait_group.read`). With 3 stages the
+//!   next tile's rows of warpgroup 0 load while this tile runs, and those
+//!   of warpgroup 1 once warpgroup 0's O left, under warpgroup 1's last
+//!   turns (2 stages: each waits for its own O stores).
 //! * `k` and `v` (`SK`, `SV` stages, consumer count 2): per tile the
 //!   producer fills K_0, then both Q stages, then V_0, K_1, V_1, …: the
 //!   next tile's K_0 loads while both warpgroups finish this tile; both
@@ -21,18 +24,18 @@
 
 use crate::math::{log2, opaque, pack_bf16x2, quad_sum};
 use crate::pv::PvMma;
+use crate::qk::QkMma;
 use crate::softmax::{Block, RowState, pack_p};
-use baton::arch::ptx::tma::{
+use crate::thread::{CtaThread, CurrentThread};
+use baton::arch::current::fence_proxy_async_shared;
+use baton::arch::current::tma::{
     load_3d, prefetch_tensormap, store_3d, store_commit_group, store_wait_group,
     store_wait_group_read,
 };
-use baton::arch::ptx::wgmma::{self, SmemLayout, descriptor_k_major, descriptor_mn_major};
-use baton::arch::ptx::wgmma::{setmaxnreg_dec, setmaxnreg_inc};
-use baton::arch::ptx::{
-    block_idx_x, dynamic_smem, fence_proxy_async_shared, named_barrier_sync, st_shared_u32,
-    thread_idx_x,
+use baton::arch::wgmma::{
+    self, SmemLayout, descriptor_k_major, descriptor_mn_major, setmaxnreg_dec, setmaxnreg_inc,
+    smem_addr,
 };
-use baton::arch::ptx::{elect_one, warp_idx};
 use baton::ordered_barrier::OrderedBarrier;
 use baton::smem_field;
 use baton::tensor_map::Swizzle;
@@ -42,8 +45,6 @@ use baton_attention_abi::{
     AttentionParams, AttnSmem, BM, CONSUMER_WARPGROUPS, KvPayload, KvStage, QPayload, QStage,
     layout::QBox,
 };
-use baton_kernel_roles::sm90::dispatch::init_then_sync;
-use baton_kernel_roles::sm90::mainloop_bf16::Bf16Mma;
 
 /// TMA coordinates of column `c`, row `row`, head `head` of tensor `t`
 /// (bit `t` of `heads_inner`: dims `{d, heads, seq}`).
@@ -62,29 +63,6 @@ const ORDER_NAME: &core::ffi::CStr = c"attn_pingpong";
 /// First of the two ping-pong named barriers (ids 1, 2: the warpgroups'
 /// epilogues; 0: `bar.sync 0`).
 const TURN_BARRIER: u32 = 3;
-
-/// `bar.arrive id, threads`: counts this warp towards named barrier `id`
-/// without waiting.
-#[inline(always)]
-fn named_barrier_arrive(id: u32, threads: u32) {
-    // SAFETY: a barrier arrival; `threads` matches every use of `id` (256:
-    // one waiting and one arriving warpgroup).
-    unsafe {
-        core::arch::asm!("bar.arrive {id}, {n};", id = in(reg32) id, n = in(reg32) threads, options(nostack))
-    };
-}
-
-/// `%nctaid.x`, read where it is used: not `pure`, so not hoisted out of
-/// the tile loop into a register that lives (and spills) across it.
-#[inline(always)]
-fn launch_ctas() -> u32 {
-    let n: u32;
-    // SAFETY: reads a special register.
-    unsafe {
-        core::arch::asm!("mov.u32 {n}, %nctaid.x;", n = out(reg32) n, options(nomem, nostack))
-    };
-    n
-}
 
 /// Bytes of one 64 × 64 bf16 box.
 const BOX_BYTES: u32 = 64 * 128;
@@ -144,47 +122,76 @@ fn tile_info(
 }
 
 /// The forward pass of one CTA, for head dimension `64·NB`, `BN`-row K/V
-/// blocks, `SK` K and `SV` V stages; `SACC = BN/2` and `OACC = 32·NB` accumulator
+/// blocks, `SK` K, `SV` V and `SQ` Q stages; `SACC = BN/2` and `OACC = 32·NB` accumulator
 /// registers, `PACK = BN/4` registers of P as bf16 pairs; `S` the Q·Kᵀ shape (N = BN), `O` the P·V shape (N = 64·NB);
 /// `PRODUCER_REGISTERS` and `CONSUMER_REGISTERS` per thread after
 /// `setmaxnreg` (`128·(P + 2·C) ≤ 384·168`, the CTA's allocation);
 /// `PERSISTENT`: the CTA loops over its tiles (else it computes tile
 /// `blockIdx.x` only, and the host launches one CTA per tile: d = 256,
-/// whose consumers have no registers to spare for the loop's state).
+/// whose consumers have no registers to spare for the loop's state);
+/// `EMU`: every `EMU`-th accumulator chunk's `exp2` on the FMA pipe
+/// (`softmax::Block::mask_and_softmax`; 0: all on the MUFU);
+/// `EARLY_RESCALE`: O is rescaled under S_j's `wgmma`s, between the two
+/// issues (FA3's place; the factors stay live through the turn), else
+/// once P·V retired (d = 128: early spills 4 bytes at 232 registers).
+///
+/// Every thread of the CTA runs it, as [`CurrentThread`]: the GPU thread
+/// of a kernel entry (`lib.rs`), or on the host a thread of
+/// `crate::thread::run_cta` (`attention/abi/tests/cpu_fwd.rs` runs the
+/// whole program on baton's CPU backend).
+///
+/// ```ignore
+/// run_cta(smem, 3, cta, grid, |_smem| {
+///     fwd::run::<2, 128, 3, 2, 3, 64, 64, 32, 40, 232, true, 0, false, QkN128, PvN128>(&p)
+/// });
+/// ```
 #[inline(always)]
 pub fn run<
     const NB: usize,
     const BN: usize,
     const SK: usize,
     const SV: usize,
+    const SQ: usize,
     const SACC: usize,
     const OACC: usize,
     const PACK: usize,
     const PRODUCER_REGISTERS: u32,
     const CONSUMER_REGISTERS: u32,
     const PERSISTENT: bool,
-    S: Bf16Mma<SACC>,
+    const EMU: usize,
+    const EARLY_RESCALE: bool,
+    S: QkMma<SACC>,
     O: PvMma<OACC>,
 >(
     p: &AttentionParams,
 ) {
+    // `setmaxnreg.inc` waits until the CTA's pool (168 registers × 384
+    // threads at launch) has the registers: asking for more than the pool
+    // holds hangs every consumer (Session 10: 32 + 2·240 did).
+    const {
+        assert!(
+            128 * (PRODUCER_REGISTERS + 2 * CONSUMER_REGISTERS) <= 384 * 168,
+            "setmaxnreg: the roles' registers exceed the CTA's allocation"
+        )
+    };
     // SAFETY: launched with the module's dynamic shared memory,
     // size_of::<AttnSmem<..>>() on the device (the spec).
-    let smem = unsafe { dynamic_smem::<AttnSmem<NB, BN, SK, SV>>() };
+    let thread = &CurrentThread::default();
+    let smem = unsafe { thread.dynamic_smem::<AttnSmem<NB, BN, SK, SV, SQ>>() };
     let kp = InputTilePipeline::<KvPayload<NB, BN>, SK>::new(
-        smem_field!(smem, AttnSmem<NB, BN, SK, SV>, k),
+        smem_field!(smem, AttnSmem<NB, BN, SK, SV, SQ>, k),
         c"attn_k",
     );
     let vp = InputTilePipeline::<KvPayload<NB, BN>, SV>::new(
-        smem_field!(smem, AttnSmem<NB, BN, SK, SV>, v),
+        smem_field!(smem, AttnSmem<NB, BN, SK, SV, SQ>, v),
         c"attn_v",
     );
-    let qp = InputTilePipeline::<QPayload<NB>, 2>::new(
-        smem_field!(smem, AttnSmem<NB, BN, SK, SV>, q),
+    let qp = InputTilePipeline::<QPayload<NB>, SQ>::new(
+        smem_field!(smem, AttnSmem<NB, BN, SK, SV, SQ>, q),
         c"attn_q",
     );
 
-    let order_bars = smem_field!(smem, AttnSmem<NB, BN, SK, SV>, order);
+    let order_bars = smem_field!(smem, AttnSmem<NB, BN, SK, SV, SQ>, order);
 
     let bn = BN as u32;
     // This CTA's work tiles: `first`, `first + stride`, … below `tiles`.
@@ -193,15 +200,15 @@ pub fn run<
     // registers, and ptxas spills it.
     let schedule = || {
         (
-            opaque(block_idx_x()),
-            launch_ctas(),
+            opaque(thread.block_idx_x()),
+            thread.launch_ctas(),
             q_tiles(opaque(p.seq_q)) * p.batch_heads,
         )
     };
 
-    init_then_sync::<1>(|| {
+    thread.init_then_sync(|| {
         // The first tile's maps (the host launches at most `tiles` CTAs).
-        let maps = tile_info(p, block_idx_x(), bn).maps;
+        let maps = tile_info(p, thread.block_idx_x(), bn).maps;
         // SAFETY: the host passes `batch` live maps per tensor in global memory.
         unsafe {
             for m in maps {
@@ -217,10 +224,10 @@ pub fn run<
 
     // Warpgroup 0: the producer (one lane of warp 0); warpgroups 1 and 2:
     // the consumers, with the registers the entry gives (lib.rs).
-    let warpgroup = warp_idx() / 4;
+    let warpgroup = thread.warp_idx() / 4;
     if warpgroup == 0 {
         setmaxnreg_dec::<PRODUCER_REGISTERS>();
-        if warp_idx() == 0 && elect_one() {
+        if thread.warp_idx() == 0 && thread.elect_one() {
             let mut qprod = qp.producer();
             let mut kprod = kp.producer();
             let mut vprod = vp.producer();
@@ -301,10 +308,10 @@ pub fn run<
     } else {
         setmaxnreg_inc::<CONSUMER_REGISTERS>();
         let wg = warpgroup - 1;
-        let tid = thread_idx_x() % 128;
+        let tid = thread.thread_idx_x() % 128;
         let causal = p.causal != 0;
-        let k_base = smem_field!(kp.stage(0), KvStage<NB, BN>, boxes).addr();
-        let v_base = smem_field!(vp.stage(0), KvStage<NB, BN>, boxes).addr();
+        let k_base = smem_addr(smem_field!(kp.stage(0), KvStage<NB, BN>, boxes));
+        let v_base = smem_addr(smem_field!(vp.stage(0), KvStage<NB, BN>, boxes));
         let stage_bytes = core::mem::size_of::<KvStage<NB, BN>>() as u32;
         let kv_box_bytes = bn * 128;
 
@@ -352,14 +359,14 @@ pub fn run<
         let mode = p.pingpong;
         let mut order = OrderedBarrier::<1, 2>::new(order_bars, wg, ORDER_NAME);
         if mode == 2 && wg == 1 {
-            named_barrier_arrive(TURN_BARRIER, 256);
+            thread.named_barrier_arrive(TURN_BARRIER, 256);
         }
         macro_rules! turn_wait {
             () => {
                 if mode == 1 {
                     order.wait();
                 } else if mode == 2 {
-                    named_barrier_sync(TURN_BARRIER + wg, 256);
+                    thread.named_barrier_sync(TURN_BARRIER + wg, 256);
                 }
             };
         }
@@ -368,7 +375,7 @@ pub fn run<
                 if mode == 1 {
                     order.arrive();
                 } else if mode == 2 && !($last && wg == 1) {
-                    named_barrier_arrive(TURN_BARRIER + 1 - wg, 256);
+                    thread.named_barrier_arrive(TURN_BARRIER + 1 - wg, 256);
                 }
             };
         }
@@ -387,7 +394,7 @@ pub fn run<
             // not hoisted out of the tile loop and kept live (spilled).
             let (warp, lane) = (opaque(tid) / 32, opaque(tid) % 32);
             let ti = tile_info(p, t, bn);
-            let last_tile = !PERSISTENT || t + launch_ctas() >= schedule().2;
+            let last_tile = !PERSISTENT || t + thread.launch_ctas() >= schedule().2;
             // This thread's two accumulator rows, in the head.
             let wg_row0 = ti.q_row0 + 64 * wg;
             let rows = [
@@ -395,7 +402,7 @@ pub fn run<
                 wg_row0 + 16 * warp + lane / 4 + 8,
             ];
             let q_stage = qc.acquire_stage();
-            let q_base = smem_field!(q_stage.tiles(), QStage<NB>, rows).at(0).addr();
+            let q_base = smem_addr(smem_field!(q_stage.tiles(), QStage<NB>, rows).at(0));
 
             // SAFETY: all-zero is a valid [f32; OACC]; `zeroed` (not `[0.0; N]`,
             // a store loop for large N) keeps it in registers.
@@ -412,40 +419,60 @@ pub fn run<
                 bn,
             };
 
+            // O ·= the rescale factors of the last softmax (before the
+            // P·V that adds that softmax's P).
+            macro_rules! rescale_o {
+                ($corr:expr) => {
+                    crate::unroll_below!(C < OACC / 4, {
+                        let c = 4 * C as usize;
+                        o[c] *= $corr[0];
+                        o[c + 1] *= $corr[0];
+                        o[c + 2] *= $corr[1];
+                        o[c + 3] *= $corr[1];
+                    })
+                };
+            }
             // Intra-warpgroup overlap (FA3): S_j = Q·K_jᵀ is issued before
             // O += P_{j-1}·V_{j-1}; softmax of S_j runs while P·V is in
-            // flight, and O is rescaled once P·V retired.
+            // flight; O is rescaled by softmax j-1's factors between the
+            // two issues, under S_j's wgmmas (FA3's `rescale_o` place), so
+            // that only P's packing is left between P·V retiring and the
+            // next turn.
             let k_stage = kc.acquire_stage();
             turn_wait!();
             issue_s(&mut s, q_base, k_base + k_stage.index() * stage_bytes);
             turn_pass!(false);
             wgmma::wait_group::<0>();
             k_stage.defer_release().release_if(tid == 0);
-            blk.mask_and_softmax::<SACC>(&mut s, &mut rs, 0);
+            // O is 0 here: block 0's factors are not needed.
+            blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, 0);
+            let mut corr = [1.0f32; 2];
             let mut pf: [u32; PACK] = pack_p::<SACC, PACK>(&s);
             for j in 1..ti.blocks {
                 let k_stage = kc.acquire_stage();
                 let v_stage = vc.acquire_stage(); // V_{j-1}
                 turn_wait!();
                 issue_s(&mut s, q_base, k_base + k_stage.index() * stage_bytes);
+                if EARLY_RESCALE {
+                    rescale_o!(corr);
+                }
                 issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
                 turn_pass!(false);
                 wgmma::wait_group::<1>();
                 k_stage.defer_release().release_if(tid == 0);
-                let corr = blk.mask_and_softmax::<SACC>(&mut s, &mut rs, j);
+                corr = blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, j);
                 wgmma::wait_group::<0>();
                 v_stage.defer_release().release_if(tid == 0);
-                crate::unroll_below!(C < OACC / 4, {
-                    let c = 4 * C as usize;
-                    o[c] *= corr[0];
-                    o[c + 1] *= corr[0];
-                    o[c + 2] *= corr[1];
-                    o[c + 3] *= corr[1];
-                });
+                if !EARLY_RESCALE {
+                    rescale_o!(corr);
+                }
                 pf = pack_p::<SACC, PACK>(&s);
             }
             let v_stage = vc.acquire_stage();
             turn_wait!();
+            if EARLY_RESCALE {
+                rescale_o!(corr);
+            }
             issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
             turn_pass!(last_tile);
             wgmma::wait_group::<0>();
@@ -481,18 +508,18 @@ pub fn run<
                 // SAFETY: this warpgroup's own Q rows (it holds their
                 // stage; its last reads retired with the wait above).
                 unsafe {
-                    st_shared_u32(
+                    thread.st_shared_u32(
                         box_base + Swizzle::B128.apply(b0) as u32,
                         pack_bf16x2(o[c] * inv0, o[c + 1] * inv0),
                     );
-                    st_shared_u32(
+                    thread.st_shared_u32(
                         box_base + Swizzle::B128.apply(b0 + 8 * 128) as u32,
                         pack_bf16x2(o[c + 2] * inv1, o[c + 3] * inv1),
                     );
                 }
             });
             fence_proxy_async_shared();
-            named_barrier_sync(1 + wg, 128);
+            thread.named_barrier_sync(1 + wg, 128);
             let out = smem_field!(q_stage.tiles(), QStage<NB>, rows);
             if tid == 0 {
                 let map_o = te.maps[3];
@@ -512,7 +539,7 @@ pub fn run<
             if !PERSISTENT {
                 break;
             }
-            t += launch_ctas();
+            t += thread.launch_ctas();
         }
         if tid == 0 {
             // Every O store complete before the CTA exits.

@@ -1,11 +1,13 @@
 //! baton's FlashAttention-style forward kernels for sm_90a, one entry per
 //! head dimension (64, 128, 256), written on baton's public API: the ABI
 //! (parameters, payloads, shared layout, specs) is `baton-attention-abi`;
-//! the CTA program is [`fwd`](mod@fwd), the per-K/V-block softmax step on
+//! the CTA program is [`fwd`](mod@fwd) (on the thread of
+//! [`thread`](mod@thread)), the per-K/V-block softmax step on
 //! plain fragments [`softmax`](mod@softmax), its per-thread math
-//! [`math`](mod@math), the first GEMM's extra `wgmma` shape [`qk`](mod@qk)
-//! and the second GEMM's [`pv`](mod@pv) (nvptx only:
-//! `wgmma` has no CPU simulation yet).
+//! [`math`](mod@math), the first GEMM's `wgmma` shapes [`qk`](mod@qk)
+//! and the second GEMM's [`pv`](mod@pv). The crate builds for nvptx64
+//! only; `attention/abi/tests/cpu_fwd.rs` compiles the same files on the
+//! host and runs the CTA program on baton's CPU backend.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
 #![warn(missing_docs)]
@@ -20,6 +22,8 @@ pub mod pv;
 pub mod qk;
 #[cfg(target_arch = "nvptx64")]
 pub mod softmax;
+#[cfg(target_arch = "nvptx64")]
+pub mod thread;
 
 use baton_attention_abi::{
     ATTENTION_D64, ATTENTION_D64_CAUSAL, ATTENTION_D128, ATTENTION_D256, AttentionParams,
@@ -29,7 +33,7 @@ baton::kernel! {
     #[spec(ATTENTION_D64)]
     /// Attention forward, head dimension 64 (see `baton_attention_abi`).
     pub fn baton_attention_fwd_d64(p: AttentionParams) {
-        fwd::run::<1, 176, 3, 3, 88, 32, 44, 40, 232, true, qk::Bf16N176, pv::PvN64>(&p);
+        fwd::run::<1, 176, 3, 3, 2, 88, 32, 44, 40, 232, true, 0, false, qk::QkN176, pv::PvN64>(&p);
     }
 }
 
@@ -42,13 +46,16 @@ baton::kernel! {
             128,
             3,
             3,
+            2,
             64,
             32,
             32,
             40,
             232,
             true,
-            baton_kernel_roles::sm90::mainloop_bf16::Bf16N128,
+            0,
+            false,
+            qk::QkN128,
             pv::PvN64,
         >(&p);
     }
@@ -58,7 +65,7 @@ baton::kernel! {
     #[spec(ATTENTION_D128)]
     /// Attention forward, head dimension 128.
     pub fn baton_attention_fwd_d128(p: AttentionParams) {
-        fwd::run::<2, 128, 3, 2, 64, 64, 32, 40, 232, true, baton_kernel_roles::sm90::mainloop_bf16::Bf16N128, pv::PvN128>(&p);
+        fwd::run::<2, 128, 3, 2, 3, 64, 64, 32, 40, 232, true, 0, false, qk::QkN128, pv::PvN128>(&p);
     }
 }
 
@@ -66,7 +73,7 @@ baton::kernel! {
     #[spec(ATTENTION_D256)]
     /// Attention forward, head dimension 256.
     pub fn baton_attention_fwd_d256(p: AttentionParams) {
-        fwd::run::<4, 64, 2, 2, 32, 128, 16, 24, 240, false, baton_kernel_roles::sm90::mainloop_bf16::Bf16N64, pv::PvN256>(&p);
+        fwd::run::<4, 64, 2, 2, 2, 32, 128, 16, 24, 240, false, 0, true, qk::QkN64, pv::PvN256>(&p);
     }
 }
 

@@ -5,7 +5,7 @@
 //! O += P·V. No barriers, no shared memory: the fragments in, the
 //! fragments out.
 
-use crate::math::{exp2, pack_bf16x2, quad_max};
+use crate::math::{exp2, exp2_fma, pack_bf16x2, quad_max};
 use baton_attention_abi::AttentionParams;
 
 /// A thread's two rows' running max (raw scores) and partial sum (its
@@ -57,8 +57,12 @@ impl Block<'_> {
     ///
     /// Accumulator chunk c (elements 4c..4c+4): columns 8c + 2·(lane%4) +
     /// {0, 1}, of row 0 (elements 4c, 4c+1) and row 1 (4c+2, 4c+3).
+    ///
+    /// Every `EMU`-th accumulator chunk's `exp2` runs on the FMA pipe
+    /// ([`exp2_fma`]: chunks `c` with `c % EMU == EMU − 1`; `EMU = 0`:
+    /// none), so that the MUFU and the FMA pipe share the exponentials.
     #[inline(always)]
-    pub fn mask_and_softmax<const SACC: usize>(
+    pub fn mask_and_softmax<const SACC: usize, const EMU: usize>(
         &self,
         s: &mut [f32; SACC],
         rs: &mut RowState,
@@ -110,10 +114,12 @@ impl Block<'_> {
         let (mut l0, mut l1) = (rs.l[0] * corr[0], rs.l[1] * corr[1]);
         crate::unroll_below!(C < SACC / 4, {
             let c = 4 * C as usize;
-            s[c] = exp2(s[c] * p.scale_log2 - base0);
-            s[c + 1] = exp2(s[c + 1] * p.scale_log2 - base0);
-            s[c + 2] = exp2(s[c + 2] * p.scale_log2 - base1);
-            s[c + 3] = exp2(s[c + 3] * p.scale_log2 - base1);
+            let on_fma = EMU > 0 && (C as usize) % EMU == EMU - 1;
+            let e = |x: f32| if on_fma { exp2_fma(x) } else { exp2(x) };
+            s[c] = e(s[c] * p.scale_log2 - base0);
+            s[c + 1] = e(s[c + 1] * p.scale_log2 - base0);
+            s[c + 2] = e(s[c + 2] * p.scale_log2 - base1);
+            s[c + 3] = e(s[c + 3] * p.scale_log2 - base1);
             l0 += s[c] + s[c + 1];
             l1 += s[c + 2] + s[c + 3];
         });

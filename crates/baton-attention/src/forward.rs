@@ -1,7 +1,7 @@
 //! The loaded kernels and the launch on the caller's stream.
 
 use crate::error::{AttentionError, TensorName};
-use crate::shape::{AttentionOptions, AttentionShape, Ctas, Strides, validate};
+use crate::shape::{AttentionOptions, AttentionShape, Ctas, KvBlock, Strides, validate};
 use crate::{MODULE, PTX, PTX_DEBUG};
 use baton::tensor_map::{ElemType, L2Promotion, OobFill, Swizzle, TensorMapDesc};
 use baton_attention_abi::schedule::{heads_per_section, tile_count};
@@ -80,7 +80,7 @@ impl RawTensor {
 /// # Ok(()) }
 /// ```
 pub struct Attention {
-    /// d = 64, 128, 256, 64 causal.
+    /// d = 64, 128, 256, 64 causal (128-row blocks).
     release: [TypedKernel<AttentionParams>; 4],
     debug: [TypedKernel<AttentionParams>; 4],
     /// The device's SMs: the persistent grid.
@@ -237,9 +237,15 @@ impl Attention {
             }
         }
         let lse_ptr = lse.map_or(0, |(p, _)| p);
-        // validate checked the head dimension; d = 64 causal has its own kernel.
-        let config =
-            config_for_call(shape.head_dim as u32, opts.causal).map_or(plan.config, |c| c.0);
+        // validate checked the head dimension; the call's kernel by mask
+        // and K/V block (`config_for_call`).
+        let narrow = opts.kv_block == KvBlock::Narrow;
+        let (config, spec) = config_for_call(plan.config.head_dim, opts.causal, narrow).ok_or(
+            AttentionError::UnsupportedHeadDim {
+                head_dim: shape.head_dim,
+                supported: AttentionError::SUPPORTED,
+            },
+        )?;
         let bn = config.block_n;
         let (q_ptr, k_ptr, v_ptr, o_ptr) = (q.ptr, k.ptr, v.ptr, o.ptr);
 
@@ -336,12 +342,18 @@ impl Attention {
             pingpong: opts.schedule.code(),
             scale_log2: scale * std::f32::consts::LOG2_E,
         };
-        let which = match (shape.head_dim, opts.causal) {
-            (64, false) => 0,
-            (64, true) => 3,
-            (128, _) => 1,
-            _ => 2,
-        };
+        let which = [
+            ATTENTION_D64,
+            ATTENTION_D128,
+            ATTENTION_D256,
+            ATTENTION_D64_CAUSAL,
+        ]
+        .iter()
+        .position(|k| k.name == spec.name)
+        .ok_or(AttentionError::UnsupportedHeadDim {
+            head_dim: shape.head_dim,
+            supported: AttentionError::SUPPORTED,
+        })?;
         let kernel = if opts.debug {
             &self.debug[which]
         } else {

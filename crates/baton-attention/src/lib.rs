@@ -18,7 +18,9 @@ mod shape;
 
 pub use error::{AttentionError, Dim, TensorName};
 pub use forward::{Attention, PreparedAttention, RawTensor, TensorMut, TensorRef};
-pub use shape::{AttentionOptions, AttentionShape, Ctas, Plan, Schedule, Strides, validate};
+pub use shape::{
+    AttentionOptions, AttentionShape, Ctas, KvBlock, Plan, Schedule, Strides, validate,
+};
 
 /// The release PTX of the attention kernels.
 pub static PTX: &str = baton_runtime::include_ptx!("baton_attention_kernel", "sm90a");

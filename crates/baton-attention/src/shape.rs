@@ -113,6 +113,7 @@ impl Schedule {
 /// assert!(!o.causal && o.scale.is_none() && !o.debug);
 /// assert_eq!(o.schedule, baton_attention::Schedule::PingPong);
 /// assert_eq!(o.ctas, baton_attention::Ctas::PerSm);
+/// assert_eq!(o.kv_block, baton_attention::KvBlock::Auto);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AttentionOptions {
@@ -133,6 +134,23 @@ pub struct AttentionOptions {
     /// first, more evenly than a static stride). d = 256 always launches
     /// one CTA per tile (`HeadDimConfig::persistent`).
     pub ctas: Ctas,
+    /// K/V rows per block at d = 64 (d = 128: always 128; d = 256: 64).
+    pub kv_block: KvBlock,
+}
+
+/// K/V rows per block of the d = 64 kernels.
+///
+/// ```
+/// assert_eq!(baton_attention::KvBlock::default(), baton_attention::KvBlock::Auto);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KvBlock {
+    /// 176 rows without a causal mask, 128 with one (a wide block
+    /// computes more of each diagonal block in vain).
+    #[default]
+    Auto,
+    /// 128 rows whatever the mask (the causal kernels; for comparisons).
+    Narrow,
 }
 
 /// The launch's CTA count (never more than the work tiles).
@@ -175,6 +193,7 @@ impl Default for AttentionOptions {
             debug: false,
             schedule: Schedule::PingPong,
             ctas: Ctas::PerSm,
+            kv_block: KvBlock::Auto,
         }
     }
 }

@@ -10,7 +10,8 @@
 
 use baton::numeric::{Bf16, SmallFloat};
 use baton_attention::{
-    Attention, AttentionOptions, AttentionShape, Ctas, Schedule, Strides, TensorMut, TensorRef,
+    Attention, AttentionOptions, AttentionShape, Ctas, KvBlock, Schedule, Strides, TensorMut,
+    TensorRef,
 };
 use baton_runtime::{Error, Gpu};
 
@@ -71,6 +72,7 @@ struct Case {
     debug: bool,
     schedule: Schedule,
     ctas: Ctas,
+    kv_block: KvBlock,
 }
 
 fn strides(c: &Case, seq: usize, heads: usize) -> Strides {
@@ -157,6 +159,7 @@ fn run_case(gpu: &Gpu, attn: &Attention, c: &Case, rng: &mut u64) -> Option<Stri
         debug: c.debug,
         schedule: c.schedule,
         ctas: c.ctas,
+        kv_block: c.kv_block,
     };
     let r = attn.forward(
         stream,
@@ -415,6 +418,7 @@ fn gpu_attention_matches_f64_reference() {
         debug: false,
         schedule: Schedule::Free,
         ctas: Ctas::PerSm,
+        kv_block: KvBlock::Auto,
     };
     let filter = std::env::var("BATON_ATTN_CASES").ok();
     let mut cases = vec![
@@ -488,6 +492,19 @@ fn gpu_attention_matches_f64_reference() {
             ),
         ),
     ];
+    // The 128-row d = 64 kernel without a causal mask (KvBlock::Narrow;
+    // by default non-causal d = 64 calls run the 176-row kernel).
+    cases.push((
+        "d64 narrow ragged",
+        Case {
+            kv_block: KvBlock::Narrow,
+            ..case(
+                shape(2, ragged(100, 300), ragged(100, 300), 4, 2, 64),
+                false,
+                true,
+            )
+        },
+    ));
     cases.push((
         "d128 debug PTX",
         Case {
@@ -502,14 +519,15 @@ fn gpu_attention_matches_f64_reference() {
         Schedule::PingPongNamedBarriers,
     ];
     // Every CTA count: one per SM (here: one per tile), several tiles per
-    // CTA (2 and 3 CTAs: the pipelines and turns run on from tile to tile,
-    // causal tiles longest first), one per tile; cycled with a period
-    // prime to the schedules' so that every pair occurs.
+    // CTA (1, 2 and 3 CTAs: the pipelines — the Q ring's 3 stages too —
+    // and turns run on from tile to tile, causal tiles longest first), one
+    // per tile; cycled with a period prime to the schedules' so that every
+    // pair occurs.
     let fixed = |n| Ctas::Fixed(core::num::NonZeroU32::new(n).unwrap());
-    let ctas = [fixed(2), Ctas::PerSm, fixed(3), Ctas::PerTile];
+    let ctas = [fixed(2), Ctas::PerSm, fixed(3), Ctas::PerTile, fixed(1)];
     for (i, (_, c)) in cases.iter_mut().enumerate() {
         c.schedule = schedules[i % 3];
-        c.ctas = ctas[i % 4];
+        c.ctas = ctas[i % 5];
     }
     let mut failed = 0;
     for (name, c) in &cases {
@@ -517,8 +535,8 @@ fn gpu_attention_matches_f64_reference() {
             continue;
         }
         println!(
-            "{name}: {:?} causal={} bshd={} schedule={:?} ctas={:?}",
-            c.shape, c.causal, c.bshd, c.schedule, c.ctas
+            "{name}: {:?} causal={} bshd={} schedule={:?} ctas={:?} kv_block={:?}",
+            c.shape, c.causal, c.bshd, c.schedule, c.ctas, c.kv_block
         );
         match run_case(&gpu, &attn, c, &mut rng) {
             None => println!("PASS {name}"),

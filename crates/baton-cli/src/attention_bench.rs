@@ -12,7 +12,8 @@ use crate::chart::{BarChart, BarGroup, write_bar_chart};
 use crate::commands::Outcome;
 use baton::numeric::{Bf16, SmallFloat};
 use baton_attention::{
-    Attention, AttentionOptions, AttentionShape, Ctas, Schedule, Strides, TensorMut, TensorRef,
+    Attention, AttentionOptions, AttentionShape, Ctas, KvBlock, Schedule, Strides, TensorMut,
+    TensorRef,
 };
 use baton_reference::timing::{QueuedTimer, median};
 use baton_runtime::{Error, Gpu};
@@ -42,6 +43,29 @@ pub struct AttentionBenchArgs {
     /// (one CTA per query tile: the non-persistent launch, to compare).
     #[arg(long, value_enum, default_value = "per-sm")]
     pub ctas: CtasArg,
+    /// K/V rows per block at d = 64: `auto` (176 without a causal mask,
+    /// 128 with one, the default) or `narrow` (128 always: the causal
+    /// kernel, to compare).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub kv_block: KvBlockArg,
+}
+
+/// `--kv-block`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum KvBlockArg {
+    /// 176 rows without a causal mask, 128 with one.
+    Auto,
+    /// 128 rows always.
+    Narrow,
+}
+
+impl From<KvBlockArg> for KvBlock {
+    fn from(k: KvBlockArg) -> Self {
+        match k {
+            KvBlockArg::Auto => KvBlock::Auto,
+            KvBlockArg::Narrow => KvBlock::Narrow,
+        }
+    }
 }
 
 /// `--ctas`.
@@ -170,11 +194,12 @@ pub fn run(args: &AttentionBenchArgs) -> Outcome {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0x5EED, |d| d.as_nanos() as u64);
     println!(
-        "{} ({} SMs), seed {rng:#x}, schedule {:?}, ctas {:?}",
+        "{} ({} SMs), seed {rng:#x}, schedule {:?}, ctas {:?}, kv block {:?}",
         gpu.name(),
         gpu.sm_count(),
         args.schedule,
-        args.ctas
+        args.ctas,
+        args.kv_block
     );
     println!(
         "{:<28} {:>10} {:>9}  check",
@@ -194,6 +219,7 @@ pub fn run(args: &AttentionBenchArgs) -> Outcome {
             args.reps.max(1),
             args.schedule.into(),
             args.ctas.into(),
+            args.kv_block.into(),
             &mut rng,
         ) {
             Ok((us, tflops, check)) => {
@@ -234,6 +260,7 @@ pub fn run(args: &AttentionBenchArgs) -> Outcome {
 
 type BenchResult = Result<(f64, f64, String), Box<dyn std::error::Error>>;
 
+#[allow(clippy::too_many_arguments)]
 fn bench_one(
     gpu: &Gpu,
     attn: &Attention,
@@ -241,6 +268,7 @@ fn bench_one(
     reps: usize,
     schedule: Schedule,
     ctas: Ctas,
+    kv_block: KvBlock,
     rng: &mut u64,
 ) -> BenchResult {
     let shape = AttentionShape {
@@ -269,6 +297,7 @@ fn bench_one(
         causal,
         schedule,
         ctas,
+        kv_block,
         ..Default::default()
     };
     let call = attn.prepare(

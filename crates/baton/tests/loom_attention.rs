@@ -42,7 +42,7 @@
 //! The correct protocol is checked at the smallest size, one tile of one
 //! K/V block (preemption bound 1, as the other models): every barrier
 //! completes one phase, no ring wraps. Measured on this 2-core machine under
-//! other lanes' load: ~340k executions, 70–120 s in release. One tile of
+//! other lanes' load: ~330k executions, 70–120 s in release. One tile of
 //! two blocks, two tiles, or one tile of three blocks at bound 0 did not
 //! finish in 2–3 minutes, so stage reuse (the phase flip) is exercised only
 //! by the control below (and by `loom_tile_pipeline.rs` /
@@ -52,7 +52,9 @@
 //! The controls at the end must be rejected: a consumer that releases its K
 //! stage before the S that reads it retired (one tile of three blocks: the
 //! producer refills stage 0 with block 2), and a consumer that skips its
-//! wait for the turn.
+//! wait for the turn. Each role runs on a spawned loom thread with a 1 MiB
+//! stack (`ROLE_STACK_WORDS`), so that a caught violation's panic report
+//! fits; both controls are rejected within the first executions (~1–3 ms).
 #![cfg(loom)]
 
 use baton::arch::cpu::tma::{self, TensorMap};
@@ -77,6 +79,12 @@ fn tiles_or_env(tiles: &[u32]) -> Vec<u32> {
 const STAGES: usize = 2;
 /// Consumer warpgroups (the kernel's `CONSUMER_WARPGROUPS`).
 const CONSUMERS: u32 = 2;
+/// Stack of each role's loom thread, in words (the `generator` crate's
+/// unit; loom's default is 4096 words, 32 KiB). A caught violation panics
+/// inside a role and the panic hook symbolizes a backtrace on that stack
+/// (under `RUST_BACKTRACE=1`), which overflows 32 KiB; the process then
+/// hangs instead of reporting. 1 MiB holds it.
+const ROLE_STACK_WORDS: usize = 1 << 17;
 
 /// One K or V block: one 16-byte row.
 struct KvPayload;
@@ -265,6 +273,37 @@ fn load<P: TilePayload<Stage = Tile<u8, 1, 16>>>(
     stage.release();
 }
 
+/// The producer warp, per tile: K_0, both Q stages, V_0, then K_j, V_j;
+/// then it drains the three rings.
+fn producer(smem: &Smem, tiles: &[u32], k_src: &[u8], v_src: &[u8], q_src: &[u8]) {
+    let kv_rows: u32 = tiles.iter().sum();
+    let (k_map, v_map, q_map) = (
+        map(k_src, kv_rows as u64, 1),
+        map(v_src, kv_rows as u64, 1),
+        map(q_src, 2 * tiles.len() as u64, 1),
+    );
+    let q = InputTilePipeline::<QPayload, 2>::new(SharedRef::from_ref(&smem.q), c"attn_q");
+    let kp = InputTilePipeline::<KvPayload, STAGES>::new(SharedRef::from_ref(&smem.k), c"attn_k");
+    let vp = InputTilePipeline::<KvPayload, STAGES>::new(SharedRef::from_ref(&smem.v), c"attn_v");
+    let mut qprod = q.producer();
+    let mut kprod = kp.producer();
+    let mut vprod = vp.producer();
+    for (t, &blocks) in tiles.iter().enumerate() {
+        load(&mut kprod, &k_map, kv_row(tiles, t, 0));
+        for g in 0..2 {
+            load(&mut qprod, &q_map, 2 * t as u32 + g);
+        }
+        load(&mut vprod, &v_map, kv_row(tiles, t, 0));
+        for j in 1..blocks {
+            load(&mut kprod, &k_map, kv_row(tiles, t, j));
+            load(&mut vprod, &v_map, kv_row(tiles, t, j));
+        }
+    }
+    kprod.drain();
+    vprod.drain();
+    qprod.drain();
+}
+
 fn explore(preemption_bound: usize, fault: Fault, tiles: &[u32]) -> usize {
     let tiles = tiles_or_env(tiles);
     let mut builder = loom::model::Builder::new();
@@ -281,11 +320,6 @@ fn explore(preemption_bound: usize, fault: Fault, tiles: &[u32]) -> usize {
         let q_src: Vec<u8> = (0..tiles.len())
             .flat_map(|t| (0..2).flat_map(move |g| [q_byte(t, g); 16]))
             .collect();
-        let (k_map, v_map, q_map) = (
-            map(&k_src, kv_rows as u64, 1),
-            map(&v_src, kv_rows as u64, 1),
-            map(&q_src, 2 * tiles.len() as u64, 1),
-        );
         let smem = Arc::new(Smem {
             q: InputTileStorage::new(),
             k: InputTileStorage::new(),
@@ -304,34 +338,29 @@ fn explore(preemption_bound: usize, fault: Fault, tiles: &[u32]) -> usize {
         vp.init(CONSUMERS);
         q.init(1);
 
-        let consumers: Vec<_> = (0..CONSUMERS)
+        // Every role runs on a spawned loom thread with a large stack: a
+        // caught violation panics inside a role, and the panic hook's
+        // backtrace (symbolized on the role's coroutine stack) overflows
+        // loom's default 32 KiB stack; the model's main thread only spawns
+        // and joins.
+        let role = |f: Box<dyn FnOnce() + Send>| {
+            loom::thread::Builder::new()
+                .stack_size(ROLE_STACK_WORDS)
+                .spawn(f)
+                .unwrap()
+        };
+        let mut roles: Vec<_> = (0..CONSUMERS)
             .map(|g| {
-                let smem = smem.clone();
-                let tiles = tiles.clone();
-                loom::thread::spawn(move || consumer(&smem, g, fault, &tiles))
+                let (smem, tiles) = (smem.clone(), tiles.clone());
+                role(Box::new(move || consumer(&smem, g, fault, &tiles)))
             })
             .collect();
-
-        // The producer, per tile: K_0, both Q stages, V_0, then K_j, V_j.
-        let mut qprod = q.producer();
-        let mut kprod = kp.producer();
-        let mut vprod = vp.producer();
-        for (t, &blocks) in tiles.iter().enumerate() {
-            load(&mut kprod, &k_map, kv_row(&tiles, t, 0));
-            for g in 0..2 {
-                load(&mut qprod, &q_map, 2 * t as u32 + g);
-            }
-            load(&mut vprod, &v_map, kv_row(&tiles, t, 0));
-            for j in 1..blocks {
-                load(&mut kprod, &k_map, kv_row(&tiles, t, j));
-                load(&mut vprod, &v_map, kv_row(&tiles, t, j));
-            }
-        }
-        kprod.drain();
-        vprod.drain();
-        qprod.drain();
-        for c in consumers {
-            c.join().unwrap();
+        let (producer_smem, producer_tiles) = (smem.clone(), tiles.clone());
+        roles.push(role(Box::new(move || {
+            producer(&producer_smem, &producer_tiles, &k_src, &v_src, &q_src)
+        })));
+        for r in roles {
+            r.join().unwrap();
         }
         let turns: u32 = tiles.iter().map(|b| b + 1).sum();
         assert_eq!(
@@ -355,7 +384,7 @@ fn explore(preemption_bound: usize, fault: Fault, tiles: &[u32]) -> usize {
 
 /// The kernel's configuration at the smallest size: one work tile of one
 /// K/V block (two turns per consumer: S_0, then the last P·V). Measured:
-/// ~340k executions, ~70 s in release on this 2-core machine under load;
+/// ~330k executions, 70–120 s in release on this 2-core machine under load;
 /// one tile of two blocks, or two tiles, did not finish in 2 minutes
 /// (`BATON_LOOM_TILES=2` or `1,1` runs them by hand).
 #[test]
@@ -384,7 +413,6 @@ fn must_fail(fault: Fault, tiles: &[u32]) -> String {
 /// blocks, so that the producer refills a K stage (block 2 into stage 0)
 /// while a consumer's S_0 may still read it.
 #[test]
-#[ignore = "hangs on the merged tree: the caught violation unwinds on loom's 32 KiB main-thread coroutine stack (\"coroutine has overflowed its stack\"), then the process never exits; run by hand with --ignored once the producer runs on a spawned thread with a larger stack"]
 fn releasing_k_before_its_wgmma_retired_is_caught() {
     let msg = must_fail(Fault::ReleaseKBeforeRetire, &[3]);
     assert!(
@@ -396,7 +424,6 @@ fn releasing_k_before_its_wgmma_retired_is_caught() {
 /// Wrong: consumer 1 issues its first wgmmas without waiting for its turn,
 /// overlapping consumer 0's.
 #[test]
-#[ignore = "hangs on the merged tree: the caught violation unwinds on loom's 32 KiB main-thread coroutine stack (\"coroutine has overflowed its stack\"), then the process never exits; run by hand with --ignored once the producer runs on a spawned thread with a larger stack"]
 fn skipping_the_turn_is_caught() {
     let msg = must_fail(Fault::SkipTurn, &[1]);
     assert!(

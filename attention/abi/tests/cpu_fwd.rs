@@ -1,0 +1,701 @@
+//! The attention kernel's whole CTA program (`attention/kernel/src/fwd.rs`:
+//! setup, the TMA producer, the two consumer warpgroups in ping-pong, the
+//! TMA-store epilogue) on baton's CPU backend, against an f64 reference.
+//!
+//! The kernel's own source files are compiled for the host here (`#[path]`
+//! modules below); `fwd::run` runs as `thread::CpuThread` in
+//! `thread::run_cta`: every GPU thread of the CTA is a host thread (384:
+//! the producer warpgroup, two consumer warpgroups of 128, each a simulated
+//! warpgroup for its `wgmma`s and shuffles), over the same pipelines (K, V
+//! and Q `InputTilePipeline`s, the ordered barrier or the named barriers of
+//! the ping-pong) in the CTA's `AttnSmem`, with the simulated TMA
+//! (byte-exact with the H100) loading from and storing to host tensors
+//! through the tensor maps the host API would build. A persistent launch
+//! of `grid` CTAs is simulated one CTA after another (each CTA's work tiles
+//! are its own).
+//!
+//! Cases: head dim 64 (176-row K/V blocks; 128-row when causal) and 128,
+//! causal and not, and one of 256 (64-row blocks, one CTA per tile), ragged `seq_q ≠ seq_kv` from 1 to 200, GQA 2:1, batch 2,
+//! both layouts (`[b, s, h, d]`, `[b, h, s, d]`), both ping-pong mechanisms
+//! and free issue, d = 64's 128-row kernel without a mask (`narrow`),
+//! persistent grids smaller than the tile count (one CTA computing 4 tiles:
+//! the 3-stage Q ring wraps). Fresh random inputs; O and
+//! the logsumexp poisoned with NaN; every element of O (relative error ≤
+//! 2e-2 of its row's largest reference value) and of the logsumexp checked,
+//! a guard past O's end checked untouched; NaN never passes. Controls that
+//! must fail: a launch missing its last CTA (its tiles stay NaN), and a
+//! wrong GQA head mapping.
+#![cfg(not(target_arch = "nvptx64"))]
+
+#[path = "../../kernel/src/fwd.rs"]
+// `unroll_below!`'s constant indices make `KK > 0` always false in copy 0.
+#[allow(clippy::absurd_extreme_comparisons)]
+mod fwd;
+#[path = "../../kernel/src/math.rs"]
+#[allow(dead_code)]
+mod math;
+#[path = "../../kernel/src/pv.rs"]
+mod pv;
+#[path = "../../kernel/src/qk.rs"]
+mod qk;
+#[path = "../../kernel/src/softmax.rs"]
+#[allow(dead_code)]
+mod softmax;
+#[path = "../../kernel/src/thread.rs"]
+#[allow(dead_code, unused_imports)]
+mod thread;
+
+use baton::arch::cpu::tma::TensorMap;
+use baton::numeric::{Bf16, SmallFloat};
+use baton::tensor_map::{ElemType, L2Promotion, OobFill, Swizzle, TensorMapDesc};
+use baton_attention_abi::schedule::{heads_per_section, tile_count};
+use baton_attention_abi::{
+    AttentionParams, AttnSmem, CONSUMER_WARPGROUPS, D64, D64_CAUSAL, D128, D256, THREADS,
+    config_for_call,
+};
+
+/// bf16 NaN: O's poison.
+const NAN_BF16: u16 = 0x7FC0;
+/// What the guard past O's end holds (a NaN payload no store writes).
+const GUARD_BF16: u16 = 0x7FA5;
+
+// The instantiations in `run_cta` are the kernel entries' (`attention/
+// kernel/src/lib.rs`); their K/V block and stages must be the ABI's
+// configurations.
+const _: () = assert!(D64.block_n == 176 && D64.k_stages == 3 && D64.v_stages == 3);
+const _: () = assert!(D64.q_stages == 2 && D64.persistent);
+const _: () = assert!(D64_CAUSAL.block_n == 128 && D64_CAUSAL.k_stages == 3);
+const _: () = assert!(D64_CAUSAL.v_stages == 3 && D64_CAUSAL.q_stages == 2);
+const _: () = assert!(D64_CAUSAL.persistent);
+const _: () = assert!(D128.block_n == 128 && D128.k_stages == 3 && D128.v_stages == 2);
+const _: () = assert!(D128.q_stages == 3 && D128.persistent);
+const _: () = assert!(D256.block_n == 64 && D256.k_stages == 2 && D256.v_stages == 2);
+const _: () = assert!(D256.q_stages == 2 && !D256.persistent);
+const _: () = assert!(THREADS == 128 * (1 + CONSUMER_WARPGROUPS));
+
+struct Rng(u64);
+impl Rng {
+    fn fresh() -> Self {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64;
+        println!("seed {t:#x}");
+        Self(t | 1)
+    }
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    /// A bf16 in [-2, 2).
+    fn bf16(&mut self) -> u16 {
+        let x = (self.next() >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0;
+        let b = (x as f32).to_bits();
+        ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) as u16
+    }
+}
+
+fn bf16(bits: u16) -> f64 {
+    Bf16::from_bits(bits).to_f64()
+}
+
+/// 16-byte aligned host storage of `n` bf16 values (TMA's base alignment).
+struct Buf(Vec<u128>);
+impl Buf {
+    fn new(vals: &[u16]) -> Self {
+        let mut v = vec![0u128; vals.len().div_ceil(8)];
+        // SAFETY: the u128 storage holds at least vals.len() u16s.
+        unsafe {
+            std::ptr::copy_nonoverlapping(vals.as_ptr(), v.as_mut_ptr() as *mut u16, vals.len())
+        };
+        Buf(v)
+    }
+    fn addr(&self) -> u64 {
+        self.0.as_ptr() as u64
+    }
+    fn values(&self, n: usize) -> Vec<u16> {
+        assert!(n <= 8 * self.0.len());
+        // SAFETY: the storage holds at least `n` u16s.
+        unsafe { std::slice::from_raw_parts(self.0.as_ptr() as *const u16, n) }.to_vec()
+    }
+}
+
+/// Element strides of a `[batch, seq, heads, d]` tensor laid out as
+/// `[b, s, h, d]` (`heads_outer == false`) or `[b, h, s, d]`.
+#[derive(Clone, Copy, Debug)]
+struct Strides {
+    batch: usize,
+    seq: usize,
+    head: usize,
+}
+impl Strides {
+    fn new(seq: usize, heads: usize, d: usize, bhsd: bool) -> Self {
+        if bhsd {
+            Self {
+                batch: heads * seq * d,
+                seq: d,
+                head: seq * d,
+            }
+        } else {
+            Self {
+                batch: seq * heads * d,
+                seq: heads * d,
+                head: d,
+            }
+        }
+    }
+    fn at(&self, b: usize, s: usize, h: usize) -> usize {
+        b * self.batch + s * self.seq + h * self.head
+    }
+}
+
+/// One call.
+#[derive(Clone, Copy, Debug)]
+struct Case {
+    d: usize,
+    batch: usize,
+    seq_q: usize,
+    seq_kv: usize,
+    q_heads: usize,
+    kv_heads: usize,
+    causal: bool,
+    /// d = 64 without a mask on the 128-row kernel (`config_for_call`'s
+    /// `narrow`).
+    narrow: bool,
+    /// The d = 64 kernel with `fwd::run`'s `EMU` 4 and `EARLY_RESCALE`,
+    /// which no entry uses now.
+    fma_exp2_early_rescale: bool,
+    bhsd: bool,
+    /// `AttentionParams::pingpong`: 1 the ordered barrier, 2 named barriers.
+    pingpong: u32,
+    /// CTAs of the persistent launch (d = 256: one per tile, as the host
+    /// launches its kernel).
+    grid: u32,
+}
+
+/// How a control breaks the launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fault {
+    None,
+    /// The last CTA of the grid is not run.
+    SkipLastCta,
+    /// `heads_per_kv_head` of 1 with GQA 2:1 (query head `h` reads K/V
+    /// head `h`, past the last for odd `h`: zeros).
+    WrongGqaMapping,
+}
+
+/// The rank-3 maps of one tensor, one per batch entry: dims `{d, seq,
+/// heads}`, or `{d, heads, seq}` when the head stride is the smaller (the
+/// host API's rule, `crates/baton-attention/src/forward.rs`); returns them
+/// and whether the heads are inner.
+fn maps(
+    buf: &Buf,
+    s: Strides,
+    batch: usize,
+    seq: usize,
+    heads: usize,
+    d: usize,
+    box_rows: u32,
+) -> (Vec<TensorMap>, bool) {
+    let (seq_b, head_b) = (2 * s.seq as u64, 2 * s.head as u64);
+    let inner = if heads == 1 {
+        false
+    } else if seq == 1 {
+        true
+    } else {
+        s.head < s.seq
+    };
+    let (d1, d2, box_dims) = if inner {
+        let seq_b = if seq == 1 {
+            heads as u64 * head_b
+        } else {
+            seq_b
+        };
+        (
+            (heads as u64, head_b),
+            (seq as u64, seq_b),
+            [64, 1, box_rows],
+        )
+    } else {
+        let head_b = if heads == 1 {
+            seq as u64 * seq_b
+        } else {
+            head_b
+        };
+        (
+            (seq as u64, seq_b),
+            (heads as u64, head_b),
+            [64, box_rows, 1],
+        )
+    };
+    let maps = (0..batch)
+        .map(|b| {
+            let desc = TensorMapDesc {
+                dtype: ElemType::BF16,
+                rank: 3,
+                base: buf.addr() + (2 * b * s.batch) as u64,
+                dims: [d as u64, d1.0, d2.0],
+                strides_bytes: [d1.1, d2.1],
+                box_dims,
+                swizzle: Swizzle::B128,
+                oob_fill: OobFill::Zero,
+                l2_promotion: L2Promotion::B256,
+            };
+            // SAFETY: the buffer outlives the maps (both live for the whole
+            // call) and only the simulated TMA touches it while CTAs run.
+            unsafe { TensorMap::new(desc) }.expect("valid tensor map")
+        })
+        .collect();
+    (maps, inner)
+}
+
+/// The call's parameters, shared by the simulated threads.
+struct Params(AttentionParams);
+// SAFETY: the pointers name the maps and the logsumexp buffer, which
+// outlive the launch; threads write disjoint logsumexp elements.
+unsafe impl Sync for Params {}
+
+/// Runs CTA `cta` of `grid` of the kernel the host API picks for `case`
+/// (`config_for_call`), instantiated as its entry in `lib.rs`.
+fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
+    macro_rules! cta {
+        ($nb:literal, $bn:literal, $sk:literal, $sv:literal, $sq:literal, $sacc:literal, $oacc:literal, $pack:literal, $pr:literal, $cr:literal, $persistent:literal, $emu:literal, $early:literal, $s:ty, $o:ty) => {
+            thread::run_cta(
+                AttnSmem::<$nb, $bn, $sk, $sv, $sq> {
+                    k: baton::tile_pipeline::InputTileStorage::new(),
+                    v: baton::tile_pipeline::InputTileStorage::new(),
+                    q: baton::tile_pipeline::InputTileStorage::new(),
+                    order: baton::ordered_barrier::OrderedBarriers::new(),
+                },
+                THREADS / 128,
+                cta,
+                grid,
+                |_smem| {
+                    fwd::run::<
+                        $nb,
+                        $bn,
+                        $sk,
+                        $sv,
+                        $sq,
+                        $sacc,
+                        $oacc,
+                        $pack,
+                        $pr,
+                        $cr,
+                        $persistent,
+                        $emu,
+                        $early,
+                        $s,
+                        $o,
+                    >(&p.0)
+                },
+            )
+        };
+    }
+    let spec = config_for_call(case.d as u32, case.causal, case.narrow)
+        .expect("a supported head dim")
+        .1;
+    match (spec.name, case.fma_exp2_early_rescale) {
+        ("baton_attention_fwd_d64", false) => {
+            cta!(
+                1,
+                176,
+                3,
+                3,
+                2,
+                88,
+                32,
+                44,
+                40,
+                232,
+                true,
+                0,
+                false,
+                qk::QkN176,
+                pv::PvN64
+            )
+        }
+        // The entry's options not in use (`EMU` 4: every 4th chunk's exp2
+        // on the FMA pipe; the early O rescale), kept in fwd.rs.
+        ("baton_attention_fwd_d64", true) => {
+            cta!(
+                1,
+                176,
+                3,
+                3,
+                2,
+                88,
+                32,
+                44,
+                40,
+                232,
+                true,
+                4,
+                true,
+                qk::QkN176,
+                pv::PvN64
+            )
+        }
+        ("baton_attention_fwd_d64_causal", false) => {
+            cta!(
+                1,
+                128,
+                3,
+                3,
+                2,
+                64,
+                32,
+                32,
+                40,
+                232,
+                true,
+                0,
+                false,
+                qk::QkN128,
+                pv::PvN64
+            )
+        }
+        ("baton_attention_fwd_d128", false) => {
+            cta!(
+                2,
+                128,
+                3,
+                2,
+                3,
+                64,
+                64,
+                32,
+                40,
+                232,
+                true,
+                0,
+                false,
+                qk::QkN128,
+                pv::PvN128
+            )
+        }
+        ("baton_attention_fwd_d256", false) => {
+            cta!(
+                4,
+                64,
+                2,
+                2,
+                2,
+                32,
+                128,
+                16,
+                24,
+                240,
+                false,
+                0,
+                true,
+                qk::QkN64,
+                pv::PvN256
+            )
+        }
+        (name, variant) => panic!("no instantiation of {name} (options variant: {variant}) here"),
+    }
+}
+
+/// Runs `case` on the CPU backend (with `fault`) and checks every element
+/// of O and the logsumexp against f64; `Err` names the first mismatch.
+fn check(case: Case, fault: Fault) -> Result<(), String> {
+    let Case {
+        d,
+        batch,
+        seq_q,
+        seq_kv,
+        q_heads,
+        kv_heads,
+        causal,
+        narrow,
+        bhsd,
+        pingpong,
+        grid,
+        ..
+    } = case;
+    let mut rng = Rng::fresh();
+    let (sq, skv) = (
+        Strides::new(seq_q, q_heads, d, bhsd),
+        Strides::new(seq_kv, kv_heads, d, bhsd),
+    );
+    let (nq, nkv) = (batch * seq_q * q_heads * d, batch * seq_kv * kv_heads * d);
+    let q: Vec<u16> = (0..nq).map(|_| rng.bf16()).collect();
+    let k: Vec<u16> = (0..nkv).map(|_| rng.bf16()).collect();
+    let v: Vec<u16> = (0..nkv).map(|_| rng.bf16()).collect();
+    let guard = 64 * d;
+    let mut o_init = vec![NAN_BF16; nq];
+    o_init.extend(std::iter::repeat_n(GUARD_BF16, guard));
+    let (qb, kb, vb, ob) = (Buf::new(&q), Buf::new(&k), Buf::new(&v), Buf::new(&o_init));
+    let mut lse = vec![f32::NAN; batch * q_heads * seq_q];
+
+    let bn = config_for_call(d as u32, causal, narrow)
+        .expect("a supported head dim")
+        .0
+        .block_n;
+    let (qm, q_inner) = maps(&qb, sq, batch, seq_q, q_heads, d, 64);
+    let (km, k_inner) = maps(&kb, skv, batch, seq_kv, kv_heads, d, bn);
+    let (vm, v_inner) = maps(&vb, skv, batch, seq_kv, kv_heads, d, bn);
+    let (om, o_inner) = maps(&ob, sq, batch, seq_q, q_heads, d, 64);
+    let scale = 1.0 / (d as f64).sqrt();
+    let batch_heads = (batch * q_heads) as u32;
+    let group = (q_heads / kv_heads) as u32;
+    let params = Params(AttentionParams {
+        q_maps: qm.as_ptr(),
+        k_maps: km.as_ptr(),
+        v_maps: vm.as_ptr(),
+        o_maps: om.as_ptr(),
+        lse: lse.as_mut_ptr(),
+        seq_q: seq_q as u32,
+        seq_kv: seq_kv as u32,
+        q_heads: q_heads as u32,
+        batch_heads,
+        heads_per_section: heads_per_section(seq_kv as u32, d as u32, group, batch_heads),
+        heads_per_kv_head: if fault == Fault::WrongGqaMapping {
+            1
+        } else {
+            group
+        },
+        causal: causal as u32,
+        heads_inner: q_inner as u32
+            | (k_inner as u32) << 1
+            | (v_inner as u32) << 2
+            | (o_inner as u32) << 3,
+        pingpong,
+        scale_log2: (scale * std::f64::consts::LOG2_E) as f32,
+    });
+    let tiles = tile_count(seq_q as u32, batch_heads);
+    let persistent = config_for_call(d as u32, causal, narrow)
+        .expect("a supported head dim")
+        .0
+        .persistent;
+    let grid = if persistent { grid.min(tiles) } else { tiles };
+    let ctas = if fault == Fault::SkipLastCta {
+        grid - 1
+    } else {
+        grid
+    };
+    let t = std::time::Instant::now();
+    for cta in 0..ctas {
+        run_cta(&case, &params, cta, grid);
+    }
+    let elapsed = t.elapsed();
+
+    // f64 reference, every element.
+    let o = ob.values(nq + guard);
+    if let Some(i) = o[nq..].iter().position(|&x| x != GUARD_BF16) {
+        return Err(format!("{case:?}: element {i} past O's end was written"));
+    }
+    let (mut worst, mut checked) = (0f64, 0usize);
+    for b in 0..batch {
+        for h in 0..q_heads {
+            let kvh = h / group as usize;
+            for i in 0..seq_q {
+                let cols = if causal { (i + 1).min(seq_kv) } else { seq_kv };
+                let s: Vec<f64> = (0..cols)
+                    .map(|j| {
+                        (0..d)
+                            .map(|c| bf16(q[sq.at(b, i, h) + c]) * bf16(k[skv.at(b, j, kvh) + c]))
+                            .sum::<f64>()
+                            * scale
+                    })
+                    .collect();
+                let m = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                let e: Vec<f64> = s.iter().map(|x| (x - m).exp()).collect();
+                let l: f64 = e.iter().sum();
+                let r: Vec<f64> = (0..d)
+                    .map(|c| {
+                        (0..cols)
+                            .map(|j| e[j] * bf16(v[skv.at(b, j, kvh) + c]))
+                            .sum::<f64>()
+                            / l
+                    })
+                    .collect();
+                let peak = r.iter().fold(0f64, |a, x| a.max(x.abs())).max(1e-3);
+                for (c, &want) in r.iter().enumerate() {
+                    let got = bf16(o[sq.at(b, i, h) + c]);
+                    let err = (got - want).abs() / peak;
+                    if err.is_nan() || err > 2e-2 {
+                        return Err(format!(
+                            "{case:?}: O[b {b}, row {i}, head {h}, col {c}] = {got}, reference {want} (error {err:.3e} of the row's peak {peak:.3e})"
+                        ));
+                    }
+                    worst = worst.max(err);
+                    checked += 1;
+                }
+                let want = m + l.ln();
+                let got = lse[(b * q_heads + h) * seq_q + i] as f64;
+                let err = (got - want).abs();
+                if err.is_nan() || err > 1e-3 * (1.0 + want.abs()) {
+                    return Err(format!(
+                        "{case:?}: logsumexp[b {b}, head {h}, row {i}] = {got}, reference {want}"
+                    ));
+                }
+            }
+        }
+    }
+    println!(
+        "{case:?}: {checked} elements of O and {} of the logsumexp checked, worst O error {worst:.2e} of the row peak; {tiles} tiles on {ctas} CTAs in {elapsed:.1?}",
+        lse.len()
+    );
+    Ok(())
+}
+
+/// Runs `f` on a thread with room for a CTA's shared memory on its stack.
+fn big_stack(f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap_or_else(|p| std::panic::resume_unwind(p));
+}
+
+#[test]
+fn d64_causal_and_not_gqa_ragged() {
+    big_stack(|| {
+        let base = Case {
+            d: 64,
+            batch: 1,
+            seq_q: 200,
+            seq_kv: 77,
+            q_heads: 2,
+            kv_heads: 1,
+            causal: false,
+            narrow: false,
+            fma_exp2_early_rescale: false,
+            bhsd: false,
+            pingpong: 1,
+            grid: 2,
+        };
+        check(base, Fault::None).unwrap();
+        check(
+            Case {
+                seq_q: 130,
+                seq_kv: 200,
+                causal: true,
+                narrow: false,
+                fma_exp2_early_rescale: false,
+                bhsd: true,
+                pingpong: 2,
+                ..base
+            },
+            Fault::None,
+        )
+        .unwrap();
+        // exp2 partly on the FMA pipe, O rescaled early (fwd.rs's options).
+        check(
+            Case {
+                seq_q: 129,
+                seq_kv: 181,
+                fma_exp2_early_rescale: true,
+                ..base
+            },
+            Fault::None,
+        )
+        .unwrap();
+        // The 128-row kernel without a mask, the warpgroups issuing freely.
+        check(
+            Case {
+                seq_q: 65,
+                seq_kv: 129,
+                narrow: true,
+                pingpong: 0,
+                grid: 1,
+                ..base
+            },
+            Fault::None,
+        )
+        .unwrap();
+    });
+}
+
+#[test]
+fn d128_causal_and_not_gqa_ragged_batch() {
+    big_stack(|| {
+        let base = Case {
+            d: 128,
+            batch: 2,
+            seq_q: 1,
+            seq_kv: 150,
+            q_heads: 2,
+            kv_heads: 1,
+            causal: false,
+            narrow: false,
+            fma_exp2_early_rescale: false,
+            bhsd: true,
+            pingpong: 1,
+            grid: 3,
+        };
+        check(base, Fault::None).unwrap();
+        check(
+            Case {
+                batch: 1,
+                seq_q: 200,
+                seq_kv: 199,
+                causal: true,
+                bhsd: false,
+                pingpong: 2,
+                grid: 1,
+                ..base
+            },
+            Fault::None,
+        )
+        .unwrap();
+    });
+}
+
+#[test]
+fn d256_one_cta_per_tile() {
+    big_stack(|| {
+        check(
+            Case {
+                d: 256,
+                batch: 1,
+                seq_q: 70,
+                seq_kv: 130,
+                q_heads: 2,
+                kv_heads: 1,
+                causal: true,
+                narrow: false,
+                fma_exp2_early_rescale: false,
+                bhsd: true,
+                pingpong: 1,
+                grid: 0,
+            },
+            Fault::None,
+        )
+        .unwrap();
+    });
+}
+
+#[test]
+fn broken_launches_are_caught() {
+    big_stack(|| {
+        let case = Case {
+            d: 64,
+            batch: 1,
+            seq_q: 150,
+            seq_kv: 60,
+            q_heads: 2,
+            kv_heads: 1,
+            causal: true,
+            narrow: false,
+            fma_exp2_early_rescale: false,
+            bhsd: false,
+            pingpong: 1,
+            grid: 2,
+        };
+        let missing = check(case, Fault::SkipLastCta).expect_err("a missing CTA passed");
+        println!("missing CTA caught: {missing}");
+        assert!(
+            missing.contains("O[") && missing.contains("NaN"),
+            "failed for another reason: {missing}"
+        );
+        let gqa = check(case, Fault::WrongGqaMapping).expect_err("a wrong GQA mapping passed");
+        println!("wrong GQA mapping caught: {gqa}");
+        assert!(gqa.contains("O["), "failed for another reason: {gqa}");
+    });
+}

@@ -6,12 +6,20 @@
 //!
 //! # What is modeled, as the kernel has it
 //!
-//! * `q`: an `InputTilePipeline` of two stages, consumer count 1: stage `w`
-//!   holds warpgroup `w`'s query rows (each warpgroup `skip`s the other's
-//!   stage: consumer 1 once at the start, both once after each tile). Per
-//!   tile each consumer waits on its stage, reads it for every S, writes
-//!   its O over it once its last MMA retired and then releases it; the
-//!   producer drains the ring at the end.
+//! * `q`: an `InputTilePipeline` of `QS` stages (const generic; the
+//!   kernels' `SQ`, `HeadDimConfig::q_stages`: 2 at d = 64 and 256, 3 at
+//!   d = 128; both are checked), producer count 1 (the producer's
+//!   `arrive_expect_tx`, the TMA completes the bytes), consumer count 1
+//!   (the owning warpgroup's arrival). The producer fills the stages round
+//!   the ring: tile `t`'s warpgroup-0 rows into stage `2t mod QS`, its
+//!   warpgroup-1 rows into `(2t + 1) mod QS`. Each consumer takes every
+//!   other stage: consumer 1 `skip`s one stage at the start, both `skip`
+//!   one after each tile (with 3 stages consumer 0 goes 0, 2, 1, …,
+//!   consumer 1 goes 1, 0, 2, …). Per tile each consumer waits on its
+//!   stage's full barrier, reads it for every S, writes its O over it once
+//!   its last MMA retired and then arrives on its empty barrier; the
+//!   producer waits on that before refilling the stage, and drains the
+//!   ring at the end.
 //! * `k` and `v`: `InputTilePipeline`s of 2 stages each, consumer count 2
 //!   (one arrival per consumer warpgroup). Per tile the producer fills K_0,
 //!   then both Q stages, then V_0, K_1, V_1, ….
@@ -39,22 +47,36 @@
 //!
 //! # Sizes (what CI's time allows)
 //!
-//! The correct protocol is checked at the smallest size, one tile of one
-//! K/V block (preemption bound 1, as the other models): every barrier
-//! completes one phase, no ring wraps. Measured on this 2-core machine under
-//! other lanes' load: ~330k executions, 70–120 s in release. One tile of
-//! two blocks, two tiles, or one tile of three blocks at bound 0 did not
-//! finish in 2–3 minutes, so stage reuse (the phase flip) is exercised only
-//! by the control below (and by `loom_tile_pipeline.rs` /
-//! `loom_ordered_barrier.rs` for the primitives on their own).
-//! `BATON_LOOM_TILES=2,1 BATON_LOOM_BOUND=1` runs larger models by hand.
+//! The correct protocol is checked in three runs (measured 2026-11-24 on
+//! this 2-core machine, `cargo test --release` with `--cfg loom`, the
+//! three in parallel with the controls: 97–113 s wall for the file):
 //!
-//! The controls at the end must be rejected: a consumer that releases its K
-//! stage before the S that reads it retired (one tile of three blocks: the
-//! producer refills stage 0 with block 2), and a consumer that skips its
-//! wait for the turn. Each role runs on a spawned loom thread with a 1 MiB
-//! stack (`ROLE_STACK_WORDS`), so that a caught violation's panic report
-//! fits; both controls are rejected within the first executions (~1–3 ms).
+//! * persistent, two work tiles of one K/V block each, preemption bound 0,
+//!   with `QS` = 2 (30,387 executions, 6–15 s) and `QS` = 3 (158,979
+//!   executions, 30–77 s): the Q ring wraps in both (2 stages: tile 1
+//!   refills stages 0 and 1; 3 stages: tile 1's warpgroup-1 rows refill
+//!   stage 0 while warpgroup 0 may still hold stage 2), so the producer's
+//!   empty wait and the consumers' full waits run at the flipped parity,
+//!   and the ordered barrier passes four turns per consumer across the
+//!   tile boundary. Bound 0 still switches threads at every blocking wait
+//!   and explores the weak-memory values of every load; only preemptions
+//!   of a runnable thread are bounded away.
+//! * one tile of one K/V block at preemption bound 1 (as the other models),
+//!   `QS` = 3: 330,090 executions, 97–113 s.
+//!
+//! Two tiles at bound 1, or one tile of two blocks at bound 1, did not
+//! finish in 2 minutes. `BATON_LOOM_TILES=2,1 BATON_LOOM_BOUND=1` runs
+//! larger models by hand (every test of the file takes them).
+//!
+//! The controls at the end must be rejected (each with 3 Q stages, at
+//! bound 1): a consumer that releases its K stage before the S that reads
+//! it retired (one tile of three blocks: the producer refills stage 0 with
+//! block 2), a consumer that skips its wait for the turn, and consumers
+//! that free their Q stage before writing O over it (two tiles: tile 1's
+//! warpgroup-1 rows refill stage 0). Each role runs on a spawned loom
+//! thread with a 1 MiB stack (`ROLE_STACK_WORDS`), so that a caught
+//! violation's panic report fits; every control is rejected within the
+//! first executions (~1–3 ms).
 #![cfg(loom)]
 
 use baton::arch::cpu::tma::{self, TensorMap};
@@ -93,7 +115,7 @@ impl TilePayload for KvPayload {
     const TMA_BYTES: u32 = Tile::<u8, 1, 16>::BYTES;
 }
 
-/// One warpgroup's Q rows (a stage of the two-stage Q ring).
+/// One warpgroup's Q rows (a stage of the `QS`-stage Q ring).
 struct QPayload;
 impl TilePayload for QPayload {
     type Stage = Tile<u8, 1, 16>;
@@ -116,8 +138,8 @@ impl Slot {
     }
 }
 
-struct Smem {
-    q: InputTileStorage<QPayload, 2>,
+struct Smem<const QS: usize> {
+    q: InputTileStorage<QPayload, QS>,
     k: InputTileStorage<KvPayload, STAGES>,
     v: InputTileStorage<KvPayload, STAGES>,
     order: OrderedBarriers<1, 2>,
@@ -170,11 +192,13 @@ enum Fault {
     ReleaseKBeforeRetire,
     /// Consumer 1 does not wait for its first turn.
     SkipTurn,
+    /// Each consumer frees its Q stage before writing its O over it.
+    ReleaseQBeforeO,
 }
 
-/// Consumer warpgroup `g`.
-fn consumer(smem: &Smem, g: u32, fault: Fault, tiles: &[u32]) {
-    let q = InputTilePipeline::<QPayload, 2>::new(SharedRef::from_ref(&smem.q), c"attn_q");
+/// Consumer warpgroup `g` with a `QS`-stage Q ring.
+fn consumer<const QS: usize>(smem: &Smem<QS>, g: u32, fault: Fault, tiles: &[u32]) {
+    let q = InputTilePipeline::<QPayload, QS>::new(SharedRef::from_ref(&smem.q), c"attn_q");
     let kp = InputTilePipeline::<KvPayload, STAGES>::new(SharedRef::from_ref(&smem.k), c"attn_k");
     let vp = InputTilePipeline::<KvPayload, STAGES>::new(SharedRef::from_ref(&smem.v), c"attn_v");
     let mut order = OrderedBarrier::<1, 2>::new(SharedRef::from_ref(&smem.order), g, c"order");
@@ -253,16 +277,22 @@ fn consumer(smem: &Smem, g: u32, fault: Fault, tiles: &[u32]) {
         // Epilogue: O over this consumer's Q rows (its last read retired
         // above; the TMA store's read is synchronous here), then the stage
         // is free for the next tile's rows.
-        // SAFETY: this consumer holds its Q stage.
-        unsafe { q_rows.get().write(Swizzle::None, 0, 3, o_byte(t, g)) };
-        q_stage.defer_release().release_if(true);
+        if fault == Fault::ReleaseQBeforeO {
+            q_stage.defer_release().release_if(true);
+            // SAFETY: none: the stage was freed (the fault loom must catch).
+            unsafe { q_rows.get().write(Swizzle::None, 0, 3, o_byte(t, g)) };
+        } else {
+            // SAFETY: this consumer holds its Q stage.
+            unsafe { q_rows.get().write(Swizzle::None, 0, 3, o_byte(t, g)) };
+            q_stage.defer_release().release_if(true);
+        }
         qc.skip(1);
     }
 }
 
 /// The producer's load of `row` of `map` into the next stage of `prod`.
-fn load<P: TilePayload<Stage = Tile<u8, 1, 16>>>(
-    prod: &mut InputProducer<'_, P, STAGES>,
+fn load<P: TilePayload<Stage = Tile<u8, 1, 16>>, const N: usize>(
+    prod: &mut InputProducer<'_, P, N>,
     map: &TensorMap,
     row: u32,
 ) {
@@ -273,16 +303,23 @@ fn load<P: TilePayload<Stage = Tile<u8, 1, 16>>>(
     stage.release();
 }
 
-/// The producer warp, per tile: K_0, both Q stages, V_0, then K_j, V_j;
-/// then it drains the three rings.
-fn producer(smem: &Smem, tiles: &[u32], k_src: &[u8], v_src: &[u8], q_src: &[u8]) {
+/// The producer warp, per tile: K_0, the two warpgroups' Q rows (the next
+/// two stages of the `QS`-stage ring), V_0, then K_j, V_j; then it drains
+/// the three rings.
+fn producer<const QS: usize>(
+    smem: &Smem<QS>,
+    tiles: &[u32],
+    k_src: &[u8],
+    v_src: &[u8],
+    q_src: &[u8],
+) {
     let kv_rows: u32 = tiles.iter().sum();
     let (k_map, v_map, q_map) = (
         map(k_src, kv_rows as u64, 1),
         map(v_src, kv_rows as u64, 1),
         map(q_src, 2 * tiles.len() as u64, 1),
     );
-    let q = InputTilePipeline::<QPayload, 2>::new(SharedRef::from_ref(&smem.q), c"attn_q");
+    let q = InputTilePipeline::<QPayload, QS>::new(SharedRef::from_ref(&smem.q), c"attn_q");
     let kp = InputTilePipeline::<KvPayload, STAGES>::new(SharedRef::from_ref(&smem.k), c"attn_k");
     let vp = InputTilePipeline::<KvPayload, STAGES>::new(SharedRef::from_ref(&smem.v), c"attn_v");
     let mut qprod = q.producer();
@@ -304,7 +341,7 @@ fn producer(smem: &Smem, tiles: &[u32], k_src: &[u8], v_src: &[u8], q_src: &[u8]
     qprod.drain();
 }
 
-fn explore(preemption_bound: usize, fault: Fault, tiles: &[u32]) -> usize {
+fn explore<const QS: usize>(preemption_bound: usize, fault: Fault, tiles: &[u32]) -> usize {
     let tiles = tiles_or_env(tiles);
     let mut builder = loom::model::Builder::new();
     builder.preemption_bound =
@@ -328,7 +365,7 @@ fn explore(preemption_bound: usize, fault: Fault, tiles: &[u32]) -> usize {
             tensor_core: Slot(UnsafeCell::new(0)),
         });
         // Setup (one thread; the spawns order it before the other roles).
-        let q = InputTilePipeline::<QPayload, 2>::new(SharedRef::from_ref(&smem.q), c"attn_q");
+        let q = InputTilePipeline::<QPayload, QS>::new(SharedRef::from_ref(&smem.q), c"attn_q");
         let kp =
             InputTilePipeline::<KvPayload, STAGES>::new(SharedRef::from_ref(&smem.k), c"attn_k");
         let vp =
@@ -371,7 +408,8 @@ fn explore(preemption_bound: usize, fault: Fault, tiles: &[u32]) -> usize {
         // Each consumer wrote its O rows of the last tile before releasing.
         for g in 0..2 {
             // SAFETY: every thread joined.
-            let o = unsafe { smem.q.stages[g].read(Swizzle::None, 0, 3) };
+            let stage = (2 * (tiles.len() - 1) + g) % QS;
+            let o = unsafe { smem.q.stages[stage].read(Swizzle::None, 0, 3) };
             assert_eq!(
                 o,
                 o_byte(tiles.len() - 1, g as u32),
@@ -382,22 +420,45 @@ fn explore(preemption_bound: usize, fault: Fault, tiles: &[u32]) -> usize {
     iterations.load(Relaxed)
 }
 
-/// The kernel's configuration at the smallest size: one work tile of one
-/// K/V block (two turns per consumer: S_0, then the last P·V). Measured:
-/// ~330k executions, 70–120 s in release on this 2-core machine under load;
-/// one tile of two blocks, or two tiles, did not finish in 2 minutes
-/// (`BATON_LOOM_TILES=2` or `1,1` runs them by hand).
-#[test]
-fn attention_pipelines_and_ping_pong() {
+/// Runs the correct model with a `QS`-stage Q ring over `tiles` at
+/// preemption bound `bound`; prints executions and time.
+fn correct<const QS: usize>(bound: usize, tiles: &[u32]) {
     let t = std::time::Instant::now();
-    let n = explore(1, Fault::None, &[1]);
-    println!("attention model: {n} executions in {:.1?}", t.elapsed());
+    let n = explore::<QS>(bound, Fault::None, tiles);
+    println!(
+        "attention model, {QS} Q stages, tiles {tiles:?}, bound {bound}: {n} executions in {:.1?}",
+        t.elapsed()
+    );
     assert!(n > 10, "loom explored only {n} executions");
+}
+
+/// The kernel's configuration at preemption bound 1: one work tile of one
+/// K/V block (two turns per consumer: S_0, then the last P·V), 3 Q stages
+/// (one tile uses stages 0 and 1 only, as with 2). ~330k executions.
+#[test]
+fn attention_one_tile_bound_1() {
+    correct::<3>(1, &[1]);
+}
+
+/// Persistent, the d = 64 and d = 256 kernels' 2-stage Q ring: two work
+/// tiles of one K/V block, so that both Q stages are refilled (the phase
+/// flip), at preemption bound 0. ~30k executions.
+#[test]
+fn attention_q2_two_tiles() {
+    correct::<2>(0, &[1, 1]);
+}
+
+/// Persistent, the d = 128 kernel's 3-stage Q ring: two work tiles of one
+/// K/V block (tile 1's warpgroup-1 rows wrap to stage 0), at preemption
+/// bound 0. ~160k executions.
+#[test]
+fn attention_q3_two_tiles() {
+    correct::<3>(0, &[1, 1]);
 }
 
 fn must_fail(fault: Fault, tiles: &[u32]) -> String {
     let t = std::time::Instant::now();
-    let payload = match catch_unwind(AssertUnwindSafe(|| explore(1, fault, tiles))) {
+    let payload = match catch_unwind(AssertUnwindSafe(|| explore::<3>(1, fault, tiles))) {
         Ok(n) => panic!("loom accepted {fault:?} ({n} executions explored)"),
         Err(p) => p,
     };
@@ -411,7 +472,8 @@ fn must_fail(fault: Fault, tiles: &[u32]) -> String {
 
 /// Wrong: K released before the S reading it retired. One tile of three
 /// blocks, so that the producer refills a K stage (block 2 into stage 0)
-/// while a consumer's S_0 may still read it.
+/// while a consumer's S_0 may still read it. 3 Q stages (the d = 128
+/// kernel's; the fault is in the K ring).
 #[test]
 fn releasing_k_before_its_wgmma_retired_is_caught() {
     let msg = must_fail(Fault::ReleaseKBeforeRetire, &[3]);
@@ -422,7 +484,7 @@ fn releasing_k_before_its_wgmma_retired_is_caught() {
 }
 
 /// Wrong: consumer 1 issues its first wgmmas without waiting for its turn,
-/// overlapping consumer 0's.
+/// overlapping consumer 0's. 3 Q stages.
 #[test]
 fn skipping_the_turn_is_caught() {
     let msg = must_fail(Fault::SkipTurn, &[1]);
@@ -431,6 +493,18 @@ fn skipping_the_turn_is_caught() {
             || msg.contains("out of turn")
             || msg.contains("branches")
             || msg.contains("deadlock"),
+        "loom failed for another reason: {msg}"
+    );
+}
+
+/// Wrong: a consumer frees its Q stage before writing its O rows over it.
+/// Two tiles with 3 Q stages: tile 1's warpgroup-1 rows refill stage 0
+/// while consumer 0 may still write tile 0's O there.
+#[test]
+fn releasing_q_before_writing_o_is_caught() {
+    let msg = must_fail(Fault::ReleaseQBeforeO, &[1, 1]);
+    assert!(
+        msg.contains("Causality violation") || msg.contains("O rows"),
         "loom failed for another reason: {msg}"
     );
 }

@@ -10,7 +10,6 @@ use baton_runtime::{Error, Gpu, Variant};
 
 /// `BATON_SMALL=1` (the GPU suite's sanitizer mode, `tools/gpu-suite.sh
 /// --sanitize`): sizes small enough to finish under compute-sanitizer.
-#[cfg(feature = "cublas")]
 fn small() -> bool {
     std::env::var("BATON_SMALL").as_deref() == Ok("1")
 }

@@ -461,10 +461,10 @@ pub unsafe fn gemm_fp8_blockwise(
     )?;
     let (m, n, k) = p.mnk;
     let name = fp8::choose(m as usize, n as usize, k as usize, dev.gpu.sm_count());
-    let Some((bm, bn, _)) = fp8::tile_of(name) else {
+    let (Some((bm, _, _)), Some((a_rows, b_rows))) = (fp8::tile_of(name), fp8::load_rows(name))
+    else {
         unreachable!("fp8::choose picks among fp8::VARIANTS");
     };
-    let cluster = fp8::cluster_of(name);
     let (kernel, slots) = dev.fp8_kernel(name)?;
     let tail_rows = (m % bm as u64) as u32;
     let tail_box = if tail_rows == 0 { bm } else { tail_rows };
@@ -480,9 +480,10 @@ pub unsafe fn gemm_fp8_blockwise(
         .unwrap_or_else(|e| e.into_inner())
         .get_or_encode(&key, || {
             Ok::<_, CallError>([
-                map(&p.a, ElemType::U8, bm, bk, Swizzle::B128)?,
-                // With clusters each CTA loads (and multicasts) half of B.
-                map(&p.b, ElemType::U8, bn / cluster, bk, Swizzle::B128)?,
+                // The runtime's rule for the boxes (with a cluster each CTA
+                // loads, and multicasts, half of A's rows or of B's).
+                map(&p.a, ElemType::U8, a_rows, bk, Swizzle::B128)?,
+                map(&p.b, ElemType::U8, b_rows, bk, Swizzle::B128)?,
                 map(&p.sa, ElemType::F32, 1, bm, Swizzle::None)?,
                 map(&p.d, ElemType::BF16, 64, 32, Swizzle::B64)?,
                 // The last tile row's A and A scales when M mod BM ≠ 0.
@@ -511,8 +512,9 @@ pub unsafe fn gemm_fp8_blockwise(
         tail_rows,
         stream_k: StreamKParams::OFF,
     };
-    let units = (m as u32).div_ceil(bm).div_ceil(cluster) * (n as u32).div_ceil(bn);
-    let grid = units.min(*slots) * cluster;
+    let Some(grid) = fp8::data_parallel_grid(name, m as u32, n as u32, *slots) else {
+        unreachable!("fp8::choose picks among fp8::VARIANTS");
+    };
     // SAFETY: as in `gemm_bf16`.
     let s = unsafe { dev.context().wrap_borrowed_stream(stream) };
     // SAFETY: the maps and the B-scale pointer name the checked views

@@ -4,14 +4,15 @@
 //! the order of `baton_attention_abi::schedule::work_tile` (causal: the
 //! longest first), and every pipeline runs on from one tile to the next.
 //!
-//! Protocol (all `InputTilePipeline`s; an arrival is by a consumer
-//! warpgroup's thread 0):
-//! * `q` (`SQ` stages, consumer count 1): the producer fills one stage
+//! Protocol (all `InputTilePipeline`s; a K or V arrival is by a consumer
+//! warpgroup's thread 0, a Q arrival by each of its 128 threads):
+//! * `q` (`SQ` stages, consumer count 128): the producer fills one stage
 //!   with warpgroup 0's 64 query rows, the next with warpgroup 1's, once
 //!   per tile (`NB` boxes each), round the ring; each warpgroup takes every
 //!   other stage (`skip`ping the other's), waits on it, reads it for every
 //!   S, writes its O over it, and frees it once its O stores have read
-//!   shared memory (`cp.async.bulk.wait_group.read`). With 3 stages the
+//!   shared memory (`cp.async.bulk.wait_group.read` by thread 0, then the
+//!   warpgroup's named barrier, then every thread arrives). With 3 stages the
 //!   next tile's rows of warpgroup 0 load while this tile runs, and those
 //!   of warpgroup 1 once warpgroup 0's O left, under warpgroup 1's last
 //!   turns (2 stages: each waits for its own O stores).
@@ -219,7 +220,9 @@ pub fn run<
         OrderedBarrier::<1, 2>::new(order_bars, 0, ORDER_NAME).init(128);
         kp.init(CONSUMER_WARPGROUPS);
         vp.init(CONSUMER_WARPGROUPS);
-        qp.init(1);
+        // Every thread of the warpgroup that staged O in a Q stage releases
+        // it: 128 arrivals (see the epilogue).
+        qp.init(128);
     });
 
     // Warpgroup 0: the producer (one lane of warp 0); warpgroups 1 and 2:
@@ -534,7 +537,15 @@ pub fn run<
                 // stores have read them; they complete in the background.
                 store_wait_group_read::<0>();
             }
-            q_stage.defer_release().release_if(tid == 0);
+            // The stage goes back to the producer (and, with 3 Q stages, to
+            // the other warpgroup, which stages its own O here later) from
+            // every thread that wrote O into it, after thread 0's stores
+            // have read it: each thread's arrive releases its own writes,
+            // so the hand-off needs no reasoning about the named barrier's
+            // ordering (compute-sanitizer racecheck credits an arrive with
+            // the arriving thread's accesses only).
+            thread.named_barrier_sync(1 + wg, 128);
+            q_stage.release();
             qc.skip(1);
             if !PERSISTENT {
                 break;

@@ -10,7 +10,10 @@
 //!   kernels' `SQ`, `HeadDimConfig::q_stages`: 2 at d = 64 and 256, 3 at
 //!   d = 128; both are checked), producer count 1 (the producer's
 //!   `arrive_expect_tx`, the TMA completes the bytes), consumer count 1
-//!   (the owning warpgroup's arrival). The producer fills the stages round
+//!   (the owning warpgroup's arrival; the kernel's 128: every thread of
+//!   the warpgroup that wrote O into the stage arrives, after a named
+//!   barrier behind thread 0's store wait; one thread stands for the
+//!   warpgroup here). The producer fills the stages round
 //!   the ring: tile `t`'s warpgroup-0 rows into stage `2t mod QS`, its
 //!   warpgroup-1 rows into `(2t + 1) mod QS`. Each consumer takes every
 //!   other stage: consumer 1 `skip`s one stage at the start, both `skip`

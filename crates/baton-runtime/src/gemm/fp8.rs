@@ -193,6 +193,47 @@ pub fn shares_a(kernel: &str) -> bool {
     kernel == KERNEL_256X128_MCA
 }
 
+/// Rows of A and of B that one CTA of `kernel` loads per stage (the boxes
+/// of its A and B tensor maps): the whole tile's, or with a cluster half of
+/// A's rows ([`shares_a`]: the two CTAs multicast A to each other) or half
+/// of B's (multicast B). `None` for a name not in [`VARIANTS`]. The plan
+/// and the Python package encode their maps from this one rule.
+///
+/// ```
+/// use baton_runtime::gemm::fp8::{load_rows, KERNEL, KERNEL_C2, KERNEL_256X128_MCA};
+/// assert_eq!(load_rows(KERNEL), Some((128, 128)));
+/// assert_eq!(load_rows(KERNEL_C2), Some((128, 64)));
+/// assert_eq!(load_rows(KERNEL_256X128_MCA), Some((128, 128)));
+/// assert_eq!(load_rows("nope"), None);
+/// ```
+pub fn load_rows(kernel: &str) -> Option<(u32, u32)> {
+    let (bm, bn, _) = tile_of(kernel)?;
+    let cluster = cluster_of(kernel);
+    Some(if shares_a(kernel) {
+        (bm / cluster, bn)
+    } else {
+        (bm, bn / cluster)
+    })
+}
+
+/// CTAs of a data-parallel (unsplit) launch of `kernel` over an M×N output
+/// with `slots` workers (CTAs, or clusters) resident at once: one per
+/// work unit ([`cluster_of`] tiles, stacked along N or M), at most
+/// `slots`, times the cluster size. `None` for a name not in [`VARIANTS`].
+///
+/// ```
+/// use baton_runtime::gemm::fp8::{data_parallel_grid, KERNEL, KERNEL_256X128_MCA};
+/// assert_eq!(data_parallel_grid(KERNEL, 300, 520, 132), Some(3 * 5));
+/// // 256-row tiles in pairs along N: 2 tile rows × ⌈3 / 2⌉ pairs, 2 CTAs each.
+/// assert_eq!(data_parallel_grid(KERNEL_256X128_MCA, 300, 384, 66), Some(2 * 2 * 2));
+/// assert_eq!(data_parallel_grid(KERNEL, 8192, 8192, 132), Some(132));
+/// ```
+pub fn data_parallel_grid(kernel: &str, m: u32, n: u32, slots: u32) -> Option<u32> {
+    let (bm, bn, _) = tile_of(kernel)?;
+    let cluster = cluster_of(kernel);
+    Some(units_of(m, n, (bm, bn), cluster, shares_a(kernel)).min(slots) * cluster)
+}
+
 /// Work units of a kernel's tile grid: clusters of `cluster` tiles along
 /// N ([`shares_a`]) or along M, or tiles.
 fn units_of(m: u32, n: u32, (bm, bn): (u32, u32), cluster: u32, along_n: bool) -> u32 {
@@ -576,13 +617,13 @@ impl<'a> Fp8GemmPlan<'a> {
             )
         };
         let along_n = shares_a(kernel);
-        // With clusters each CTA loads (and multicasts) half of A's rows
-        // (along N) or of B's (along M).
-        let (a_split, b_split) = if along_n { (cluster, 1) } else { (1, cluster) };
-        let (a, sa) = (a_map(bm / a_split)?, sa_map(bm)?);
+        let Some((a_rows, b_rows)) = load_rows(kernel) else {
+            unreachable!("tile_of and load_rows list the same kernels");
+        };
+        let (a, sa) = (a_map(a_rows)?, sa_map(bm)?);
         let maps = [
             a,
-            ops.b.map(0, bn / b_split, bk, Swizzle::B128)?,
+            ops.b.map(0, b_rows, bk, Swizzle::B128)?,
             sa,
             ops.d.map(0, 64, 32, Swizzle::B64)?,
             // The last tile row's A and A scales when M mod BM ≠ 0: boxes of

@@ -33,12 +33,13 @@ mod pv;
 #[path = "../../kernel/src/softmax.rs"]
 mod softmax;
 
+mod common;
 use baton::arch::cpu::{CpuBlock, run_warpgroup};
 use baton::arch::wgmma::ops::{mma_m64n128k16_f32_bf16, mma_m64n176k16_f32_bf16};
 use baton::arch::wgmma::{self, SmemLayout, descriptor_k_major, descriptor_mn_major};
-use baton::numeric::{Bf16, SmallFloat};
 use baton_attention_abi::AttentionParams;
 use baton_attention_abi::schedule::kv_blocks;
+use common::{Rng, bf16};
 use pv::{PvMma, PvN64, PvN128};
 use softmax::{Block, RowState, pack_p};
 use std::sync::Mutex;
@@ -53,34 +54,6 @@ const SMEM: usize = 2 * BOX_BYTES + 3 * 2 * 176 * 128 + 3 * 2 * 2 * 128 * 128;
 
 #[repr(C, align(1024))]
 struct Smem([u8; SMEM]);
-
-struct Rng(u64);
-impl Rng {
-    fn fresh() -> Self {
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos() as u64;
-        println!("seed {t:#x}");
-        Self(t | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// A bf16 in [-2, 2).
-    fn bf16(&mut self) -> u16 {
-        let x = (self.next() >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0;
-        let b = (x as f32).to_bits();
-        ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) as u16
-    }
-}
-
-fn bf16(bits: u16) -> f64 {
-    Bf16::from_bits(bits).to_f64()
-}
 
 /// Writes `bits` at `(row, col)` of the 64-column boxes at `base`, `box_bytes`
 /// apart, 128-byte rows swizzled as TMA writes them.

@@ -45,14 +45,15 @@ mod softmax;
 #[allow(dead_code, unused_imports)]
 mod thread;
 
+mod common;
 use baton::arch::cpu::tma::TensorMap;
-use baton::numeric::{Bf16, SmallFloat};
 use baton::tensor_map::{ElemType, L2Promotion, OobFill, Swizzle, TensorMapDesc};
 use baton_attention_abi::schedule::{heads_per_section, tile_count};
 use baton_attention_abi::{
     AttentionParams, AttnSmem, CONSUMER_WARPGROUPS, D64, D64_CAUSAL, D128, D256, THREADS,
     config_for_call,
 };
+use common::{Rng, bf16};
 
 /// bf16 NaN: O's poison.
 const NAN_BF16: u16 = 0x7FC0;
@@ -72,34 +73,6 @@ const _: () = assert!(D128.q_stages == 3 && D128.persistent);
 const _: () = assert!(D256.block_n == 64 && D256.k_stages == 2 && D256.v_stages == 2);
 const _: () = assert!(D256.q_stages == 2 && !D256.persistent);
 const _: () = assert!(THREADS == 128 * (1 + CONSUMER_WARPGROUPS));
-
-struct Rng(u64);
-impl Rng {
-    fn fresh() -> Self {
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos() as u64;
-        println!("seed {t:#x}");
-        Self(t | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// A bf16 in [-2, 2).
-    fn bf16(&mut self) -> u16 {
-        let x = (self.next() >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0;
-        let b = (x as f32).to_bits();
-        ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) as u16
-    }
-}
-
-fn bf16(bits: u16) -> f64 {
-    Bf16::from_bits(bits).to_f64()
-}
 
 /// 16-byte aligned host storage of `n` bf16 values (TMA's base alignment).
 struct Buf(Vec<u128>);

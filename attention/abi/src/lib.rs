@@ -17,6 +17,7 @@
 #![warn(missing_docs)]
 
 pub mod layout;
+pub mod maps;
 pub mod params;
 pub mod schedule;
 

@@ -47,7 +47,7 @@ mod thread;
 
 mod common;
 use baton::arch::cpu::tma::TensorMap;
-use baton::tensor_map::{ElemType, L2Promotion, OobFill, Swizzle, TensorMapDesc};
+use baton_attention_abi::maps::OperandMaps;
 use baton_attention_abi::schedule::{heads_per_section, tile_count};
 use baton_attention_abi::{
     AttentionParams, AttnSmem, CONSUMER_WARPGROUPS, D64, D64_CAUSAL, D128, D256, THREADS,
@@ -159,10 +159,8 @@ enum Fault {
     WrongGqaMapping,
 }
 
-/// The rank-3 maps of one tensor, one per batch entry: dims `{d, seq,
-/// heads}`, or `{d, heads, seq}` when the head stride is the smaller (the
-/// host API's rule, `crates/baton-attention/src/forward.rs`); returns them
-/// and whether the heads are inner.
+/// The rank-3 maps of one tensor, one per batch entry, by the host API's
+/// rule (`OperandMaps`); returns them and whether the heads are inner.
 fn maps(
     buf: &Buf,
     s: Strides,
@@ -172,56 +170,16 @@ fn maps(
     d: usize,
     box_rows: u32,
 ) -> (Vec<TensorMap>, bool) {
-    let (seq_b, head_b) = (2 * s.seq as u64, 2 * s.head as u64);
-    let inner = if heads == 1 {
-        false
-    } else if seq == 1 {
-        true
-    } else {
-        s.head < s.seq
-    };
-    let (d1, d2, box_dims) = if inner {
-        let seq_b = if seq == 1 {
-            heads as u64 * head_b
-        } else {
-            seq_b
-        };
-        (
-            (heads as u64, head_b),
-            (seq as u64, seq_b),
-            [64, 1, box_rows],
-        )
-    } else {
-        let head_b = if heads == 1 {
-            seq as u64 * seq_b
-        } else {
-            head_b
-        };
-        (
-            (seq as u64, seq_b),
-            (heads as u64, head_b),
-            [64, box_rows, 1],
-        )
-    };
+    let layout = OperandMaps::new(seq, heads, s.seq, s.head, box_rows);
     let maps = (0..batch)
         .map(|b| {
-            let desc = TensorMapDesc {
-                dtype: ElemType::BF16,
-                rank: 3,
-                base: buf.addr() + (2 * b * s.batch) as u64,
-                dims: [d as u64, d1.0, d2.0],
-                strides_bytes: [d1.1, d2.1],
-                box_dims,
-                swizzle: Swizzle::B128,
-                oob_fill: OobFill::Zero,
-                l2_promotion: L2Promotion::B256,
-            };
+            let desc = layout.desc(buf.addr() + (2 * b * s.batch) as u64, d);
             // SAFETY: the buffer outlives the maps (both live for the whole
             // call) and only the simulated TMA touches it while CTAs run.
             unsafe { TensorMap::new(desc) }.expect("valid tensor map")
         })
         .collect();
-    (maps, inner)
+    (maps, layout.heads_inner)
 }
 
 /// The call's parameters, shared by the simulated threads.

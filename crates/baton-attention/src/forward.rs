@@ -3,7 +3,7 @@
 use crate::error::{AttentionError, TensorName};
 use crate::shape::{AttentionOptions, AttentionShape, Ctas, KvBlock, Strides, validate};
 use crate::{MODULE, PTX, PTX_DEBUG};
-use baton::tensor_map::{ElemType, L2Promotion, OobFill, Swizzle, TensorMapDesc};
+use baton_attention_abi::maps::OperandMaps;
 use baton_attention_abi::schedule::{heads_per_section, tile_count};
 use baton_attention_abi::{
     ATTENTION_D64, ATTENTION_D64_CAUSAL, ATTENTION_D128, ATTENTION_D256, AttentionParams, BM,
@@ -249,9 +249,7 @@ impl Attention {
         let bn = config.block_n;
         let (q_ptr, k_ptr, v_ptr, o_ptr) = (q.ptr, k.ptr, v.ptr, o.ptr);
 
-        // One rank-3 map per batch entry and tensor: dims {d, seq, heads},
-        // or {d, heads, seq} when the head stride is the smaller (TMA's
-        // strides grow with the dimension).
+        // One rank-3 map per batch entry and tensor (`OperandMaps`).
         let mut maps = Vec::with_capacity(4 * shape.batch);
         let mut heads_inner = 0u32;
         for (t, (base, strides, seq, heads, box_rows)) in [
@@ -263,53 +261,11 @@ impl Attention {
         .into_iter()
         .enumerate()
         {
-            // A dimension of extent 1 goes last, its stride replaced by the
-            // span before it (TMA checks strides even where they are unused).
-            let (seq_b, head_b) = (2 * strides.seq as u64, 2 * strides.head as u64);
-            let inner = if heads == 1 {
-                false
-            } else if seq == 1 {
-                true
-            } else {
-                strides.head < strides.seq
-            };
-            heads_inner |= (inner as u32) << t;
-            let (d1, d2, box_dims) = if inner {
-                let seq_b = if seq == 1 {
-                    heads as u64 * head_b
-                } else {
-                    seq_b
-                };
-                (
-                    (heads as u64, head_b),
-                    (seq as u64, seq_b),
-                    [64, 1, box_rows],
-                )
-            } else {
-                let head_b = if heads == 1 {
-                    seq as u64 * seq_b
-                } else {
-                    head_b
-                };
-                (
-                    (seq as u64, seq_b),
-                    (heads as u64, head_b),
-                    [64, box_rows, 1],
-                )
-            };
+            let layout = OperandMaps::new(seq, heads, strides.seq, strides.head, box_rows);
+            heads_inner |= (layout.heads_inner as u32) << t;
             for b in 0..shape.batch {
-                let desc = TensorMapDesc {
-                    dtype: ElemType::BF16,
-                    rank: 3,
-                    base: base + (2 * b * strides.batch) as u64,
-                    dims: [shape.head_dim as u64, d1.0, d2.0],
-                    strides_bytes: [d1.1, d2.1],
-                    box_dims,
-                    swizzle: Swizzle::B128,
-                    oob_fill: OobFill::Zero,
-                    l2_promotion: L2Promotion::B256,
-                };
-                maps.push(tensor_map::encode(&desc)?);
+                let base = base + (2 * b * strides.batch) as u64;
+                maps.push(tensor_map::encode(&layout.desc(base, shape.head_dim))?);
             }
         }
         let bytes: Vec<u8> = maps.iter().flat_map(|m| m.0).collect();

@@ -105,7 +105,7 @@ use baton_kernel_roles::sm90::epilogue::{NoC, SUB_COLS, SUB_ROWS, StoreEpilogue}
 pub use baton_kernel_roles::sm90::mainloop_fp8::{BK, WAVE_M};
 use baton_kernel_roles::sm90::mainloop_fp8::{
     Fp8Accumulators, Fp8Mma, Fp8N32, Fp8N64, Fp8N96, Fp8N128, Fp8N192, Fp8Payload, Fp8Scales,
-    Fp8Stage, fp8_mainloop,
+    Fp8Stage, fp8_mainloop, pass_segment, prefetch_tile_b_scales,
 };
 use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile};
 use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};
@@ -503,10 +503,12 @@ unsafe fn gemm<
         // Payload::TMA_BYTES, or the trimmed count.
         producer => {
           if MCAST_A {
-            mcast_a_producer::<BM, HALF_M, BN, STAGES, CLUSTER_M, _>(input, work, rows, tiles_n, (tma_a, tma_b, tma_sa), (tma_a_tail, tma_sa_tail));
+            mcast_a_producer::<BM, HALF_M, BN, STAGES, CLUSTER_M, _>(input, work, rows, (tiles_n, n_blocks, b_scales), (tma_a, tma_b, tma_sa), (tma_a_tail, tma_sa_tail));
           } else {
             TmaProducer { input, work, rows }.run(#[inline(always)]
                 |t| {
+                // SAFETY: b_scales holds ⌈N/128⌉ · K/128 floats (contract).
+                unsafe { prefetch_tile_b_scales::<BN>(b_scales, t.tn * bn, n_blocks, k_blocks) };
                 let trimmed_bytes = t.a_rows * BK + bn * BK + 4 * t.a_rows.next_multiple_of(4);
                 (trimmed_bytes, #[inline(always)]
                 move |st, bar, kb| {
@@ -580,6 +582,15 @@ unsafe fn gemm<
             );
             for seg in work.segments() {
                 let (tm, tn) = tile_of(seg.unit);
+                // 128-row tiles: a warpgroup whose 64 rows all lie past M
+                // (the last tile row holds ≤ 64 rows, e.g. M = 64) passes
+                // its stages back and skips the fixup and the epilogue
+                // (warpgroup-uniform; its store would be clipped whole).
+                // The two-wave 256-row kernels keep one code path.
+                if BM == 128 && tm * bm + wg as u32 * 64 >= m {
+                    pass_segment::<BM, BN, STAGES, CLUSTER_M>(&mut consumer, seg.k_begin, seg.k_end, signaller);
+                    continue;
+                }
                 // This tile's rows of B scales: one 128-wide n-block when BN
                 // divides 128; a tile that straddles (96 or 192 wide) at
                 // column c0 = BN·tn covers n-block c0/128 up to column
@@ -701,7 +712,7 @@ fn mcast_a_producer<
     input: InputTilePipeline<'a, Payload<BM, BN>, STAGES>,
     work: ClusterWork<CLUSTER>,
     rows: TileRows,
-    tiles_n: u32,
+    (tiles_n, n_blocks, b_scales): (u32, u32, *const f32),
     (tma_a, tma_b, tma_sa): (Map, Map, Map),
     (tma_a_tail, tma_sa_tail): (Map, Map),
 ) {
@@ -718,6 +729,9 @@ fn mcast_a_producer<
         let a_rows = rows.a_rows(tm);
         let b_rows = if tn < tiles_n { bn } else { 0 };
         let bytes = a_rows * BK + b_rows * BK + 4 * a_rows.next_multiple_of(4);
+        // SAFETY: b_scales holds ⌈N/128⌉ · K/128 floats (the kernel
+        // contract); a tile past N reads the clamped last row.
+        unsafe { prefetch_tile_b_scales::<BN>(b_scales, tn * bn, n_blocks, work.sched.k_blocks()) };
         for kb in seg.k_begin..seg.k_end {
             let stage = producer.acquire();
             stage.arrive_expect_tx_bytes(bytes);

@@ -8,7 +8,7 @@
 use crate::bench::geomean;
 use crate::commands::{Outcome, open_gpu_kernels};
 use crate::fp8_bench::verify;
-use baton_reference::gemm_fp8_anchor::{FlushedRow, REPS, bench_shape_flushed_with};
+use baton_reference::gemm_fp8_anchor::{FlushedRow, REPS, bench_shape_flushed_split};
 use baton_runtime::Variant;
 use std::path::Path;
 
@@ -56,12 +56,13 @@ const TOLERANCE: f64 = 2e-2;
 /// Verifies (f64 at ragged shapes, cuBLASLt at 2048³), then times each
 /// shape by the anchor's method and prints a table with the ratio and its
 /// geometric mean; `json` gets every row. Ours is the library's plan
-/// (kernel and split-K by the cost model), or `kernel` forced (whole tiles).
+/// (kernel and split-K by the cost model), or `kernel` forced (whole tiles,
+/// or `splits` workers per unit).
 pub fn gemm_fp8_flushed(
     ordinal: usize,
     shapes: &[(usize, usize, usize)],
     json: Option<&Path>,
-    kernel: Option<&'static str>,
+    (kernel, splits): (Option<&'static str>, Option<u32>),
 ) -> Outcome {
     let (gpu, kernels) = match open_gpu_kernels(ordinal, Variant::Release) {
         Ok(x) => x,
@@ -81,7 +82,7 @@ pub fn gemm_fp8_flushed(
     println!("|---|---|---|---|---|---|---|");
     let (mut rows, mut failed): (Vec<FlushedRow>, bool) = (Vec::new(), false);
     for &mnk in shapes {
-        match bench_shape_flushed_with(&gpu, &kernels, mnk, kernel) {
+        match bench_shape_flushed_split(&gpu, &kernels, mnk, kernel, splits) {
             Ok(r) => {
                 let ok = r.check.passes(TOLERANCE);
                 failed |= !ok;

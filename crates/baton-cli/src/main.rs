@@ -168,6 +168,9 @@ enum BenchWhat {
         /// Time by the DeepGEMM anchor's method instead (issue #19): its input distribution, a 256 MiB L2 flush before each call, median of 50; ours (the library's plan, split-K included, or --kernel forced) vs cuBLASLt blockwise. Default shapes: the anchor's 20.
         #[arg(long, conflicts_with_all = ["sweep", "decode", "stream_k", "chart"])]
         flush_l2: bool,
+        /// With --flush-l2 and --kernel: each tile's K blocks on this many CTAs (split-K; 1: whole tiles).
+        #[arg(long, requires_all = ["flush_l2", "kernel"], value_parser = clap::value_parser!(u32).range(1..))]
+        fp8_split_k: Option<u32>,
         /// Write every result (shape, kernel, times, ratios, TFLOP/s, GB/s, checks) as JSON here.
         #[arg(long)]
         json: Option<std::path::PathBuf>,
@@ -334,6 +337,7 @@ fn main() {
                 heatmap,
                 max_gib,
                 flush_l2,
+                fp8_split_k,
                 json,
             } => {
                 if flush_l2 {
@@ -346,7 +350,7 @@ fn main() {
                         ordinal,
                         &shapes,
                         json.as_deref(),
-                        kernel,
+                        (kernel, fp8_split_k),
                     ))
                 }
                 if sweep {

@@ -153,12 +153,13 @@ impl FlushedRow {
 /// Ours and cuBLASLt blockwise plans for every input set (tensor maps
 /// encoded once, outside timing), writing `d_ours[i]` / `d_lt[i]`; ours
 /// is the library's plan (`Fp8GemmPlan::new`: kernel and split-K by the
-/// cost model) unless `forced` names a kernel (whole tiles).
+/// cost model) unless `forced` names a kernel (whole tiles, or `splits`
+/// workers per unit).
 #[allow(clippy::type_complexity)]
 fn plans<'a>(
     gpu: &Gpu,
     kernels: &'a Kernels,
-    forced: Option<&'static str>,
+    (forced, splits): (Option<&'static str>, Option<u32>),
     ops: &'a [Fp8Operands],
     d_ours: &'a mut [CudaSlice<u16>],
     d_lt: &'a mut [CudaSlice<u16>],
@@ -167,7 +168,7 @@ fn plans<'a>(
     let mut ours = Vec::with_capacity(ops.len());
     let mut lt = Vec::with_capacity(ops.len());
     for ((o, d), dl) in ops.iter().zip(d_ours.iter_mut()).zip(d_lt.iter_mut()) {
-        ours.push(match forced {
+        let mut plan = match forced {
             Some(kernel) => Fp8GemmPlan::with_kernel(
                 gpu,
                 kernels,
@@ -180,7 +181,11 @@ fn plans<'a>(
                 mnk,
             )?,
             None => Fp8GemmPlan::new(gpu, kernels, &o.a, &o.b, &o.a_scales, &o.b_scales, d, mnk)?,
-        });
+        };
+        if let Some(s) = splits {
+            plan.set_split_k(gpu, s)?;
+        }
+        ours.push(plan);
         lt.push(LtFp8Plan::new(
             gpu,
             LtScaling::Blockwise,
@@ -210,8 +215,20 @@ pub fn bench_shape_flushed(
 pub fn bench_shape_flushed_with(
     gpu: &Gpu,
     kernels: &Kernels,
+    mnk: (usize, usize, usize),
+    forced: Option<&'static str>,
+) -> Result<FlushedRow> {
+    bench_shape_flushed_split(gpu, kernels, mnk, forced, None)
+}
+
+/// [`bench_shape_flushed_with`] with `splits` workers per unit
+/// (`Fp8GemmPlan::set_split_k`) when it is `Some`.
+pub fn bench_shape_flushed_split(
+    gpu: &Gpu,
+    kernels: &Kernels,
     (m, n, k): (usize, usize, usize),
     forced: Option<&'static str>,
+    splits: Option<u32>,
 ) -> Result<FlushedRow> {
     let mut rng = XorShift::new(XorShift::seed_from_time());
     let set_bytes = m * k + n * k + 2 * m * n;
@@ -231,7 +248,7 @@ pub fn bench_shape_flushed_with(
         let (ours, lt) = plans(
             gpu,
             kernels,
-            forced,
+            (forced, splits),
             &ops,
             &mut d_ours,
             &mut d_lt,
@@ -248,7 +265,7 @@ pub fn bench_shape_flushed_with(
     let (ours, lt) = plans(
         gpu,
         kernels,
-        forced,
+        (forced, splits),
         &ops,
         &mut d_ours,
         &mut d_lt,

@@ -132,6 +132,94 @@ fn fp8_a_multicast_clusters_match_f64() {
     }
 }
 
+/// Session 11's two changes, vs f64: (1) in a 128-row tile whose last
+/// rows hold ≤ 64 rows of A the second consumer warpgroup computes nothing
+/// (`pass_segment`: its stages go back unread, no fixup, no epilogue), and
+/// (2) a data-parallel launch with more units than SMs runs the fewest CTAs
+/// that take the same waves (`equal_waves_workers`: 2100×2104 is 289 tiles
+/// of 128×128, 3 waves on 97 CTAs, so CTAs walk 2–3 tiles each, the last
+/// tile row 52 rows). Every 128-row kernel with stream-K, whole tiles and
+/// split-K 3 (the half-empty tiles' contributors and finalizers both skip
+/// the warpgroup's hand-over), at M = 64 (the issue-#19 small-M row
+/// count), M = 192 and 2100; and the library's plans at the issue's M = 64
+/// shapes, scaled down in K. `BATON_SMALL=1`: the first shape, whole tiles
+/// and split-K 3 on 128×64 (compute-sanitizer).
+#[test]
+fn fp8_half_empty_tiles_and_equal_wave_grids_match_f64() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let shapes: &[(usize, usize, usize)] = if small() {
+        &[(64, 392, 512)]
+    } else {
+        &[(64, 392, 512), (192, 520, 768), (2100, 2104, 256)]
+    };
+    let kernels_128: Vec<&str> = if small() {
+        vec![gemm_fp8::KERNEL_128X64]
+    } else {
+        gemm_fp8::VARIANTS
+            .into_iter()
+            .filter(|k| gemm_fp8::has_stream_k(k))
+            .filter(|k| gemm_fp8::tile_of(k).is_some_and(|(bm, _, _)| bm == 128))
+            .collect()
+    };
+    for kernel in kernels_128 {
+        for &(m, n, k) in shapes {
+            // Split-K 3 where it fits (3 workers per unit on the SMs, 3 K
+            // blocks); 2100×2104 runs whole tiles.
+            let splits: &[u32] = if m < 1024 { &[1, 3] } else { &[1] };
+            for &splits in splits {
+                // Whole tiles through the plan's default (`set_split_k(1)`
+                // is refused where the units exceed the resident workers).
+                let cmp = if splits == 1 {
+                    gemm_fp8_check::check_vs_f64(&gpu, &kernels, kernel, (m, n, k))
+                } else {
+                    gemm_fp8_check::check_vs_f64_split_k(&gpu, &kernels, kernel, (m, n, k), splits)
+                }
+                .unwrap_or_else(|e| panic!("{kernel} {m}x{n}x{k} split {splits}: {e}"));
+                println!(
+                    "{kernel} {m}x{n}x{k} split {splits}: rel {:.2e} max abs {:.2e} non-finite {}",
+                    cmp.rel_error, cmp.max_abs_error, cmp.non_finite
+                );
+                assert!(
+                    cmp.passes(2e-2),
+                    "{kernel} {m}x{n}x{k} split {splits}: {cmp:?}"
+                );
+            }
+        }
+    }
+    if small() {
+        return;
+    }
+    // The library's plans (kernel and split-K by the cost model) at M = 64.
+    for (m, n, k) in [
+        (64, 2112, 1024),
+        (64, 4096, 1024),
+        (64, 7168, 512),
+        (64, 24576, 256),
+    ] {
+        let (kernel, cost) = gemm_fp8::plan(m, n, k, gpu.sm_count());
+        let cmp = if cost.splits > 1 {
+            gemm_fp8_check::check_vs_f64_split_k(
+                &gpu,
+                &kernels,
+                kernel,
+                (m, n, k),
+                cost.splits as u32,
+            )
+        } else {
+            gemm_fp8_check::check_vs_f64(&gpu, &kernels, kernel, (m, n, k))
+        }
+        .unwrap_or_else(|e| panic!("plan {kernel} {m}x{n}x{k}: {e}"));
+        println!(
+            "plan {kernel} split {} {m}x{n}x{k}: rel {:.2e}",
+            cost.splits, cmp.rel_error
+        );
+        assert!(cmp.passes(2e-2), "plan {kernel} {m}x{n}x{k}: {cmp:?}");
+    }
+}
+
 /// Stream-K with one-K-block segments on every variant that has it
 /// (`has_stream_k`; the data-parallel 256x128 and 256x96 are refused, see
 /// `fp8_stream_k_is_refused_by_data_parallel_kernels`): small shapes

@@ -218,20 +218,49 @@ pub fn load_rows(kernel: &str) -> Option<(u32, u32)> {
 
 /// CTAs of a data-parallel (unsplit) launch of `kernel` over an M×N output
 /// with `slots` workers (CTAs, or clusters) resident at once: one per
-/// work unit ([`cluster_of`] tiles, stacked along N or M), at most
-/// `slots`, times the cluster size. `None` for a name not in [`VARIANTS`].
+/// work unit ([`cluster_of`] tiles, stacked along N or M) when they fit,
+/// otherwise the fewest workers that take the units in as many waves as
+/// `slots` would ([`equal_waves_workers`]), times the cluster size. `None`
+/// for a name not in [`VARIANTS`].
 ///
 /// ```
-/// use baton_runtime::gemm::fp8::{data_parallel_grid, KERNEL, KERNEL_256X128_MCA};
+/// use baton_runtime::gemm::fp8::{data_parallel_grid, KERNEL, KERNEL_256X128, KERNEL_256X128_MCA};
 /// assert_eq!(data_parallel_grid(KERNEL, 300, 520, 132), Some(3 * 5));
 /// // 256-row tiles in pairs along N: 2 tile rows × ⌈3 / 2⌉ pairs, 2 CTAs each.
 /// assert_eq!(data_parallel_grid(KERNEL_256X128_MCA, 300, 384, 66), Some(2 * 2 * 2));
-/// assert_eq!(data_parallel_grid(KERNEL, 8192, 8192, 132), Some(132));
+/// // 4096 tiles of 128×128: 32 waves on 132 SMs, as on 128.
+/// assert_eq!(data_parallel_grid(KERNEL, 8192, 8192, 132), Some(128));
+/// // 896 tiles of 256×128: 7 waves of 128.
+/// assert_eq!(data_parallel_grid(KERNEL_256X128, 4096, 7168, 132), Some(128));
 /// ```
 pub fn data_parallel_grid(kernel: &str, m: u32, n: u32, slots: u32) -> Option<u32> {
     let (bm, bn, _) = tile_of(kernel)?;
     let cluster = cluster_of(kernel);
-    Some(units_of(m, n, (bm, bn), cluster, shares_a(kernel)).min(slots) * cluster)
+    let units = units_of(m, n, (bm, bn), cluster, shares_a(kernel));
+    Some(equal_waves_workers(units, slots) * cluster)
+}
+
+/// Persistent workers for `units` work units on `slots` resident ones:
+/// `units` when they fit in one wave, otherwise the fewest workers that
+/// still finish in `⌈units / slots⌉` waves (every worker takes unit `u`
+/// with `u mod workers` = its index, so each gets the same count, ±1).
+/// The time is the same waves of units either way; the idle SMs draw no
+/// power (the FP8 GEMMs run at the H100's power limit) and every wave is
+/// whole (DeepGEMM launches the same count: 128 of 132 SMs at
+/// 4096×7168). At least 1.
+///
+/// ```
+/// use baton_runtime::gemm::fp8::equal_waves_workers;
+/// assert_eq!(equal_waves_workers(100, 132), 100);
+/// assert_eq!(equal_waves_workers(896, 132), 128); // 7 waves
+/// assert_eq!(equal_waves_workers(2048, 132), 128); // 16 waves
+/// assert_eq!(equal_waves_workers(544, 132), 109); // 5 waves
+/// assert_eq!(equal_waves_workers(0, 132), 1);
+/// ```
+pub fn equal_waves_workers(units: u32, slots: u32) -> u32 {
+    let slots = slots.max(1);
+    let waves = units.div_ceil(slots).max(1);
+    units.div_ceil(waves).clamp(1, slots)
 }
 
 /// Work units of a kernel's tile grid: clusters of `cluster` tiles along
@@ -770,13 +799,15 @@ impl<'a> Fp8GemmPlan<'a> {
         self.stream_k.as_ref().and_then(StreamKWorkspace::splits)
     }
 
-    /// CTAs launched: one per SM (clusters: as many as fit at once), or
-    /// fewer when there are fewer tiles (stream-K: every resident worker).
+    /// CTAs launched: one per work unit when they fit on the SMs
+    /// (clusters: as many as fit at once), otherwise the fewest that take
+    /// the same waves ([`equal_waves_workers`], the rule of
+    /// [`data_parallel_grid`]); stream-K: every resident worker.
     pub fn grid(&self) -> u32 {
         if let Some(w) = &self.stream_k {
             return w.grid();
         }
-        self.units().min(self.slots) * self.cluster
+        equal_waves_workers(self.units(), self.slots) * self.cluster
     }
 
     /// Work units (tiles, or clusters of tiles) of this plan's problem.

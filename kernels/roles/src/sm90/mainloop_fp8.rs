@@ -61,6 +61,65 @@ pub unsafe fn ld_global_nc_f32(p: *const f32) -> f32 {
     r
 }
 
+/// `prefetch.global.L2`: brings the 128-byte line holding `p` into L2.
+///
+/// # Safety
+/// `p` is a global address (a prefetch of any address does not fault, but
+/// the state space must be global).
+///
+/// ```ignore
+/// unsafe { prefetch_l2(b_scales.add(row * k_blocks) as *const u8) };
+/// ```
+#[inline(always)]
+pub unsafe fn prefetch_l2(p: *const u8) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("prefetch.global.L2 [{p}];", p = in(reg64) p as u64, options(nostack, preserves_flags))
+    };
+}
+
+/// Prefetches into L2 the B-scale rows (`K/128` floats each, global,
+/// read-only) that a tile of `BN` columns at column `c0` reads: the
+/// 128-wide n-blocks `c0 / 128 ..= (c0 + BN − 1) / 128`, clamped to the
+/// last one. Called by the producer when it starts a tile, up to STAGES K
+/// blocks before the consumers' first `ld.global.nc` of these rows: after
+/// an L2 flush (and for each new tile column) a row's lines are DRAM
+/// misses, one every 8 K blocks along the row, which the consumers' one
+/// block of look-ahead hides only in part; prefetched, those loads hit L2.
+/// DeepGEMM gets the same effect by copying the tile's B scales into
+/// shared memory at the start of each tile.
+///
+/// # Safety
+/// `b_scales` points at `n_blocks · k_blocks` floats of global memory;
+/// `n_blocks ≥ 1`.
+///
+/// ```ignore
+/// unsafe { prefetch_tile_b_scales::<128>(b_scales, tn * 128, n_blocks, k_blocks) };
+/// ```
+#[inline(always)]
+pub unsafe fn prefetch_tile_b_scales<const BN: usize>(
+    b_scales: *const f32,
+    c0: u32,
+    n_blocks: u32,
+    k_blocks: u32,
+) {
+    let last = n_blocks - 1;
+    let (lo, hi) = ((c0 / 128).min(last), ((c0 + BN as u32 - 1) / 128).min(last));
+    let mut row = lo;
+    while row <= hi {
+        // SAFETY: row < n_blocks (clamped): the row is in bounds.
+        let start = unsafe { b_scales.add((row * k_blocks) as usize) } as u64;
+        let end = start + 4 * k_blocks as u64;
+        let mut line = start & !127;
+        while line < end {
+            // SAFETY: a line of the row (global memory, per the contract).
+            unsafe { prefetch_l2(line as *const u8) };
+            line += 128;
+        }
+        row += 1;
+    }
+}
+
 /// One FP8 `wgmma` shape: a warpgroup's 64 × N block, `ACC = N / 2` fp32
 /// accumulators per thread, K = 32.
 ///
@@ -406,5 +465,36 @@ pub unsafe fn fp8_mainloop<
             release_stage::<CLUSTER_M>(pending, signaller);
             promote_tile::<ACC, BN>(acc, p0, scales, split_q);
         }
+    }
+}
+
+/// The main loop of a consumer warpgroup whose 64 rows of the tile all lie
+/// past M (a 128-row tile over the last ≤ 64 rows of A, e.g. M = 64): it
+/// hands each of the segment's stages back without reading it — no MMAs,
+/// no promotion (their result would be clipped by the store) — so the
+/// other warpgroup has the tensor core to itself. The caller skips the
+/// stream-K fixup and the epilogue for the tile too (both warpgroup-local:
+/// the contributor and the finalizer of a unit take the same branch, and
+/// the flags carry the launch's epoch).
+///
+/// Protocol contract (`InputTilePipeline`, consumer side): per K block it
+/// waits on the stage's `full` barrier (so the consumer's stage and phase
+/// advance as in [`fp8_mainloop`]) and releases it at once — one arrival
+/// per warpgroup on the `empty` barrier of every CTA of the cluster
+/// ([`release_stage`]), by `signaller`.
+///
+/// ```ignore
+/// pass_segment::<128, 64, 8, 1>(&mut consumer, seg.k_begin, seg.k_end, tid == 0);
+/// ```
+#[inline(always)]
+pub fn pass_segment<const BM: usize, const BN: usize, const STAGES: usize, const CLUSTER_M: u32>(
+    consumer: &mut InputConsumer<'_, Fp8Payload<BM, BN>, STAGES>,
+    k_begin: u32,
+    k_end: u32,
+    signaller: bool,
+) {
+    for _ in k_begin..k_end {
+        let stage = consumer.acquire_stage();
+        release_stage::<CLUSTER_M>(stage.defer_release(), signaller);
     }
 }

@@ -62,7 +62,16 @@
 //!   pulls 16 + 16 KiB of operands from L2 instead of 32 + 16; the
 //!   schedule is `ClusterWork` over the transposed tile grid.
 //! * Persistent grid: work unit `u` (a tile, or a cluster's tiles) goes to
-//!   CTA (cluster) `u mod grid`, in grouped order.
+//!   CTA (cluster) `u mod grid`, in grouped order (the host launches the
+//!   fewest CTAs that take the units in as many waves as one per SM:
+//!   `fp8::equal_waves_workers`).
+//! * 128-row tiles whose last ≤ 64 rows lie past M (every tile at M = 64):
+//!   the consumer warpgroup whose 64 rows are all past M passes its stages
+//!   back unread (`pass_segment`) and skips the fixup and the epilogue, so
+//!   the tile costs what a 64-row tile would.
+//! * The producer prefetches each tile's B-scale rows into L2 when it
+//!   starts the tile (`prefetch_tile_b_scales`), STAGES K blocks ahead of
+//!   the consumers' reads.
 //!
 //! Assembled from the Hopper roles of `baton_kernel_roles::sm90` (their
 //! docs state each role's barrier contract): the layout (`Fp8Smem`), then

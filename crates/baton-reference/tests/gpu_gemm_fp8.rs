@@ -170,8 +170,8 @@ fn fp8_half_empty_tiles_and_equal_wave_grids_match_f64() {
             // blocks); 2100×2104 runs whole tiles.
             let splits: &[u32] = if m < 1024 { &[1, 3] } else { &[1] };
             for &splits in splits {
-                // Whole tiles through the plan's default (`set_split_k(1)`
-                // is refused where the units exceed the resident workers).
+                // Whole tiles through the plan's default (before session 11
+                // `set_split_k(1)` was refused past the resident workers).
                 let cmp = if splits == 1 {
                     gemm_fp8_check::check_vs_f64(&gpu, &kernels, kernel, (m, n, k))
                 } else {

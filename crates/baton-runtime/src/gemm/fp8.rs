@@ -752,8 +752,8 @@ impl<'a> Fp8GemmPlan<'a> {
     /// so the result has the same bits on every launch. `splits == 1` turns
     /// split-K (and stream-K) off.
     ///
-    /// Errors: [`GemmError::SplitKCount`] unless `1 ≤ splits ≤ min(slots /
-    /// units, K / 128)`; [`GemmError::NoStreamK`] for `splits > 1` on a
+    /// Errors: [`GemmError::SplitKCount`] unless `splits == 1` or `2 ≤
+    /// splits ≤ min(slots / units, K / 128)`; [`GemmError::NoStreamK`] for `splits > 1` on a
     /// kernel without stream-K ([`has_stream_k`]).
     ///
     /// ```no_run

@@ -44,15 +44,17 @@ pub(crate) struct StreamKWorkspace {
 }
 
 /// Whether `splits` workers per unit can run `units` units of `k_blocks`
-/// K blocks on `slots` resident workers: `1 ≤ splits ≤ min(slots / units,
-/// k_blocks)`, else [`GemmError::SplitKCount`] naming the bound.
+/// K blocks on `slots` resident workers: `1 ≤ splits ≤ max(1, min(slots /
+/// units, k_blocks))` (1, whole units, always: with more units than
+/// workers too), else [`GemmError::SplitKCount`] naming the bound.
 ///
 /// ```ignore
 /// assert!(check_split_k(8, 16, 512, 132).is_ok());
 /// assert!(check_split_k(9, 16, 512, 132).is_err()); // 144 workers > 132
+/// assert!(check_split_k(1, 289, 2, 132).is_ok()); // split-K off
 /// ```
 pub(crate) fn check_split_k(splits: u32, units: u32, k_blocks: u32, slots: u32) -> Result<()> {
-    let max = (slots / units.max(1)).min(k_blocks);
+    let max = (slots / units.max(1)).min(k_blocks).max(1);
     if splits == 0 || splits > max {
         return Err(GemmError::SplitKCount {
             splits,
@@ -186,6 +188,13 @@ mod tests {
     fn split_k_counts_by_hand() {
         assert!(check_split_k(8, 16, 512, 132).is_ok());
         assert!(check_split_k(1, 16, 512, 132).is_ok());
+        // More units than workers: 1 (split-K off) is still allowed (it
+        // was refused as "1..=0" before session 11), 2 is not.
+        assert!(check_split_k(1, 289, 2, 132).is_ok());
+        match check_split_k(2, 289, 8, 132) {
+            Err(crate::Error::Gemm(GemmError::SplitKCount { max: 1, .. })) => {}
+            other => panic!("2 splits of 289 units: {other:?}"),
+        }
         for (splits, k_blocks, max) in [(9, 512, 8), (3, 2, 2), (0, 512, 8)] {
             match check_split_k(splits, 16, k_blocks, 132) {
                 Err(crate::Error::Gemm(GemmError::SplitKCount { max: m, .. })) => {

@@ -404,7 +404,9 @@ macro_rules! stream_k_fixup {
 #[macro_export]
 macro_rules! stream_k_fixup_overlapped {
     ($fixup:expr, $sched:expr, $seg:expr, $cluster_m:expr, $rank:expr, $wg:expr, $tid:expr, $acc:expr, $acc_len:expr) => {
-        $crate::stream_k_fixup_overlapped!($fixup, $sched, $seg, $cluster_m, $rank, $wg, $tid, $acc, $acc_len, 4);
+        $crate::stream_k_fixup_overlapped!(
+            $fixup, $sched, $seg, $cluster_m, $rank, $wg, $tid, $acc, $acc_len, 4
+        );
     };
     // Partials loaded `$batch` (1, 2 or 4) contributors at a time
     // (`StreamKFixup::accumulate_all_batched`).

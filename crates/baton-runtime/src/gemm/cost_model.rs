@@ -373,9 +373,13 @@ pub struct Streaming {
 /// to `splits + 1` partials). Measured (H100, session 11, BENCHMARKS.md):
 /// the cooperative 128×64 kernel split 3 ways ran 17–23 % slower than
 /// split 2 or 4 at 256×1024×32768 (69 vs 59 / 56 µs) and 256×1024×4096 (19
-/// vs 16 / 16 µs), where the model put 3 ways 1–6 % ahead; which part of
-/// the crossing costs that much is not measured yet (a simulation of the
-/// schedule's hand-overs explains 2–15 %). The swap-AB kernels (one unit
+/// vs 16 / 16 µs), where the model put 3 ways 1–6 % ahead, while 3 ways
+/// that divide the K blocks ran as fast as 4 (256×1024×24576: 45 µs both;
+/// 256×1024×3072: 14–15 µs both): the step is the uneven cut, not the
+/// count. Which part of the crossing costs that much is not measured yet
+/// (a simulation of the schedule's hand-overs explains 2–15 %). With even
+/// splits only, 256×1024×4096 ran 19.3 → 15.3 µs and 256×1024×32768 68.1 →
+/// 54.7 µs (same call). The swap-AB kernels (one unit
 /// row, overlapped finalizer) showed no such step in session 10's grid (5
 /// ways of 64 K blocks ran best at 1×1024×4096).
 ///

@@ -466,8 +466,8 @@ mod tests {
     /// cooperative kernel splits only into equal K ranges
     /// (`cost_model::even_split`: 2, 4, 8 … of 64 K blocks), split 4 (64
     /// CTAs, 8 stages of (1 + 64) · 128 B in flight: 2.028 TB/s, 4.140 µs;
-    /// math 2·128·64·64 · 17.5 at 5.1e12: 3.599 µs; the in-turn fixup 3 µs
-    /// + 4 · 32 KiB at 50 GB/s: 5.621 µs; 9.761 µs. Session 10's 5 ways,
+    /// math 2·128·64·64 · 17.5 at 5.1e12: 3.599 µs; the in-turn fixup, 3 µs
+    /// and 4 · 32 KiB at 50 GB/s: 5.621 µs; 9.761 µs. Session 10's 5 ways,
     /// 9.589 µs, are no longer tried). At 64×5000×4096 16- and
     /// 32-row tiles would need several tile rows along M (not candidates;
     /// measured 35.2 µs vs 21.8 µs for 128×64).

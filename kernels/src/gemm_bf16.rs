@@ -49,7 +49,7 @@
 //! setup (`init_then_sync`), the schedule (`ClusterWork`, `TileRows`) and
 //! `dispatch_roles!` over `GEMM_ROLES` — `TmaProducer` with this kernel's
 //! loads, `CLoad`, and per consumer warpgroup `bf16_mainloop`,
-//! `stream_k_fixup!` and `StoreEpilogue` (in place over C through
+//! `stream_k_fixup_overlapped!` and `StoreEpilogue` (in place over C through
 //! `LoadedC`, or the D ring).
 
 use baton::arch::ptx::tma::{TensorMap, load_3d, prefetch_tensormap, store_wait_group};
@@ -72,11 +72,11 @@ use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile_3d};
 use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};
 use baton_kernel_roles::sm90::stage_descriptors::{MN_BOX_BYTES, StageDescriptors};
 use baton_kernel_roles::sm90::stream_k::StreamKFixup;
-use baton_kernel_roles::stream_k_fixup;
+use baton_kernel_roles::stream_k_fixup_overlapped;
 
 use baton_kernels_abi::gemm_bf16::{
     self as abi, A_MN_MAJOR, B_MN_MAJOR, GemmSmem, K_MAJOR, PINGPONG_GROUPS, PINGPONG_TURNS,
-    Payload, PingPongSmem, Stage, stages_for,
+    Payload, PingPongSmem, Stage, fixup_batch, stages_for,
 };
 pub use baton_kernels_abi::gemm_bf16::{BK, BM};
 use baton_kernels_abi::gemm_params::{
@@ -536,8 +536,17 @@ unsafe fn gemm<
                 // Stream-K fixup: a contributor hands its partial to the
                 // unit's finalizer and has no epilogue (`continue`); a
                 // finalizer of a split unit adds the contributors' partials
-                // first.
-                stream_k_fixup!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC);
+                // first, waiting for all of them at once and loading 4
+                // partials at a time (the same sum in the same order as
+                // taking them in turn: the same bits).
+                // (Batch by `fixup_batch`; the branch on the constant folds.)
+                if fixup_batch(ACC) == 4 {
+                    stream_k_fixup_overlapped!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC, 4);
+                } else if fixup_batch(ACC) == 2 {
+                    stream_k_fixup_overlapped!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC, 2);
+                } else {
+                    stream_k_fixup_overlapped!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC, 1);
+                }
                 // Epilogue: BN / 32 sub-tiles of 64 rows × 32 columns, D in
                 // place over C (beta ≠ 0) or through the ring (`d_next`
                 // counts sub-tiles).

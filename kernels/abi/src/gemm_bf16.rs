@@ -93,6 +93,29 @@ pub const fn stages_for(bn: usize) -> usize {
     if n > 8 { 8 } else { n }
 }
 
+/// Contributors whose split-K / stream-K partials a finalizer warpgroup
+/// with `acc` accumulator floats per thread (`BN / 2` in the cooperative
+/// kernels: 64 rows × BN over 128 threads) loads together
+/// (`StreamKFixup::accumulate_all_batched` of the kernel roles): what its
+/// 168 registers hold besides the accumulators without spilling. With 4
+/// everywhere ptxas spilled 40–308 bytes in the 128×128, 128×224 and
+/// 128×256 entries (session 11); the build's hot-kernel rule refuses a
+/// spill. The host's cost model reads the same function.
+///
+/// ```
+/// use baton_kernels_abi::gemm_bf16::fixup_batch;
+/// assert_eq!((fixup_batch(32), fixup_batch(64), fixup_batch(128)), (4, 2, 1));
+/// ```
+pub const fn fixup_batch(acc: usize) -> usize {
+    if acc <= 32 {
+        4
+    } else if acc <= 64 {
+        2
+    } else {
+        1
+    }
+}
+
 /// The spec of the `128 × BN` configuration in clusters of `cluster` CTAs
 /// along M.
 const fn spec<const BN: usize, const STAGES: usize>(

@@ -357,6 +357,38 @@ pub struct Streaming {
     /// ([`overlapped_fixup_us`]; the swap-AB kernels), or takes them in
     /// turn (the fixup of [`TileShape::cost_split`]).
     pub overlapped_fixup: bool,
+    /// Whether [`TileShape::cost_best_split_streaming`] tries only split
+    /// counts that cut the K blocks into equal ranges ([`even_split`]; the
+    /// cooperative kernels), or every count (the swap-AB kernels).
+    pub even_splits: bool,
+}
+
+/// Whether `splits` workers cut `k_blocks` K blocks into equal ranges.
+///
+/// The split-K schedule is the stream-K schedule with `units · splits`
+/// workers over the units' K blocks laid end to end, so with a count that
+/// does not divide the K blocks most workers' ranges cross a unit
+/// boundary: such a worker runs a contributor segment of one unit, then
+/// the first K blocks of the next (two tile prologues, and units with up
+/// to `splits + 1` partials). Measured (H100, session 11, BENCHMARKS.md):
+/// the cooperative 128×64 kernel split 3 ways ran 17–23 % slower than
+/// split 2 or 4 at 256×1024×32768 (69 vs 59 / 56 µs) and 256×1024×4096 (19
+/// vs 16 / 16 µs), where the model put 3 ways 1–6 % ahead, while 3 ways
+/// that divide the K blocks ran as fast as 4 (256×1024×24576: 45 µs both;
+/// 256×1024×3072: 14–15 µs both): the step is the uneven cut, not the
+/// count. Which part of the crossing costs that much is not measured yet
+/// (a simulation of the schedule's hand-overs explains 2–15 %). With even
+/// splits only, 256×1024×4096 ran 19.3 → 15.3 µs and 256×1024×32768 68.1 →
+/// 54.7 µs (same call). The swap-AB kernels (one unit
+/// row, overlapped finalizer) showed no such step in session 10's grid (5
+/// ways of 64 K blocks ran best at 1×1024×4096).
+///
+/// ```
+/// use baton_runtime::gemm::cost_model::even_split;
+/// assert!(even_split(512, 4) && !even_split(512, 3) && even_split(33, 3));
+/// ```
+pub fn even_split(k_blocks: usize, splits: usize) -> bool {
+    splits > 0 && k_blocks.is_multiple_of(splits)
 }
 
 /// The fewest K blocks one split-K worker runs
@@ -457,7 +489,7 @@ impl TileShape {
     /// ```
     /// use baton_runtime::gemm::cost_model::{Machine, Problem, Streaming, TileShape};
     /// let t = TileShape { bm: 16, bn: 128, bk: 64, cluster_m: 1, speed: 0.85 };
-    /// let s = Streaming { stages: 10, overlapped_fixup: true };
+    /// let s = Streaming { stages: 10, overlapped_fixup: true, even_splits: false };
     /// let c = t.cost_streaming(&Problem::bf16(1, 4096, 4096), &Machine::H100_BF16, 132, 1, 1.5, s);
     /// // 32 CTAs × 10 stages × 16,512 B in flight over 2.1 µs: 2.52 TB/s.
     /// assert!((c.dram_us - 33_570_816.0 / (5_283_840.0 / 2.1e-6) * 1e6).abs() < 1e-9);
@@ -488,7 +520,7 @@ impl TileShape {
     /// ```
     /// use baton_runtime::gemm::cost_model::{Machine, Problem, Streaming, TileShape};
     /// let t = TileShape { bm: 16, bn: 128, bk: 64, cluster_m: 1, speed: 0.85 };
-    /// let s = Streaming { stages: 10, overlapped_fixup: true };
+    /// let s = Streaming { stages: 10, overlapped_fixup: true, even_splits: false };
     /// let c = t.cost_best_split_streaming(&Problem::bf16(1, 1024, 4096), &Machine::H100_BF16, 132, 132, 1.5, s);
     /// assert!(c.splits > 1);
     /// ```
@@ -508,6 +540,9 @@ impl TileShape {
         for splits in 2..=max_splits {
             if best.units * splits > best.slots || k_blocks < splits * MIN_SPLIT_K_BLOCKS {
                 break;
+            }
+            if streaming.even_splits && !even_split(k_blocks, splits) {
+                continue;
             }
             let c = cost(splits);
             if c.estimate_us() < best.estimate_us() * (1.0 - EQUAL_WITHIN) {

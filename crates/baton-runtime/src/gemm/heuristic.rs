@@ -156,7 +156,7 @@ impl GemmConfig {
     /// ```
     /// use baton_runtime::{Target, gemm::GemmConfig};
     /// let slots = |c: GemmConfig| 132 / c.cluster_m();
-    /// assert_eq!(GemmConfig::plan_for(Target::Sm90a, 8, 1024, 32768, slots), (GemmConfig::T128x64, 5));
+    /// assert_eq!(GemmConfig::plan_for(Target::Sm90a, 8, 1024, 32768, slots), (GemmConfig::T128x64, 8));
     /// assert_eq!(GemmConfig::plan_for(Target::Sm100a, 1, 4096, 4096, slots).1, 1);
     /// ```
     pub fn plan_for(
@@ -276,11 +276,11 @@ impl GemmConfig {
     ///
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
-    /// // 16 output tiles of 128×64, K = 32768 (512 K blocks): each split 5
-    /// // ways (80 CTAs: the bandwidth's bytes in flight; more splits cost
-    /// // more fixup than they save).
+    /// // 16 output tiles of 128×64, K = 32768 (512 K blocks): each split 8
+    /// // ways (128 CTAs; the cooperative kernels split K into equal ranges
+    /// // only, so 5 or 6 ways are not tried: cost_model::even_split).
     /// let (c, cost) = GemmConfig::plan_with_slots(8, 1024, 32768, |c| 132 / c.cluster_m());
-    /// assert_eq!((c, cost.units, cost.splits), (GemmConfig::T128x64, 16, 5));
+    /// assert_eq!((c, cost.units, cost.splits), (GemmConfig::T128x64, 16, 8));
     /// ```
     pub fn plan_with_slots(
         m: usize,
@@ -308,7 +308,12 @@ impl GemmConfig {
     pub fn plan_cost(self, m: usize, n: usize, k: usize, slots: u32) -> TileCost {
         let streaming = Streaming {
             stages: self.stages() as usize,
+            // The cooperative kernels' finalizer waits for all contributors
+            // at once too since session 11 (`stream_k_fixup_overlapped!`,
+            // 4, 2 or 1 partials per load batch); their fixup is still
+            // costed by the in-turn fit until measured.
             overlapped_fixup: self.is_swap_ab(),
+            even_splits: !self.is_swap_ab(),
         };
         self.tile_shape().cost_best_split_streaming(
             &Problem::bf16(m, n, k),
@@ -457,10 +462,13 @@ mod tests {
     ///   µs — the least (4 splits: 32 CTAs at 2.516 TB/s, 3.338 + 1.95 =
     ///   5.288 µs; 6: 2.896 + 2.6 = 5.496 µs).
     ///
-    /// With C the swap-AB kernels are not candidates: 128×64 split 5 (80
-    /// CTAs, 8 stages of (1 + 64) · 128 B: 2.536 TB/s, 3.312 µs; math
-    /// 2·128·64·64 · 14.5 at 5.1e12: 2.982 µs; the in-turn fixup 3 µs + 5 ·
-    /// 32 KiB at 50 GB/s: 6.277 µs; 9.589 µs). At 64×5000×4096 16- and
+    /// With C the swap-AB kernels are not candidates: 128×64, whose
+    /// cooperative kernel splits only into equal K ranges
+    /// (`cost_model::even_split`: 2, 4, 8 … of 64 K blocks), split 4 (64
+    /// CTAs, 8 stages of (1 + 64) · 128 B in flight: 2.028 TB/s, 4.140 µs;
+    /// math 2·128·64·64 · 17.5 at 5.1e12: 3.599 µs; the in-turn fixup, 3 µs
+    /// and 4 · 32 KiB at 50 GB/s: 5.621 µs; 9.761 µs. Session 10's 5 ways,
+    /// 9.589 µs, are no longer tried). At 64×5000×4096 16- and
     /// 32-row tiles would need several tile rows along M (not candidates;
     /// measured 35.2 µs vs 21.8 µs for 128×64).
     #[test]
@@ -478,6 +486,7 @@ mod tests {
             Streaming {
                 stages: 10,
                 overlapped_fixup: true,
+                even_splits: false,
             },
         );
         let rate = 1_320_960.0 / 2.1e-6;
@@ -496,10 +505,10 @@ mod tests {
         assert!((split.fixup_us - 1.95).abs() < 1e-9, "{split:?}");
         assert!((split.estimate_us() - 4.846).abs() < 1e-3, "{split:?}");
         let (c, splits) = GemmConfig::plan_for_operands(Target::Sm90a, m, n, k, true, h100_slots);
-        assert_eq!((c, splits), (GemmConfig::T128x64, 5));
+        assert_eq!((c, splits), (GemmConfig::T128x64, 4));
         let with_c = GemmConfig::T128x64.plan_cost(m, n, k, 132);
-        assert!((with_c.dram_us - bytes / (5_324_800.0 / 2.1e-6) * 1e6).abs() < 1e-9);
-        assert!((with_c.estimate_us() - 9.589).abs() < 1e-3, "{with_c:?}");
+        assert!((with_c.dram_us - bytes / (4_259_840.0 / 2.1e-6) * 1e6).abs() < 1e-9);
+        assert!((with_c.estimate_us() - 9.761).abs() < 1e-3, "{with_c:?}");
         let (c, _) =
             GemmConfig::plan_for_operands(Target::Sm90a, 64, 5000, 4096, false, h100_slots);
         assert!(

@@ -239,12 +239,38 @@ impl StreamKFixup {
     #[inline(always)]
     pub unsafe fn accumulate_all<const ACC: usize>(
         &self,
+        contributors: (u32, u32),
+        ids: (u32, u32, u32),
+        tid: u32,
+        bar: u32,
+        acc: &mut [f32; ACC],
+    ) {
+        // SAFETY: forwarded.
+        unsafe { self.accumulate_all_batched::<ACC, 4>(contributors, ids, tid, bar, acc) }
+    }
+
+    /// [`accumulate_all`](Self::accumulate_all) loading the partials of
+    /// `BATCH` (1, 2 or 4) contributors together: the same flags, barrier
+    /// and sum (worker order, element by element); a smaller batch keeps
+    /// fewer loads in flight, for warpgroups whose accumulators leave no
+    /// registers for 4 (the cooperative BF16 kernels: `ACC` up to 128).
+    ///
+    /// # Safety
+    /// As [`accumulate_all`](Self::accumulate_all).
+    ///
+    /// ```ignore
+    /// unsafe { fixup.accumulate_all_batched::<64, 1>((first, last), (2, rank, wg), tid, 1 + wg, &mut acc) };
+    /// ```
+    #[inline(always)]
+    pub unsafe fn accumulate_all_batched<const ACC: usize, const BATCH: usize>(
+        &self,
         (first, last): (u32, u32),
         (cluster_m, rank, wg): (u32, u32, u32),
         tid: u32,
         bar: u32,
         acc: &mut [f32; ACC],
     ) {
+        const { assert!(BATCH == 1 || BATCH == 2 || BATCH == 4) };
         let slot = |c: u32| (c * cluster_m + rank) * 2 + wg;
         let mut c = first + tid;
         while c <= last {
@@ -255,38 +281,37 @@ impl StreamKFixup {
         }
         named_barrier_sync(bar, 128);
         let mut c = first;
-        while c + 3 <= last {
-            let p = [
-                self.slot_ptr::<ACC, 1>(slot(c)),
-                self.slot_ptr::<ACC, 1>(slot(c + 1)),
-                self.slot_ptr::<ACC, 1>(slot(c + 2)),
-                self.slot_ptr::<ACC, 1>(slot(c + 3)),
-            ];
+        while BATCH > 1 && c + (BATCH as u32 - 1) <= last {
+            let mut p = [core::ptr::null_mut::<f32>(); 4];
+            baton::unroll!(J in [0, 1, 2, 3] {
+                if (J as usize) < BATCH {
+                    p[J as usize] = self.slot_ptr::<ACC, 1>(slot(c + J));
+                }
+            });
             baton::unroll!(I in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] {
                 if (I as usize) < ACC / 4 {
                     let i = 4 * I as usize;
                     let at = (I * 128 + tid) as usize * 4;
-                    // SAFETY: inside each slot (chunk I of thread tid <
-                    // 128); published (acquire) and ordered before every
-                    // thread by the barrier.
-                    let v = unsafe {
-                        [
-                            ld_global_v4_f32(p[0].add(at)),
-                            ld_global_v4_f32(p[1].add(at)),
-                            ld_global_v4_f32(p[2].add(at)),
-                            ld_global_v4_f32(p[3].add(at)),
-                        ]
-                    };
-                    // Worker order, element by element.
+                    let mut v = [[0.0f32; 4]; 4];
                     baton::unroll!(J in [0, 1, 2, 3] {
-                        acc[i + J as usize] += v[0][J as usize];
-                        acc[i + J as usize] += v[1][J as usize];
-                        acc[i + J as usize] += v[2][J as usize];
-                        acc[i + J as usize] += v[3][J as usize];
+                        if (J as usize) < BATCH {
+                            // SAFETY: inside each slot (chunk I of thread
+                            // tid < 128); published (acquire) and ordered
+                            // before every thread by the barrier.
+                            v[J as usize] = unsafe { ld_global_v4_f32(p[J as usize].add(at)) };
+                        }
+                    });
+                    // Worker order, element by element.
+                    baton::unroll!(E in [0, 1, 2, 3] {
+                        baton::unroll!(J in [0, 1, 2, 3] {
+                            if (J as usize) < BATCH {
+                                acc[i + E as usize] += v[J as usize][E as usize];
+                            }
+                        });
                     });
                 }
             });
-            c += 4;
+            c += BATCH as u32;
         }
         while c <= last {
             let part = self.slot_ptr::<ACC, 1>(slot(c));
@@ -379,6 +404,13 @@ macro_rules! stream_k_fixup {
 #[macro_export]
 macro_rules! stream_k_fixup_overlapped {
     ($fixup:expr, $sched:expr, $seg:expr, $cluster_m:expr, $rank:expr, $wg:expr, $tid:expr, $acc:expr, $acc_len:expr) => {
+        $crate::stream_k_fixup_overlapped!(
+            $fixup, $sched, $seg, $cluster_m, $rank, $wg, $tid, $acc, $acc_len, 4
+        );
+    };
+    // Partials loaded `$batch` (1, 2 or 4) contributors at a time
+    // (`StreamKFixup::accumulate_all_batched`).
+    ($fixup:expr, $sched:expr, $seg:expr, $cluster_m:expr, $rank:expr, $wg:expr, $tid:expr, $acc:expr, $acc_len:expr, $batch:expr) => {
         let bar = 1 + $wg;
         if $seg.is_contributor() {
             let slot = $crate::sm90::stream_k::StreamKFixup::own_slot($wg);
@@ -392,7 +424,7 @@ macro_rules! stream_k_fixup_overlapped {
             // SAFETY: all 128 threads; the workers of `contributors`
             // contribute to this unit in this launch.
             unsafe {
-                $fixup.accumulate_all::<{ $acc_len }>(
+                $fixup.accumulate_all_batched::<{ $acc_len }, { $batch }>(
                     contributors,
                     ($cluster_m, $rank, $wg),
                     $tid,

@@ -200,7 +200,10 @@ pub const D256: HeadDimConfig = HeadDimConfig {
 /// (ptxas, Session 11): the loop keeps S (`block_n/2` accumulators), P
 /// (`block_n/4`), O (32) and ~60 registers of state; 64 rows need ~140,
 /// 80 fit, 96 spill 4 bytes, 128 (FA3's causal block) ~200 bytes. (FA3's
-/// non-causal 192-row block keeps P in shared memory instead.)
+/// non-causal 192-row block keeps P in shared memory instead.) Not the
+/// default: on the H100 it ran 1–2 % slower than the two-warpgroup kernels
+/// at seq 4k and 8.5 % slower at b16 s1024 causal (BENCHMARKS.md "Session
+/// 11 — ATTN"); the host API runs it on request (`Warpgroups::Three`).
 pub const D64_W3: HeadDimConfig = HeadDimConfig {
     head_dim: 64,
     consumer_warpgroups: 3,

@@ -4,8 +4,8 @@
 //! simulation on the host (`attention/abi/tests/cpu_fwd.rs`).
 
 use baton::arch::wgmma::ops::{
-    mma_m64n64k16_f32_bf16, mma_m64n80k16_f32_bf16, mma_m64n96k16_f32_bf16,
-    mma_m64n128k16_f32_bf16, mma_m64n176k16_f32_bf16,
+    mma_m64n64k16_f32_bf16, mma_m64n80k16_f32_bf16, mma_m64n128k16_f32_bf16,
+    mma_m64n176k16_f32_bf16,
 };
 
 /// One SS `wgmma` shape: a warpgroup's 64 × N fp32 block of S, `ACC = N / 2`
@@ -32,7 +32,7 @@ pub trait QkMma<const ACC: usize> {
 /// unsafe { QkN64::mma(&mut s, q_desc, k_desc, false) };
 /// ```
 pub struct QkN64;
-/// N = 80: a K/V block of the three-warpgroup d = 64 kernel.
+/// N = 80: the three-warpgroup d = 64 kernel's K/V block.
 ///
 /// ```ignore
 /// let mut s = [0f32; 40];
@@ -40,14 +40,6 @@ pub struct QkN64;
 /// unsafe { QkN80::mma(&mut s, q_desc, k_desc, false) };
 /// ```
 pub struct QkN80;
-/// N = 96: a K/V block of the three-warpgroup d = 64 kernel.
-///
-/// ```ignore
-/// let mut s = [0f32; 48];
-/// // SAFETY: all 128 threads of the warpgroup issue it; Q and K are loaded.
-/// unsafe { QkN96::mma(&mut s, q_desc, k_desc, false) };
-/// ```
-pub struct QkN96;
 /// N = 128: the 128-row K/V block (d = 128; d = 64 causal).
 ///
 /// ```ignore
@@ -77,13 +69,6 @@ impl QkMma<40> for QkN80 {
     unsafe fn mma(acc: &mut [f32; 40], a: u64, b: u64, accumulate: bool) {
         // SAFETY: forwarded.
         unsafe { mma_m64n80k16_f32_bf16(acc, a, b, accumulate) }
-    }
-}
-impl QkMma<48> for QkN96 {
-    #[inline(always)]
-    unsafe fn mma(acc: &mut [f32; 48], a: u64, b: u64, accumulate: bool) {
-        // SAFETY: forwarded.
-        unsafe { mma_m64n96k16_f32_bf16(acc, a, b, accumulate) }
     }
 }
 impl QkMma<64> for QkN128 {

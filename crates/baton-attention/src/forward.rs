@@ -244,7 +244,7 @@ impl Attention {
         // validate checked the head dimension; the call's kernel by mask,
         // warpgroups and K/V block (`config_for_call`).
         let narrow = opts.kv_block == KvBlock::Narrow;
-        let three = opts.warpgroups == Warpgroups::Auto;
+        let three = opts.warpgroups == Warpgroups::Three;
         let (config, spec) = config_for_call(plan.config.head_dim, opts.causal, narrow, three)
             .ok_or(AttentionError::UnsupportedHeadDim {
                 head_dim: shape.head_dim,

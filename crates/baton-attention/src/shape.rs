@@ -144,17 +144,18 @@ pub struct AttentionOptions {
 /// Consumer warpgroups per CTA of the d = 64 kernels.
 ///
 /// ```
-/// assert_eq!(baton_attention::Warpgroups::default(), baton_attention::Warpgroups::Auto);
+/// assert_eq!(baton_attention::Warpgroups::default(), baton_attention::Warpgroups::Two);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Warpgroups {
-    /// Three (FA3's d = 64 CTA: 192-row query tiles, 80-row K/V blocks,
-    /// causal or not).
+    /// Two (128-row query tiles; K/V blocks by [`KvBlock`]).
     #[default]
-    Auto,
-    /// Two (128-row query tiles; K/V blocks by [`KvBlock`]; for
-    /// comparisons).
     Two,
+    /// Three (FA3's d = 64 CTA: 192-row query tiles, 80-row K/V blocks,
+    /// causal or not; for comparisons: on the H100 it measured 1–2 %
+    /// slower than two at seq 4k and 8.5 % slower at b16 s1024 causal,
+    /// BENCHMARKS.md "Session 11 — ATTN").
+    Three,
 }
 
 /// K/V rows per block of the d = 64 kernels.
@@ -213,7 +214,7 @@ impl Default for AttentionOptions {
             schedule: Schedule::PingPong,
             ctas: Ctas::PerSm,
             kv_block: KvBlock::Auto,
-            warpgroups: Warpgroups::Auto,
+            warpgroups: Warpgroups::Two,
         }
     }
 }

@@ -48,27 +48,27 @@ pub struct AttentionBenchArgs {
     /// kernel, to compare).
     #[arg(long, value_enum, default_value = "auto")]
     pub kv_block: KvBlockArg,
-    /// Consumer warpgroups of the d = 64 kernels: `auto` (three: 192-row
-    /// query tiles, the default) or `two` (128-row query tiles, K/V blocks
-    /// by `--kv-block`, to compare).
-    #[arg(long, value_enum, default_value = "auto")]
+    /// Consumer warpgroups of the d = 64 kernels: `two` (128-row query
+    /// tiles, K/V blocks by `--kv-block`, the default) or `three` (192-row
+    /// query tiles, 80-row K/V blocks, to compare).
+    #[arg(long, value_enum, default_value = "two")]
     pub warpgroups: WarpgroupsArg,
 }
 
 /// `--warpgroups`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 pub enum WarpgroupsArg {
-    /// Three at d = 64.
-    Auto,
     /// Two.
     Two,
+    /// Three at d = 64.
+    Three,
 }
 
 impl From<WarpgroupsArg> for Warpgroups {
     fn from(w: WarpgroupsArg) -> Self {
         match w {
-            WarpgroupsArg::Auto => Warpgroups::Auto,
             WarpgroupsArg::Two => Warpgroups::Two,
+            WarpgroupsArg::Three => Warpgroups::Three,
         }
     }
 }

@@ -142,8 +142,8 @@ struct Case {
     /// d = 64 on three consumer warpgroups (`config_for_call`'s
     /// `three_warpgroups`).
     w3: bool,
-    /// The d = 64 kernel with `fwd::run`'s `EMU` 4 and `EARLY_RESCALE`,
-    /// which no entry uses now.
+    /// The d = 64 kernel with `fwd::run`'s `EMU` 4, `EARLY_RESCALE` and
+    /// `FUSED_SCALE`, which no entry uses now.
     fma_exp2_early_rescale: bool,
     bhsd: bool,
     /// `AttentionParams::pingpong`: 1 the ordered barrier, 2 named barriers.
@@ -206,7 +206,7 @@ fn config(case: &Case) -> HeadDimConfig {
 fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
     let warpgroups = config(case).threads() / 128;
     macro_rules! cta {
-        ($nb:literal, $bn:literal, $sk:literal, $sv:literal, $sq:literal, $w:literal, $sacc:literal, $oacc:literal, $pack:literal, $pr:literal, $cr:literal, $persistent:literal, $emu:literal, $early:literal, $s:ty, $o:ty) => {
+        ($nb:literal, $bn:literal, $sk:literal, $sv:literal, $sq:literal, $w:literal, $sacc:literal, $oacc:literal, $pack:literal, $pr:literal, $cr:literal, $persistent:literal, $emu:literal, $early:literal, $fused:literal, $s:ty, $o:ty) => {
             thread::run_cta(
                 AttnSmem::<$nb, $bn, $sk, $sv, $sq, $w> {
                     k: baton::tile_pipeline::InputTileStorage::new(),
@@ -233,6 +233,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                         $persistent,
                         $emu,
                         $early,
+                        $fused,
                         $s,
                         $o,
                     >(&p.0)
@@ -260,12 +261,14 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 true,
                 0,
                 false,
+                false,
                 qk::QkN176,
                 pv::PvN64
             )
         }
         // The entry's options not in use (`EMU` 4: every 4th chunk's exp2
-        // on the FMA pipe; the early O rescale), kept in fwd.rs.
+        // on the FMA pipe; the early O rescale; the fused scale), kept in
+        // fwd.rs.
         ("baton_attention_fwd_d64", true) => {
             cta!(
                 1,
@@ -281,6 +284,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 232,
                 true,
                 4,
+                true,
                 true,
                 qk::QkN176,
                 pv::PvN64
@@ -302,6 +306,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 true,
                 0,
                 false,
+                false,
                 qk::QkN128,
                 pv::PvN64
             )
@@ -321,6 +326,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 160,
                 true,
                 0,
+                false,
                 false,
                 qk::QkN80,
                 pv::PvN64
@@ -342,6 +348,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 true,
                 0,
                 false,
+                false,
                 qk::QkN128,
                 pv::PvN128
             )
@@ -362,6 +369,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 false,
                 0,
                 true,
+                false,
                 qk::QkN64,
                 pv::PvN256
             )

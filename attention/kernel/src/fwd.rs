@@ -141,7 +141,9 @@ fn tile_info(
 /// (`softmax::Block::mask_and_softmax`; 0: all on the MUFU);
 /// `EARLY_RESCALE`: O is rescaled under S_j's `wgmma`s, between the two
 /// issues (FA3's place; the factors stay live through the turn), else
-/// once P·V retired (d = 128: early spills 4 bytes at 232 registers).
+/// once P·V retired (d = 128: early spills 4 bytes at 232 registers);
+/// `FUSED_SCALE`: the softmax's `scale·s − max` as one FMA per element
+/// (`softmax::Block::fused_scale`; not measured on the GPU yet).
 ///
 /// Every thread of the CTA runs it, as [`CurrentThread`]: the GPU thread
 /// of a kernel entry (`lib.rs`), or on the host a thread of
@@ -150,7 +152,7 @@ fn tile_info(
 ///
 /// ```ignore
 /// run_cta(smem, 3, cta, grid, |_smem| {
-///     fwd::run::<2, 128, 3, 2, 3, 2, 64, 64, 32, 40, 232, true, 0, false, QkN128, PvN128>(&p)
+///     fwd::run::<2, 128, 3, 2, 3, 2, 64, 64, 32, 40, 232, true, 0, false, false, QkN128, PvN128>(&p)
 /// });
 /// ```
 #[inline(always)]
@@ -169,6 +171,7 @@ pub fn run<
     const PERSISTENT: bool,
     const EMU: usize,
     const EARLY_RESCALE: bool,
+    const FUSED_SCALE: bool,
     S: QkMma<SACC>,
     O: PvMma<OACC>,
 >(
@@ -449,6 +452,7 @@ pub fn run<
                 causal,
                 wg_row0,
                 bn,
+                fused_scale: FUSED_SCALE,
             };
 
             // O ·= the rescale factors of the last softmax (before the

@@ -11,6 +11,8 @@ SHAPES = [
     ("mma_m64n224k16_f32_bf16", "m64n224k16.f32.bf16.bf16", 224, "bf16 × bf16 → f32, K = 16", True),
     ("mma_m64n176k16_f32_bf16", "m64n176k16.f32.bf16.bf16", 176, "bf16 × bf16 → f32, K = 16", True),
     ("mma_m64n128k16_f32_bf16", "m64n128k16.f32.bf16.bf16", 128, "bf16 × bf16 → f32, K = 16", True),
+    # Attention's K/V block at d = 64 on three consumer warpgroups.
+    ("mma_m64n80k16_f32_bf16", "m64n80k16.f32.bf16.bf16", 80, "bf16 × bf16 → f32, K = 16", True),
     ("mma_m64n64k16_f32_bf16", "m64n64k16.f32.bf16.bf16", 64, "bf16 × bf16 → f32, K = 16", True),
     # Swap-AB small-M GEMM (the user's M ≤ 64 as the MMA's N).
     ("mma_m64n32k16_f32_bf16", "m64n32k16.f32.bf16.bf16", 32, "bf16 × bf16 → f32, K = 16", True),

@@ -62,10 +62,11 @@ impl<const NB: usize> Default for QStage<NB> {
 
 /// The Q payload: one consumer warpgroup's [`QStage`]. The Q pipeline's
 /// stages are filled in the order warpgroup 0's rows, warpgroup 1's rows,
-/// tile after tile (consumer count 1; each warpgroup takes every other
-/// stage, skipping the other's), each freed when its warpgroup's O stores
-/// have read it. With 3 stages the next tile's rows of warpgroup 0 load
-/// while this tile runs, and warpgroup 1's as soon as warpgroup 0's O left.
+/// …, tile after tile (each of `W` warpgroups takes every `W`-th stage,
+/// skipping the others'), each freed when its warpgroup's O stores have
+/// read it. With 3 stages and 2 warpgroups the next tile's rows of
+/// warpgroup 0 load while this tile runs, and warpgroup 1's as soon as
+/// warpgroup 0's O left.
 ///
 /// ```
 /// use baton::tile_pipeline::TilePayload;
@@ -81,7 +82,7 @@ impl<const NB: usize> TilePayload for QPayload<NB> {
 
 /// The CTA's shared memory: the K ring (`SK` stages of `BN` rows), the V
 /// ring (`SV` stages), the Q ring (`SQ` stages of one warpgroup's rows),
-/// the ping-pong's ordered barrier.
+/// the ping-pong's ordered barrier among the `W` consumer warpgroups.
 #[repr(C)]
 pub struct AttnSmem<
     const NB: usize,
@@ -89,15 +90,16 @@ pub struct AttnSmem<
     const SK: usize,
     const SV: usize,
     const SQ: usize,
+    const W: usize = 2,
 > {
     /// K stages and their full/empty barriers.
     pub k: InputTileStorage<KvPayload<NB, BN>, SK>,
     /// V stages and their full/empty barriers.
     pub v: InputTileStorage<KvPayload<NB, BN>, SV>,
     /// The query rows (then O) and their barriers: warpgroup 0's rows,
-    /// warpgroup 1's, the next tile's warpgroup 0's, … round the ring.
+    /// warpgroup 1's, …, the next tile's warpgroup 0's, … round the ring.
     pub q: InputTileStorage<QPayload<NB>, SQ>,
     /// The consumer warpgroups' ping-pong (`baton::ordered_barrier`): one
-    /// turn kind ("issue my `wgmma`s"), two groups.
-    pub order: OrderedBarriers<1, 2>,
+    /// turn kind ("issue my `wgmma`s"), `W` groups.
+    pub order: OrderedBarriers<1, W>,
 }

@@ -3,16 +3,19 @@
 //! host (`baton-attention`): what both sides must agree on, in one place.
 //!
 //! `O = softmax(scale·Q·Kᵀ [+ causal mask])·V` per (batch, query head), bf16
-//! in and out, fp32 accumulation. A CTA computes 128-row query tiles of one
-//! head each, one after the other ([`schedule`]: the host launches one CTA
-//! per SM or one per tile; with a causal mask the longest tiles first),
-//! 384 threads:
+//! in and out, fp32 accumulation. A CTA computes query tiles of one head
+//! each, one after the other ([`schedule`]: the host launches one CTA per
+//! SM or one per tile; with a causal mask the longest tiles first). Each
+//! kernel's [`HeadDimConfig`] is the single source of its shape: `W`
+//! consumer warpgroups ([`HeadDimConfig::consumer_warpgroups`]: 2, or 3 for
+//! FA3's 192-row d = 64 tiles), query tiles of [`HeadDimConfig::bm`] = 64·W
+//! rows, [`HeadDimConfig::threads`] = 128·(1 + W) threads:
 //!
 //! | warps | role |
 //! |---|---|
-//! | 0 (one lane) | TMA producer, per tile: K_0, each warpgroup's Q rows (the [`QPayload`] pipeline, two stages: stage w is warpgroup w's), V_0, then K_j and V_j ([`KvPayload`], one `InputTilePipeline` for K and one for V) |
+//! | 0 (one lane) | TMA producer, per tile: K_0, each warpgroup's Q rows (the [`QPayload`] pipeline: stage order warpgroup 0's, 1's, …), V_0, then K_j and V_j ([`KvPayload`], one `InputTilePipeline` for K and one for V) |
 //! | 1–3 | idle (their registers go to the consumers) |
-//! | 4–7, 8–11 | consumer warpgroups, 64 query rows each: `wgmma` S = Q·Kᵀ (both operands in shared memory), online softmax (exp2, rescaling), `wgmma` O += P·V (P from registers), then O through shared memory and TMA stores |
+//! | 4–7, 8–11 (, 12–15) | consumer warpgroups, 64 query rows each: `wgmma` S = Q·Kᵀ (both operands in shared memory), online softmax (exp2, rescaling), `wgmma` O += P·V (P from registers), then O through shared memory and TMA stores |
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![warn(missing_docs)]
 
@@ -26,27 +29,30 @@ pub use params::AttentionParams;
 
 use baton::kernel::KernelSpec;
 
-/// Query rows per CTA (two consumer warpgroups of 64 rows).
-pub const BM: u32 = 128;
 /// Query rows per consumer warpgroup.
 pub const WG_ROWS: usize = 64;
 /// Columns of one TMA box and one 128-byte-swizzle atom: 64 bf16.
 pub const BOX_COLS: usize = 64;
-/// Threads per CTA: a producer warpgroup and two consumer warpgroups.
-pub const THREADS: u32 = 384;
-/// Consumer warpgroups; each arrives once to free a K/V stage.
-pub const CONSUMER_WARPGROUPS: u32 = 2;
+/// Registers of the whole CTA at launch: the H100's 64 K registers per SM
+/// (one CTA per SM), which `setmaxnreg` redistributes among the roles.
+pub const REGISTER_FILE: u32 = 65536;
 /// Shared-memory budget of one CTA (the sm_90 opt-in maximum).
 pub const SMEM_LIMIT: usize = 227 * 1024;
 
 /// The head dimensions the kernels support.
 pub const HEAD_DIMS: [u32; 3] = [64, 128, 256];
 
-/// One head dimension's configuration: K/V rows per block and stages.
+/// One kernel's configuration: consumer warpgroups (hence query rows per
+/// tile and threads), K/V rows per block and stages. The host's launch
+/// (grid, threads, box sizes) and the kernel (its `fwd::run`
+/// instantiation, checked against it at compile time) both derive from it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HeadDimConfig {
     /// Head dimension.
     pub head_dim: u32,
+    /// Consumer warpgroups of 64 query rows each (2 or 3); each arrives
+    /// once to free a K/V stage, and they take turns on the tensor cores.
+    pub consumer_warpgroups: u32,
     /// K/V rows per block (the N of S = Q·Kᵀ).
     pub block_n: u32,
     /// Stages of K.
@@ -61,11 +67,89 @@ pub struct HeadDimConfig {
     pub persistent: bool,
 }
 
+impl HeadDimConfig {
+    /// Query rows per work tile: 64 per consumer warpgroup.
+    ///
+    /// ```
+    /// assert_eq!(baton_attention_abi::D128.bm(), 128);
+    /// assert_eq!(baton_attention_abi::D64_W3.bm(), 192);
+    /// ```
+    #[inline(always)]
+    pub const fn bm(&self) -> u32 {
+        WG_ROWS as u32 * self.consumer_warpgroups
+    }
+
+    /// Threads per CTA: the producer warpgroup and the consumer warpgroups.
+    ///
+    /// ```
+    /// assert_eq!(baton_attention_abi::D128.threads(), 384);
+    /// assert_eq!(baton_attention_abi::D64_W3.threads(), 512);
+    /// ```
+    pub const fn threads(&self) -> u32 {
+        128 * (1 + self.consumer_warpgroups)
+    }
+
+    /// Registers per thread at launch (ptxas's cap for `threads` per CTA,
+    /// one CTA per SM: the register file shared out, in steps of 8).
+    ///
+    /// ```
+    /// assert_eq!(baton_attention_abi::D128.launch_registers(), 168);
+    /// assert_eq!(baton_attention_abi::D64_W3.launch_registers(), 128);
+    /// ```
+    pub const fn launch_registers(&self) -> u32 {
+        REGISTER_FILE / self.threads() / 8 * 8
+    }
+
+    /// Whether `setmaxnreg` can give the producer warpgroup `producer` and
+    /// each consumer warpgroup `consumer` registers per thread: the CTA's
+    /// pool is `threads · launch_registers` (asking for more hangs
+    /// `setmaxnreg.inc`: Session 10's 32 + 2·240 at 384 threads).
+    ///
+    /// ```
+    /// use baton_attention_abi::{D128, D64_W3};
+    /// assert!(D128.registers_fit(40, 232) && !D128.registers_fit(32, 240));
+    /// assert!(D64_W3.registers_fit(32, 160) && !D64_W3.registers_fit(40, 160));
+    /// ```
+    pub const fn registers_fit(&self, producer: u32, consumer: u32) -> bool {
+        128 * (producer + self.consumer_warpgroups * consumer)
+            <= self.threads() * self.launch_registers()
+    }
+
+    /// Whether a kernel instantiation (`fwd::run`'s `NB` column boxes, `BN`
+    /// K/V rows, `SK`, `SV`, `SQ` stages, `W` consumer warpgroups,
+    /// persistence) is this configuration: the kernel entries assert it at
+    /// compile time.
+    ///
+    /// ```
+    /// assert!(baton_attention_abi::D128.is_instance(2, 128, 3, 2, 3, 2, true));
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub const fn is_instance(
+        &self,
+        nb: usize,
+        bn: usize,
+        sk: usize,
+        sv: usize,
+        sq: usize,
+        w: usize,
+        persistent: bool,
+    ) -> bool {
+        self.head_dim as usize == 64 * nb
+            && self.block_n as usize == bn
+            && self.k_stages as usize == sk
+            && self.v_stages as usize == sv
+            && self.q_stages as usize == sq
+            && self.consumer_warpgroups as usize == w
+            && self.persistent == persistent
+    }
+}
+
 /// d = 64: 176-row K/V blocks (FA3's wider block for the short turns of
 /// d = 64; 192 spills: S's 96 accumulators, P's 48 and O's 32 registers
 /// leave the tile loop too few), 3 K and 3 V stages.
 pub const D64: HeadDimConfig = HeadDimConfig {
     head_dim: 64,
+    consumer_warpgroups: 2,
     block_n: 176,
     k_stages: 3,
     v_stages: 3,
@@ -77,6 +161,7 @@ pub const D64: HeadDimConfig = HeadDimConfig {
 /// slower on causal shapes, BENCHMARKS.md "Session 9 — ATTN-PERF").
 pub const D64_CAUSAL: HeadDimConfig = HeadDimConfig {
     head_dim: 64,
+    consumer_warpgroups: 2,
     block_n: 128,
     k_stages: 3,
     v_stages: 3,
@@ -88,6 +173,7 @@ pub const D64_CAUSAL: HeadDimConfig = HeadDimConfig {
 /// the tiles' 1024-byte alignment turns into 1 KiB).
 pub const D128: HeadDimConfig = HeadDimConfig {
     head_dim: 128,
+    consumer_warpgroups: 2,
     block_n: 128,
     k_stages: 3,
     v_stages: 2,
@@ -99,6 +185,7 @@ pub const D128: HeadDimConfig = HeadDimConfig {
 /// spills: ptxas, Session 9).
 pub const D256: HeadDimConfig = HeadDimConfig {
     head_dim: 256,
+    consumer_warpgroups: 2,
     block_n: 64,
     k_stages: 2,
     v_stages: 2,
@@ -106,8 +193,31 @@ pub const D256: HeadDimConfig = HeadDimConfig {
     persistent: false,
 };
 
+/// d = 64 on three consumer warpgroups (FA3's d = 64 CTA: 192-row query
+/// tiles, 512 threads, consumers at 160 registers, producer 32): 80-row
+/// K/V blocks, 3 K, 3 V and 3 Q stages (one per warpgroup); causal or not.
+/// The block is what the consumers' 160 registers hold without spills
+/// (ptxas, Session 11): the loop keeps S (`block_n/2` accumulators), P
+/// (`block_n/4`), O (32) and ~60 registers of state; 64 rows need ~140,
+/// 80 fit, 96 spill 4 bytes, 128 (FA3's causal block) ~200 bytes. (FA3's
+/// non-causal 192-row block keeps P in shared memory instead.) Not the
+/// default: on the H100 it ran 1–2 % slower than the two-warpgroup kernels
+/// at seq 4k and 8.5 % slower at b16 s1024 causal (BENCHMARKS.md "Session
+/// 11 — ATTN"); the host API runs it on request (`Warpgroups::Three`).
+pub const D64_W3: HeadDimConfig = HeadDimConfig {
+    head_dim: 64,
+    consumer_warpgroups: 3,
+    block_n: 80,
+    k_stages: 3,
+    v_stages: 3,
+    q_stages: 3,
+    persistent: true,
+};
+
 /// Shared memory of the d = 64 kernel.
 pub type Smem64 = AttnSmem<1, 176, 3, 3, 2>;
+/// Shared memory of the three-warpgroup d = 64 kernel.
+pub type Smem64W3 = AttnSmem<1, 80, 3, 3, 3, 3>;
 /// Shared memory of the causal d = 64 kernel.
 pub type Smem64Causal = AttnSmem<1, 128, 3, 3, 2>;
 /// Shared memory of the d = 128 kernel.
@@ -115,9 +225,9 @@ pub type Smem128 = AttnSmem<2, 128, 3, 2, 3>;
 /// Shared memory of the d = 256 kernel.
 pub type Smem256 = AttnSmem<4, 64, 2, 2, 2>;
 
-const fn spec<Smem>(name: &'static str) -> KernelSpec<AttentionParams> {
+const fn spec<Smem>(name: &'static str, cfg: HeadDimConfig) -> KernelSpec<AttentionParams> {
     assert!(core::mem::size_of::<Smem>() <= SMEM_LIMIT);
-    KernelSpec::new(name, THREADS).with_dynamic_smem::<Smem>()
+    KernelSpec::new(name, cfg.threads()).with_dynamic_smem::<Smem>()
 }
 
 /// The d = 64 forward kernel.
@@ -126,21 +236,28 @@ const fn spec<Smem>(name: &'static str) -> KernelSpec<AttentionParams> {
 /// assert_eq!(baton_attention_abi::ATTENTION_D64.threads, 384);
 /// ```
 pub const ATTENTION_D64: KernelSpec<AttentionParams> =
-    spec::<Smem64>("baton_attention_fwd_d64").hot();
+    spec::<Smem64>("baton_attention_fwd_d64", D64).hot();
 /// The d = 64 forward kernel for causal calls ([`D64_CAUSAL`]).
 ///
 /// ```
 /// assert_eq!(baton_attention_abi::ATTENTION_D64_CAUSAL.name, "baton_attention_fwd_d64_causal");
 /// ```
 pub const ATTENTION_D64_CAUSAL: KernelSpec<AttentionParams> =
-    spec::<Smem64Causal>("baton_attention_fwd_d64_causal").hot();
+    spec::<Smem64Causal>("baton_attention_fwd_d64_causal", D64_CAUSAL).hot();
+/// The d = 64 forward kernel on three consumer warpgroups ([`D64_W3`]).
+///
+/// ```
+/// assert_eq!(baton_attention_abi::ATTENTION_D64_W3.threads, 512);
+/// ```
+pub const ATTENTION_D64_W3: KernelSpec<AttentionParams> =
+    spec::<Smem64W3>("baton_attention_fwd_d64_w3", D64_W3).hot();
 /// The d = 128 forward kernel.
 ///
 /// ```
 /// assert_eq!(baton_attention_abi::ATTENTION_D128.name, "baton_attention_fwd_d128");
 /// ```
 pub const ATTENTION_D128: KernelSpec<AttentionParams> =
-    spec::<Smem128>("baton_attention_fwd_d128").hot();
+    spec::<Smem128>("baton_attention_fwd_d128", D128).hot();
 /// The d = 256 forward kernel. Not yet `.hot()`: ptxas compiles the entry
 /// at the 168-register cap of 384 threads and spills (the 128 O
 /// accumulators, 32 S and 16 P registers need the consumers' 232).
@@ -149,7 +266,7 @@ pub const ATTENTION_D128: KernelSpec<AttentionParams> =
 /// assert_eq!(baton_attention_abi::ATTENTION_D256.threads, 384);
 /// ```
 pub const ATTENTION_D256: KernelSpec<AttentionParams> =
-    spec::<Smem256>("baton_attention_fwd_d256").hot();
+    spec::<Smem256>("baton_attention_fwd_d256", D256).hot();
 
 /// The configuration and spec of a head dimension (its non-causal kernel
 /// of Session 9: 176-row K/V blocks at d = 64, 128-row at d = 128), `None`
@@ -169,25 +286,31 @@ pub const fn config_for(head_dim: u32) -> Option<(HeadDimConfig, KernelSpec<Atte
     }
 }
 
-/// The configuration and spec of a call: [`config_for`], except d = 64
-/// with a causal mask or `narrow` ([`D64_CAUSAL`]: 128-row K/V blocks;
-/// `narrow` without a causal mask is for comparisons); `None` if
-/// unsupported. (A 176-row d = 128 kernel, FA3's block for non-causal
-/// d = 128, spills 32–44 bytes at 240 registers: Session 10.)
+/// The configuration and spec of a call: [`config_for`], except d = 64:
+/// with `three_warpgroups` [`D64_W3`] (causal or not), else with a causal
+/// mask or `narrow` [`D64_CAUSAL`] (128-row K/V blocks; `narrow` without a
+/// causal mask is for comparisons); `None` if unsupported. (A 176-row
+/// d = 128 kernel, FA3's block for non-causal d = 128, spills 32–44 bytes
+/// at 240 registers: Session 10.)
 ///
 /// ```
 /// use baton_attention_abi::config_for_call;
-/// let (cfg, spec) = config_for_call(64, true, false).unwrap();
+/// let (cfg, spec) = config_for_call(64, true, false, false).unwrap();
 /// assert_eq!((cfg.block_n, spec.name), (128, "baton_attention_fwd_d64_causal"));
-/// assert_eq!(config_for_call(64, false, false).unwrap().0.block_n, 176);
-/// assert_eq!(config_for_call(64, false, true).unwrap().0.block_n, 128);
-/// assert_eq!(config_for_call(128, false, false).unwrap().0.block_n, 128);
+/// assert_eq!(config_for_call(64, false, false, false).unwrap().0.block_n, 176);
+/// assert_eq!(config_for_call(64, false, true, false).unwrap().0.block_n, 128);
+/// assert_eq!(config_for_call(64, true, false, true).unwrap().0.bm(), 192);
+/// assert_eq!(config_for_call(128, false, false, true).unwrap().0.block_n, 128);
 /// ```
 pub const fn config_for_call(
     head_dim: u32,
     causal: bool,
     narrow: bool,
+    three_warpgroups: bool,
 ) -> Option<(HeadDimConfig, KernelSpec<AttentionParams>)> {
+    if head_dim == 64 && three_warpgroups {
+        return Some((D64_W3, ATTENTION_D64_W3));
+    }
     if head_dim == 64 && (causal || narrow) {
         return Some((D64_CAUSAL, ATTENTION_D64_CAUSAL));
     }

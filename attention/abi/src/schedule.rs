@@ -8,9 +8,8 @@
 //! `c, c + grid, c + 2·grid, …` of the [`tile_count`] in the order of
 //! [`work_tile`].
 
-use crate::BM;
-
-/// One work tile: query rows `BM·q_tile ..` of `(batch, head)` number
+/// One work tile: query rows `bm·q_tile ..` (`bm`: the kernel's
+/// [`HeadDimConfig::bm`](crate::HeadDimConfig::bm)) of `(batch, head)` number
 /// `batch_head = batch · q_heads + head`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WorkTile {
@@ -20,24 +19,25 @@ pub struct WorkTile {
     pub batch_head: u32,
 }
 
-/// Query tiles per head: `⌈seq_q / BM⌉`.
+/// Query tiles of `bm` rows per head: `⌈seq_q / bm⌉`.
 ///
 /// ```
-/// assert_eq!(baton_attention_abi::schedule::q_tiles(129), 2);
+/// assert_eq!(baton_attention_abi::schedule::q_tiles(129, 128), 2);
+/// assert_eq!(baton_attention_abi::schedule::q_tiles(4096, 192), 22);
 /// ```
 #[inline(always)]
-pub const fn q_tiles(seq_q: u32) -> u32 {
-    seq_q.div_ceil(BM)
+pub const fn q_tiles(seq_q: u32, bm: u32) -> u32 {
+    seq_q.div_ceil(bm)
 }
 
-/// Work tiles of a launch: `q_tiles(seq_q) · batch_heads`.
+/// Work tiles of a launch: `q_tiles(seq_q, bm) · batch_heads`.
 ///
 /// ```
-/// assert_eq!(baton_attention_abi::schedule::tile_count(1024, 16), 128);
+/// assert_eq!(baton_attention_abi::schedule::tile_count(1024, 128, 16), 128);
 /// ```
 #[inline(always)]
-pub const fn tile_count(seq_q: u32, batch_heads: u32) -> u32 {
-    q_tiles(seq_q) * batch_heads
+pub const fn tile_count(seq_q: u32, bm: u32, batch_heads: u32) -> u32 {
+    q_tiles(seq_q, bm) * batch_heads
 }
 
 /// Work tile `t` (`< q_tiles · batch_heads`). Causal: in sections of
@@ -122,22 +122,30 @@ pub const fn heads_per_section(
     }
 }
 
-/// K/V blocks of `block_n` rows that query rows `q_row0 .. q_row0 + BM`
+/// K/V blocks of `block_n` rows that query rows `q_row0 .. q_row0 + bm`
 /// read: all of `⌈seq_kv / block_n⌉`, or, causal (top-left: row `i` sees
 /// columns `0..=i`), those up to the tile's last row.
 ///
 /// ```
 /// use baton_attention_abi::schedule::kv_blocks;
-/// assert_eq!(kv_blocks(0, 1000, 1000, 128, false), 8);
-/// assert_eq!(kv_blocks(0, 1000, 1000, 128, true), 1);
-/// assert_eq!(kv_blocks(896, 1000, 1000, 128, true), 8);
+/// assert_eq!(kv_blocks(0, 1000, 1000, 128, 128, false), 8);
+/// assert_eq!(kv_blocks(0, 1000, 1000, 128, 128, true), 1);
+/// assert_eq!(kv_blocks(896, 1000, 1000, 128, 128, true), 8);
+/// assert_eq!(kv_blocks(0, 1000, 1000, 192, 128, true), 2);
 /// ```
 #[inline(always)]
-pub const fn kv_blocks(q_row0: u32, seq_q: u32, seq_kv: u32, block_n: u32, causal: bool) -> u32 {
+pub const fn kv_blocks(
+    q_row0: u32,
+    seq_q: u32,
+    seq_kv: u32,
+    bm: u32,
+    block_n: u32,
+    causal: bool,
+) -> u32 {
     let all = seq_kv.div_ceil(block_n);
     if causal {
-        let last_row = if q_row0 + BM < seq_q {
-            q_row0 + BM
+        let last_row = if q_row0 + bm < seq_q {
+            q_row0 + bm
         } else {
             seq_q
         } - 1;

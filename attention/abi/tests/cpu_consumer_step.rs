@@ -147,7 +147,7 @@ fn run<
     let scale = 1.0 / (d as f64).sqrt();
     let q_row0 = q_tile * BM;
     let wg_row0 = q_row0 + 64 * wg;
-    let blocks = kv_blocks(q_row0, seq_q, seq_kv, BN as u32, causal) as usize;
+    let blocks = kv_blocks(q_row0, seq_q, seq_kv, BM, BN as u32, causal) as usize;
     assert!(
         blocks <= 3,
         "case needs {blocks} K/V blocks; the smem holds 3"
@@ -230,6 +230,7 @@ fn run<
                 causal: kernel_causal,
                 wg_row0,
                 bn: BN as u32,
+                fused_scale: false,
             };
             let issue_s = |s: &mut [f32; SACC], j: usize| {
                 wgmma::fence();

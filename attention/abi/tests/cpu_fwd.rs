@@ -14,7 +14,8 @@
 //! of `grid` CTAs is simulated one CTA after another (each CTA's work tiles
 //! are its own).
 //!
-//! Cases: head dim 64 (176-row K/V blocks; 128-row when causal) and 128,
+//! Cases: head dim 64 (176-row K/V blocks; 128-row when causal; three
+//! consumer warpgroups of 512 threads with 80-row blocks, causal or not) and 128,
 //! causal and not, and one of 256 (64-row blocks, one CTA per tile), ragged `seq_q ≠ seq_kv` from 1 to 200, GQA 2:1, batch 2,
 //! both layouts (`[b, s, h, d]`, `[b, h, s, d]`), both ping-pong mechanisms
 //! and free issue, d = 64's 128-row kernel without a mask (`narrow`),
@@ -50,8 +51,7 @@ use baton::arch::cpu::tma::TensorMap;
 use baton_attention_abi::maps::OperandMaps;
 use baton_attention_abi::schedule::{heads_per_section, tile_count};
 use baton_attention_abi::{
-    AttentionParams, AttnSmem, CONSUMER_WARPGROUPS, D64, D64_CAUSAL, D128, D256, THREADS,
-    config_for_call,
+    AttentionParams, AttnSmem, D64, D64_CAUSAL, D64_W3, D128, D256, HeadDimConfig, config_for_call,
 };
 use common::{Rng, bf16};
 
@@ -72,7 +72,9 @@ const _: () = assert!(D128.block_n == 128 && D128.k_stages == 3 && D128.v_stages
 const _: () = assert!(D128.q_stages == 3 && D128.persistent);
 const _: () = assert!(D256.block_n == 64 && D256.k_stages == 2 && D256.v_stages == 2);
 const _: () = assert!(D256.q_stages == 2 && !D256.persistent);
-const _: () = assert!(THREADS == 128 * (1 + CONSUMER_WARPGROUPS));
+const _: () = assert!(D64_W3.block_n == 80 && D64_W3.consumer_warpgroups == 3);
+const _: () = assert!(D64_W3.k_stages == 3 && D64_W3.v_stages == 3 && D64_W3.q_stages == 3);
+const _: () = assert!(D64_W3.persistent);
 
 /// 16-byte aligned host storage of `n` bf16 values (TMA's base alignment).
 struct Buf(Vec<u128>);
@@ -137,8 +139,11 @@ struct Case {
     /// d = 64 without a mask on the 128-row kernel (`config_for_call`'s
     /// `narrow`).
     narrow: bool,
-    /// The d = 64 kernel with `fwd::run`'s `EMU` 4 and `EARLY_RESCALE`,
-    /// which no entry uses now.
+    /// d = 64 on three consumer warpgroups (`config_for_call`'s
+    /// `three_warpgroups`).
+    w3: bool,
+    /// The d = 64 kernel with `fwd::run`'s `EMU` 4, `EARLY_RESCALE` and
+    /// `FUSED_SCALE`, which no entry uses now.
     fma_exp2_early_rescale: bool,
     bhsd: bool,
     /// `AttentionParams::pingpong`: 1 the ordered barrier, 2 named barriers.
@@ -188,19 +193,28 @@ struct Params(AttentionParams);
 // outlive the launch; threads write disjoint logsumexp elements.
 unsafe impl Sync for Params {}
 
+/// The configuration the host API picks for `case`.
+fn config(case: &Case) -> HeadDimConfig {
+    config_for_call(case.d as u32, case.causal, case.narrow, case.w3)
+        .expect("a supported head dim")
+        .0
+}
+
 /// Runs CTA `cta` of `grid` of the kernel the host API picks for `case`
-/// (`config_for_call`), instantiated as its entry in `lib.rs`.
+/// (`config_for_call`), instantiated as its entry in `lib.rs`, with the
+/// configuration's threads.
 fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
+    let warpgroups = config(case).threads() / 128;
     macro_rules! cta {
-        ($nb:literal, $bn:literal, $sk:literal, $sv:literal, $sq:literal, $sacc:literal, $oacc:literal, $pack:literal, $pr:literal, $cr:literal, $persistent:literal, $emu:literal, $early:literal, $s:ty, $o:ty) => {
+        ($nb:literal, $bn:literal, $sk:literal, $sv:literal, $sq:literal, $w:literal, $sacc:literal, $oacc:literal, $pack:literal, $pr:literal, $cr:literal, $persistent:literal, $emu:literal, $early:literal, $fused:literal, $s:ty, $o:ty) => {
             thread::run_cta(
-                AttnSmem::<$nb, $bn, $sk, $sv, $sq> {
+                AttnSmem::<$nb, $bn, $sk, $sv, $sq, $w> {
                     k: baton::tile_pipeline::InputTileStorage::new(),
                     v: baton::tile_pipeline::InputTileStorage::new(),
                     q: baton::tile_pipeline::InputTileStorage::new(),
                     order: baton::ordered_barrier::OrderedBarriers::new(),
                 },
-                THREADS / 128,
+                warpgroups,
                 cta,
                 grid,
                 |_smem| {
@@ -210,6 +224,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                         $sk,
                         $sv,
                         $sq,
+                        $w,
                         $sacc,
                         $oacc,
                         $pack,
@@ -218,6 +233,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                         $persistent,
                         $emu,
                         $early,
+                        $fused,
                         $s,
                         $o,
                     >(&p.0)
@@ -225,7 +241,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
             )
         };
     }
-    let spec = config_for_call(case.d as u32, case.causal, case.narrow)
+    let spec = config_for_call(case.d as u32, case.causal, case.narrow, case.w3)
         .expect("a supported head dim")
         .1;
     match (spec.name, case.fma_exp2_early_rescale) {
@@ -236,6 +252,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 3,
                 3,
                 2,
+                2,
                 88,
                 32,
                 44,
@@ -244,18 +261,21 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 true,
                 0,
                 false,
+                false,
                 qk::QkN176,
                 pv::PvN64
             )
         }
         // The entry's options not in use (`EMU` 4: every 4th chunk's exp2
-        // on the FMA pipe; the early O rescale), kept in fwd.rs.
+        // on the FMA pipe; the early O rescale; the fused scale), kept in
+        // fwd.rs.
         ("baton_attention_fwd_d64", true) => {
             cta!(
                 1,
                 176,
                 3,
                 3,
+                2,
                 2,
                 88,
                 32,
@@ -264,6 +284,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 232,
                 true,
                 4,
+                true,
                 true,
                 qk::QkN176,
                 pv::PvN64
@@ -276,6 +297,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 3,
                 3,
                 2,
+                2,
                 64,
                 32,
                 32,
@@ -284,7 +306,29 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 true,
                 0,
                 false,
+                false,
                 qk::QkN128,
+                pv::PvN64
+            )
+        }
+        ("baton_attention_fwd_d64_w3", false) => {
+            cta!(
+                1,
+                80,
+                3,
+                3,
+                3,
+                3,
+                40,
+                32,
+                20,
+                32,
+                160,
+                true,
+                0,
+                false,
+                false,
+                qk::QkN80,
                 pv::PvN64
             )
         }
@@ -295,6 +339,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 3,
                 2,
                 3,
+                2,
                 64,
                 64,
                 32,
@@ -302,6 +347,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 232,
                 true,
                 0,
+                false,
                 false,
                 qk::QkN128,
                 pv::PvN128
@@ -314,6 +360,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 2,
                 2,
                 2,
+                2,
                 32,
                 128,
                 16,
@@ -322,6 +369,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 false,
                 0,
                 true,
+                false,
                 qk::QkN64,
                 pv::PvN256
             )
@@ -341,7 +389,6 @@ fn check(case: Case, fault: Fault) -> Result<(), String> {
         q_heads,
         kv_heads,
         causal,
-        narrow,
         bhsd,
         pingpong,
         grid,
@@ -362,10 +409,8 @@ fn check(case: Case, fault: Fault) -> Result<(), String> {
     let (qb, kb, vb, ob) = (Buf::new(&q), Buf::new(&k), Buf::new(&v), Buf::new(&o_init));
     let mut lse = vec![f32::NAN; batch * q_heads * seq_q];
 
-    let bn = config_for_call(d as u32, causal, narrow)
-        .expect("a supported head dim")
-        .0
-        .block_n;
+    let cfg = config(&case);
+    let bn = cfg.block_n;
     let (qm, q_inner) = maps(&qb, sq, batch, seq_q, q_heads, d, 64);
     let (km, k_inner) = maps(&kb, skv, batch, seq_kv, kv_heads, d, bn);
     let (vm, v_inner) = maps(&vb, skv, batch, seq_kv, kv_heads, d, bn);
@@ -397,11 +442,8 @@ fn check(case: Case, fault: Fault) -> Result<(), String> {
         pingpong,
         scale_log2: (scale * std::f64::consts::LOG2_E) as f32,
     });
-    let tiles = tile_count(seq_q as u32, batch_heads);
-    let persistent = config_for_call(d as u32, causal, narrow)
-        .expect("a supported head dim")
-        .0
-        .persistent;
+    let tiles = tile_count(seq_q as u32, cfg.bm(), batch_heads);
+    let persistent = cfg.persistent;
     let grid = if persistent { grid.min(tiles) } else { tiles };
     let ctas = if fault == Fault::SkipLastCta {
         grid - 1
@@ -496,6 +538,7 @@ fn d64_causal_and_not_gqa_ragged() {
             kv_heads: 1,
             causal: false,
             narrow: false,
+            w3: false,
             fma_exp2_early_rescale: false,
             bhsd: false,
             pingpong: 1,
@@ -508,6 +551,7 @@ fn d64_causal_and_not_gqa_ragged() {
                 seq_kv: 200,
                 causal: true,
                 narrow: false,
+                w3: false,
                 fma_exp2_early_rescale: false,
                 bhsd: true,
                 pingpong: 2,
@@ -543,6 +587,58 @@ fn d64_causal_and_not_gqa_ragged() {
     });
 }
 
+/// d = 64 on three consumer warpgroups (512 threads, 192-row query tiles):
+/// ragged, GQA, causal and not, both ping-pong mechanisms over three
+/// groups, several tiles per CTA (the turns and the 3-stage Q ring run on
+/// from tile to tile).
+#[test]
+fn d64_three_warpgroups_causal_and_not_gqa_ragged() {
+    big_stack(|| {
+        let base = Case {
+            d: 64,
+            batch: 1,
+            seq_q: 250,
+            seq_kv: 77,
+            q_heads: 2,
+            kv_heads: 1,
+            causal: false,
+            narrow: false,
+            w3: true,
+            fma_exp2_early_rescale: false,
+            bhsd: false,
+            pingpong: 1,
+            grid: 2,
+        };
+        check(base, Fault::None).unwrap();
+        check(
+            Case {
+                batch: 2,
+                seq_q: 200,
+                seq_kv: 261,
+                bhsd: true,
+                causal: true,
+                pingpong: 2,
+                grid: 3,
+                ..base
+            },
+            Fault::None,
+        )
+        .unwrap();
+        // One CTA for every tile (4), causal with seq_q < seq_kv, ordered.
+        check(
+            Case {
+                seq_q: 383,
+                seq_kv: 400,
+                causal: true,
+                grid: 1,
+                ..base
+            },
+            Fault::None,
+        )
+        .unwrap();
+    });
+}
+
 #[test]
 fn d128_causal_and_not_gqa_ragged_batch() {
     big_stack(|| {
@@ -555,6 +651,7 @@ fn d128_causal_and_not_gqa_ragged_batch() {
             kv_heads: 1,
             causal: false,
             narrow: false,
+            w3: false,
             fma_exp2_early_rescale: false,
             bhsd: true,
             pingpong: 1,
@@ -591,6 +688,7 @@ fn d256_one_cta_per_tile() {
                 kv_heads: 1,
                 causal: true,
                 narrow: false,
+                w3: false,
                 fma_exp2_early_rescale: false,
                 bhsd: true,
                 pingpong: 1,
@@ -614,6 +712,7 @@ fn broken_launches_are_caught() {
             kv_heads: 1,
             causal: true,
             narrow: false,
+            w3: false,
             fma_exp2_early_rescale: false,
             bhsd: false,
             pingpong: 1,

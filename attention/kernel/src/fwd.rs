@@ -1,4 +1,4 @@
-//! One CTA of the forward pass: setup, the TMA producer, and the two
+//! One CTA of the forward pass: setup, the TMA producer, and the `W`
 //! consumer warpgroups (S = Q·Kᵀ, online softmax, O += P·V, O out by TMA),
 //! persistent: the CTA computes work tiles `blockIdx.x + i·gridDim.x` in
 //! the order of `baton_attention_abi::schedule::work_tile` (causal: the
@@ -7,19 +7,19 @@
 //! Protocol (all `InputTilePipeline`s; a K or V arrival is by a consumer
 //! warpgroup's thread 0, a Q arrival by each of its 128 threads):
 //! * `q` (`SQ` stages, consumer count 128): the producer fills one stage
-//!   with warpgroup 0's 64 query rows, the next with warpgroup 1's, once
-//!   per tile (`NB` boxes each), round the ring; each warpgroup takes every
-//!   other stage (`skip`ping the other's), waits on it, reads it for every
+//!   with warpgroup 0's 64 query rows, the next with warpgroup 1's, … (`W`
+//!   per tile, `NB` boxes each), round the ring; each warpgroup takes every
+//!   `W`-th stage (`skip`ping the others'), waits on it, reads it for every
 //!   S, writes its O over it, and frees it once its O stores have read
 //!   shared memory (`cp.async.bulk.wait_group.read` by thread 0, then the
 //!   warpgroup's named barrier, then every thread arrives). With 3 stages the
 //!   next tile's rows of warpgroup 0 load while this tile runs, and those
 //!   of warpgroup 1 once warpgroup 0's O left, under warpgroup 1's last
 //!   turns (2 stages: each waits for its own O stores).
-//! * `k` and `v` (`SK`, `SV` stages, consumer count 2): per tile the
-//!   producer fills K_0, then both Q stages, then V_0, K_1, V_1, …: the
-//!   next tile's K_0 loads while both warpgroups finish this tile; both
-//!   warpgroups wait on each stage, and each frees a K stage once S = Q·Kᵀ
+//! * `k` and `v` (`SK`, `SV` stages, consumer count `W`): per tile the
+//!   producer fills K_0, then the `W` Q stages, then V_0, K_1, V_1, …: the
+//!   next tile's K_0 loads while the warpgroups finish this tile; every
+//!   warpgroup waits on each stage, and each frees a K stage once S = Q·Kᵀ
 //!   retired (`wait_group<1>`: the P·V behind it may still run) and a V
 //!   stage once P·V retired (`wait_group<0>`).
 
@@ -43,7 +43,7 @@ use baton::tensor_map::Swizzle;
 use baton::tile_pipeline::InputTilePipeline;
 use baton_attention_abi::schedule::{kv_blocks, q_tiles, work_tile};
 use baton_attention_abi::{
-    AttentionParams, AttnSmem, BM, CONSUMER_WARPGROUPS, KvPayload, KvStage, QPayload, QStage,
+    AttentionParams, AttnSmem, KvPayload, KvStage, QPayload, QStage, REGISTER_FILE, WG_ROWS,
     layout::QBox,
 };
 
@@ -61,9 +61,11 @@ fn coords(heads_inner: u32, t: u32, c: u32, row: u32, head: u32) -> (i32, i32, i
 /// The ordered barrier's name in hang reports.
 const ORDER_NAME: &core::ffi::CStr = c"attn_pingpong";
 
-/// First of the two ping-pong named barriers (ids 1, 2: the warpgroups'
-/// epilogues; 0: `bar.sync 0`).
-const TURN_BARRIER: u32 = 3;
+/// First of the `w` ping-pong named barriers of `w` consumer warpgroups
+/// (ids 1..=w: the warpgroups' epilogues; 0: `bar.sync 0`).
+const fn turn_barrier(w: usize) -> u32 {
+    1 + w as u32
+}
 
 /// Bytes of one 64 × 64 bf16 box.
 const BOX_BYTES: u32 = 64 * 128;
@@ -88,31 +90,33 @@ struct TileInfo<M> {
     maps: [M; 4],
 }
 
-/// Work tile `t` of the launch (`baton_attention_abi::schedule`).
+/// Work tile `t` of the launch (`baton_attention_abi::schedule`), query
+/// tiles of `bm` rows, K/V blocks of `bn`.
 #[inline(always)]
 fn tile_info(
     p: &AttentionParams,
     t: u32,
+    bm: u32,
     bn: u32,
 ) -> TileInfo<*const baton::arch::current::tma::TensorMap> {
     let causal = p.causal != 0;
     let w = work_tile(
         t,
-        q_tiles(p.seq_q),
+        q_tiles(p.seq_q, bm),
         p.batch_heads,
         p.heads_per_section,
         causal,
     );
     let head = w.batch_head % p.q_heads;
     let batch = w.batch_head / p.q_heads;
-    let q_row0 = w.q_tile * BM;
+    let q_row0 = w.q_tile * bm;
     TileInfo {
         q_row0,
         head,
         batch_head: w.batch_head,
         batch,
         kv_head: head / p.heads_per_kv_head,
-        blocks: kv_blocks(q_row0, p.seq_q, p.seq_kv, bn, causal),
+        blocks: kv_blocks(q_row0, p.seq_q, p.seq_kv, bm, bn, causal),
         maps: [
             p.q_maps.wrapping_add(batch as usize),
             p.k_maps.wrapping_add(batch as usize),
@@ -123,10 +127,13 @@ fn tile_info(
 }
 
 /// The forward pass of one CTA, for head dimension `64·NB`, `BN`-row K/V
-/// blocks, `SK` K, `SV` V and `SQ` Q stages; `SACC = BN/2` and `OACC = 32·NB` accumulator
+/// blocks, `SK` K, `SV` V and `SQ` Q stages, `W` consumer warpgroups
+/// (query tiles of `64·W` rows, `128·(1 + W)` threads: the kernel's
+/// `HeadDimConfig`); `SACC = BN/2` and `OACC = 32·NB` accumulator
 /// registers, `PACK = BN/4` registers of P as bf16 pairs; `S` the Q·Kᵀ shape (N = BN), `O` the P·V shape (N = 64·NB);
 /// `PRODUCER_REGISTERS` and `CONSUMER_REGISTERS` per thread after
-/// `setmaxnreg` (`128·(P + 2·C) ≤ 384·168`, the CTA's allocation);
+/// `setmaxnreg` (`128·(P + W·C)` within the CTA's allocation: `384·168`
+/// for 2 consumer warpgroups, `512·128` for 3);
 /// `PERSISTENT`: the CTA loops over its tiles (else it computes tile
 /// `blockIdx.x` only, and the host launches one CTA per tile: d = 256,
 /// whose consumers have no registers to spare for the loop's state);
@@ -134,7 +141,9 @@ fn tile_info(
 /// (`softmax::Block::mask_and_softmax`; 0: all on the MUFU);
 /// `EARLY_RESCALE`: O is rescaled under S_j's `wgmma`s, between the two
 /// issues (FA3's place; the factors stay live through the turn), else
-/// once P·V retired (d = 128: early spills 4 bytes at 232 registers).
+/// once P·V retired (d = 128: early spills 4 bytes at 232 registers);
+/// `FUSED_SCALE`: the softmax's `scale·s − max` as one FMA per element
+/// (`softmax::Block::fused_scale`; not measured on the GPU yet).
 ///
 /// Every thread of the CTA runs it, as [`CurrentThread`]: the GPU thread
 /// of a kernel entry (`lib.rs`), or on the host a thread of
@@ -143,7 +152,7 @@ fn tile_info(
 ///
 /// ```ignore
 /// run_cta(smem, 3, cta, grid, |_smem| {
-///     fwd::run::<2, 128, 3, 2, 3, 64, 64, 32, 40, 232, true, 0, false, QkN128, PvN128>(&p)
+///     fwd::run::<2, 128, 3, 2, 3, 2, 64, 64, 32, 40, 232, true, 0, false, false, QkN128, PvN128>(&p)
 /// });
 /// ```
 #[inline(always)]
@@ -153,6 +162,7 @@ pub fn run<
     const SK: usize,
     const SV: usize,
     const SQ: usize,
+    const W: usize,
     const SACC: usize,
     const OACC: usize,
     const PACK: usize,
@@ -161,38 +171,44 @@ pub fn run<
     const PERSISTENT: bool,
     const EMU: usize,
     const EARLY_RESCALE: bool,
+    const FUSED_SCALE: bool,
     S: QkMma<SACC>,
     O: PvMma<OACC>,
 >(
     p: &AttentionParams,
 ) {
-    // `setmaxnreg.inc` waits until the CTA's pool (168 registers × 384
-    // threads at launch) has the registers: asking for more than the pool
-    // holds hangs every consumer (Session 10: 32 + 2·240 did).
+    // `setmaxnreg.inc` waits until the CTA's pool (at launch: the register
+    // file shared out among 128·(1 + W) threads in steps of 8 registers,
+    // 168 × 384 or 128 × 512) has the registers: asking for more than the
+    // pool holds hangs every consumer (Session 10: 32 + 2·240 did).
     const {
+        let threads = 128 * (1 + W as u32);
         assert!(
-            128 * (PRODUCER_REGISTERS + 2 * CONSUMER_REGISTERS) <= 384 * 168,
+            128 * (PRODUCER_REGISTERS + W as u32 * CONSUMER_REGISTERS)
+                <= threads * (REGISTER_FILE / threads / 8 * 8),
             "setmaxnreg: the roles' registers exceed the CTA's allocation"
         )
     };
+    // Query rows per work tile.
+    let bm = (WG_ROWS * W) as u32;
     // SAFETY: launched with the module's dynamic shared memory,
     // size_of::<AttnSmem<..>>() on the device (the spec).
     let thread = &CurrentThread::default();
-    let smem = unsafe { thread.dynamic_smem::<AttnSmem<NB, BN, SK, SV, SQ>>() };
+    let smem = unsafe { thread.dynamic_smem::<AttnSmem<NB, BN, SK, SV, SQ, W>>() };
     let kp = InputTilePipeline::<KvPayload<NB, BN>, SK>::new(
-        smem_field!(smem, AttnSmem<NB, BN, SK, SV, SQ>, k),
+        smem_field!(smem, AttnSmem<NB, BN, SK, SV, SQ, W>, k),
         c"attn_k",
     );
     let vp = InputTilePipeline::<KvPayload<NB, BN>, SV>::new(
-        smem_field!(smem, AttnSmem<NB, BN, SK, SV, SQ>, v),
+        smem_field!(smem, AttnSmem<NB, BN, SK, SV, SQ, W>, v),
         c"attn_v",
     );
     let qp = InputTilePipeline::<QPayload<NB>, SQ>::new(
-        smem_field!(smem, AttnSmem<NB, BN, SK, SV, SQ>, q),
+        smem_field!(smem, AttnSmem<NB, BN, SK, SV, SQ, W>, q),
         c"attn_q",
     );
 
-    let order_bars = smem_field!(smem, AttnSmem<NB, BN, SK, SV, SQ>, order);
+    let order_bars = smem_field!(smem, AttnSmem<NB, BN, SK, SV, SQ, W>, order);
 
     let bn = BN as u32;
     // This CTA's work tiles: `first`, `first + stride`, … below `tiles`.
@@ -203,13 +219,13 @@ pub fn run<
         (
             opaque(thread.block_idx_x()),
             thread.launch_ctas(),
-            q_tiles(opaque(p.seq_q)) * p.batch_heads,
+            q_tiles(opaque(p.seq_q), bm) * p.batch_heads,
         )
     };
 
     thread.init_then_sync(|| {
         // The first tile's maps (the host launches at most `tiles` CTAs).
-        let maps = tile_info(p, thread.block_idx_x(), bn).maps;
+        let maps = tile_info(p, thread.block_idx_x(), bm, bn).maps;
         // SAFETY: the host passes `batch` live maps per tensor in global memory.
         unsafe {
             for m in maps {
@@ -217,15 +233,15 @@ pub fn run<
             }
         }
         // Every thread of the arriving warpgroup arrives: 128 per turn.
-        OrderedBarrier::<1, 2>::new(order_bars, 0, ORDER_NAME).init(128);
-        kp.init(CONSUMER_WARPGROUPS);
-        vp.init(CONSUMER_WARPGROUPS);
+        OrderedBarrier::<1, W>::new(order_bars, 0, ORDER_NAME).init(128);
+        kp.init(W as u32);
+        vp.init(W as u32);
         // Every thread of the warpgroup that staged O in a Q stage releases
         // it: 128 arrivals (see the epilogue).
         qp.init(128);
     });
 
-    // Warpgroup 0: the producer (one lane of warp 0); warpgroups 1 and 2:
+    // Warpgroup 0: the producer (one lane of warp 0); warpgroups 1 ..= W:
     // the consumers, with the registers the entry gives (lib.rs).
     let warpgroup = thread.warp_idx() / 4;
     if warpgroup == 0 {
@@ -284,7 +300,7 @@ pub fn run<
             // derived from the batch entry at each load, and the stride and
             // tile count re-read at each tile, rather than kept live.
             while t < schedule().2 {
-                let ti = tile_info(p, t, bn);
+                let ti = tile_info(p, t, bm, bn);
                 let (map_k, map_v) = (
                     || p.k_maps.wrapping_add(opaque(ti.batch) as usize),
                     || p.v_maps.wrapping_add(opaque(ti.batch) as usize),
@@ -292,8 +308,9 @@ pub fn run<
                 // K_0 first: it loads while the consumers finish the last
                 // tile and free their Q rows.
                 load_block!(kprod, map_k(), 1, ti.kv_head, 0);
-                load_q!(qprod, ti, 0);
-                load_q!(qprod, ti, 1);
+                crate::unroll_below!(WG < W, {
+                    load_q!(qprod, ti, WG);
+                });
                 load_block!(vprod, map_v(), 2, ti.kv_head, 0);
                 for j in 1..ti.blocks {
                     load_block!(kprod, map_k(), 1, ti.kv_head, j);
@@ -348,28 +365,31 @@ pub fn run<
         };
 
         // Ping-pong (FA3): a warpgroup waits for its turn before issuing
-        // its wgmmas and hands the turn over right after issuing them;
-        // blocks + 1 turns per tile each (S_0; S_j with P_{j-1}·V_{j-1};
-        // the last P·V), the turns running on from tile to tile (both
-        // warpgroups compute the same tiles).
-        // * pingpong 1: baton's ordered barrier (one turn kind, two
-        //   groups; equal rounds, so every wait is matched; warpgroup 1's
+        // its wgmmas and hands the turn over (to the next warpgroup, round
+        // the W) right after issuing them; blocks + 1 turns per tile each
+        // (S_0; S_j with P_{j-1}·V_{j-1}; the last P·V), the turns running
+        // on from tile to tile (all warpgroups compute the same tiles).
+        // * pingpong 1: baton's ordered barrier (one turn kind, W groups;
+        //   equal rounds, so every wait is matched; the last warpgroup's
         //   last arrival is never waited for, which the protocol allows).
-        // * pingpong 2: named barrier 3 + w is "warpgroup w may issue"
-        //   (128 waiting + 128 arriving threads); warpgroup 1 opens the
-        //   first turn and skips its last arrival of the launch, so each
-        //   barrier sees as many arrivals as waits.
+        // * pingpong 2: named barrier turn_barrier(W) + w is "warpgroup w
+        //   may issue" (128 waiting + 128 arriving threads: warpgroup w − 1
+        //   mod W); the last warpgroup opens the first turn and skips its
+        //   last arrival of the launch, so each barrier sees as many
+        //   arrivals as waits.
         let mode = p.pingpong;
-        let mut order = OrderedBarrier::<1, 2>::new(order_bars, wg, ORDER_NAME);
-        if mode == 2 && wg == 1 {
-            thread.named_barrier_arrive(TURN_BARRIER, 256);
+        let turn_bar = turn_barrier(W);
+        let last_wg = W as u32 - 1;
+        let mut order = OrderedBarrier::<1, W>::new(order_bars, wg, ORDER_NAME);
+        if mode == 2 && wg == last_wg {
+            thread.named_barrier_arrive(turn_bar, 256);
         }
         macro_rules! turn_wait {
             () => {
                 if mode == 1 {
                     order.wait();
                 } else if mode == 2 {
-                    thread.named_barrier_sync(TURN_BARRIER + wg, 256);
+                    thread.named_barrier_sync(turn_bar + wg, 256);
                 }
             };
         }
@@ -377,16 +397,28 @@ pub fn run<
             ($last:expr) => {
                 if mode == 1 {
                     order.arrive();
-                } else if mode == 2 && !($last && wg == 1) {
-                    thread.named_barrier_arrive(TURN_BARRIER + 1 - wg, 256);
+                } else if mode == 2 && !($last && wg == last_wg) {
+                    // The barrier of the warpgroup after this one.
+                    let next = if W == 2 {
+                        1 - wg
+                    } else if wg == last_wg {
+                        0
+                    } else {
+                        wg + 1
+                    };
+                    thread.named_barrier_arrive(turn_bar + next, 256);
                 }
             };
         }
 
-        // Stage `wg` of the Q ring is this warpgroup's: skip the other's.
+        // Stage `wg` of the Q ring is this warpgroup's: skip the others'.
         let mut qc = qp.consumer();
-        if wg == 1 {
-            qc.skip(1);
+        if W == 2 {
+            if wg == 1 {
+                qc.skip(1);
+            }
+        } else {
+            qc.skip(wg);
         }
         let mut kc = kp.consumer();
         let mut vc = vp.consumer();
@@ -396,7 +428,7 @@ pub fn run<
             // mask columns, O's shared addresses) is computed in the tile,
             // not hoisted out of the tile loop and kept live (spilled).
             let (warp, lane) = (opaque(tid) / 32, opaque(tid) % 32);
-            let ti = tile_info(p, t, bn);
+            let ti = tile_info(p, t, bm, bn);
             let last_tile = !PERSISTENT || t + thread.launch_ctas() >= schedule().2;
             // This thread's two accumulator rows, in the head.
             let wg_row0 = ti.q_row0 + 64 * wg;
@@ -420,6 +452,7 @@ pub fn run<
                 causal,
                 wg_row0,
                 bn,
+                fused_scale: FUSED_SCALE,
             };
 
             // O ·= the rescale factors of the last softmax (before the
@@ -488,7 +521,7 @@ pub fn run<
             // Epilogue: O / l, logsumexp, O over this warpgroup's Q rows, TMA stores.
             // The tile's head and maps, derived again here (not kept live
             // across the tile).
-            let te = tile_info(p, opaque(t), bn);
+            let te = tile_info(p, opaque(t), bm, bn);
             let (l0, l1) = (quad_sum(l0), quad_sum(l1));
             let inv0 = if l0 > 0.0 { 1.0 / l0 } else { 0.0 };
             let inv1 = if l1 > 0.0 { 1.0 / l1 } else { 0.0 };
@@ -546,7 +579,7 @@ pub fn run<
             // the arriving thread's accesses only).
             thread.named_barrier_sync(1 + wg, 128);
             q_stage.release();
-            qc.skip(1);
+            qc.skip(W as u32 - 1);
             if !PERSISTENT {
                 break;
             }

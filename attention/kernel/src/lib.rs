@@ -26,14 +26,25 @@ pub mod softmax;
 pub mod thread;
 
 use baton_attention_abi::{
-    ATTENTION_D64, ATTENTION_D64_CAUSAL, ATTENTION_D128, ATTENTION_D256, AttentionParams,
+    ATTENTION_D64, ATTENTION_D64_CAUSAL, ATTENTION_D64_W3, ATTENTION_D128, ATTENTION_D256,
+    AttentionParams, D64, D64_CAUSAL, D64_W3, D128, D256,
 };
+
+// Each entry's `fwd::run` instantiation is its ABI configuration (the
+// host launches by the configuration), and its roles' registers fit the
+// CTA's pool (`setmaxnreg.inc` would hang).
+const _: () = assert!(D64.is_instance(1, 176, 3, 3, 2, 2, true) && D64.registers_fit(40, 232));
+const _: () = assert!(D64_CAUSAL.is_instance(1, 128, 3, 3, 2, 2, true));
+const _: () = assert!(D64_CAUSAL.registers_fit(40, 232));
+const _: () = assert!(D64_W3.is_instance(1, 80, 3, 3, 3, 3, true) && D64_W3.registers_fit(32, 160));
+const _: () = assert!(D128.is_instance(2, 128, 3, 2, 3, 2, true) && D128.registers_fit(40, 232));
+const _: () = assert!(D256.is_instance(4, 64, 2, 2, 2, 2, false) && D256.registers_fit(24, 240));
 
 baton::kernel! {
     #[spec(ATTENTION_D64)]
     /// Attention forward, head dimension 64 (see `baton_attention_abi`).
     pub fn baton_attention_fwd_d64(p: AttentionParams) {
-        fwd::run::<1, 176, 3, 3, 2, 88, 32, 44, 40, 232, true, 0, false, qk::QkN176, pv::PvN64>(&p);
+        fwd::run::<1, 176, 3, 3, 2, 2, 88, 32, 44, 40, 232, true, 0, false, false, qk::QkN176, pv::PvN64>(&p);
     }
 }
 
@@ -47,6 +58,7 @@ baton::kernel! {
             3,
             3,
             2,
+            2,
             64,
             32,
             32,
@@ -55,7 +67,35 @@ baton::kernel! {
             true,
             0,
             false,
+            false,
             qk::QkN128,
+            pv::PvN64,
+        >(&p);
+    }
+}
+
+baton::kernel! {
+    #[spec(ATTENTION_D64_W3)]
+    /// Attention forward, head dimension 64, on three consumer warpgroups
+    /// (192-row query tiles, 80-row K/V blocks; causal or not).
+    pub fn baton_attention_fwd_d64_w3(p: AttentionParams) {
+        fwd::run::<
+            1,
+            80,
+            3,
+            3,
+            3,
+            3,
+            40,
+            32,
+            20,
+            32,
+            160,
+            true,
+            0,
+            false,
+            false,
+            qk::QkN80,
             pv::PvN64,
         >(&p);
     }
@@ -65,7 +105,7 @@ baton::kernel! {
     #[spec(ATTENTION_D128)]
     /// Attention forward, head dimension 128.
     pub fn baton_attention_fwd_d128(p: AttentionParams) {
-        fwd::run::<2, 128, 3, 2, 3, 64, 64, 32, 40, 232, true, 0, false, qk::QkN128, pv::PvN128>(&p);
+        fwd::run::<2, 128, 3, 2, 3, 2, 64, 64, 32, 40, 232, true, 0, false, false, qk::QkN128, pv::PvN128>(&p);
     }
 }
 
@@ -73,7 +113,7 @@ baton::kernel! {
     #[spec(ATTENTION_D256)]
     /// Attention forward, head dimension 256.
     pub fn baton_attention_fwd_d256(p: AttentionParams) {
-        fwd::run::<4, 64, 2, 2, 2, 32, 128, 16, 24, 240, false, 0, true, qk::QkN64, pv::PvN256>(&p);
+        fwd::run::<4, 64, 2, 2, 2, 2, 32, 128, 16, 24, 240, false, 0, true, false, qk::QkN64, pv::PvN256>(&p);
     }
 }
 

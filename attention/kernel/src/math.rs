@@ -16,6 +16,20 @@ pub fn exp2(x: f32) -> f32 {
     y
 }
 
+/// `fma.rn.f32`: `a·b + c` rounded once. Rust does not contract `a * b -
+/// c` into an FMA (two roundings are its semantics), so the softmax's
+/// `s·scale − max` is an `FMUL` and an `FADD` unless written with this.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub fn fma(a: f32, b: f32, c: f32) -> f32 {
+    let d: f32;
+    // SAFETY: arithmetic only.
+    unsafe {
+        asm!("fma.rn.f32 {d}, {a}, {b}, {c};", d = out(reg32) d, a = in(reg32) a, b = in(reg32) b, c = in(reg32) c, options(pure, nomem, nostack))
+    };
+    d
+}
+
 /// Coefficients of the degree-3 polynomial for 2^f on `[0, 1)` (FA4's
 /// `exp2` emulation): relative error below 8.8e-5, under bf16's half ulp
 /// (2^-9) by a factor 20. `p(0) = 1` exactly, so 2^-127 (from `-inf`) is 0.
@@ -147,6 +161,12 @@ macro_rules! unroll_below {
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn exp2(x: f32) -> f32 {
     x.exp2()
+}
+
+/// Host form of [`fma`]: `f32::mul_add` (rounded once).
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn fma(a: f32, b: f32, c: f32) -> f32 {
+    a.mul_add(b, c)
 }
 
 /// Host form of [`exp2_fma`]: the same steps in f32 (round-down add,

@@ -4,7 +4,8 @@
 //! simulation on the host (`attention/abi/tests/cpu_fwd.rs`).
 
 use baton::arch::wgmma::ops::{
-    mma_m64n64k16_f32_bf16, mma_m64n128k16_f32_bf16, mma_m64n176k16_f32_bf16,
+    mma_m64n64k16_f32_bf16, mma_m64n80k16_f32_bf16, mma_m64n128k16_f32_bf16,
+    mma_m64n176k16_f32_bf16,
 };
 
 /// One SS `wgmma` shape: a warpgroup's 64 × N fp32 block of S, `ACC = N / 2`
@@ -31,6 +32,14 @@ pub trait QkMma<const ACC: usize> {
 /// unsafe { QkN64::mma(&mut s, q_desc, k_desc, false) };
 /// ```
 pub struct QkN64;
+/// N = 80: the three-warpgroup d = 64 kernel's K/V block.
+///
+/// ```ignore
+/// let mut s = [0f32; 40];
+/// // SAFETY: all 128 threads of the warpgroup issue it; Q and K are loaded.
+/// unsafe { QkN80::mma(&mut s, q_desc, k_desc, false) };
+/// ```
+pub struct QkN80;
 /// N = 128: the 128-row K/V block (d = 128; d = 64 causal).
 ///
 /// ```ignore
@@ -53,6 +62,13 @@ impl QkMma<32> for QkN64 {
     unsafe fn mma(acc: &mut [f32; 32], a: u64, b: u64, accumulate: bool) {
         // SAFETY: forwarded.
         unsafe { mma_m64n64k16_f32_bf16(acc, a, b, accumulate) }
+    }
+}
+impl QkMma<40> for QkN80 {
+    #[inline(always)]
+    unsafe fn mma(acc: &mut [f32; 40], a: u64, b: u64, accumulate: bool) {
+        // SAFETY: forwarded.
+        unsafe { mma_m64n80k16_f32_bf16(acc, a, b, accumulate) }
     }
 }
 impl QkMma<64> for QkN128 {

@@ -5,7 +5,7 @@
 //! O += P·V. No barriers, no shared memory: the fragments in, the
 //! fragments out.
 
-use crate::math::{exp2, exp2_fma, pack_bf16x2, quad_max};
+use crate::math::{exp2, exp2_fma, fma, pack_bf16x2, quad_max};
 use baton_attention_abi::AttentionParams;
 
 /// A thread's two rows' running max (raw scores) and partial sum (its
@@ -48,6 +48,10 @@ pub struct Block<'p> {
     pub wg_row0: u32,
     /// K/V rows per block.
     pub bn: u32,
+    /// `scale·s − base` as one FMA per element (`math::fma`), else an
+    /// FMUL and an FADD (Rust does not contract them): the FMA saves one
+    /// issue slot of the softmax's ~8 per S element (SASS, Session 11).
+    pub fused_scale: bool,
 }
 
 impl Block<'_> {
@@ -116,10 +120,17 @@ impl Block<'_> {
             let c = 4 * C as usize;
             let on_fma = EMU > 0 && (C as usize) % EMU == EMU - 1;
             let e = |x: f32| if on_fma { exp2_fma(x) } else { exp2(x) };
-            s[c] = e(s[c] * p.scale_log2 - base0);
-            s[c + 1] = e(s[c + 1] * p.scale_log2 - base0);
-            s[c + 2] = e(s[c + 2] * p.scale_log2 - base1);
-            s[c + 3] = e(s[c + 3] * p.scale_log2 - base1);
+            let scaled = |x: f32, base: f32| {
+                if self.fused_scale {
+                    fma(x, p.scale_log2, -base)
+                } else {
+                    x * p.scale_log2 - base
+                }
+            };
+            s[c] = e(scaled(s[c], base0));
+            s[c + 1] = e(scaled(s[c + 1], base0));
+            s[c + 2] = e(scaled(s[c + 2], base1));
+            s[c + 3] = e(scaled(s[c + 3], base1));
             l0 += s[c] + s[c + 1];
             l1 += s[c + 2] + s[c + 3];
         });

@@ -1,13 +1,15 @@
 //! The loaded kernels and the launch on the caller's stream.
 
 use crate::error::{AttentionError, TensorName};
-use crate::shape::{AttentionOptions, AttentionShape, Ctas, KvBlock, Strides, validate};
+use crate::shape::{
+    AttentionOptions, AttentionShape, Ctas, KvBlock, Strides, Warpgroups, validate,
+};
 use crate::{MODULE, PTX, PTX_DEBUG};
 use baton_attention_abi::maps::OperandMaps;
 use baton_attention_abi::schedule::{heads_per_section, tile_count};
 use baton_attention_abi::{
-    ATTENTION_D64, ATTENTION_D64_CAUSAL, ATTENTION_D128, ATTENTION_D256, AttentionParams, BM,
-    config_for_call,
+    ATTENTION_D64, ATTENTION_D64_CAUSAL, ATTENTION_D64_W3, ATTENTION_D128, ATTENTION_D256,
+    AttentionParams, config_for_call,
 };
 use baton_runtime::cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use baton_runtime::{Gpu, TypedKernel, tensor_map};
@@ -80,9 +82,10 @@ impl RawTensor {
 /// # Ok(()) }
 /// ```
 pub struct Attention {
-    /// d = 64, 128, 256, 64 causal (128-row blocks).
-    release: [TypedKernel<AttentionParams>; 4],
-    debug: [TypedKernel<AttentionParams>; 4],
+    /// d = 64, 128, 256, 64 causal (128-row blocks), 64 on three
+    /// consumer warpgroups.
+    release: [TypedKernel<AttentionParams>; 5],
+    debug: [TypedKernel<AttentionParams>; 5],
     /// The device's SMs: the persistent grid.
     sm_count: u32,
 }
@@ -91,13 +94,14 @@ impl Attention {
     /// Loads the kernels on `gpu` (fails with `Error::PtxNotBuilt`-like
     /// runtime errors when the PTX is missing or does not match the specs).
     pub fn new(gpu: &Gpu) -> Result<Self, AttentionError> {
-        let load = |ptx: &str| -> Result<[TypedKernel<AttentionParams>; 4], AttentionError> {
+        let load = |ptx: &str| -> Result<[TypedKernel<AttentionParams>; 5], AttentionError> {
             let module = gpu.load_ptx(ptx, MODULE)?;
             Ok([
                 module.kernel(&ATTENTION_D64)?,
                 module.kernel(&ATTENTION_D128)?,
                 module.kernel(&ATTENTION_D256)?,
                 module.kernel(&ATTENTION_D64_CAUSAL)?,
+                module.kernel(&ATTENTION_D64_W3)?,
             ])
         };
         Ok(Self {
@@ -237,15 +241,15 @@ impl Attention {
             }
         }
         let lse_ptr = lse.map_or(0, |(p, _)| p);
-        // validate checked the head dimension; the call's kernel by mask
-        // and K/V block (`config_for_call`).
+        // validate checked the head dimension; the call's kernel by mask,
+        // warpgroups and K/V block (`config_for_call`).
         let narrow = opts.kv_block == KvBlock::Narrow;
-        let (config, spec) = config_for_call(plan.config.head_dim, opts.causal, narrow).ok_or(
-            AttentionError::UnsupportedHeadDim {
+        let three = opts.warpgroups == Warpgroups::Three;
+        let (config, spec) = config_for_call(plan.config.head_dim, opts.causal, narrow, three)
+            .ok_or(AttentionError::UnsupportedHeadDim {
                 head_dim: shape.head_dim,
                 supported: AttentionError::SUPPORTED,
-            },
-        )?;
+            })?;
         let bn = config.block_n;
         let (q_ptr, k_ptr, v_ptr, o_ptr) = (q.ptr, k.ptr, v.ptr, o.ptr);
 
@@ -303,6 +307,7 @@ impl Attention {
             ATTENTION_D128,
             ATTENTION_D256,
             ATTENTION_D64_CAUSAL,
+            ATTENTION_D64_W3,
         ]
         .iter()
         .position(|k| k.name == spec.name)
@@ -316,7 +321,7 @@ impl Attention {
             &self.release[which]
         };
         drop(_maps_sync);
-        let tiles = tile_count(plan.grid.0 * BM, plan.grid.1);
+        let tiles = tile_count(shape.seq_q as u32, config.bm(), plan.grid.1);
         // Causal calls with the default CTA count launch one CTA per tile:
         // the hardware's dynamic dispatch balances the unequal causal tiles
         // better than the persistent static stride (BENCHMARKS.md "Session

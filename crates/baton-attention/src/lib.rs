@@ -19,7 +19,7 @@ mod shape;
 pub use error::{AttentionError, Dim, TensorName};
 pub use forward::{Attention, PreparedAttention, RawTensor, TensorMut, TensorRef};
 pub use shape::{
-    AttentionOptions, AttentionShape, Ctas, KvBlock, Plan, Schedule, Strides, validate,
+    AttentionOptions, AttentionShape, Ctas, KvBlock, Plan, Schedule, Strides, Warpgroups, validate,
 };
 
 /// The release PTX of the attention kernels.

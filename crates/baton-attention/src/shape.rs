@@ -1,7 +1,7 @@
 //! The problem's shape and layout, and the checks made before a launch.
 
 use crate::error::{AttentionError, Dim, TensorName};
-use baton_attention_abi::{BM, HEAD_DIMS, HeadDimConfig, config_for};
+use baton_attention_abi::{HEAD_DIMS, HeadDimConfig, config_for};
 
 /// Sizes of one attention call.
 ///
@@ -134,8 +134,28 @@ pub struct AttentionOptions {
     /// first, more evenly than a static stride). d = 256 always launches
     /// one CTA per tile (`HeadDimConfig::persistent`).
     pub ctas: Ctas,
-    /// K/V rows per block at d = 64 (d = 128: always 128; d = 256: 64).
+    /// K/V rows per block at d = 64 (d = 128: always 128; d = 256: 64),
+    /// on two consumer warpgroups ([`Warpgroups::Two`]).
     pub kv_block: KvBlock,
+    /// Consumer warpgroups of the d = 64 kernels (d = 128, 256: two).
+    pub warpgroups: Warpgroups,
+}
+
+/// Consumer warpgroups per CTA of the d = 64 kernels.
+///
+/// ```
+/// assert_eq!(baton_attention::Warpgroups::default(), baton_attention::Warpgroups::Two);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Warpgroups {
+    /// Two (128-row query tiles; K/V blocks by [`KvBlock`]).
+    #[default]
+    Two,
+    /// Three (FA3's d = 64 CTA: 192-row query tiles, 80-row K/V blocks,
+    /// causal or not; for comparisons: on the H100 it measured 1–2 %
+    /// slower than two at seq 4k and 8.5 % slower at b16 s1024 causal,
+    /// BENCHMARKS.md "Session 11 — ATTN").
+    Three,
 }
 
 /// K/V rows per block of the d = 64 kernels.
@@ -194,6 +214,7 @@ impl Default for AttentionOptions {
             schedule: Schedule::PingPong,
             ctas: Ctas::PerSm,
             kv_block: KvBlock::Auto,
+            warpgroups: Warpgroups::Two,
         }
     }
 }
@@ -277,7 +298,7 @@ pub fn validate(
     too_large(
         Dim::SeqQ,
         shape.seq_q,
-        (i32::MAX as usize / blocks_y) * BM as usize,
+        (i32::MAX as usize / blocks_y) * config.bm() as usize,
         "⌈seq_q/128⌉ · q_heads · batch work tiles, at most 2³¹ − 1",
     )?;
     too_large(Dim::SeqQ, shape.seq_q, 1 << 31, "32-bit row indices")?;
@@ -321,6 +342,9 @@ pub fn validate(
     }
     Ok(Plan {
         config,
-        grid: (shape.seq_q.div_ceil(BM as usize) as u32, blocks_y as u32),
+        grid: (
+            shape.seq_q.div_ceil(config.bm() as usize) as u32,
+            blocks_y as u32,
+        ),
     })
 }

@@ -11,7 +11,7 @@
 use baton::numeric::{Bf16, SmallFloat};
 use baton_attention::{
     Attention, AttentionOptions, AttentionShape, Ctas, KvBlock, Schedule, Strides, TensorMut,
-    TensorRef,
+    TensorRef, Warpgroups,
 };
 use baton_runtime::{Error, Gpu};
 
@@ -73,6 +73,7 @@ struct Case {
     schedule: Schedule,
     ctas: Ctas,
     kv_block: KvBlock,
+    warpgroups: Warpgroups,
 }
 
 fn strides(c: &Case, seq: usize, heads: usize) -> Strides {
@@ -160,6 +161,7 @@ fn run_case(gpu: &Gpu, attn: &Attention, c: &Case, rng: &mut u64) -> Option<Stri
         schedule: c.schedule,
         ctas: c.ctas,
         kv_block: c.kv_block,
+        warpgroups: c.warpgroups,
     };
     let r = attn.forward(
         stream,
@@ -419,6 +421,7 @@ fn gpu_attention_matches_f64_reference() {
         schedule: Schedule::Free,
         ctas: Ctas::PerSm,
         kv_block: KvBlock::Auto,
+        warpgroups: Warpgroups::Two,
     };
     let filter = std::env::var("BATON_ATTN_CASES").ok();
     let mut cases = vec![
@@ -505,6 +508,30 @@ fn gpu_attention_matches_f64_reference() {
             )
         },
     ));
+    // The three-warpgroup d = 64 kernel (192-row query tiles, 80-row K/V
+    // blocks; by default d = 64 runs on two), causal and not.
+    cases.push((
+        "d64 three warpgroups",
+        Case {
+            warpgroups: Warpgroups::Three,
+            ..case(
+                shape(1, ragged(100, 300), ragged(100, 300), 4, 2, 64),
+                false,
+                false,
+            )
+        },
+    ));
+    cases.push((
+        "d64 causal three warpgroups gqa",
+        Case {
+            warpgroups: Warpgroups::Three,
+            ..case(
+                shape(2, ragged(100, 300), ragged(100, 300), 4, 1, 64),
+                true,
+                true,
+            )
+        },
+    ));
     cases.push((
         "d128 debug PTX",
         Case {
@@ -535,8 +562,8 @@ fn gpu_attention_matches_f64_reference() {
             continue;
         }
         println!(
-            "{name}: {:?} causal={} bshd={} schedule={:?} ctas={:?} kv_block={:?}",
-            c.shape, c.causal, c.bshd, c.schedule, c.ctas, c.kv_block
+            "{name}: {:?} causal={} bshd={} schedule={:?} ctas={:?} kv_block={:?} warpgroups={:?}",
+            c.shape, c.causal, c.bshd, c.schedule, c.ctas, c.kv_block, c.warpgroups
         );
         match run_case(&gpu, &attn, c, &mut rng) {
             None => println!("PASS {name}"),

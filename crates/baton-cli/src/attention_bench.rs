@@ -13,7 +13,7 @@ use crate::commands::Outcome;
 use baton::numeric::{Bf16, SmallFloat};
 use baton_attention::{
     Attention, AttentionOptions, AttentionShape, Ctas, KvBlock, Schedule, Strides, TensorMut,
-    TensorRef,
+    TensorRef, Warpgroups,
 };
 use baton_reference::timing::{QueuedTimer, median};
 use baton_runtime::{Error, Gpu};
@@ -48,6 +48,29 @@ pub struct AttentionBenchArgs {
     /// kernel, to compare).
     #[arg(long, value_enum, default_value = "auto")]
     pub kv_block: KvBlockArg,
+    /// Consumer warpgroups of the d = 64 kernels: `two` (128-row query
+    /// tiles, K/V blocks by `--kv-block`, the default) or `three` (192-row
+    /// query tiles, 80-row K/V blocks, to compare).
+    #[arg(long, value_enum, default_value = "two")]
+    pub warpgroups: WarpgroupsArg,
+}
+
+/// `--warpgroups`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum WarpgroupsArg {
+    /// Two.
+    Two,
+    /// Three at d = 64.
+    Three,
+}
+
+impl From<WarpgroupsArg> for Warpgroups {
+    fn from(w: WarpgroupsArg) -> Self {
+        match w {
+            WarpgroupsArg::Two => Warpgroups::Two,
+            WarpgroupsArg::Three => Warpgroups::Three,
+        }
+    }
 }
 
 /// `--kv-block`.
@@ -194,12 +217,13 @@ pub fn run(args: &AttentionBenchArgs) -> Outcome {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0x5EED, |d| d.as_nanos() as u64);
     println!(
-        "{} ({} SMs), seed {rng:#x}, schedule {:?}, ctas {:?}, kv block {:?}",
+        "{} ({} SMs), seed {rng:#x}, schedule {:?}, ctas {:?}, kv block {:?}, warpgroups {:?}",
         gpu.name(),
         gpu.sm_count(),
         args.schedule,
         args.ctas,
-        args.kv_block
+        args.kv_block,
+        args.warpgroups
     );
     println!(
         "{:<28} {:>10} {:>9}  check",
@@ -220,6 +244,7 @@ pub fn run(args: &AttentionBenchArgs) -> Outcome {
             args.schedule.into(),
             args.ctas.into(),
             args.kv_block.into(),
+            args.warpgroups.into(),
             &mut rng,
         ) {
             Ok((us, tflops, check)) => {
@@ -269,6 +294,7 @@ fn bench_one(
     schedule: Schedule,
     ctas: Ctas,
     kv_block: KvBlock,
+    warpgroups: Warpgroups,
     rng: &mut u64,
 ) -> BenchResult {
     let shape = AttentionShape {
@@ -298,6 +324,7 @@ fn bench_one(
         schedule,
         ctas,
         kv_block,
+        warpgroups,
         ..Default::default()
     };
     let call = attn.prepare(

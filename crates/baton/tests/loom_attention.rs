@@ -1,8 +1,9 @@
 //! Exhaustive model check (loom, `tools/test-loom.sh`) of the attention
 //! forward kernel's synchronization configuration
 //! (`attention/kernel/src/fwd.rs`, persistent form), scaled down: one
-//! producer thread and two consumer threads, each standing for one
-//! warpgroup, over a list of work tiles (K/V blocks per tile).
+//! producer thread and two consumer threads (three: the three-warpgroup
+//! d = 64 kernel, `correct::<QS, 3>`), each standing for one warpgroup,
+//! over a list of work tiles (K/V blocks per tile).
 //!
 //! # What is modeled, as the kernel has it
 //!
@@ -102,8 +103,6 @@ fn tiles_or_env(tiles: &[u32]) -> Vec<u32> {
 }
 /// K and V stages (the kernel uses 2 or 3; the model 2).
 const STAGES: usize = 2;
-/// Consumer warpgroups (the kernel's `CONSUMER_WARPGROUPS`).
-const CONSUMERS: u32 = 2;
 /// Stack of each role's loom thread, in words (the `generator` crate's
 /// unit; loom's default is 4096 words, 32 KiB). A caught violation panics
 /// inside a role and the panic hook symbolizes a backtrace on that stack
@@ -141,11 +140,11 @@ impl Slot {
     }
 }
 
-struct Smem<const QS: usize> {
+struct Smem<const QS: usize, const G: usize> {
     q: InputTileStorage<QPayload, QS>,
     k: InputTileStorage<KvPayload, STAGES>,
     v: InputTileStorage<KvPayload, STAGES>,
-    order: OrderedBarriers<1, 2>,
+    order: OrderedBarriers<1, G>,
     /// The tensor cores: issues so far (the ordered barrier serializes them).
     tensor_core: Slot,
 }
@@ -154,7 +153,8 @@ struct Smem<const QS: usize> {
 fn kv_row(tiles: &[u32], t: usize, j: u32) -> u32 {
     tiles[..t].iter().sum::<u32>() + j
 }
-/// Byte of K row `r`, V row `r`, Q rows of tile `t` warpgroup `g`, O.
+/// Byte of K row `r`, V row `r`, Q rows of tile `t` warpgroup `g` (of 3
+/// at most), O.
 fn k_byte(r: u32) -> u8 {
     0x10 + r as u8
 }
@@ -162,10 +162,10 @@ fn v_byte(r: u32) -> u8 {
     0x40 + r as u8
 }
 fn q_byte(t: usize, g: u32) -> u8 {
-    0x70 + 2 * t as u8 + g as u8
+    0x70 + 3 * t as u8 + g as u8
 }
 fn o_byte(t: usize, g: u32) -> u8 {
-    0xE0 + 2 * t as u8 + g as u8
+    0xC0 + 3 * t as u8 + g as u8
 }
 
 /// A 2-D map over `rows` rows of 16 bytes, one-row boxes.
@@ -193,27 +193,36 @@ enum Fault {
     /// Releases each K stage right after issuing S, before `wait_group`
     /// retired the S that reads it.
     ReleaseKBeforeRetire,
-    /// Consumer 1 does not wait for its first turn.
+    /// The last consumer does not wait for its first turn.
     SkipTurn,
     /// Each consumer frees its Q stage before writing its O over it.
     ReleaseQBeforeO,
 }
 
-/// Consumer warpgroup `g` with a `QS`-stage Q ring.
-fn consumer<const QS: usize>(smem: &Smem<QS>, g: u32, fault: Fault, tiles: &[u32]) {
+/// Consumer warpgroup `g` of `G` with a `QS`-stage Q ring.
+fn consumer<const QS: usize, const G: usize>(
+    smem: &Smem<QS, G>,
+    g: u32,
+    fault: Fault,
+    tiles: &[u32],
+) {
     let q = InputTilePipeline::<QPayload, QS>::new(SharedRef::from_ref(&smem.q), c"attn_q");
     let kp = InputTilePipeline::<KvPayload, STAGES>::new(SharedRef::from_ref(&smem.k), c"attn_k");
     let vp = InputTilePipeline::<KvPayload, STAGES>::new(SharedRef::from_ref(&smem.v), c"attn_v");
-    let mut order = OrderedBarrier::<1, 2>::new(SharedRef::from_ref(&smem.order), g, c"order");
+    let mut order = OrderedBarrier::<1, G>::new(SharedRef::from_ref(&smem.order), g, c"order");
     let mut turns = 0u64;
     // Inside the turn: the issue is the `turns`-th of this consumer, so the
-    // (2·turns + g)-th on the tensor cores.
-    let mut issue = |order: &mut OrderedBarrier<'_, 1, 2>| {
-        if !(fault == Fault::SkipTurn && g == 1 && turns == 0) {
+    // (G·turns + g)-th on the tensor cores.
+    let mut issue = |order: &mut OrderedBarrier<'_, 1, G>| {
+        if !(fault == Fault::SkipTurn && g == G as u32 - 1 && turns == 0) {
             order.wait();
         }
         let n = smem.tensor_core.read();
-        assert_eq!(n, 2 * turns + g as u64, "consumer {g}: issued out of turn");
+        assert_eq!(
+            n,
+            G as u64 * turns + g as u64,
+            "consumer {g}: issued out of turn"
+        );
         smem.tensor_core.write(n + 1);
         turns += 1;
         order.arrive();
@@ -225,9 +234,7 @@ fn consumer<const QS: usize>(smem: &Smem<QS>, g: u32, fault: Fault, tiles: &[u32
     };
 
     let mut qc = q.consumer();
-    if g == 1 {
-        qc.skip(1);
-    }
+    qc.skip(g);
     let mut kc = kp.consumer();
     let mut vc = vp.consumer();
     for (t, &blocks) in tiles.iter().enumerate() {
@@ -289,7 +296,7 @@ fn consumer<const QS: usize>(smem: &Smem<QS>, g: u32, fault: Fault, tiles: &[u32
             unsafe { q_rows.get().write(Swizzle::None, 0, 3, o_byte(t, g)) };
             q_stage.defer_release().release_if(true);
         }
-        qc.skip(1);
+        qc.skip(G as u32 - 1);
     }
 }
 
@@ -306,11 +313,11 @@ fn load<P: TilePayload<Stage = Tile<u8, 1, 16>>, const N: usize>(
     stage.release();
 }
 
-/// The producer warp, per tile: K_0, the two warpgroups' Q rows (the next
-/// two stages of the `QS`-stage ring), V_0, then K_j, V_j; then it drains
+/// The producer warp, per tile: K_0, the `G` warpgroups' Q rows (the next
+/// `G` stages of the `QS`-stage ring), V_0, then K_j, V_j; then it drains
 /// the three rings.
-fn producer<const QS: usize>(
-    smem: &Smem<QS>,
+fn producer<const QS: usize, const G: usize>(
+    smem: &Smem<QS, G>,
     tiles: &[u32],
     k_src: &[u8],
     v_src: &[u8],
@@ -320,7 +327,7 @@ fn producer<const QS: usize>(
     let (k_map, v_map, q_map) = (
         map(k_src, kv_rows as u64, 1),
         map(v_src, kv_rows as u64, 1),
-        map(q_src, 2 * tiles.len() as u64, 1),
+        map(q_src, 3 * tiles.len() as u64, 1),
     );
     let q = InputTilePipeline::<QPayload, QS>::new(SharedRef::from_ref(&smem.q), c"attn_q");
     let kp = InputTilePipeline::<KvPayload, STAGES>::new(SharedRef::from_ref(&smem.k), c"attn_k");
@@ -330,8 +337,8 @@ fn producer<const QS: usize>(
     let mut vprod = vp.producer();
     for (t, &blocks) in tiles.iter().enumerate() {
         load(&mut kprod, &k_map, kv_row(tiles, t, 0));
-        for g in 0..2 {
-            load(&mut qprod, &q_map, 2 * t as u32 + g);
+        for g in 0..G as u32 {
+            load(&mut qprod, &q_map, 3 * t as u32 + g);
         }
         load(&mut vprod, &v_map, kv_row(tiles, t, 0));
         for j in 1..blocks {
@@ -344,7 +351,12 @@ fn producer<const QS: usize>(
     qprod.drain();
 }
 
-fn explore<const QS: usize>(preemption_bound: usize, fault: Fault, tiles: &[u32]) -> usize {
+/// Explores the model with a `QS`-stage Q ring and `G` consumers.
+fn explore<const QS: usize, const G: usize>(
+    preemption_bound: usize,
+    fault: Fault,
+    tiles: &[u32],
+) -> usize {
     let tiles = tiles_or_env(tiles);
     let mut builder = loom::model::Builder::new();
     builder.preemption_bound =
@@ -358,7 +370,7 @@ fn explore<const QS: usize>(preemption_bound: usize, fault: Fault, tiles: &[u32]
         let k_src: Vec<u8> = (0..kv_rows).flat_map(|r| [k_byte(r); 16]).collect();
         let v_src: Vec<u8> = (0..kv_rows).flat_map(|r| [v_byte(r); 16]).collect();
         let q_src: Vec<u8> = (0..tiles.len())
-            .flat_map(|t| (0..2).flat_map(move |g| [q_byte(t, g); 16]))
+            .flat_map(|t| (0..3).flat_map(move |g| [q_byte(t, g); 16]))
             .collect();
         let smem = Arc::new(Smem {
             q: InputTileStorage::new(),
@@ -373,9 +385,9 @@ fn explore<const QS: usize>(preemption_bound: usize, fault: Fault, tiles: &[u32]
             InputTilePipeline::<KvPayload, STAGES>::new(SharedRef::from_ref(&smem.k), c"attn_k");
         let vp =
             InputTilePipeline::<KvPayload, STAGES>::new(SharedRef::from_ref(&smem.v), c"attn_v");
-        OrderedBarrier::<1, 2>::new(SharedRef::from_ref(&smem.order), 0, c"order").init(1);
-        kp.init(CONSUMERS);
-        vp.init(CONSUMERS);
+        OrderedBarrier::<1, G>::new(SharedRef::from_ref(&smem.order), 0, c"order").init(1);
+        kp.init(G as u32);
+        vp.init(G as u32);
         q.init(1);
 
         // Every role runs on a spawned loom thread with a large stack: a
@@ -389,7 +401,7 @@ fn explore<const QS: usize>(preemption_bound: usize, fault: Fault, tiles: &[u32]
                 .spawn(f)
                 .unwrap()
         };
-        let mut roles: Vec<_> = (0..CONSUMERS)
+        let mut roles: Vec<_> = (0..G as u32)
             .map(|g| {
                 let (smem, tiles) = (smem.clone(), tiles.clone());
                 role(Box::new(move || consumer(&smem, g, fault, &tiles)))
@@ -405,13 +417,13 @@ fn explore<const QS: usize>(preemption_bound: usize, fault: Fault, tiles: &[u32]
         let turns: u32 = tiles.iter().map(|b| b + 1).sum();
         assert_eq!(
             smem.tensor_core.read(),
-            2 * turns as u64,
+            G as u64 * turns as u64,
             "an issue turn was lost"
         );
         // Each consumer wrote its O rows of the last tile before releasing.
-        for g in 0..2 {
+        for g in 0..G {
             // SAFETY: every thread joined.
-            let stage = (2 * (tiles.len() - 1) + g) % QS;
+            let stage = (G * (tiles.len() - 1) + g) % QS;
             let o = unsafe { smem.q.stages[stage].read(Swizzle::None, 0, 3) };
             assert_eq!(
                 o,
@@ -423,13 +435,13 @@ fn explore<const QS: usize>(preemption_bound: usize, fault: Fault, tiles: &[u32]
     iterations.load(Relaxed)
 }
 
-/// Runs the correct model with a `QS`-stage Q ring over `tiles` at
-/// preemption bound `bound`; prints executions and time.
-fn correct<const QS: usize>(bound: usize, tiles: &[u32]) {
+/// Runs the correct model with a `QS`-stage Q ring and `G` consumers over
+/// `tiles` at preemption bound `bound`; prints executions and time.
+fn correct<const QS: usize, const G: usize>(bound: usize, tiles: &[u32]) {
     let t = std::time::Instant::now();
-    let n = explore::<QS>(bound, Fault::None, tiles);
+    let n = explore::<QS, G>(bound, Fault::None, tiles);
     println!(
-        "attention model, {QS} Q stages, tiles {tiles:?}, bound {bound}: {n} executions in {:.1?}",
+        "attention model, {G} consumers, {QS} Q stages, tiles {tiles:?}, bound {bound}: {n} executions in {:.1?}",
         t.elapsed()
     );
     assert!(n > 10, "loom explored only {n} executions");
@@ -440,7 +452,7 @@ fn correct<const QS: usize>(bound: usize, tiles: &[u32]) {
 /// (one tile uses stages 0 and 1 only, as with 2). ~330k executions.
 #[test]
 fn attention_one_tile_bound_1() {
-    correct::<3>(1, &[1]);
+    correct::<3, 2>(1, &[1]);
 }
 
 /// Persistent, the d = 64 and d = 256 kernels' 2-stage Q ring: two work
@@ -448,7 +460,7 @@ fn attention_one_tile_bound_1() {
 /// flip), at preemption bound 0. ~30k executions.
 #[test]
 fn attention_q2_two_tiles() {
-    correct::<2>(0, &[1, 1]);
+    correct::<2, 2>(0, &[1, 1]);
 }
 
 /// Persistent, the d = 128 kernel's 3-stage Q ring: two work tiles of one
@@ -456,12 +468,12 @@ fn attention_q2_two_tiles() {
 /// bound 0. ~160k executions.
 #[test]
 fn attention_q3_two_tiles() {
-    correct::<3>(0, &[1, 1]);
+    correct::<3, 2>(0, &[1, 1]);
 }
 
-fn must_fail(fault: Fault, tiles: &[u32]) -> String {
+fn must_fail<const G: usize>(fault: Fault, tiles: &[u32]) -> String {
     let t = std::time::Instant::now();
-    let payload = match catch_unwind(AssertUnwindSafe(|| explore::<3>(1, fault, tiles))) {
+    let payload = match catch_unwind(AssertUnwindSafe(|| explore::<3, G>(1, fault, tiles))) {
         Ok(n) => panic!("loom accepted {fault:?} ({n} executions explored)"),
         Err(p) => p,
     };
@@ -479,7 +491,7 @@ fn must_fail(fault: Fault, tiles: &[u32]) -> String {
 /// kernel's; the fault is in the K ring).
 #[test]
 fn releasing_k_before_its_wgmma_retired_is_caught() {
-    let msg = must_fail(Fault::ReleaseKBeforeRetire, &[3]);
+    let msg = must_fail::<2>(Fault::ReleaseKBeforeRetire, &[3]);
     assert!(
         msg.contains("Causality violation") || msg.contains("read the wrong"),
         "loom failed for another reason: {msg}"
@@ -490,7 +502,7 @@ fn releasing_k_before_its_wgmma_retired_is_caught() {
 /// overlapping consumer 0's. 3 Q stages.
 #[test]
 fn skipping_the_turn_is_caught() {
-    let msg = must_fail(Fault::SkipTurn, &[1]);
+    let msg = must_fail::<2>(Fault::SkipTurn, &[1]);
     assert!(
         msg.contains("Causality violation")
             || msg.contains("out of turn")
@@ -505,9 +517,36 @@ fn skipping_the_turn_is_caught() {
 /// while consumer 0 may still write tile 0's O there.
 #[test]
 fn releasing_q_before_writing_o_is_caught() {
-    let msg = must_fail(Fault::ReleaseQBeforeO, &[1, 1]);
+    let msg = must_fail::<2>(Fault::ReleaseQBeforeO, &[1, 1]);
     assert!(
         msg.contains("Causality violation") || msg.contains("O rows"),
+        "loom failed for another reason: {msg}"
+    );
+}
+
+/// The three-warpgroup d = 64 kernel (`D64_W3`): three consumers in turn on
+/// `OrderedBarrier<1, 3>` (0, 1, 2, 0, 1, 2: two turns each), a 3-stage Q
+/// ring (one stage per warpgroup, each taking every third), K/V consumer
+/// count 3; one work tile of one K/V block at preemption bound 0: 122,586
+/// executions, 42 s (Session 11, this 2-core machine). Two tiles (the Q
+/// ring refilled at the flipped parity) did not finish in 10 minutes:
+/// `BATON_LOOM_TILES=1,1` runs it by hand.
+#[test]
+fn attention_three_consumers_one_tile() {
+    correct::<3, 3>(0, &[1]);
+}
+
+/// Wrong, with three consumers: the last one issues its first wgmmas
+/// without waiting for its turn (after consumer 1's), overlapping
+/// consumer 0's or 1's.
+#[test]
+fn skipping_the_turn_is_caught_with_three_consumers() {
+    let msg = must_fail::<3>(Fault::SkipTurn, &[1]);
+    assert!(
+        msg.contains("Causality violation")
+            || msg.contains("out of turn")
+            || msg.contains("branches")
+            || msg.contains("deadlock"),
         "loom failed for another reason: {msg}"
     );
 }

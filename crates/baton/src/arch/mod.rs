@@ -42,7 +42,7 @@
 //! | `descriptor_k_major` / `descriptor_mn_major` / `SplitDescriptor` | [`wgmma_desc`] | [`wgmma_desc`] |
 //! | `smem_addr` | `.shared` address | offset in the CTA's window |
 //! | `fence` / `commit_group` / `wait_group` / `setmaxnreg_*` | `wgmma.fence`… | no-ops (an MMA completes at issue) |
-//! | `ops::mma_m64nNk16_f32_bf16` (N = 64, 128, 176, 224, 256) | SS `wgmma.mma_async` | f64 MMA through the descriptors, per thread of a [`cpu::run_warpgroup`] |
+//! | `ops::mma_m64nNk16_f32_bf16` (N = 64, 80, 128, 176, 224, 256) | SS `wgmma.mma_async` | f64 MMA through the descriptors, per thread of a [`cpu::run_warpgroup`] |
 //! | `ops::mma_rs_m64nNk16_f32_bf16_bt` (N = 64, 128, 256) | RS `wgmma.mma_async`, B transposed | the same, A gathered from the warpgroup's 128 threads |
 
 #[cfg(not(target_arch = "nvptx64"))]

@@ -67,7 +67,7 @@ impl Collective {
 
     /// Waits until all 128 threads arrived (`what` names the operation in
     /// the hang report).
-    fn meet(&self, what: &str) {
+    pub(crate) fn meet(&self, what: &str) {
         let mut m = self.lock_meet();
         assert!(!m.poisoned, "baton cpu warpgroup: {POISONED} before {what}");
         m.arrived += 1;

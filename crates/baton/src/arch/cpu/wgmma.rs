@@ -37,6 +37,14 @@
 //!   MMA still reading shared memory after its issue (releasing a stage
 //!   before `wait_group` retired its MMAs is the loom model's concern:
 //!   `crates/baton/tests/loom_attention.rs`).
+//! * **Every MMA is collective** (SS and RS): a thread returns from it only
+//!   once all 128 threads of its warpgroup have read its shared-memory
+//!   operands, as a `wait_group` on the hardware returns only once the
+//!   warpgroup's MMA (issued by all four warps) retired. So one thread may
+//!   free a stage after its MMAs (the attention kernel's consumers release
+//!   K and V from thread 0) without a lagging thread of the same warpgroup
+//!   still reading it (before: a refilled K stage read by a late thread,
+//!   one wrong row in 10⁴, seen with three consumer warpgroups).
 //! * **RS MMAs** (A from registers) are collective: each thread posts its A
 //!   registers, the 128 threads meet, and each computes its accumulators
 //!   from every thread's A; all must issue the same B descriptor (`.aligned`),
@@ -230,7 +238,7 @@ pub(crate) fn mma_ss<const ACC: usize>(
     b: u64,
     accumulate: bool,
 ) {
-    with_thread(what, |_, tid| {
+    with_thread(what, |coll, tid| {
         let (da, db) = (Desc::decode(a, what), Desc::decode(b, what));
         with_cta(what, |cta, _, _| {
             let (base, len) = (cta.base, cta.len);
@@ -242,6 +250,8 @@ pub(crate) fn mma_ss<const ACC: usize>(
                 |n, k| smem_bf16(base, len, db.k_major(n, k), what),
             );
         });
+        // Collective: every thread has read the operands.
+        coll.meet(what);
     });
 }
 
@@ -281,5 +291,7 @@ pub(crate) fn mma_rs_bt<const ACC: usize>(
                 |n, k| smem_bf16(base, len, db.mn_major(n, k), what),
             );
         });
+        // Collective: every thread has read B.
+        coll.meet(what);
     });
 }

@@ -495,6 +495,71 @@ pub unsafe fn mma_m64n128k16_f32_bf16(acc: &mut [f32; 64], a: u64, b: u64, accum
     }
 }
 
+/// `wgmma.mma_async.sync.aligned.m64n80k16.f32.bf16.bf16`: bf16 × bf16 → f32, K = 16; the warpgroup's
+/// 64×80 fp32 accumulator tile is `acc` (40 registers per thread).
+/// `a` and `b` are shared-memory matrix descriptors (both K-major);
+/// `accumulate == false` overwrites `acc` (scale-d = 0).
+///
+/// # Safety
+/// Executed by all 128 threads of a warpgroup after [`fence`](super::fence);
+/// the descriptors name initialized shared memory that stays valid and
+/// unmodified until [`wait_group`](super::wait_group) retires this MMA; `acc`
+/// must not be read or written until then.
+#[inline(always)]
+pub unsafe fn mma_m64n80k16_f32_bf16(acc: &mut [f32; 40], a: u64, b: u64, accumulate: bool) {
+    let scale_d = accumulate as u32;
+    // SAFETY: see the function contract.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0; wgmma.mma_async.sync.aligned.m64n80k16.f32.bf16.bf16 {{{d0}, {d1}, {d2}, {d3}, {d4}, {d5}, {d6}, {d7}, {d8}, {d9}, {d10}, {d11}, {d12}, {d13}, {d14}, {d15}, {d16}, {d17}, {d18}, {d19}, {d20}, {d21}, {d22}, {d23}, {d24}, {d25}, {d26}, {d27}, {d28}, {d29}, {d30}, {d31}, {d32}, {d33}, {d34}, {d35}, {d36}, {d37}, {d38}, {d39}}}, {a}, {b}, p, 1, 1, 0, 0; }}",
+            d0 = inout(reg32) acc[0],
+            d1 = inout(reg32) acc[1],
+            d2 = inout(reg32) acc[2],
+            d3 = inout(reg32) acc[3],
+            d4 = inout(reg32) acc[4],
+            d5 = inout(reg32) acc[5],
+            d6 = inout(reg32) acc[6],
+            d7 = inout(reg32) acc[7],
+            d8 = inout(reg32) acc[8],
+            d9 = inout(reg32) acc[9],
+            d10 = inout(reg32) acc[10],
+            d11 = inout(reg32) acc[11],
+            d12 = inout(reg32) acc[12],
+            d13 = inout(reg32) acc[13],
+            d14 = inout(reg32) acc[14],
+            d15 = inout(reg32) acc[15],
+            d16 = inout(reg32) acc[16],
+            d17 = inout(reg32) acc[17],
+            d18 = inout(reg32) acc[18],
+            d19 = inout(reg32) acc[19],
+            d20 = inout(reg32) acc[20],
+            d21 = inout(reg32) acc[21],
+            d22 = inout(reg32) acc[22],
+            d23 = inout(reg32) acc[23],
+            d24 = inout(reg32) acc[24],
+            d25 = inout(reg32) acc[25],
+            d26 = inout(reg32) acc[26],
+            d27 = inout(reg32) acc[27],
+            d28 = inout(reg32) acc[28],
+            d29 = inout(reg32) acc[29],
+            d30 = inout(reg32) acc[30],
+            d31 = inout(reg32) acc[31],
+            d32 = inout(reg32) acc[32],
+            d33 = inout(reg32) acc[33],
+            d34 = inout(reg32) acc[34],
+            d35 = inout(reg32) acc[35],
+            d36 = inout(reg32) acc[36],
+            d37 = inout(reg32) acc[37],
+            d38 = inout(reg32) acc[38],
+            d39 = inout(reg32) acc[39],
+            a = in(reg64) a,
+            b = in(reg64) b,
+            sd = in(reg32) scale_d,
+            options(nostack)
+        );
+    }
+}
+
 /// `wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16`: bf16 × bf16 → f32, K = 16; the warpgroup's
 /// 64×64 fp32 accumulator tile is `acc` (32 registers per thread).
 /// `a` and `b` are shared-memory matrix descriptors (both K-major);
@@ -1686,6 +1751,82 @@ pub unsafe fn mma_m64n128k16_f32_bf16_t<const TRANS_A: u32, const TRANS_B: u32>(
             d61 = inout(reg32) acc[61],
             d62 = inout(reg32) acc[62],
             d63 = inout(reg32) acc[63],
+            a = in(reg64) a,
+            b = in(reg64) b,
+            sd = in(reg32) scale_d,
+            ta = const TRANS_A,
+            tb = const TRANS_B,
+            options(nostack)
+        );
+    }
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n80k16.f32.bf16.bf16` with the operands' layouts as
+/// const generics: bf16 × bf16 → f32, K = 16; the warpgroup's 64×80 fp32 accumulator tile is
+/// `acc` (40 registers per thread). `TRANS_A` / `TRANS_B` are the
+/// instruction's `imm-trans-a` / `imm-trans-b`: 0 for a K-major descriptor
+/// ([`descriptor_k_major`](super::descriptor_k_major)), 1 for an MN-major one
+/// ([`descriptor_mn_major`](super::descriptor_mn_major): A column-major, M
+/// contiguous; B with N contiguous). `accumulate == false` overwrites `acc`.
+///
+/// # Safety
+/// As the K-major wrapper: all 128 threads of a warpgroup after
+/// [`fence`](super::fence); the descriptors name initialized shared memory
+/// in the layouts the transpose bits say, valid and unmodified until
+/// [`wait_group`](super::wait_group) retires this MMA; `acc` untouched until then.
+#[inline(always)]
+pub unsafe fn mma_m64n80k16_f32_bf16_t<const TRANS_A: u32, const TRANS_B: u32>(
+    acc: &mut [f32; 40],
+    a: u64,
+    b: u64,
+    accumulate: bool,
+) {
+    const { assert!(TRANS_A < 2 && TRANS_B < 2) };
+    let scale_d = accumulate as u32;
+    // SAFETY: see the function contract.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0; wgmma.mma_async.sync.aligned.m64n80k16.f32.bf16.bf16 {{{d0}, {d1}, {d2}, {d3}, {d4}, {d5}, {d6}, {d7}, {d8}, {d9}, {d10}, {d11}, {d12}, {d13}, {d14}, {d15}, {d16}, {d17}, {d18}, {d19}, {d20}, {d21}, {d22}, {d23}, {d24}, {d25}, {d26}, {d27}, {d28}, {d29}, {d30}, {d31}, {d32}, {d33}, {d34}, {d35}, {d36}, {d37}, {d38}, {d39}}}, {a}, {b}, p, 1, 1, {ta}, {tb}; }}",
+            d0 = inout(reg32) acc[0],
+            d1 = inout(reg32) acc[1],
+            d2 = inout(reg32) acc[2],
+            d3 = inout(reg32) acc[3],
+            d4 = inout(reg32) acc[4],
+            d5 = inout(reg32) acc[5],
+            d6 = inout(reg32) acc[6],
+            d7 = inout(reg32) acc[7],
+            d8 = inout(reg32) acc[8],
+            d9 = inout(reg32) acc[9],
+            d10 = inout(reg32) acc[10],
+            d11 = inout(reg32) acc[11],
+            d12 = inout(reg32) acc[12],
+            d13 = inout(reg32) acc[13],
+            d14 = inout(reg32) acc[14],
+            d15 = inout(reg32) acc[15],
+            d16 = inout(reg32) acc[16],
+            d17 = inout(reg32) acc[17],
+            d18 = inout(reg32) acc[18],
+            d19 = inout(reg32) acc[19],
+            d20 = inout(reg32) acc[20],
+            d21 = inout(reg32) acc[21],
+            d22 = inout(reg32) acc[22],
+            d23 = inout(reg32) acc[23],
+            d24 = inout(reg32) acc[24],
+            d25 = inout(reg32) acc[25],
+            d26 = inout(reg32) acc[26],
+            d27 = inout(reg32) acc[27],
+            d28 = inout(reg32) acc[28],
+            d29 = inout(reg32) acc[29],
+            d30 = inout(reg32) acc[30],
+            d31 = inout(reg32) acc[31],
+            d32 = inout(reg32) acc[32],
+            d33 = inout(reg32) acc[33],
+            d34 = inout(reg32) acc[34],
+            d35 = inout(reg32) acc[35],
+            d36 = inout(reg32) acc[36],
+            d37 = inout(reg32) acc[37],
+            d38 = inout(reg32) acc[38],
+            d39 = inout(reg32) acc[39],
             a = in(reg64) a,
             b = in(reg64) b,
             sd = in(reg32) scale_d,

@@ -77,6 +77,7 @@ macro_rules! rs_shape {
 ss_shape!(mma_m64n256k16_f32_bf16, 256, 128);
 ss_shape!(mma_m64n224k16_f32_bf16, 224, 112);
 ss_shape!(mma_m64n176k16_f32_bf16, 176, 88);
+ss_shape!(mma_m64n80k16_f32_bf16, 80, 40);
 ss_shape!(mma_m64n128k16_f32_bf16, 128, 64);
 ss_shape!(mma_m64n64k16_f32_bf16, 64, 32);
 rs_shape!(mma_rs_m64n256k16_f32_bf16_bt, 256, 128);

@@ -142,8 +142,8 @@ struct Case {
     /// d = 64 on three consumer warpgroups (`config_for_call`'s
     /// `three_warpgroups`).
     w3: bool,
-    /// The d = 64 kernel with `fwd::run`'s `EMU` 4, `EARLY_RESCALE` and
-    /// `FUSED_SCALE`, which no entry uses now.
+    /// The d = 64 kernel with `fwd::run`'s `EMU` 4 and `EARLY_RESCALE`,
+    /// which no entry uses now (every entry fuses the scale).
     fma_exp2_early_rescale: bool,
     bhsd: bool,
     /// `AttentionParams::pingpong`: 1 the ordered barrier, 2 named barriers.
@@ -261,7 +261,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 true,
                 0,
                 false,
-                false,
+                true,
                 qk::QkN176,
                 pv::PvN64
             )
@@ -306,7 +306,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 true,
                 0,
                 false,
-                false,
+                true,
                 qk::QkN128,
                 pv::PvN64
             )
@@ -327,7 +327,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 true,
                 0,
                 false,
-                false,
+                true,
                 qk::QkN80,
                 pv::PvN64
             )
@@ -348,7 +348,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 true,
                 0,
                 false,
-                false,
+                true,
                 qk::QkN128,
                 pv::PvN128
             )
@@ -369,7 +369,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 false,
                 0,
                 true,
-                false,
+                true,
                 qk::QkN64,
                 pv::PvN256
             )

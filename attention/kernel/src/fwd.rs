@@ -143,7 +143,8 @@ fn tile_info(
 /// issues (FA3's place; the factors stay live through the turn), else
 /// once P·V retired (d = 128: early spills 4 bytes at 232 registers);
 /// `FUSED_SCALE`: the softmax's `scale·s − max` as one FMA per element
-/// (`softmax::Block::fused_scale`; not measured on the GPU yet).
+/// (`softmax::Block::fused_scale`; on in every entry: +4.7–7.5 % at d = 64
+/// non-causal and d = 128, BENCHMARKS.md "Session 11 — lead").
 ///
 /// Every thread of the CTA runs it, as [`CurrentThread`]: the GPU thread
 /// of a kernel entry (`lib.rs`), or on the host a thread of

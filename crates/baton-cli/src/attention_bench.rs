@@ -3,13 +3,18 @@
 //! not, GQA 8:1 — in TFLOP/s (`4·b·h·sq·skv·d`, halved for causal), with a
 //! bar chart. PyTorch's SDPA backends are timed on the same shapes by
 //! `../shared/anchors/sdpa.py` in the same device call (Python; this binary
-//! has no PyTorch), and BENCHMARKS.md puts the two side by side.
+//! has no PyTorch), and BENCHMARKS.md puts the two side by side. With
+//! `--json`, every row is written for `attention/tools/sdpa_compare.py`,
+//! which times SDPA's backends on exactly those shapes (GQA included) and
+//! prints the ratio to the best backend per shape, the geometric mean and
+//! the minimum: issue #17's measure, in the same device call.
 //!
 //! Each shape is checked first: every output finite and not the poison,
 //! a sample of rows against an f64 reference (relative error ≤ 2e-2).
 
 use crate::chart::{BarChart, BarGroup, write_bar_chart};
 use crate::commands::Outcome;
+use crate::report;
 use baton::numeric::{Bf16, SmallFloat};
 use baton_attention::{
     Attention, AttentionOptions, AttentionShape, Ctas, KvBlock, Schedule, Strides, TensorMut,
@@ -17,6 +22,7 @@ use baton_attention::{
 };
 use baton_reference::timing::{QueuedTimer, median};
 use baton_runtime::{Error, Gpu};
+use serde::Serialize;
 use std::path::PathBuf;
 
 /// Arguments of `baton bench attention`.
@@ -53,6 +59,37 @@ pub struct AttentionBenchArgs {
     /// query tiles, 80-row K/V blocks, to compare).
     #[arg(long, value_enum, default_value = "two")]
     pub warpgroups: WarpgroupsArg,
+    /// Write every timed row (shape, time, TFLOP/s, check) as JSON here,
+    /// for `attention/tools/sdpa_compare.py`.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+/// One timed row of `baton bench attention --json`: the shape in
+/// PyTorch's `[b, h, s, d]` terms, our median time and TFLOP/s
+/// (`4·b·h·s²·d`, halved for causal), and the check's verdict.
+#[derive(Clone, Debug, Serialize)]
+pub struct AttentionRow {
+    /// The row's label as printed.
+    pub label: String,
+    /// Batch.
+    pub batch: usize,
+    /// Query heads.
+    pub q_heads: usize,
+    /// K/V heads (`q_heads` without GQA).
+    pub kv_heads: usize,
+    /// Sequence length (queries and keys).
+    pub seq: usize,
+    /// Head dimension.
+    pub head_dim: usize,
+    /// PyTorch's `is_causal` (top-left aligned).
+    pub causal: bool,
+    /// Median time, microseconds.
+    pub us: f64,
+    /// TFLOP/s at that time.
+    pub tflops: f64,
+    /// `ok`, or what the check found.
+    pub check: String,
 }
 
 /// `--warpgroups`.
@@ -230,6 +267,7 @@ pub fn run(args: &AttentionBenchArgs) -> Outcome {
         "shape", "time (us)", "TFLOP/s"
     );
     let mut groups = Vec::new();
+    let mut rows = Vec::new();
     let mut outcome = Outcome::Pass;
     for sh in SHAPES {
         let name = label(&sh);
@@ -252,6 +290,19 @@ pub fn run(args: &AttentionBenchArgs) -> Outcome {
                 if check != "ok" {
                     outcome = Outcome::Fail;
                 }
+                let (batch, q_heads, kv_heads, seq, head_dim, causal) = sh;
+                rows.push(AttentionRow {
+                    label: name.clone(),
+                    batch,
+                    q_heads,
+                    kv_heads,
+                    seq,
+                    head_dim,
+                    causal,
+                    us,
+                    tflops,
+                    check,
+                });
                 groups.push(BarGroup {
                     label: name,
                     values: vec![tflops],
@@ -263,6 +314,9 @@ pub fn run(args: &AttentionBenchArgs) -> Outcome {
                 outcome = Outcome::Fail;
             }
         }
+    }
+    if !report::write_if_asked(args.json.as_deref(), &rows) {
+        outcome = Outcome::Fail;
     }
     if !groups.is_empty() {
         let chart = BarChart {

@@ -159,7 +159,7 @@ pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
         KERNEL_256X128 | KERNEL_256X128_SK | KERNEL_256X128_MCA => Some((256, 128, 4)),
         KERNEL_128X256 => Some((128, 256, 4)),
         KERNEL_128X96 => Some((128, 96, 6)),
-        KERNEL_128X32 => Some((128, 32, 8)),
+        KERNEL_128X32 => Some((128, 32, 10)),
         KERNEL_256X96 => Some((256, 96, 4)),
         _ => None,
     }

@@ -7,9 +7,9 @@
 //!   and 128-wide K block); `Sb` is `[⌈N/128⌉, K/128]` (one scale per 128×128
 //!   block of B).
 //! * CTA tile BM×BN×128 (128 fp8 = 128 bytes of K per row: exactly one
-//!   128-byte swizzle atom): 128×128 with 6 stages, 128×64 and 128×32 with
-//!   8 stages (2 and 4 times the CTAs, for small M; BN divides 128, so a
-//!   tile has one B scale per K block), 128×96 with 6 stages and 128×192
+//!   128-byte swizzle atom): 128×128 with 6 stages, 128×64 with 8 and
+//!   128×32 with 10 stages (2 and 4 times the CTAs, for small M; BN divides
+//!   128, so a tile has one B scale per K block), 128×96 with 6 stages and 128×192
 //!   with 5 (a tile may straddle two B-scale blocks), or 256×128 and 256×96
 //!   with 4 stages (each consumer warpgroup computes two 64-row waves, see
 //!   below; the fastest per FLOP),
@@ -324,16 +324,19 @@ fp8_entry!(
 );
 
 fp8_entry!(
-    /// 128×32×128 tiles, 8 stages, two partial accumulators
+    /// 128×32×128 tiles, 10 stages, two partial accumulators
     /// (`wgmma.m64n32k32`): four times the CTAs of 128-wide tiles, for
-    /// small M with few columns (64×2112: 66 tiles instead of 33).
+    /// small M with few columns (64×2112: 66 tiles instead of 33). Its
+    /// stages are small (20.5 KiB), so it keeps 10 in flight where 128×64
+    /// fits 8: a CTA's K blocks at small M stream from DRAM, and the bytes
+    /// in flight per CTA set their rate.
     ///
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 32} and
-    /// `size_of::<Fp8Smem<128, 32, 8>>()` bytes of dynamic shared memory.
+    /// `size_of::<Fp8Smem<128, 32, 10>>()` bytes of dynamic shared memory.
     abi::GEMM_128X32_DB,
     baton_gemm_fp8_blockwise_128x32_db,
-    Fp8N32, 128, 32, 16, 8, true, 1, true
+    Fp8N32, 128, 32, 16, 10, true, 1, true
 );
 
 fp8_entry!(

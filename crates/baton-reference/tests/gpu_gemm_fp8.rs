@@ -220,6 +220,51 @@ fn fp8_half_empty_tiles_and_equal_wave_grids_match_f64() {
     }
 }
 
+/// The 128×32 tiles' 10-stage ring (session 11, round 2) wrapping many
+/// times within a tile (K of 14–24 blocks), whole and split 2 ways, at
+/// M = 64 (the half-empty skip), ragged rows (77: the second warpgroup
+/// computes 13 rows) and more tiles than CTAs (130×4160: 260 tiles on 130
+/// CTAs, two each, the ring's phase carried across tiles) — vs f64.
+/// `BATON_SMALL=1`: the first shape only (compute-sanitizer).
+#[test]
+fn fp8_narrow_tiles_deep_ring_match_f64() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let shapes: &[(usize, usize, usize)] = if small() {
+        &[(64, 392, 3072)]
+    } else {
+        &[(64, 392, 3072), (77, 200, 2816), (130, 4160, 1792)]
+    };
+    let kernel = gemm_fp8::KERNEL_128X32;
+    for &(m, n, k) in shapes {
+        // Split 2 only where every worker is resident (the plan's rule).
+        let units = m.div_ceil(128) * n.div_ceil(32);
+        let splits: &[u32] = if 2 * units <= gpu.sm_count() as usize {
+            &[1, 2]
+        } else {
+            &[1]
+        };
+        for &splits in splits {
+            let cmp = if splits == 1 {
+                gemm_fp8_check::check_vs_f64(&gpu, &kernels, kernel, (m, n, k))
+            } else {
+                gemm_fp8_check::check_vs_f64_split_k(&gpu, &kernels, kernel, (m, n, k), splits)
+            }
+            .unwrap_or_else(|e| panic!("{kernel} {m}x{n}x{k} split {splits}: {e}"));
+            println!(
+                "{kernel} {m}x{n}x{k} split {splits}: rel {:.2e} max abs {:.2e} non-finite {}",
+                cmp.rel_error, cmp.max_abs_error, cmp.non_finite
+            );
+            assert!(
+                cmp.passes(2e-2),
+                "{kernel} {m}x{n}x{k} split {splits}: {cmp:?}"
+            );
+        }
+    }
+}
+
 /// Stream-K with one-K-block segments on every variant that has it
 /// (`has_stream_k`; the data-parallel 256x128 and 256x96 are refused, see
 /// `fp8_stream_k_is_refused_by_data_parallel_kernels`): small shapes

@@ -205,7 +205,7 @@ pub const KERNELS: &[KernelInfo] = &[
     },
     KernelInfo {
         name: "baton_gemm_fp8_blockwise_128x32_db",
-        about: "blockwise-scaled FP8 GEMM, 128x32x128 tiles, 8 stages, two partials (small M, few columns)",
+        about: "blockwise-scaled FP8 GEMM, 128x32x128 tiles, 10 stages, two partials (small M, few columns)",
         hot: true,
     },
     KernelInfo {

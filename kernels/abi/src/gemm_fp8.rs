@@ -121,13 +121,14 @@ pub const GEMM_128X256: KernelSpec<GemmFp8Params> =
 /// ```
 pub const GEMM_128X96_DB: KernelSpec<GemmFp8Params> =
     spec::<128, 96, 6>("baton_gemm_fp8_blockwise_128x96_db", 1);
-/// 128×32×128 tiles, 8 stages, two partials.
+/// 128×32×128 tiles, 10 stages (the ring of 128×64's 8 × 24.5 KiB, ~200
+/// KiB, at a stage of 20.5 KiB), two partials.
 ///
 /// ```
 /// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_128X32_DB.threads, 384);
 /// ```
 pub const GEMM_128X32_DB: KernelSpec<GemmFp8Params> =
-    spec::<128, 32, 8>("baton_gemm_fp8_blockwise_128x32_db", 1);
+    spec::<128, 32, 10>("baton_gemm_fp8_blockwise_128x32_db", 1);
 /// 256×96×128 tiles, 4 stages, two 64-row waves per warpgroup, no
 /// stream-K.
 ///

@@ -159,7 +159,7 @@ pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
         KERNEL_256X128 | KERNEL_256X128_SK | KERNEL_256X128_MCA => Some((256, 128, 4)),
         KERNEL_128X256 => Some((128, 256, 4)),
         KERNEL_128X96 => Some((128, 96, 6)),
-        KERNEL_128X32 => Some((128, 32, 8)),
+        KERNEL_128X32 => Some((128, 32, 10)),
         KERNEL_256X96 => Some((256, 96, 4)),
         _ => None,
     }
@@ -278,8 +278,8 @@ fn units_of(m: u32, n: u32, (bm, bn): (u32, u32), cluster: u32, along_n: bool) -
 /// K length, L2 reuse) among 128×32, 128×64, 128×96, 128×128, 256×96 and
 /// 256×128 tiles, with each tile shape's speed per SM relative to 128×128
 /// (H100, BENCHMARKS.md): 128×64 0.7, 256×128 1.1, 128×96
-/// [`SPEED_128X96`], 256×96 [`SPEED_256X96`] measured; 128×32
-/// [`SPEED_128X32`] predicted. The waves term does what DeepGEMM's rule
+/// [`SPEED_128X96`], 256×96 [`SPEED_256X96`] and 128×32
+/// [`SPEED_128X32`] measured. The waves term does what DeepGEMM's rule
 /// does (fewest waves, then the fullest last wave, then larger tiles): a
 /// width that is not a power of two wins where it saves a wave or a wave's
 /// width by more than its lower speed costs (2048×1216: 104 tiles of
@@ -364,10 +364,21 @@ pub fn plan(m: usize, n: usize, k: usize, sms: u32) -> (&'static str, super::cos
     }
 }
 
-/// Speed per SM of [`KERNEL_128X32`] relative to 128×128 tiles (cost
-/// model): a predicted value (its A tile feeds a quarter of the columns,
-/// `wgmma.m64n32k32` is the narrowest shape); session 9 measures it.
-pub const SPEED_128X32: f64 = 0.4;
+/// Speed per SM of [`KERNEL_128X32`] (10 stages) relative to 128×128
+/// tiles (cost model), fitted on the H100 (BENCHMARKS.md, session 11 FP8
+/// round 2; L2 flushed, one call): at 64/128 × 2112/4096 × 7168 the
+/// 128×32 tiles ran 3.0–5.6 % faster than the 128×64 plans of the same
+/// call (128 whole tiles on 128 CTAs against 64 tiles split 2 ways; 66
+/// tiles split 2 ways against 33 split 4 ways), and the model reproduces
+/// those time ratios at speeds 0.450–0.486. 0.46 is the least at which it
+/// picks 128×32 at all four (predicted 0.4 before: the A tile feeds a
+/// quarter of 128×128's columns and `wgmma.m64n32k32` is the narrowest
+/// shape). What it buys is in the model's terms: as many CTAs as SMs
+/// without a split, or with half the ways and a quarter of the partial
+/// bytes of 128×64, where M ≤ 128 leaves few tiles. Unmeasured shapes it
+/// also takes at this speed (Python's path included): 128×1536×4096
+/// (split 2), 100×3000×5000 (whole).
+pub const SPEED_128X32: f64 = 0.46;
 /// Speed per SM of [`KERNEL_256X128_MCA`] relative to 128×128 tiles
 /// (cost model), where it is a candidate ([`MCAST_A_MAX_K_BLOCKS`]):
 /// 256×128's 1.1 × 1.02. Predicted 1.1 × 1.04 everywhere (a third less
@@ -1101,6 +1112,41 @@ mod tests {
         // Every candidate kernel has a spec, a tile and a place in VARIANTS.
         for k in [KERNEL_128X32, KERNEL_128X96, KERNEL_256X96] {
             assert!(VARIANTS.contains(&k) && spec_of(k).is_some() && tile_of(k).is_some());
+        }
+    }
+
+    /// The 128×32 tiles where M ≤ 128 leaves few tiles of 128×64 (session
+    /// 11 round 2, measured 3.0–5.6 % ahead of the 128×64 plans): whole at
+    /// N = 4096 (128 tiles on 128 CTAs), split 2 ways at N = 2112 (66
+    /// tiles on 132 CTAs); the shapes with many columns or long K keep
+    /// their plans (not measured with 128×32).
+    #[test]
+    fn narrow_tiles_where_few_columns_leave_sms_idle() {
+        for (m, n, k, splits) in [
+            (64, 2112, 7168, 2),
+            (64, 4096, 7168, 1),
+            (128, 2112, 7168, 2),
+            (128, 4096, 7168, 1),
+        ] {
+            let (kernel, cost) = plan(m, n, k, 132);
+            assert_eq!(
+                (kernel, cost.splits),
+                (KERNEL_128X32, splits),
+                "{m}x{n}x{k}"
+            );
+        }
+        for (m, n, k) in [
+            (64, 7168, 16384),
+            (128, 7168, 16384),
+            (64, 7168, 2048),
+            (128, 7168, 2048),
+            (64, 24576, 1536),
+            (128, 24576, 1536),
+            (64, 32768, 512),
+            (128, 32768, 512),
+            (32, 1024, 32768),
+        ] {
+            assert_ne!(choose(m, n, k, 132), KERNEL_128X32, "{m}x{n}x{k}");
         }
     }
 

@@ -6,12 +6,40 @@
 use baton_reference::gemm_fp8_check;
 use baton_runtime::gemm::Fp8ShapeError;
 use baton_runtime::gemm::fp8::{self as gemm_fp8, Fp8GemmPlan};
-use baton_runtime::{Error, Gpu, Variant};
+use baton_runtime::{Error, Gpu, Kernels, Variant};
 
 /// `BATON_SMALL=1` (the GPU suite's sanitizer mode, `tools/gpu-suite.sh
 /// --sanitize`): sizes small enough to finish under compute-sanitizer.
 fn small() -> bool {
     std::env::var("BATON_SMALL").as_deref() == Ok("1")
+}
+
+/// Runs `kernel` at `(m, n, k)` with its K on `splits` CTAs per tile (1:
+/// whole tiles, through the plan's default), checks every output element
+/// against f64 (relative error ≤ 2e-2, no non-finite value) and prints the
+/// errors; `what` names the row in messages.
+fn assert_split_matches_f64(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    what: &str,
+    kernel: &str,
+    (m, n, k): (usize, usize, usize),
+    splits: u32,
+) {
+    let cmp = if splits == 1 {
+        gemm_fp8_check::check_vs_f64(gpu, kernels, kernel, (m, n, k))
+    } else {
+        gemm_fp8_check::check_vs_f64_split_k(gpu, kernels, kernel, (m, n, k), splits)
+    }
+    .unwrap_or_else(|e| panic!("{what} {kernel} {m}x{n}x{k} split {splits}: {e}"));
+    println!(
+        "{what} {kernel} {m}x{n}x{k} split {splits}: rel {:.2e} max abs {:.2e} non-finite {}",
+        cmp.rel_error, cmp.max_abs_error, cmp.non_finite
+    );
+    assert!(
+        cmp.passes(2e-2),
+        "{what} {kernel} {m}x{n}x{k} split {splits}: {cmp:?}"
+    );
 }
 
 #[test]
@@ -172,20 +200,7 @@ fn fp8_half_empty_tiles_and_equal_wave_grids_match_f64() {
             for &splits in splits {
                 // Whole tiles through the plan's default (before session 11
                 // `set_split_k(1)` was refused past the resident workers).
-                let cmp = if splits == 1 {
-                    gemm_fp8_check::check_vs_f64(&gpu, &kernels, kernel, (m, n, k))
-                } else {
-                    gemm_fp8_check::check_vs_f64_split_k(&gpu, &kernels, kernel, (m, n, k), splits)
-                }
-                .unwrap_or_else(|e| panic!("{kernel} {m}x{n}x{k} split {splits}: {e}"));
-                println!(
-                    "{kernel} {m}x{n}x{k} split {splits}: rel {:.2e} max abs {:.2e} non-finite {}",
-                    cmp.rel_error, cmp.max_abs_error, cmp.non_finite
-                );
-                assert!(
-                    cmp.passes(2e-2),
-                    "{kernel} {m}x{n}x{k} split {splits}: {cmp:?}"
-                );
+                assert_split_matches_f64(&gpu, &kernels, "forced", kernel, (m, n, k), splits);
             }
         }
     }
@@ -200,23 +215,8 @@ fn fp8_half_empty_tiles_and_equal_wave_grids_match_f64() {
         (64, 24576, 256),
     ] {
         let (kernel, cost) = gemm_fp8::plan(m, n, k, gpu.sm_count());
-        let cmp = if cost.splits > 1 {
-            gemm_fp8_check::check_vs_f64_split_k(
-                &gpu,
-                &kernels,
-                kernel,
-                (m, n, k),
-                cost.splits as u32,
-            )
-        } else {
-            gemm_fp8_check::check_vs_f64(&gpu, &kernels, kernel, (m, n, k))
-        }
-        .unwrap_or_else(|e| panic!("plan {kernel} {m}x{n}x{k}: {e}"));
-        println!(
-            "plan {kernel} split {} {m}x{n}x{k}: rel {:.2e}",
-            cost.splits, cmp.rel_error
-        );
-        assert!(cmp.passes(2e-2), "plan {kernel} {m}x{n}x{k}: {cmp:?}");
+        let splits = cost.splits as u32;
+        assert_split_matches_f64(&gpu, &kernels, "plan", kernel, (m, n, k), splits);
     }
 }
 
@@ -247,20 +247,7 @@ fn fp8_narrow_tiles_deep_ring_match_f64() {
             &[1]
         };
         for &splits in splits {
-            let cmp = if splits == 1 {
-                gemm_fp8_check::check_vs_f64(&gpu, &kernels, kernel, (m, n, k))
-            } else {
-                gemm_fp8_check::check_vs_f64_split_k(&gpu, &kernels, kernel, (m, n, k), splits)
-            }
-            .unwrap_or_else(|e| panic!("{kernel} {m}x{n}x{k} split {splits}: {e}"));
-            println!(
-                "{kernel} {m}x{n}x{k} split {splits}: rel {:.2e} max abs {:.2e} non-finite {}",
-                cmp.rel_error, cmp.max_abs_error, cmp.non_finite
-            );
-            assert!(
-                cmp.passes(2e-2),
-                "{kernel} {m}x{n}x{k} split {splits}: {cmp:?}"
-            );
+            assert_split_matches_f64(&gpu, &kernels, "narrow", kernel, (m, n, k), splits);
         }
     }
 }

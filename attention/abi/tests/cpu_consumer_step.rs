@@ -231,7 +231,6 @@ fn run<
                 causal: kernel_causal,
                 wg_row0,
                 bn: BN as u32,
-                fused_scale: false,
             };
             let issue_s = |s: &mut [f32; SACC], j: usize| {
                 wgmma::fence();

@@ -211,7 +211,7 @@ fn config(case: &Case) -> HeadDimConfig {
 fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
     let warpgroups = config(case).threads() / 128;
     macro_rules! cta {
-        ($nb:literal, $bn:literal, $sk:literal, $sv:literal, $sq:literal, $w:literal, $sacc:literal, $oacc:literal, $pack:literal, $pr:literal, $cr:literal, $persistent:literal, $emu:literal, $early:literal, $fused:literal, $plan:literal, $s:ty, $o:ty) => {
+        ($nb:literal, $bn:literal, $sk:literal, $sv:literal, $sq:literal, $w:literal, $sacc:literal, $oacc:literal, $pack:literal, $pr:literal, $cr:literal, $persistent:literal, $emu:literal, $early:literal, $plan:literal, $s:ty, $o:ty) => {
             thread::run_cta(
                 AttnSmem::<$nb, $bn, $sk, $sv, $sq, $w> {
                     k: baton::tile_pipeline::InputTileStorage::new(),
@@ -238,7 +238,6 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                         $persistent,
                         $emu,
                         $early,
-                        $fused,
                         $plan,
                         $s,
                         $o,
@@ -267,14 +266,13 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 true,
                 0,
                 false,
-                true,
                 false,
                 qk::QkN176,
                 pv::PvN64
             )
         }
         // The entry's options not in use (`EMU` 4: every 4th chunk's exp2
-        // on the FMA pipe; the early O rescale; the fused scale), kept in
+        // on the FMA pipe; the early O rescale), kept in
         // fwd.rs.
         ("baton_attention_fwd_d64", true) => {
             cta!(
@@ -291,7 +289,6 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 232,
                 true,
                 4,
-                true,
                 true,
                 false,
                 qk::QkN176,
@@ -315,7 +312,6 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 0,
                 false,
                 true,
-                true,
                 qk::QkN128,
                 pv::PvN64
             )
@@ -336,7 +332,6 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 true,
                 0,
                 false,
-                true,
                 false,
                 qk::QkN80,
                 pv::PvN64
@@ -358,7 +353,6 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 true,
                 0,
                 false,
-                true,
                 false,
                 qk::QkN128,
                 pv::PvN128
@@ -381,7 +375,6 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 0,
                 false,
                 true,
-                true,
                 qk::QkN128,
                 pv::PvN128
             )
@@ -401,7 +394,6 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 240,
                 false,
                 0,
-                true,
                 true,
                 false,
                 qk::QkN64,

@@ -148,10 +148,7 @@ fn tile_info(
 /// causal entries; the others ignore it and stride: their code as before
 /// the plan, which at d = 64 non-causal, d = 128 and d = 256 measured
 /// 2–4 % faster than with the check, BENCHMARKS.md "Session 11 — ATTN
-/// round 2");
-/// `FUSED_SCALE`: the softmax's `scale·s − max` as one FMA per element
-/// (`softmax::Block::fused_scale`; on in every entry: +4.7–7.5 % at d = 64
-/// non-causal and d = 128, BENCHMARKS.md "Session 11 — lead").
+/// round 2").
 ///
 /// Every thread of the CTA runs it, as [`CurrentThread`]: the GPU thread
 /// of a kernel entry (`lib.rs`), or on the host a thread of
@@ -179,7 +176,6 @@ pub fn run<
     const PERSISTENT: bool,
     const EMU: usize,
     const EARLY_RESCALE: bool,
-    const FUSED_SCALE: bool,
     const PLAN: bool,
     S: QkMma<SACC>,
     O: PvMma<OACC>,
@@ -493,7 +489,6 @@ pub fn run<
                 causal,
                 wg_row0,
                 bn,
-                fused_scale: FUSED_SCALE,
             };
 
             // O ·= the rescale factors of the last softmax (before the

@@ -49,7 +49,7 @@ baton::kernel! {
     #[spec(ATTENTION_D64)]
     /// Attention forward, head dimension 64 (see `baton_attention_abi`).
     pub fn baton_attention_fwd_d64(p: AttentionParams) {
-        fwd::run::<1, 176, 3, 3, 2, 2, 88, 32, 44, 40, 232, true, 0, false, true, false, qk::QkN176, pv::PvN64>(&p);
+        fwd::run::<1, 176, 3, 3, 2, 2, 88, 32, 44, 40, 232, true, 0, false, false, qk::QkN176, pv::PvN64>(&p);
     }
 }
 
@@ -72,7 +72,6 @@ baton::kernel! {
             true,
             0,
             false,
-            true,
             true,
             qk::QkN128,
             pv::PvN64,
@@ -100,7 +99,6 @@ baton::kernel! {
             true,
             0,
             false,
-            true,
             false,
             qk::QkN80,
             pv::PvN64,
@@ -112,7 +110,7 @@ baton::kernel! {
     #[spec(ATTENTION_D128)]
     /// Attention forward, head dimension 128.
     pub fn baton_attention_fwd_d128(p: AttentionParams) {
-        fwd::run::<2, 128, 3, 2, 3, 2, 64, 64, 32, 40, 232, true, 0, false, true, false, qk::QkN128, pv::PvN128>(&p);
+        fwd::run::<2, 128, 3, 2, 3, 2, 64, 64, 32, 40, 232, true, 0, false, false, qk::QkN128, pv::PvN128>(&p);
     }
 }
 
@@ -120,7 +118,7 @@ baton::kernel! {
     #[spec(ATTENTION_D128_CAUSAL)]
     /// Attention forward, head dimension 128, causal calls (planned).
     pub fn baton_attention_fwd_d128_causal(p: AttentionParams) {
-        fwd::run::<2, 128, 3, 2, 3, 2, 64, 64, 32, 40, 232, true, 0, false, true, true, qk::QkN128, pv::PvN128>(&p);
+        fwd::run::<2, 128, 3, 2, 3, 2, 64, 64, 32, 40, 232, true, 0, false, true, qk::QkN128, pv::PvN128>(&p);
     }
 }
 
@@ -128,7 +126,7 @@ baton::kernel! {
     #[spec(ATTENTION_D256)]
     /// Attention forward, head dimension 256.
     pub fn baton_attention_fwd_d256(p: AttentionParams) {
-        fwd::run::<4, 64, 2, 2, 2, 2, 32, 128, 16, 24, 240, false, 0, true, true, false, qk::QkN64, pv::PvN256>(&p);
+        fwd::run::<4, 64, 2, 2, 2, 2, 32, 128, 16, 24, 240, false, 0, true, false, qk::QkN64, pv::PvN256>(&p);
     }
 }
 

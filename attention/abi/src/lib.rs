@@ -65,6 +65,11 @@ pub struct HeadDimConfig {
     /// The kernel loops over work tiles (persistent CTAs); `false`: it
     /// computes one tile per CTA and is launched with one CTA per tile.
     pub persistent: bool,
+    /// The kernel follows a planned schedule
+    /// ([`AttentionParams::tile_order`], [`schedule::plan`]) when given one:
+    /// the causal entries; the host plans their causal calls, one CTA per
+    /// SM.
+    pub planned: bool,
 }
 
 impl HeadDimConfig {
@@ -117,11 +122,12 @@ impl HeadDimConfig {
 
     /// Whether a kernel instantiation (`fwd::run`'s `NB` column boxes, `BN`
     /// K/V rows, `SK`, `SV`, `SQ` stages, `W` consumer warpgroups,
-    /// persistence) is this configuration: the kernel entries assert it at
-    /// compile time.
+    /// persistence, `PLAN`) is this configuration: the kernel entries
+    /// assert it at compile time.
     ///
     /// ```
-    /// assert!(baton_attention_abi::D128.is_instance(2, 128, 3, 2, 3, 2, true));
+    /// assert!(baton_attention_abi::D128.is_instance(2, 128, 3, 2, 3, 2, true, false));
+    /// assert!(baton_attention_abi::D128_CAUSAL.is_instance(2, 128, 3, 2, 3, 2, true, true));
     /// ```
     #[allow(clippy::too_many_arguments)]
     pub const fn is_instance(
@@ -133,6 +139,7 @@ impl HeadDimConfig {
         sq: usize,
         w: usize,
         persistent: bool,
+        planned: bool,
     ) -> bool {
         self.head_dim as usize == 64 * nb
             && self.block_n as usize == bn
@@ -141,6 +148,7 @@ impl HeadDimConfig {
             && self.q_stages as usize == sq
             && self.consumer_warpgroups as usize == w
             && self.persistent == persistent
+            && self.planned == planned
     }
 }
 
@@ -155,10 +163,13 @@ pub const D64: HeadDimConfig = HeadDimConfig {
     v_stages: 3,
     q_stages: 2,
     persistent: true,
+    planned: false,
 };
-/// d = 64 with a causal mask: 128-row K/V blocks, 3 K and 3 V stages (the
-/// 176-row block computes more of each diagonal block in vain: 4–11 %
-/// slower on causal shapes, BENCHMARKS.md "Session 9 — ATTN-PERF").
+/// d = 64 with a causal mask: 128-row K/V blocks, 3 K and 3 V stages,
+/// planned (on the planned schedule it ran as fast as the 176-row block at
+/// seq 4k and 10 % faster at seq 1k, BENCHMARKS.md "Session 11 — ATTN
+/// round 2"; one CTA per tile the 176-row block was 4–11 % slower,
+/// Session 9).
 pub const D64_CAUSAL: HeadDimConfig = HeadDimConfig {
     head_dim: 64,
     consumer_warpgroups: 2,
@@ -167,6 +178,7 @@ pub const D64_CAUSAL: HeadDimConfig = HeadDimConfig {
     v_stages: 3,
     q_stages: 2,
     persistent: true,
+    planned: true,
 };
 /// d = 128: 128-row K/V blocks, 3 K and 2 V stages (3 + 3 fill the 227
 /// KiB exactly, leaving no room for the ordered barrier's 16 bytes, which
@@ -179,6 +191,13 @@ pub const D128: HeadDimConfig = HeadDimConfig {
     v_stages: 2,
     q_stages: 3,
     persistent: true,
+    planned: false,
+};
+/// d = 128 with a causal mask: [`D128`], planned (its own entry, so that
+/// the non-causal entry keeps the code without the plan's check).
+pub const D128_CAUSAL: HeadDimConfig = HeadDimConfig {
+    planned: true,
+    ..D128
 };
 /// d = 256: 64-row K/V blocks, 2 K and 2 V stages; one tile per CTA (the
 /// tile loop's state does not fit beside the 128 O accumulators without
@@ -191,6 +210,7 @@ pub const D256: HeadDimConfig = HeadDimConfig {
     v_stages: 2,
     q_stages: 2,
     persistent: false,
+    planned: false,
 };
 
 /// d = 64 on three consumer warpgroups (FA3's d = 64 CTA: 192-row query
@@ -212,6 +232,7 @@ pub const D64_W3: HeadDimConfig = HeadDimConfig {
     v_stages: 3,
     q_stages: 3,
     persistent: true,
+    planned: false,
 };
 
 /// Shared memory of the d = 64 kernel.
@@ -258,6 +279,13 @@ pub const ATTENTION_D64_W3: KernelSpec<AttentionParams> =
 /// ```
 pub const ATTENTION_D128: KernelSpec<AttentionParams> =
     spec::<Smem128>("baton_attention_fwd_d128", D128).hot();
+/// The d = 128 forward kernel for causal calls ([`D128_CAUSAL`]).
+///
+/// ```
+/// assert_eq!(baton_attention_abi::ATTENTION_D128_CAUSAL.name, "baton_attention_fwd_d128_causal");
+/// ```
+pub const ATTENTION_D128_CAUSAL: KernelSpec<AttentionParams> =
+    spec::<Smem128>("baton_attention_fwd_d128_causal", D128_CAUSAL).hot();
 /// The d = 256 forward kernel. Not yet `.hot()`: ptxas compiles the entry
 /// at the 168-register cap of 384 threads and spills (the 128 O
 /// accumulators, 32 S and 16 P registers need the consumers' 232).
@@ -301,6 +329,7 @@ pub const fn config_for(head_dim: u32) -> Option<(HeadDimConfig, KernelSpec<Atte
 /// assert_eq!(config_for_call(64, false, true, false).unwrap().0.block_n, 128);
 /// assert_eq!(config_for_call(64, true, false, true).unwrap().0.bm(), 192);
 /// assert_eq!(config_for_call(128, false, false, true).unwrap().0.block_n, 128);
+/// assert_eq!(config_for_call(128, true, false, false).unwrap().1.name, "baton_attention_fwd_d128_causal");
 /// ```
 pub const fn config_for_call(
     head_dim: u32,
@@ -313,6 +342,9 @@ pub const fn config_for_call(
     }
     if head_dim == 64 && (causal || narrow) {
         return Some((D64_CAUSAL, ATTENTION_D64_CAUSAL));
+    }
+    if head_dim == 128 && causal {
+        return Some((D128_CAUSAL, ATTENTION_D128_CAUSAL));
     }
     config_for(head_dim)
 }

@@ -16,6 +16,7 @@ use baton::kernel::KernelParams;
 ///     q_maps: core::ptr::null(), k_maps: core::ptr::null(), v_maps: core::ptr::null(),
 ///     o_maps: core::ptr::null(), lse: core::ptr::null_mut(),
 ///     seq_q: 1, seq_kv: 1, q_heads: 1, batch_heads: 1, heads_per_section: 1, heads_per_kv_head: 1, causal: 0, heads_inner: 0, pingpong: 0, scale_log2: 1.0,
+///     tile_order: core::ptr::null(),
 /// };
 /// assert_eq!(p.seq_q, 1);
 /// ```
@@ -62,6 +63,11 @@ pub struct AttentionParams {
     pub pingpong: u32,
     /// `scale · log2(e)`: scores are `exp2`ed after this factor.
     pub scale_log2: f32,
+    /// Null: CTA `c` computes work tiles `c, c + grid, …` (the stride
+    /// schedule); else a planned schedule in global memory
+    /// ([`schedule::plan`](crate::schedule::plan)'s layout: `grid + 1`
+    /// offsets, then the tiles of CTA 0, CTA 1, …).
+    pub tile_order: *const u32,
 }
 
 // SAFETY: repr(C) of raw pointers and numbers, the same layout on host and

@@ -155,3 +155,96 @@ pub const fn kv_blocks(
         all
     }
 }
+
+/// A planned schedule (host only): the work tiles `0..tiles` of a causal
+/// launch dealt to `grid` persistent CTAs the way the hardware deals one
+/// CTA per tile, but without a CTA launch and a pipeline fill per tile:
+/// in [`work_tile`]'s order (longest first, in sections), each tile to the
+/// CTA with the least work so far (ties: the lowest CTA), a tile costing
+/// its K/V blocks ([`kv_blocks`]) plus one (its last P·V and epilogue).
+///
+/// The kernel reads it from
+/// [`AttentionParams::tile_order`](crate::AttentionParams::tile_order):
+/// `grid + 1` offsets, then the tiles; CTA `c` computes
+/// `order[grid + 1 + k]` for `k` in `order[c] .. order[c + 1]`, in that
+/// order. Every tile is in exactly one CTA's list ([`check_plan`]).
+///
+/// ```
+/// use baton_attention_abi::schedule::{check_plan, plan};
+/// // 4 query tiles of 128 rows, 1 head, 2 CTAs: tiles 0..4 are query
+/// // tiles 3, 2, 1, 0 (4, 3, 2, 1 blocks): CTA 0 takes 3 (4 blocks) then
+/// // 0 (1), CTA 1 takes 2 (3) then 1 (2).
+/// let p = plan(512, 512, 128, 128, 1, 1, 2);
+/// assert_eq!(p, [0, 2, 4, 0, 3, 1, 2]);
+/// assert!(check_plan(&p, 4, 2));
+/// ```
+#[cfg(not(target_arch = "nvptx64"))]
+#[allow(clippy::too_many_arguments)]
+pub fn plan(
+    seq_q: u32,
+    seq_kv: u32,
+    bm: u32,
+    block_n: u32,
+    batch_heads: u32,
+    heads_per_section: u32,
+    grid: u32,
+) -> Vec<u32> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let qt = q_tiles(seq_q, bm);
+    let tiles = qt * batch_heads;
+    let grid = grid.clamp(1, tiles.max(1));
+    // (load, cta), least load first, then the lowest CTA.
+    let mut heap: BinaryHeap<Reverse<(u64, u32)>> = (0..grid).map(|c| Reverse((0, c))).collect();
+    let mut lists = vec![Vec::new(); grid as usize];
+    for t in 0..tiles {
+        let w = work_tile(t, qt, batch_heads, heads_per_section, true);
+        let cost = kv_blocks(w.q_tile * bm, seq_q, seq_kv, bm, block_n, true) as u64 + 1;
+        let Reverse((load, c)) = heap.pop().expect("grid ≥ 1");
+        lists[c as usize].push(t);
+        heap.push(Reverse((load + cost, c)));
+    }
+    let mut out = Vec::with_capacity((grid + 1 + tiles) as usize);
+    let mut off = 0;
+    for l in &lists {
+        out.push(off);
+        off += l.len() as u32;
+    }
+    out.push(off);
+    for l in lists {
+        out.extend(l);
+    }
+    out
+}
+
+/// Whether `order` is a plan of `tiles` work tiles on `grid` CTAs
+/// ([`plan`]'s layout): `grid + 1` non-decreasing offsets from 0 to
+/// `tiles`, then every tile in `0..tiles` exactly once. The kernel trusts
+/// the plan (a tile missing leaves its O unwritten, a tile twice is
+/// computed twice); the host checks each one it makes.
+///
+/// ```
+/// use baton_attention_abi::schedule::check_plan;
+/// assert!(check_plan(&[0, 1, 2, 1, 0], 2, 2));
+/// assert!(!check_plan(&[0, 1, 2, 1, 1], 2, 2)); // tile 1 twice, 0 missing
+/// assert!(!check_plan(&[0, 2, 1, 1, 0], 2, 2)); // offsets decrease
+/// assert!(!check_plan(&[0, 1, 2, 1, 2], 2, 2)); // tile 2 out of range
+/// ```
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn check_plan(order: &[u32], tiles: u32, grid: u32) -> bool {
+    let (g, n) = (grid as usize, tiles as usize);
+    if order.len() != g + 1 + n || order[0] != 0 || order[g] != tiles {
+        return false;
+    }
+    if order[..=g].windows(2).any(|w| w[0] > w[1]) {
+        return false;
+    }
+    let mut seen = vec![false; n];
+    for &t in &order[g + 1..] {
+        match seen.get_mut(t as usize) {
+            Some(s) if !*s => *s = true,
+            _ => return false,
+        }
+    }
+    true
+}

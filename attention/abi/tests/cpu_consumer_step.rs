@@ -209,6 +209,7 @@ fn run<
         heads_inner: 0,
         pingpong: 1,
         scale_log2: (scale * std::f64::consts::LOG2_E) as f32,
+        tile_order: std::ptr::null(),
     };
     let params = Params(p);
     let out = Mutex::new(vec![f64::NAN; 64 * d]);
@@ -230,7 +231,6 @@ fn run<
                 causal: kernel_causal,
                 wg_row0,
                 bn: BN as u32,
-                fused_scale: false,
             };
             let issue_s = |s: &mut [f32; SACC], j: usize| {
                 wgmma::fence();

@@ -20,12 +20,13 @@
 //! both layouts (`[b, s, h, d]`, `[b, h, s, d]`), both ping-pong mechanisms
 //! and free issue, d = 64's 128-row kernel without a mask (`narrow`),
 //! persistent grids smaller than the tile count (one CTA computing 4 tiles:
-//! the 3-stage Q ring wraps). Fresh random inputs; O and
+//! the 3-stage Q ring wraps; causal calls at d = 64 and 128 on the host's
+//! planned schedule, `schedule::plan`, as the host API launches them). Fresh random inputs; O and
 //! the logsumexp poisoned with NaN; every element of O (relative error ≤
 //! 2e-2 of its row's largest reference value) and of the logsumexp checked,
 //! a guard past O's end checked untouched; NaN never passes. Controls that
-//! must fail: a launch missing its last CTA (its tiles stay NaN), and a
-//! wrong GQA head mapping.
+//! must fail: a launch missing its last CTA (its tiles stay NaN), a
+//! wrong GQA head mapping, and a plan with one tile twice and one never.
 #![cfg(not(target_arch = "nvptx64"))]
 
 #[path = "../../kernel/src/fwd.rs"]
@@ -49,7 +50,7 @@ mod thread;
 mod common;
 use baton::arch::cpu::tma::TensorMap;
 use baton_attention_abi::maps::OperandMaps;
-use baton_attention_abi::schedule::{heads_per_section, tile_count};
+use baton_attention_abi::schedule::{check_plan, heads_per_section, plan, tile_count};
 use baton_attention_abi::{
     AttentionParams, AttnSmem, D64, D64_CAUSAL, D64_W3, D128, D256, HeadDimConfig, config_for_call,
 };
@@ -162,6 +163,10 @@ enum Fault {
     /// `heads_per_kv_head` of 1 with GQA 2:1 (query head `h` reads K/V
     /// head `h`, past the last for odd `h`: zeros).
     WrongGqaMapping,
+    /// The causal plan's last tile replaced by its first (one tile twice,
+    /// one never: `check_plan` rejects it, and the missing tile's O stays
+    /// NaN).
+    BrokenPlan,
 }
 
 /// The rank-3 maps of one tensor, one per batch entry, by the host API's
@@ -206,7 +211,7 @@ fn config(case: &Case) -> HeadDimConfig {
 fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
     let warpgroups = config(case).threads() / 128;
     macro_rules! cta {
-        ($nb:literal, $bn:literal, $sk:literal, $sv:literal, $sq:literal, $w:literal, $sacc:literal, $oacc:literal, $pack:literal, $pr:literal, $cr:literal, $persistent:literal, $emu:literal, $early:literal, $fused:literal, $s:ty, $o:ty) => {
+        ($nb:literal, $bn:literal, $sk:literal, $sv:literal, $sq:literal, $w:literal, $sacc:literal, $oacc:literal, $pack:literal, $pr:literal, $cr:literal, $persistent:literal, $emu:literal, $early:literal, $plan:literal, $s:ty, $o:ty) => {
             thread::run_cta(
                 AttnSmem::<$nb, $bn, $sk, $sv, $sq, $w> {
                     k: baton::tile_pipeline::InputTileStorage::new(),
@@ -233,7 +238,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                         $persistent,
                         $emu,
                         $early,
-                        $fused,
+                        $plan,
                         $s,
                         $o,
                     >(&p.0)
@@ -261,13 +266,13 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 true,
                 0,
                 false,
-                true,
+                false,
                 qk::QkN176,
                 pv::PvN64
             )
         }
         // The entry's options not in use (`EMU` 4: every 4th chunk's exp2
-        // on the FMA pipe; the early O rescale; the fused scale), kept in
+        // on the FMA pipe; the early O rescale), kept in
         // fwd.rs.
         ("baton_attention_fwd_d64", true) => {
             cta!(
@@ -285,7 +290,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 true,
                 4,
                 true,
-                true,
+                false,
                 qk::QkN176,
                 pv::PvN64
             )
@@ -327,12 +332,33 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 true,
                 0,
                 false,
-                true,
+                false,
                 qk::QkN80,
                 pv::PvN64
             )
         }
         ("baton_attention_fwd_d128", false) => {
+            cta!(
+                2,
+                128,
+                3,
+                2,
+                3,
+                2,
+                64,
+                64,
+                32,
+                40,
+                232,
+                true,
+                0,
+                false,
+                false,
+                qk::QkN128,
+                pv::PvN128
+            )
+        }
+        ("baton_attention_fwd_d128_causal", false) => {
             cta!(
                 2,
                 128,
@@ -369,7 +395,7 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 false,
                 0,
                 true,
-                true,
+                false,
                 qk::QkN64,
                 pv::PvN256
             )
@@ -441,10 +467,35 @@ fn check(case: Case, fault: Fault) -> Result<(), String> {
             | (o_inner as u32) << 3,
         pingpong,
         scale_log2: (scale * std::f64::consts::LOG2_E) as f32,
+        tile_order: std::ptr::null(),
     });
     let tiles = tile_count(seq_q as u32, cfg.bm(), batch_heads);
     let persistent = cfg.persistent;
     let grid = if persistent { grid.min(tiles) } else { tiles };
+    // Causal calls on the planned kernels follow the host's plan, as the
+    // host API launches them.
+    let mut params = params;
+    let order = (causal && cfg.planned).then(|| {
+        let mut order = plan(
+            seq_q as u32,
+            seq_kv as u32,
+            cfg.bm(),
+            bn,
+            batch_heads,
+            params.0.heads_per_section,
+            grid,
+        );
+        assert!(check_plan(&order, tiles, grid), "{case:?}: a bad plan");
+        if fault == Fault::BrokenPlan {
+            let n = order.len();
+            order[n - 1] = order[grid as usize + 1];
+            assert!(!check_plan(&order, tiles, grid));
+        }
+        order
+    });
+    if let Some(order) = &order {
+        params.0.tile_order = order.as_ptr();
+    }
     let ctas = if fault == Fault::SkipLastCta {
         grid - 1
     } else {
@@ -566,6 +617,18 @@ fn d64_causal_and_not_gqa_ragged() {
                 seq_q: 129,
                 seq_kv: 181,
                 fma_exp2_early_rescale: true,
+                ..base
+            },
+            Fault::None,
+        )
+        .unwrap();
+        // Causal, several planned tiles per CTA (6 tiles on 2 CTAs).
+        check(
+            Case {
+                seq_q: 300,
+                seq_kv: 260,
+                causal: true,
+                grid: 2,
                 ..base
             },
             Fault::None,
@@ -727,5 +790,11 @@ fn broken_launches_are_caught() {
         let gqa = check(case, Fault::WrongGqaMapping).expect_err("a wrong GQA mapping passed");
         println!("wrong GQA mapping caught: {gqa}");
         assert!(gqa.contains("O["), "failed for another reason: {gqa}");
+        let plan = check(case, Fault::BrokenPlan).expect_err("a broken plan passed");
+        println!("broken plan caught: {plan}");
+        assert!(
+            plan.contains("O[") && plan.contains("NaN"),
+            "failed for another reason: {plan}"
+        );
     });
 }

@@ -2,7 +2,9 @@
 //! consumer warpgroups (S = Q·Kᵀ, online softmax, O += P·V, O out by TMA),
 //! persistent: the CTA computes work tiles `blockIdx.x + i·gridDim.x` in
 //! the order of `baton_attention_abi::schedule::work_tile` (causal: the
-//! longest first), and every pipeline runs on from one tile to the next.
+//! longest first), or the list a planned schedule gives it
+//! (`AttentionParams::tile_order`, `schedule::plan`), and every pipeline
+//! runs on from one tile to the next.
 //!
 //! Protocol (all `InputTilePipeline`s; a K or V arrival is by a consumer
 //! warpgroup's thread 0, a Q arrival by each of its 128 threads):
@@ -142,9 +144,11 @@ fn tile_info(
 /// `EARLY_RESCALE`: O is rescaled under S_j's `wgmma`s, between the two
 /// issues (FA3's place; the factors stay live through the turn), else
 /// once P·V retired (d = 128: early spills 4 bytes at 232 registers);
-/// `FUSED_SCALE`: the softmax's `scale·s − max` as one FMA per element
-/// (`softmax::Block::fused_scale`; on in every entry: +4.7–7.5 % at d = 64
-/// non-causal and d = 128, BENCHMARKS.md "Session 11 — lead").
+/// `PLAN`: the CTA follows `p.tile_order` when it is not null (the
+/// causal entries; the others ignore it and stride: their code as before
+/// the plan, which at d = 64 non-causal, d = 128 and d = 256 measured
+/// 2–4 % faster than with the check, BENCHMARKS.md "Session 11 — ATTN
+/// round 2").
 ///
 /// Every thread of the CTA runs it, as [`CurrentThread`]: the GPU thread
 /// of a kernel entry (`lib.rs`), or on the host a thread of
@@ -172,7 +176,7 @@ pub fn run<
     const PERSISTENT: bool,
     const EMU: usize,
     const EARLY_RESCALE: bool,
-    const FUSED_SCALE: bool,
+    const PLAN: bool,
     S: QkMma<SACC>,
     O: PvMma<OACC>,
 >(
@@ -216,12 +220,38 @@ pub fn run<
     // Derived in each role (through `opaque`), not once before the roles
     // split: a value live into both would have to fit the producer's few
     // registers, and ptxas spills it.
+    // Stride schedule: slots `blockIdx.x, + grid, …` below the tile count,
+    // slot `k` being work tile `k`; planned (`PLAN` and `p.tile_order`): slots
+    // `order[c] .. order[c + 1]` one by one, slot `k` being work tile
+    // `order[grid + 1 + k]` (`schedule::plan`). Returns (first slot, step,
+    // end).
     let schedule = || {
-        (
-            opaque(thread.block_idx_x()),
-            thread.launch_ctas(),
-            q_tiles(opaque(p.seq_q), bm) * p.batch_heads,
-        )
+        let c = opaque(thread.block_idx_x());
+        if !PLAN || p.tile_order.is_null() {
+            (
+                c,
+                thread.launch_ctas(),
+                q_tiles(opaque(p.seq_q), bm) * p.batch_heads,
+            )
+        } else {
+            // SAFETY: a plan of `grid` CTAs (host contract, `check_plan`).
+            unsafe {
+                (
+                    *p.tile_order.add(c as usize),
+                    1,
+                    *p.tile_order.add(c as usize + 1),
+                )
+            }
+        }
+    };
+    // The work tile of slot `k`.
+    let tile_at = |k: u32| {
+        if !PLAN || p.tile_order.is_null() {
+            k
+        } else {
+            // SAFETY: as above; `k` < order[grid] = the tile count.
+            unsafe { *p.tile_order.add((thread.launch_ctas() + 1 + k) as usize) }
+        }
     };
 
     thread.init_then_sync(|| {
@@ -296,12 +326,12 @@ pub fn run<
                     stage.release();
                 }};
             }
-            let (mut t, _, _) = schedule();
+            let (mut k, _, _) = schedule();
             // The producer has few registers (24 or 40): the maps are
-            // derived from the batch entry at each load, and the stride and
-            // tile count re-read at each tile, rather than kept live.
-            while t < schedule().2 {
-                let ti = tile_info(p, t, bm, bn);
+            // derived from the batch entry at each load, and the step and
+            // end re-read at each tile, rather than kept live.
+            while k < schedule().2 {
+                let ti = tile_info(p, tile_at(k), bm, bn);
                 let (map_k, map_v) = (
                     || p.k_maps.wrapping_add(opaque(ti.batch) as usize),
                     || p.v_maps.wrapping_add(opaque(ti.batch) as usize),
@@ -320,7 +350,7 @@ pub fn run<
                 if !PERSISTENT {
                     break;
                 }
-                t += schedule().1;
+                k += schedule().1;
             }
             kprod.drain();
             vprod.drain();
@@ -423,14 +453,20 @@ pub fn run<
         }
         let mut kc = kp.consumer();
         let mut vc = vp.consumer();
-        let (mut t, _, _) = schedule();
-        while t < schedule().2 {
+        let (mut k, _, _) = schedule();
+        while k < schedule().2 {
             // The thread's place, per tile: what derives from it (rows,
             // mask columns, O's shared addresses) is computed in the tile,
             // not hoisted out of the tile loop and kept live (spilled).
             let (warp, lane) = (opaque(tid) / 32, opaque(tid) % 32);
-            let ti = tile_info(p, t, bm, bn);
-            let last_tile = !PERSISTENT || t + thread.launch_ctas() >= schedule().2;
+            let ti = tile_info(p, tile_at(k), bm, bn);
+            // (Without `PLAN`, the stride as the code before the plan read it.)
+            let last_tile = !PERSISTENT
+                || k + if PLAN {
+                    schedule().1
+                } else {
+                    thread.launch_ctas()
+                } >= schedule().2;
             // This thread's two accumulator rows, in the head.
             let wg_row0 = ti.q_row0 + 64 * wg;
             let rows = [
@@ -453,7 +489,6 @@ pub fn run<
                 causal,
                 wg_row0,
                 bn,
-                fused_scale: FUSED_SCALE,
             };
 
             // O ·= the rescale factors of the last softmax (before the
@@ -522,7 +557,7 @@ pub fn run<
             // Epilogue: O / l, logsumexp, O over this warpgroup's Q rows, TMA stores.
             // The tile's head and maps, derived again here (not kept live
             // across the tile).
-            let te = tile_info(p, opaque(t), bm, bn);
+            let te = tile_info(p, tile_at(opaque(k)), bm, bn);
             let (l0, l1) = (quad_sum(l0), quad_sum(l1));
             let inv0 = if l0 > 0.0 { 1.0 / l0 } else { 0.0 };
             let inv1 = if l1 > 0.0 { 1.0 / l1 } else { 0.0 };
@@ -584,7 +619,11 @@ pub fn run<
             if !PERSISTENT {
                 break;
             }
-            t += thread.launch_ctas();
+            k += if PLAN {
+                schedule().1
+            } else {
+                thread.launch_ctas()
+            };
         }
         if tid == 0 {
             // Every O store complete before the CTA exits.

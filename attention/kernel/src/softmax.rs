@@ -48,10 +48,6 @@ pub struct Block<'p> {
     pub wg_row0: u32,
     /// K/V rows per block.
     pub bn: u32,
-    /// `scale·s − base` as one FMA per element (`math::fma`), else an
-    /// FMUL and an FADD (Rust does not contract them): the FMA saves one
-    /// issue slot of the softmax's ~8 per S element (SASS, Session 11).
-    pub fused_scale: bool,
 }
 
 impl Block<'_> {
@@ -120,13 +116,11 @@ impl Block<'_> {
             let c = 4 * C as usize;
             let on_fma = EMU > 0 && (C as usize) % EMU == EMU - 1;
             let e = |x: f32| if on_fma { exp2_fma(x) } else { exp2(x) };
-            let scaled = |x: f32, base: f32| {
-                if self.fused_scale {
-                    fma(x, p.scale_log2, -base)
-                } else {
-                    x * p.scale_log2 - base
-                }
-            };
+            // `scale·s − base` as one FMA per element (`math::fma`; Rust
+            // does not contract an FMUL and an FADD): one issue slot of the
+            // softmax's ~8 per S element fewer (SASS), +4.6–8.5 % at d = 128
+            // and d = 64 (BENCHMARKS.md "Session 11 — lead").
+            let scaled = |x: f32, base: f32| fma(x, p.scale_log2, -base);
             s[c] = e(scaled(s[c], base0));
             s[c + 1] = e(scaled(s[c + 1], base0));
             s[c + 2] = e(scaled(s[c + 2], base1));

@@ -6,10 +6,10 @@ use crate::shape::{
 };
 use crate::{MODULE, PTX, PTX_DEBUG};
 use baton_attention_abi::maps::OperandMaps;
-use baton_attention_abi::schedule::{heads_per_section, tile_count};
+use baton_attention_abi::schedule::{self, heads_per_section, tile_count};
 use baton_attention_abi::{
-    ATTENTION_D64, ATTENTION_D64_CAUSAL, ATTENTION_D64_W3, ATTENTION_D128, ATTENTION_D256,
-    AttentionParams, config_for_call,
+    ATTENTION_D64, ATTENTION_D64_CAUSAL, ATTENTION_D64_W3, ATTENTION_D128, ATTENTION_D128_CAUSAL,
+    ATTENTION_D256, AttentionParams, config_for_call,
 };
 use baton_runtime::cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use baton_runtime::{Gpu, TypedKernel, tensor_map};
@@ -84,8 +84,8 @@ impl RawTensor {
 pub struct Attention {
     /// d = 64, 128, 256, 64 causal (128-row blocks), 64 on three
     /// consumer warpgroups.
-    release: [TypedKernel<AttentionParams>; 5],
-    debug: [TypedKernel<AttentionParams>; 5],
+    release: [TypedKernel<AttentionParams>; 6],
+    debug: [TypedKernel<AttentionParams>; 6],
     /// The device's SMs: the persistent grid.
     sm_count: u32,
 }
@@ -94,7 +94,7 @@ impl Attention {
     /// Loads the kernels on `gpu` (fails with `Error::PtxNotBuilt`-like
     /// runtime errors when the PTX is missing or does not match the specs).
     pub fn new(gpu: &Gpu) -> Result<Self, AttentionError> {
-        let load = |ptx: &str| -> Result<[TypedKernel<AttentionParams>; 5], AttentionError> {
+        let load = |ptx: &str| -> Result<[TypedKernel<AttentionParams>; 6], AttentionError> {
             let module = gpu.load_ptx(ptx, MODULE)?;
             Ok([
                 module.kernel(&ATTENTION_D64)?,
@@ -102,6 +102,7 @@ impl Attention {
                 module.kernel(&ATTENTION_D256)?,
                 module.kernel(&ATTENTION_D64_CAUSAL)?,
                 module.kernel(&ATTENTION_D64_W3)?,
+                module.kernel(&ATTENTION_D128_CAUSAL)?,
             ])
         };
         Ok(Self {
@@ -272,7 +273,43 @@ impl Attention {
                 maps.push(tensor_map::encode(&layout.desc(base, shape.head_dim))?);
             }
         }
-        let bytes: Vec<u8> = maps.iter().flat_map(|m| m.0).collect();
+        let mut bytes: Vec<u8> = maps.iter().flat_map(|m| m.0).collect();
+        let batch_heads = plan.grid.1;
+        let sections = heads_per_section(
+            shape.seq_kv as u32,
+            shape.head_dim as u32,
+            (shape.q_heads / shape.kv_heads) as u32,
+            batch_heads,
+        );
+        let tiles = tile_count(shape.seq_q as u32, config.bm(), batch_heads);
+        // Causal calls on the planned kernels (`HeadDimConfig::planned`:
+        // d = 64 on two warpgroups, d = 128) run a planned schedule
+        // (`schedule::plan`: the tiles, longest first, each to the CTA with
+        // the least work so far), one CTA per SM by default: +3 to +18 %
+        // over one CTA per tile (BENCHMARKS.md "Session 11 — ATTN round
+        // 2"). Other causal calls with the default CTA count launch one CTA
+        // per tile (the hardware's dispatch balances the unequal tiles
+        // better than the static stride: Session 9), as `PerTile` does;
+        // d = 256 always does.
+        let planned = config.planned && opts.causal && opts.ctas != Ctas::PerTile;
+        let grid = if planned || (config.persistent && !(opts.causal && opts.ctas == Ctas::PerSm)) {
+            opts.ctas.grid(tiles, self.sm_count)
+        } else {
+            tiles
+        };
+        if planned {
+            let order = schedule::plan(
+                shape.seq_q as u32,
+                shape.seq_kv as u32,
+                config.bm(),
+                config.block_n,
+                batch_heads,
+                sections,
+                grid,
+            );
+            assert!(schedule::check_plan(&order, tiles, grid), "a bad tile plan");
+            bytes.extend(order.iter().flat_map(|x| x.to_le_bytes()));
+        }
         // Stream-ordered: copied before the kernel, freed after it.
         let maps_buf = stream
             .clone_htod(&bytes)
@@ -289,18 +326,18 @@ impl Attention {
             seq_q: shape.seq_q as u32,
             seq_kv: shape.seq_kv as u32,
             q_heads: shape.q_heads as u32,
-            batch_heads: plan.grid.1,
-            heads_per_section: heads_per_section(
-                shape.seq_kv as u32,
-                shape.head_dim as u32,
-                (shape.q_heads / shape.kv_heads) as u32,
-                plan.grid.1,
-            ),
+            batch_heads,
+            heads_per_section: sections,
             heads_per_kv_head: (shape.q_heads / shape.kv_heads) as u32,
             causal: opts.causal as u32,
             heads_inner,
             pingpong: opts.schedule.code(),
             scale_log2: scale * std::f32::consts::LOG2_E,
+            tile_order: if planned {
+                (maps_ptr + 4 * per_tensor) as *const u32
+            } else {
+                std::ptr::null()
+            },
         };
         let which = [
             ATTENTION_D64,
@@ -308,6 +345,7 @@ impl Attention {
             ATTENTION_D256,
             ATTENTION_D64_CAUSAL,
             ATTENTION_D64_W3,
+            ATTENTION_D128_CAUSAL,
         ]
         .iter()
         .position(|k| k.name == spec.name)
@@ -321,16 +359,6 @@ impl Attention {
             &self.release[which]
         };
         drop(_maps_sync);
-        let tiles = tile_count(shape.seq_q as u32, config.bm(), plan.grid.1);
-        // Causal calls with the default CTA count launch one CTA per tile:
-        // the hardware's dynamic dispatch balances the unequal causal tiles
-        // better than the persistent static stride (BENCHMARKS.md "Session
-        // 9 — ATTN-PERF": −4 to −25 % persistent on causal d = 128).
-        let grid = if config.persistent && !(opts.causal && opts.ctas == Ctas::PerSm) {
-            opts.ctas.grid(tiles, self.sm_count)
-        } else {
-            tiles
-        };
         Ok(PreparedAttention {
             kernel,
             stream: stream.clone(),

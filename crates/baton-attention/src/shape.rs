@@ -129,9 +129,12 @@ pub struct AttentionOptions {
     pub schedule: Schedule,
     /// How many CTAs the launch has (each computes query tiles one after
     /// the other, the next tile's loads overlapping this one's epilogue):
-    /// by default one per SM for non-causal calls, one per tile for causal
-    /// ones (the hardware dispatches the unequal causal tiles, longest
-    /// first, more evenly than a static stride). d = 256 always launches
+    /// by default one per SM. Non-causal calls stride over the tiles;
+    /// causal calls at d = 64 (two warpgroups) and d = 128 follow a plan
+    /// made on the host (`schedule::plan`: the unequal tiles, longest
+    /// first, each to the CTA with the least work so far); other causal
+    /// calls launch one per tile (the hardware dispatches the unequal
+    /// tiles more evenly than a static stride). d = 256 always launches
     /// one CTA per tile (`HeadDimConfig::persistent`).
     pub ctas: Ctas,
     /// K/V rows per block at d = 64 (d = 128: always 128; d = 256: 64),
@@ -184,11 +187,11 @@ pub enum KvBlock {
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Ctas {
-    /// Persistent: one CTA per SM (a CTA fills an SM); causal calls: one
-    /// per tile (see [`AttentionOptions::ctas`]).
+    /// Persistent: one CTA per SM (a CTA fills an SM; causal calls: see
+    /// [`AttentionOptions::ctas`]).
     #[default]
     PerSm,
-    /// One CTA per work tile (not persistent; for comparisons).
+    /// One CTA per work tile (not persistent, no plan; for comparisons).
     PerTile,
     /// This many (tests: several tiles per CTA at small sizes).
     Fixed(core::num::NonZeroU32),

@@ -508,6 +508,18 @@ fn gpu_attention_matches_f64_reference() {
             )
         },
     ));
+    // Causal d = 64 with GQA, batch 2, up to 4 query tiles per head: more
+    // planned tiles than CTAs under the Fixed CTA counts.
+    cases.push((
+        "d64 causal gqa batch",
+        Case {
+            ..case(
+                shape(2, ragged(100, 400), ragged(100, 400), 4, 2, 64),
+                true,
+                true,
+            )
+        },
+    ));
     // The three-warpgroup d = 64 kernel (192-row query tiles, 80-row K/V
     // blocks; by default d = 64 runs on two), causal and not.
     cases.push((

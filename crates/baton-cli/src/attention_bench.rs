@@ -49,6 +49,10 @@ pub struct AttentionBenchArgs {
     /// (one CTA per query tile: the non-persistent launch, to compare).
     #[arg(long, value_enum, default_value = "per-sm")]
     pub ctas: CtasArg,
+    /// A fixed persistent CTA count, overriding `--ctas` (causal calls:
+    /// planned on the planned kernels, else the static stride).
+    #[arg(long)]
+    pub grid: Option<core::num::NonZeroU32>,
     /// K/V rows per block at d = 64: `auto` (176 without a causal mask,
     /// 128 with one, the default) or `narrow` (128 always: the causal
     /// kernel, to compare).
@@ -258,7 +262,7 @@ pub fn run(args: &AttentionBenchArgs) -> Outcome {
         gpu.name(),
         gpu.sm_count(),
         args.schedule,
-        args.ctas,
+        args.grid.map_or(args.ctas.into(), Ctas::Fixed),
         args.kv_block,
         args.warpgroups
     );
@@ -280,7 +284,7 @@ pub fn run(args: &AttentionBenchArgs) -> Outcome {
             sh,
             args.reps.max(1),
             args.schedule.into(),
-            args.ctas.into(),
+            args.grid.map_or(args.ctas.into(), Ctas::Fixed),
             args.kv_block.into(),
             args.warpgroups.into(),
             &mut rng,

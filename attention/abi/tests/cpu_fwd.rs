@@ -29,6 +29,9 @@
 //! wrong GQA head mapping, and a plan with one tile twice and one never.
 #![cfg(not(target_arch = "nvptx64"))]
 
+#[path = "../../kernel/src/entries.rs"]
+#[macro_use]
+mod entries;
 #[path = "../../kernel/src/fwd.rs"]
 // `unroll_below!`'s constant indices make `KK > 0` always false in copy 0.
 #[allow(clippy::absurd_extreme_comparisons)]
@@ -51,31 +54,13 @@ mod common;
 use baton::arch::cpu::tma::TensorMap;
 use baton_attention_abi::maps::OperandMaps;
 use baton_attention_abi::schedule::{check_plan, heads_per_section, plan, tile_count};
-use baton_attention_abi::{
-    AttentionParams, AttnSmem, D64, D64_CAUSAL, D64_W3, D128, D256, HeadDimConfig, config_for_call,
-};
+use baton_attention_abi::{AttentionParams, AttnSmem, HeadDimConfig, config_for_call};
 use common::{Rng, bf16};
 
 /// bf16 NaN: O's poison.
 const NAN_BF16: u16 = 0x7FC0;
 /// What the guard past O's end holds (a NaN payload no store writes).
 const GUARD_BF16: u16 = 0x7FA5;
-
-// The instantiations in `run_cta` are the kernel entries' (`attention/
-// kernel/src/lib.rs`); their K/V block and stages must be the ABI's
-// configurations.
-const _: () = assert!(D64.block_n == 176 && D64.k_stages == 3 && D64.v_stages == 3);
-const _: () = assert!(D64.q_stages == 2 && D64.persistent);
-const _: () = assert!(D64_CAUSAL.block_n == 128 && D64_CAUSAL.k_stages == 3);
-const _: () = assert!(D64_CAUSAL.v_stages == 3 && D64_CAUSAL.q_stages == 2);
-const _: () = assert!(D64_CAUSAL.persistent);
-const _: () = assert!(D128.block_n == 128 && D128.k_stages == 3 && D128.v_stages == 2);
-const _: () = assert!(D128.q_stages == 3 && D128.persistent);
-const _: () = assert!(D256.block_n == 64 && D256.k_stages == 2 && D256.v_stages == 2);
-const _: () = assert!(D256.q_stages == 2 && !D256.persistent);
-const _: () = assert!(D64_W3.block_n == 80 && D64_W3.consumer_warpgroups == 3);
-const _: () = assert!(D64_W3.k_stages == 3 && D64_W3.v_stages == 3 && D64_W3.q_stages == 3);
-const _: () = assert!(D64_W3.persistent);
 
 /// 16-byte aligned host storage of `n` bf16 values (TMA's base alignment).
 struct Buf(Vec<u128>);
@@ -206,12 +191,14 @@ fn config(case: &Case) -> HeadDimConfig {
 }
 
 /// Runs CTA `cta` of `grid` of the kernel the host API picks for `case`
-/// (`config_for_call`), instantiated as its entry in `lib.rs`, with the
-/// configuration's threads.
+/// (`config_for_call`), instantiated as its entry in the kernel crate's
+/// list (`attention_entries!`, `attention/kernel/src/entries.rs`: the same
+/// list `lib.rs` declares the PTX entries from), with the configuration's
+/// threads.
 fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
     let warpgroups = config(case).threads() / 128;
     macro_rules! cta {
-        ($nb:literal, $bn:literal, $sk:literal, $sv:literal, $sq:literal, $w:literal, $sacc:literal, $oacc:literal, $pack:literal, $pr:literal, $cr:literal, $persistent:literal, $emu:literal, $early:literal, $plan:literal, $s:ty, $o:ty) => {
+        ($nb:literal, $bn:literal, $sk:literal, $sv:literal, $sq:literal, $w:literal, $($rest:tt)*) => {
             thread::run_cta(
                 AttnSmem::<$nb, $bn, $sk, $sv, $sq, $w> {
                     k: baton::tile_pipeline::InputTileStorage::new(),
@@ -222,186 +209,36 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
                 warpgroups,
                 cta,
                 grid,
-                |_smem| {
-                    fwd::run::<
-                        $nb,
-                        $bn,
-                        $sk,
-                        $sv,
-                        $sq,
-                        $w,
-                        $sacc,
-                        $oacc,
-                        $pack,
-                        $pr,
-                        $cr,
-                        $persistent,
-                        $emu,
-                        $early,
-                        $plan,
-                        $s,
-                        $o,
-                    >(&p.0)
-                },
+                |_smem| fwd::run::<$nb, $bn, $sk, $sv, $sq, $w, $($rest)*>(&p.0),
             )
         };
     }
     let spec = config_for_call(case.d as u32, case.causal, case.narrow, case.w3)
         .expect("a supported head dim")
         .1;
-    match (spec.name, case.fma_exp2_early_rescale) {
-        ("baton_attention_fwd_d64", false) => {
-            cta!(
-                1,
-                176,
-                3,
-                3,
-                2,
-                2,
-                88,
-                32,
-                44,
-                40,
-                232,
-                true,
-                0,
-                false,
-                false,
-                qk::QkN176,
-                pv::PvN64
-            )
-        }
-        // The entry's options not in use (`EMU` 4: every 4th chunk's exp2
-        // on the FMA pipe; the early O rescale), kept in
-        // fwd.rs.
-        ("baton_attention_fwd_d64", true) => {
-            cta!(
-                1,
-                176,
-                3,
-                3,
-                2,
-                2,
-                88,
-                32,
-                44,
-                40,
-                232,
-                true,
-                4,
-                true,
-                false,
-                qk::QkN176,
-                pv::PvN64
-            )
-        }
-        ("baton_attention_fwd_d64_causal", false) => {
-            cta!(
-                1,
-                128,
-                3,
-                3,
-                2,
-                2,
-                64,
-                32,
-                32,
-                40,
-                232,
-                true,
-                0,
-                false,
-                true,
-                qk::QkN128,
-                pv::PvN64
-            )
-        }
-        ("baton_attention_fwd_d64_w3", false) => {
-            cta!(
-                1,
-                80,
-                3,
-                3,
-                3,
-                3,
-                40,
-                32,
-                20,
-                32,
-                160,
-                true,
-                0,
-                false,
-                false,
-                qk::QkN80,
-                pv::PvN64
-            )
-        }
-        ("baton_attention_fwd_d128", false) => {
-            cta!(
-                2,
-                128,
-                3,
-                2,
-                3,
-                2,
-                64,
-                64,
-                32,
-                40,
-                232,
-                true,
-                0,
-                false,
-                false,
-                qk::QkN128,
-                pv::PvN128
-            )
-        }
-        ("baton_attention_fwd_d128_causal", false) => {
-            cta!(
-                2,
-                128,
-                3,
-                2,
-                3,
-                2,
-                64,
-                64,
-                32,
-                40,
-                232,
-                true,
-                0,
-                false,
-                true,
-                qk::QkN128,
-                pv::PvN128
-            )
-        }
-        ("baton_attention_fwd_d256", false) => {
-            cta!(
-                4,
-                64,
-                2,
-                2,
-                2,
-                2,
-                32,
-                128,
-                16,
-                24,
-                240,
-                false,
-                0,
-                true,
-                false,
-                qk::QkN64,
-                pv::PvN256
-            )
-        }
-        (name, variant) => panic!("no instantiation of {name} (options variant: {variant}) here"),
+    // Every kernel entry, by its spec's name, as `lib.rs` instantiates it;
+    // then the options no entry uses.
+    macro_rules! dispatch {
+        ($($(#[$doc:meta])* $name:ident($spec:ident, $config:ident) = fwd::run::<$nb:literal, $bn:literal, $sk:literal, $sv:literal, $sq:literal, $w:literal, $sacc:literal, $oacc:literal, $pack:literal, $pr:literal, $cr:literal, $persistent:literal, $emu:literal, $early:literal, $plan:literal, $s:ty, $o:ty>;)*) => {
+            match (spec.name, case.fma_exp2_early_rescale) {
+                $((name, false) if name == stringify!($name) => {
+                    // The instantiation is the configuration the host picked.
+                    assert!(config(case).is_instance($nb, $bn, $sk, $sv, $sq, $w, $persistent, $plan));
+                    cta!($nb, $bn, $sk, $sv, $sq, $w, $sacc, $oacc, $pack, $pr, $cr, $persistent, $emu, $early, $plan, $s, $o)
+                })*
+                // The d = 64 entry with the options not in use (`EMU` 4:
+                // every 4th chunk's exp2 on the FMA pipe; the early O
+                // rescale), kept in fwd.rs.
+                ("baton_attention_fwd_d64", true) => {
+                    cta!(1, 176, 3, 3, 2, 2, 88, 32, 44, 40, 232, true, 4, true, false, qk::QkN176, pv::PvN64)
+                }
+                (name, variant) => {
+                    panic!("no instantiation of {name} (options variant: {variant}) here")
+                }
+            }
+        };
     }
+    attention_entries!(dispatch)
 }
 
 /// Runs `case` on the CPU backend (with `fault`) and checks every element

@@ -31,6 +31,30 @@ pub fn geomean(xs: &[f64]) -> f64 {
     (xs.iter().map(|x| x.ln()).sum::<f64>() / xs.len() as f64).exp()
 }
 
+/// Runs one of [`verify`]'s checks with `tuning`; where a forced split
+/// count is refused at that (small) shape — too few K blocks or resident
+/// workers — prints so and runs the check unsplit instead: the timed shapes
+/// check the split against cuBLAS.
+fn unsplit_where_refused<T>(
+    shape: &str,
+    tuning: GemmTuning,
+    check: impl Fn(GemmTuning) -> baton_reference::Result<T>,
+) -> baton_reference::Result<T> {
+    match check(tuning) {
+        Err(baton_reference::Error::Runtime(Error::Gemm(GemmError::SplitKCount {
+            splits,
+            ..
+        }))) => {
+            println!("verify {shape}: split-K {splits} refused at this size, checked unsplit");
+            check(GemmTuning {
+                split_k: None,
+                ..tuning
+            })
+        }
+        run => run,
+    }
+}
+
 /// The BF16 GEMM's checks before any timing: f64 references at small and
 /// ragged shapes (beta 0, 0.5, 1; a forced swap-AB configuration, which has
 /// no C, at beta 0 only), and cuBLAS at 2048³; prints one line per check and
@@ -49,22 +73,9 @@ pub fn verify(gpu: &Gpu, kernels: &Kernels, tuning: GemmTuning) -> bool {
     let no_c = tuning.config.is_some_and(|c| c.is_swap_ab());
     for (m, n, k, beta) in checks {
         let beta = if no_c { 0.0 } else { beta };
-        let mut run = gemm_check::check_vs_f64(gpu, kernels, tuning, (m, n, k), 1.0, beta);
-        // A forced split count that this small shape cannot run (too few K
-        // blocks or resident workers) is checked unsplit here; the timed
-        // shapes check the split against cuBLAS.
-        if let Err(baton_reference::Error::Runtime(Error::Gemm(GemmError::SplitKCount {
-            splits,
-            ..
-        }))) = &run
-        {
-            println!("verify {m}x{n}x{k}: split-K {splits} refused at this size, checked unsplit");
-            let unsplit = GemmTuning {
-                split_k: None,
-                ..tuning
-            };
-            run = gemm_check::check_vs_f64(gpu, kernels, unsplit, (m, n, k), 1.0, beta);
-        }
+        let run = unsplit_where_refused(&format!("{m}x{n}x{k}"), tuning, |t| {
+            gemm_check::check_vs_f64(gpu, kernels, t, (m, n, k), 1.0, beta)
+        });
         match run {
             Ok(c) => {
                 let pass = c.passes(1e-2);
@@ -82,19 +93,9 @@ pub fn verify(gpu: &Gpu, kernels: &Kernels, tuning: GemmTuning) -> bool {
         }
     }
     let beta = if no_c { 0.0 } else { 0.5 };
-    let mut run = gemm_cublas::check_vs_cublas(gpu, kernels, tuning, (2048, 2048, 2048), 1.0, beta);
-    if let Err(baton_reference::Error::Runtime(Error::Gemm(GemmError::SplitKCount {
-        splits,
-        ..
-    }))) = &run
-    {
-        println!("verify 2048^3: split-K {splits} refused at this size, checked unsplit");
-        let unsplit = GemmTuning {
-            split_k: None,
-            ..tuning
-        };
-        run = gemm_cublas::check_vs_cublas(gpu, kernels, unsplit, (2048, 2048, 2048), 1.0, beta);
-    }
+    let run = unsplit_where_refused("2048^3", tuning, |t| {
+        gemm_cublas::check_vs_cublas(gpu, kernels, t, (2048, 2048, 2048), 1.0, beta)
+    });
     match run {
         Ok(c) => {
             let pass = c.passes(1e-2);

@@ -5,6 +5,7 @@ use crate::shape::{
     AttentionOptions, AttentionShape, Ctas, KvBlock, Strides, Warpgroups, validate,
 };
 use crate::{MODULE, PTX, PTX_DEBUG};
+use baton::kernel::KernelSpec;
 use baton_attention_abi::maps::OperandMaps;
 use baton_attention_abi::schedule::{self, heads_per_section, tile_count};
 use baton_attention_abi::{
@@ -63,6 +64,18 @@ impl RawTensor {
     }
 }
 
+/// The attention entries loaded by [`Attention::new`], in the order of its
+/// `release` and `debug` arrays: one list for loading and for finding the
+/// call's kernel by its spec's name.
+const KERNELS: [KernelSpec<AttentionParams>; 6] = [
+    ATTENTION_D64,
+    ATTENTION_D128,
+    ATTENTION_D256,
+    ATTENTION_D64_CAUSAL,
+    ATTENTION_D64_W3,
+    ATTENTION_D128_CAUSAL,
+];
+
 /// The attention kernels, loaded (release and debug PTX).
 ///
 /// ```no_run
@@ -82,8 +95,7 @@ impl RawTensor {
 /// # Ok(()) }
 /// ```
 pub struct Attention {
-    /// d = 64, 128, 256, 64 causal (128-row blocks), 64 on three
-    /// consumer warpgroups.
+    /// The kernels of [`KERNELS`], in its order.
     release: [TypedKernel<AttentionParams>; 6],
     debug: [TypedKernel<AttentionParams>; 6],
     /// The device's SMs: the persistent grid.
@@ -96,13 +108,14 @@ impl Attention {
     pub fn new(gpu: &Gpu) -> Result<Self, AttentionError> {
         let load = |ptx: &str| -> Result<[TypedKernel<AttentionParams>; 6], AttentionError> {
             let module = gpu.load_ptx(ptx, MODULE)?;
+            let [a, b, c, d, e, f] = &KERNELS;
             Ok([
-                module.kernel(&ATTENTION_D64)?,
-                module.kernel(&ATTENTION_D128)?,
-                module.kernel(&ATTENTION_D256)?,
-                module.kernel(&ATTENTION_D64_CAUSAL)?,
-                module.kernel(&ATTENTION_D64_W3)?,
-                module.kernel(&ATTENTION_D128_CAUSAL)?,
+                module.kernel(a)?,
+                module.kernel(b)?,
+                module.kernel(c)?,
+                module.kernel(d)?,
+                module.kernel(e)?,
+                module.kernel(f)?,
             ])
         };
         Ok(Self {
@@ -339,20 +352,12 @@ impl Attention {
                 std::ptr::null()
             },
         };
-        let which = [
-            ATTENTION_D64,
-            ATTENTION_D128,
-            ATTENTION_D256,
-            ATTENTION_D64_CAUSAL,
-            ATTENTION_D64_W3,
-            ATTENTION_D128_CAUSAL,
-        ]
-        .iter()
-        .position(|k| k.name == spec.name)
-        .ok_or(AttentionError::UnsupportedHeadDim {
-            head_dim: shape.head_dim,
-            supported: AttentionError::SUPPORTED,
-        })?;
+        let which = KERNELS.iter().position(|k| k.name == spec.name).ok_or(
+            AttentionError::UnsupportedHeadDim {
+                head_dim: shape.head_dim,
+                supported: AttentionError::SUPPORTED,
+            },
+        )?;
         let kernel = if opts.debug {
             &self.debug[which]
         } else {

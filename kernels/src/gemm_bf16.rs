@@ -536,10 +536,11 @@ unsafe fn gemm<
                 // Stream-K fixup: a contributor hands its partial to the
                 // unit's finalizer and has no epilogue (`continue`); a
                 // finalizer of a split unit adds the contributors' partials
-                // first, waiting for all of them at once and loading 4
-                // partials at a time (the same sum in the same order as
-                // taking them in turn: the same bits).
-                // (Batch by `fixup_batch`; the branch on the constant folds.)
+                // first, waiting for all of them at once and loading
+                // `fixup_batch(ACC)` partials at a time (the same sum in the
+                // same order as taking them in turn: the same bits). The
+                // batch is a const argument, so each count is spelled out;
+                // the branch on the constant folds.
                 if fixup_batch(ACC) == 4 {
                     stream_k_fixup_overlapped!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC, 4);
                 } else if fixup_batch(ACC) == 2 {

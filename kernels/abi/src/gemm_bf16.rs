@@ -100,7 +100,8 @@ pub const fn stages_for(bn: usize) -> usize {
 /// 168 registers hold besides the accumulators without spilling. With 4
 /// everywhere ptxas spilled 40–308 bytes in the 128×128, 128×224 and
 /// 128×256 entries (session 11); the build's hot-kernel rule refuses a
-/// spill. The host's cost model reads the same function.
+/// spill. (The host's cost model does not price the batch yet: it costs
+/// the cooperative kernels' fixup by the in-turn fit, `GemmConfig::plan_cost`.)
 ///
 /// ```
 /// use baton_kernels_abi::gemm_bf16::fixup_batch;

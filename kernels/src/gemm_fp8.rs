@@ -104,7 +104,7 @@
 //! an mbarrier stage ring.
 
 use baton::arch::ptx::tma::{TensorMap, load_2d, prefetch_tensormap, store_wait_group};
-use baton::arch::ptx::{dynamic_smem, thread_idx_x};
+use baton::arch::ptx::{dynamic_smem, thread_idx_x, warp_uniform};
 use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tile_pipeline::{InputConsumer, InputTilePipeline};
@@ -568,7 +568,17 @@ unsafe fn gemm<
         consumer(wg) => {
             // (usize, as the inline original: the same descriptor
             // arithmetic, and so the same main loop.)
-            let wg = wg as usize;
+            // The two-wave data-parallel kernels (256×BN, no stream-K) take
+            // `wg` through `warp_uniform`: ptxas then proves the stage
+            // descriptors warp-uniform and builds them on the uniform
+            // datapath (256x128: 66 → 15 `R2UR`s in the kernel; ncu at
+            // 4096×7168×16384 had ~33 `R2UR` + their `IMAD`s per warp and
+            // K block between the full-barrier wait and the first `wgmma`,
+            // where DeepGEMM has ~20 uniform instructions). The other
+            // kernels gain nothing from it in SASS (their main loops keep
+            // the `R2UR`s: ±2) and 128x256 would spill 4 bytes, so they
+            // keep the plain index (and their PTX).
+            let wg = if BM == 256 && !STREAM_K { warp_uniform(wg) } else { wg } as usize;
             let tid = thread_idx_x() % 128;
             let signaller = tid == 0;
             let (warp, lane) = (tid / 32, tid % 32);

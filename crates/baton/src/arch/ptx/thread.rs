@@ -38,6 +38,34 @@ pub fn warp_idx() -> u32 {
     thread_idx_x() / 32
 }
 
+/// `x` of lane 0 in every lane (`shfl.sync.idx.b32 … 0, 0x1f, ~0`): for a
+/// value that is already the same in all 32 lanes (a warp or warpgroup
+/// index, say) this changes nothing but what ptxas can prove. Its result is
+/// warp-uniform by construction, so ptxas may keep it and what is derived
+/// from it (e.g. `wgmma` descriptors) in uniform registers and compute
+/// them on the uniform datapath, instead of in per-thread registers copied
+/// over with one `R2UR` per 32-bit half before each `wgmma` (what
+/// DeepGEMM's `__shfl_sync(0xffffffff, threadIdx.x / 128, 0)` is for). All
+/// 32 lanes must execute it (converged).
+///
+/// ```ignore
+/// let wg = warp_uniform(thread_idx_x() / 128);
+/// ```
+#[inline(always)]
+pub fn warp_uniform(x: u32) -> u32 {
+    let r: u32;
+    // SAFETY: warp-collective with full mask; callers run converged warps.
+    unsafe {
+        asm!(
+            "shfl.sync.idx.b32 {r}, {x}, 0, 0x1f, 0xffffffff;",
+            r = out(reg32) r,
+            x = in(reg32) x,
+            options(nomem, nostack)
+        )
+    };
+    r
+}
+
 /// `elect.sync` over the full warp: true in exactly one lane of the warp.
 /// All 32 lanes must execute it (converged).
 #[inline(always)]

@@ -215,20 +215,16 @@ const fn tall_spec<const BN: usize, const STAGES: usize>(
 /// assert_eq!(GEMM_256X128.dynamic_smem_bytes as usize,
 ///            core::mem::size_of::<GemmSmem<128, { stages_for_tile(TALL_BM as usize, 128) }, 256>>());
 /// ```
-pub const GEMM_256X128: KernelSpec<GemmBf16Params> = tall_spec::<
-    128,
-    { stages_for_tile(TALL_BM as usize, 128) },
->("baton_gemm_bf16_256x128", 1);
+pub const GEMM_256X128: KernelSpec<GemmBf16Params> =
+    tall_spec::<128, { stages_for_tile(TALL_BM as usize, 128) }>("baton_gemm_bf16_256x128", 1);
 /// 256×128×64 tiles in 2-CTA clusters along M sharing B by TMA multicast
 /// (each CTA loads half of the 128 × 64 B tile).
 ///
 /// ```
 /// assert_eq!(baton_kernels_abi::gemm_bf16::GEMM_256X128_C2.cluster, [2, 1, 1]);
 /// ```
-pub const GEMM_256X128_C2: KernelSpec<GemmBf16Params> = tall_spec::<
-    128,
-    { stages_for_tile(TALL_BM as usize, 128) },
->("baton_gemm_bf16_256x128_c2", 2);
+pub const GEMM_256X128_C2: KernelSpec<GemmBf16Params> =
+    tall_spec::<128, { stages_for_tile(TALL_BM as usize, 128) }>("baton_gemm_bf16_256x128_c2", 2);
 
 /// 128×256×64 tiles, A M-major ([`A_MN_MAJOR`]).
 ///

@@ -550,8 +550,7 @@ impl<'a> GemmPlan<'a> {
             let splits = splits.min(plan.slots / plan.units().max(1));
             if splits > 1 {
                 plan.set_split_k(gpu, splits)?;
-            } else if config.runs_stream_k() && stream_k_pays(plan.units(), plan.slots)
-            {
+            } else if config.runs_stream_k() && stream_k_pays(plan.units(), plan.slots) {
                 plan.set_stream_k(gpu, Some(STREAM_K_MIN_SEGMENT))?;
                 plan.set_stream_k_extra_waves(0)?;
             }

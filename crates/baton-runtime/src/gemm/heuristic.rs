@@ -36,15 +36,13 @@ impl GemmConfig {
             // 128×256 pairs; in clusters it was slower everywhere.
             GemmConfig::T128x128PingPong => 0.99,
             GemmConfig::T128x128PingPongC2 => 0.85,
-            // Predicted, not measured yet (session 12): a 256×128 tile
-            // issues the same MMAs per K block as 128×256 (two
-            // m64n128k16 per warpgroup and K step in place of one
-            // m64n256k16) and loads the same operand rows per stage; B is
-            // read from shared memory twice per warpgroup. Put a little
-            // below 128×256 so that it wins only by waves or tile
-            // efficiency, never on a tie.
-            GemmConfig::T256x128C2 => 1.0,
-            GemmConfig::T256x128 => 0.98,
+            // Measured, session 12 (H100, same call, forced; BENCHMARKS.md
+            // "Session 12 — BF16"): 8192³ ran 797.7 TFLOP/s as 256×128 and
+            // 789.1 in pairs (no stream-K) against 810.7 for 128×256 pairs
+            // with stream-K (1.02): 1.004 and 0.993. 4096³: 775 and 768
+            // against 762.
+            GemmConfig::T256x128C2 => 0.99,
+            GemmConfig::T256x128 => 1.0,
             // Swap-AB (small M): not measured yet; as 128×64 (its MMAs
             // are narrow, and at the M it runs for it is DRAM-bound).
             GemmConfig::SwapAb16 | GemmConfig::SwapAb32 | GemmConfig::SwapAb64 => 0.85,
@@ -561,7 +559,7 @@ mod tests {
     /// The tall tiles by hand (session 12): 1024×4104×2056 on 132 SMs.
     /// 256×128 pairs: 4 tile rows × 33 columns = 132 tiles, 66 units on 66
     /// slots: one wave; math 256·128·64·2 · (33 + 1.5) FLOP at 6.0e12 ·
-    /// 1.0 = 24.1 µs; every tile loads 256 rows of A and half of 128 rows
+    /// 0.99 = 24.4 µs; every tile loads 256 rows of A and half of 128 rows
     /// of B over 2112 K values, at the unaligned L2 rate (rows of 4112
     /// bytes): 132 · 320 · 2112 · 2 B / 4.8e12 = 37.2 µs, the estimate.
     /// 128×224 pairs (the session-11 pick, measured 54 µs, 0.656 of
@@ -573,7 +571,7 @@ mod tests {
         let (m, n, k) = (1024, 4104, 2056);
         let tall = GemmConfig::T256x128C2.cost(m, n, k, 66);
         assert_eq!((tall.units, tall.waves), (66, 1));
-        let math = 256.0 * 128.0 * 64.0 * 2.0 * 34.5 / 6.0e12 * 1e6;
+        let math = 256.0 * 128.0 * 64.0 * 2.0 * 34.5 / (6.0e12 * 0.99) * 1e6;
         assert!((tall.math_us - math).abs() < 1e-9, "{tall:?}");
         let l2 = 132.0 * 320.0 * 2112.0 * 2.0 / 4.8e12 * 1e6;
         assert!((tall.l2_us - l2).abs() < 1e-9, "{tall:?}");
@@ -590,7 +588,10 @@ mod tests {
         );
         // Tall tiles never split: one worker per unit even with idle slots.
         assert_eq!(GemmConfig::T256x128.max_splits(132), 1);
-        assert_eq!(GemmConfig::T256x128.plan_cost(256, 1024, 32768, 132).splits, 1);
+        assert_eq!(
+            GemmConfig::T256x128.plan_cost(256, 1024, 32768, 132).splits,
+            1
+        );
     }
 
     /// The picks the per-shape heuristic made (and were measured) on the

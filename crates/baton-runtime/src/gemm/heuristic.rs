@@ -39,10 +39,16 @@ impl GemmConfig {
             // Measured, session 12 (H100, same call, forced; BENCHMARKS.md
             // "Session 12 — BF16"): 8192³ ran 797.7 TFLOP/s as 256×128 and
             // 789.1 in pairs (no stream-K) against 810.7 for 128×256 pairs
-            // with stream-K (1.02): 1.004 and 0.993. 4096³: 775 and 768
-            // against 762.
+            // with stream-K (1.02): 1.004 and 0.993; 4096³ 775 and 768
+            // against 762. Alone, a 256×128 tile loads all of its B
+            // columns: where D's rows split 128-byte lines (N = 4104) it
+            // ran 10 % behind the pairs at 16384×4104×2048 (423 vs 384 µs)
+            // and 3 % at 4096×4104×2048, which the L2 term does not
+            // capture; 0.98 keeps it behind the pairs there (ahead only by
+            // wave count, as where it was measured ahead, 1024×4104×2048:
+            // 29.5 vs 30.1 µs).
             GemmConfig::T256x128C2 => 0.99,
-            GemmConfig::T256x128 => 1.0,
+            GemmConfig::T256x128 => 0.98,
             // Swap-AB (small M): not measured yet; as 128×64 (its MMAs
             // are narrow, and at the M it runs for it is DRAM-bound).
             GemmConfig::SwapAb16 | GemmConfig::SwapAb32 | GemmConfig::SwapAb64 => 0.85,

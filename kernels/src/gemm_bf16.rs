@@ -38,6 +38,12 @@
 //!   column-major A and/or a K×N row-major B, loaded as 64 × 64 boxes
 //!   (64 elements of M or N per 128-byte row) and read by `wgmma` with its
 //!   transpose bits (`Bf16N256T` / `Bf16N128T`, `StageDescriptors::with_layouts`).
+//! * Tall entries (`baton_gemm_bf16_256x128`, `_256x128_c2`, see
+//!   `gemm_tall`): 256 × 128 tiles, both consumer warpgroups on every
+//!   stage, each computing 128 rows in two `m64n128k16` accumulators (the
+//!   ping-pong main loop without turns) and storing both halves through
+//!   its own ring; no stream-K. N = 4104 is 33 columns of 128 where
+//!   128-row tiles need 17 of 256 and twice the rows.
 //! * Ping-pong entries (`*_pingpong`, 128×128 tiles, see `gemm_pingpong`):
 //!   each consumer warpgroup owns whole tiles, alternating, and the two
 //!   take turns on the tensor cores and the epilogue through an

@@ -24,8 +24,9 @@ use baton_kernels_abi::gemm_sm100::{self, Sm100GemmParams};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 /// A tile configuration of the BF16 GEMM kernel family
-/// (`kernels/src/gemm_bf16.rs`): CTA tile 128 × `bn` × 64, 384 threads
-/// (a producer warpgroup and two consumer warpgroups).
+/// (`kernels/src/gemm_bf16.rs`): CTA tile 128 × `bn` × 64 (256 × 128 × 64
+/// for the [`TALL`](Self::TALL) ones), 384 threads (a producer warpgroup
+/// and two consumer warpgroups).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GemmConfig {
     /// 128×256 tiles, 4 stages, `wgmma.m64n256k16`.

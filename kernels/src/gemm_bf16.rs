@@ -319,7 +319,18 @@ tall_entry!(
 /// `BN / 64` boxes (no clusters: `CLUSTER_M == 1`).
 macro_rules! bf16_producer {
     ($input:expr, $work:expr, $rows:expr, ($tma_a:expr, $tma_a_tail:expr, $tma_b:expr), ($a_row_bytes:expr, $b_bytes:expr), $bn:expr, $rank:expr, $broadcast:expr) => {
-        bf16_producer!($input, $work, $rows, ($tma_a, $tma_a_tail, $tma_b), ($a_row_bytes, $b_bytes), $bn, $rank, $broadcast, BM, Stage<BN>)
+        bf16_producer!(
+            $input,
+            $work,
+            $rows,
+            ($tma_a, $tma_a_tail, $tma_b),
+            ($a_row_bytes, $b_bytes),
+            $bn,
+            $rank,
+            $broadcast,
+            BM,
+            Stage<BN>
+        )
     };
     ($input:expr, $work:expr, $rows:expr, ($tma_a:expr, $tma_a_tail:expr, $tma_b:expr), ($a_row_bytes:expr, $b_bytes:expr), $bn:expr, $rank:expr, $broadcast:expr, $bm:expr, $stage:ty) => {
         TmaProducer {

@@ -26,6 +26,11 @@ pub const EPI_STAGES: usize = 4;
 /// CTA tile rows (M) of the tall configurations ([`GEMM_256X128`]): each
 /// consumer warpgroup computes 128 rows × BN (two `wgmma.m64nBNk16` per K
 /// step), so one CTA covers 256 rows.
+///
+/// ```
+/// use baton_kernels_abi::gemm_bf16::{BM, TALL_BM};
+/// assert_eq!(TALL_BM, 2 * BM);
+/// ```
 pub const TALL_BM: u32 = 256;
 
 /// What one input stage carries: a `ROWS` × 64 tile of A (128 rows, or

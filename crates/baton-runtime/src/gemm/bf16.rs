@@ -92,6 +92,11 @@ impl GemmConfig {
 
     /// The tall sm_90a configurations ([`is_tall`](Self::is_tall)): 256-row
     /// tiles, cooperative, no stream-K.
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert!(GemmConfig::TALL.iter().all(|c| c.tile() == (256, 128, 64) && !c.runs_stream_k()));
+    /// ```
     pub const TALL: [GemmConfig; 2] = [GemmConfig::T256x128C2, GemmConfig::T256x128];
 
     /// The swap-AB sm_90a configurations ([`is_swap_ab`](Self::is_swap_ab)):

@@ -38,6 +38,12 @@
 //!   column-major A and/or a K×N row-major B, loaded as 64 × 64 boxes
 //!   (64 elements of M or N per 128-byte row) and read by `wgmma` with its
 //!   transpose bits (`Bf16N256T` / `Bf16N128T`, `StageDescriptors::with_layouts`).
+//! * Tall entries (`baton_gemm_bf16_256x128`, `_256x128_c2`, see
+//!   `gemm_tall`): 256 × 128 tiles, both consumer warpgroups on every
+//!   stage, each computing 128 rows in two `m64n128k16` accumulators (the
+//!   ping-pong main loop without turns) and storing both halves through
+//!   its own ring; no stream-K. N = 4104 is 33 columns of 128 where
+//!   128-row tiles need 17 of 256 and twice the rows.
 //! * Ping-pong entries (`*_pingpong`, 128×128 tiles, see `gemm_pingpong`):
 //!   each consumer warpgroup owns whole tiles, alternating, and the two
 //!   take turns on the tensor cores and the epilogue through an
@@ -76,7 +82,7 @@ use baton_kernel_roles::stream_k_fixup_overlapped;
 
 use baton_kernels_abi::gemm_bf16::{
     self as abi, A_MN_MAJOR, B_MN_MAJOR, GemmSmem, K_MAJOR, PINGPONG_GROUPS, PINGPONG_TURNS,
-    Payload, PingPongSmem, Stage, fixup_batch, stages_for,
+    Payload, PingPongSmem, Stage, TALL_BM, fixup_batch, stages_for, stages_for_tile,
 };
 pub use baton_kernels_abi::gemm_bf16::{BK, BM};
 use baton_kernels_abi::gemm_params::{
@@ -259,6 +265,46 @@ pingpong_entry!(
     baton_gemm_bf16_128x128_pingpong_c2, 128, 64, 64, 2, Bf16N128
 );
 
+macro_rules! tall_entry {
+    ($(#[$doc:meta])* $spec:path, $name:ident, $bn:literal, $bnh:literal, $acc:literal, $cluster:literal, $mma:ty) => {
+        baton::kernel! {
+            #[spec($spec)]
+            $(#[$doc])*
+            ///
+            /// Launch: grid = min(units, slots) CTAs of 384 threads (a
+            /// multiple of the cluster size), with `size_of` the
+            /// configuration's `GemmSmem<BN, STAGES, 256>` as dynamic
+            /// shared memory.
+            ///
+            /// # Safety
+            /// As the cooperative entries, with A's map box {64, 256}
+            /// (`tma_a_tail`: `tail_rows = M mod 256` rows) and no stream-K:
+            /// the stream-K parameters are ignored (every unit is computed
+            /// whole; the buffers are never touched).
+            pub fn $name(p: GemmBf16Params) {
+                let GemmBf16Params { m, n, k, group_m, alpha, beta, tail_rows, batch, batch_broadcast, .. } = p;
+                let (tma_a, tma_b, tma_c, tma_d, tma_a_tail) = param_maps!($name);
+                const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<GemmSmem<$bn, { stages_for_tile(TALL_BM as usize, $bn) }, { TALL_BM as usize }>>(), "the spec's shared memory is not this entry's layout") };
+                // SAFETY: forwarded to the kernel's contract.
+                unsafe { gemm_tall::<$mma, $bn, $bnh, $acc, { stages_for_tile(TALL_BM as usize, $bn) }, $cluster>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, (alpha, beta), (tma_a_tail, tail_rows), (batch, batch_broadcast)) }
+            }
+        }
+    };
+}
+
+tall_entry!(
+    /// BF16 GEMM, 256×128×64 tiles, 4 stages: each consumer warpgroup
+    /// computes 128 rows × 128 (2 × m64n128k16 per K step).
+    abi::GEMM_256X128,
+    baton_gemm_bf16_256x128, 128, 128, 64, 1, Bf16N128
+);
+tall_entry!(
+    /// BF16 GEMM, 256×128×64 tiles in 2-CTA clusters along M sharing the
+    /// B tile by TMA multicast (each CTA loads half).
+    abi::GEMM_256X128_C2,
+    baton_gemm_bf16_256x128_c2, 128, 64, 64, 2, Bf16N128
+);
+
 /// The TMA producer role of both BF16 schedules (cooperative and
 /// ping-pong): per stage, A's loaded rows (through the tail map on a ragged
 /// last tile row; none when the tile row has no rows left) and B, or this
@@ -273,6 +319,20 @@ pingpong_entry!(
 /// `BN / 64` boxes (no clusters: `CLUSTER_M == 1`).
 macro_rules! bf16_producer {
     ($input:expr, $work:expr, $rows:expr, ($tma_a:expr, $tma_a_tail:expr, $tma_b:expr), ($a_row_bytes:expr, $b_bytes:expr), $bn:expr, $rank:expr, $broadcast:expr) => {
+        bf16_producer!(
+            $input,
+            $work,
+            $rows,
+            ($tma_a, $tma_a_tail, $tma_b),
+            ($a_row_bytes, $b_bytes),
+            $bn,
+            $rank,
+            $broadcast,
+            BM,
+            Stage<BN>
+        )
+    };
+    ($input:expr, $work:expr, $rows:expr, ($tma_a:expr, $tma_a_tail:expr, $tma_b:expr), ($a_row_bytes:expr, $b_bytes:expr), $bn:expr, $rank:expr, $broadcast:expr, $bm:expr, $stage:ty) => {
         TmaProducer {
             input: $input,
             work: $work,
@@ -294,7 +354,7 @@ macro_rules! bf16_producer {
                     t.batch as i32
                 };
                 let a_mn = LAYOUT & A_MN_MAJOR != 0;
-                let map_a = if t.a_rows == BM || a_mn {
+                let map_a = if t.a_rows == $bm || a_mn {
                     $tma_a
                 } else {
                     $tma_a_tail
@@ -314,13 +374,13 @@ macro_rules! bf16_producer {
                         // ours and its full barrier expects these bytes.
                         unsafe {
                             if a_mn {
-                                let a = smem_field!(tiles, Stage<BN>, a).addr();
+                                let a = smem_field!(tiles, $stage, a).addr();
                                 for j in 0..a_boxes {
                                     load_3d(
                                         map_a,
                                         mn_box(a + j * MN_BOX_BYTES),
                                         bar,
-                                        (t.tm * BM + j * 64) as i32,
+                                        (t.tm * $bm + j * 64) as i32,
                                         kc,
                                         a_batch,
                                     );
@@ -328,10 +388,10 @@ macro_rules! bf16_producer {
                             } else if t.a_rows != 0 {
                                 load_3d(
                                     map_a,
-                                    smem_field!(tiles, Stage<BN>, a),
+                                    smem_field!(tiles, $stage, a),
                                     bar,
                                     kc,
-                                    (t.tm * BM) as i32,
+                                    (t.tm * $bm) as i32,
                                     a_batch,
                                 );
                             }
@@ -343,7 +403,7 @@ macro_rules! bf16_producer {
                                         "an N-major B is whole 64-column boxes, not multicast"
                                     )
                                 };
-                                let b = smem_field!(tiles, Stage<BN>, b).addr();
+                                let b = smem_field!(tiles, $stage, b).addr();
                                 for j in 0..(BN / 64) as u32 {
                                     load_3d(
                                         $tma_b,
@@ -357,7 +417,7 @@ macro_rules! bf16_producer {
                             } else {
                                 load_b_tile_3d::<u16, BN, BNH, { BK as usize }, CLUSTER_M>(
                                     $tma_b,
-                                    smem_field!(tiles, Stage<BN>, b),
+                                    smem_field!(tiles, $stage, b),
                                     bar,
                                     kc,
                                     t.tn * $bn,
@@ -583,6 +643,182 @@ unsafe fn gemm<
     // barriers, which our producer's `drain` waits for — and the drain keeps
     // the CTA alive until then. (Idle warps parked in a cluster barrier for
     // the whole kernel cost half the throughput: measured.)
+}
+
+/// The tall cooperative schedule ([`TALL_BM`] = 256 rows per CTA tile):
+/// the producer, the schedule and the input ring are the cooperative
+/// kernels' with 256-row A tiles, and both consumer warpgroups consume
+/// every stage (empty count: one arrival per warpgroup of every CTA of the
+/// cluster), warpgroup `wg` computing rows `wg · 128..wg · 128 + 128` of
+/// the tile in two accumulators (rows `+0..64` and `+64..128`, the
+/// ping-pong main loop's `top` and `bottom`, without turns). Its epilogue
+/// stores the two halves through its own ring, as a ping-pong
+/// warpgroup's; with beta ≠ 0 the C-load role fills that ring in the same
+/// order (`CLoad::run_tall`). No stream-K: every segment is a whole unit.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm_tall<
+    M: Bf16Mma<ACC>,
+    const BN: usize,
+    const BNH: usize,
+    const ACC: usize,
+    const STAGES: usize,
+    const CLUSTER_M: u32,
+>(
+    tma_a: *const TensorMap,
+    tma_b: *const TensorMap,
+    tma_c: *const TensorMap,
+    tma_d: *const TensorMap,
+    m: u32,
+    n: u32,
+    k: u32,
+    group_m: u32,
+    (alpha, beta): (f32, f32),
+    (tma_a_tail, tail_rows): (*const TensorMap, u32),
+    (batch, broadcast): (u32, u32),
+) {
+    const ROWS: usize = TALL_BM as usize;
+    // (The layout code the producer macro reads: K-major operands only.)
+    const LAYOUT: u32 = K_MAJOR;
+    // SAFETY: launched with size_of::<GemmSmem<BN, STAGES, ROWS>>() of
+    // dynamic shared memory (the kernel traps otherwise).
+    let smem: SharedRef<'static, GemmSmem<BN, STAGES, ROWS>> =
+        unsafe { dynamic_smem::<GemmSmem<BN, STAGES, ROWS>>() };
+    let input = InputTilePipeline::<Payload<BN, ROWS>, STAGES>::new(
+        smem_field!(smem, GemmSmem<BN, STAGES, ROWS>, input),
+        c"gemm-mainloop",
+    );
+    let epi_bars = smem_field!(smem, GemmSmem<BN, STAGES, ROWS>, epi_bars);
+    let epi_tiles = smem_field!(smem, GemmSmem<BN, STAGES, ROWS>, epi_tiles);
+    let subtiles = (BN / SUB_COLS) as u32;
+    let bn = BN as u32;
+    let epi_for = |w: usize| EpiLoadPipeline::new(epi_bars.at(w), c"gemm-epi-load");
+    init_then_sync::<CLUSTER_M>(
+        #[inline(always)]
+        || {
+            // SAFETY: the maps are valid per the kernel contract (C only
+            // read with beta ≠ 0).
+            unsafe {
+                prefetch_tensormap(tma_a);
+                prefetch_tensormap(tma_b);
+                prefetch_tensormap(tma_d);
+                if beta != 0.0 {
+                    prefetch_tensormap(tma_c);
+                }
+                if tail_rows != 0 {
+                    prefetch_tensormap(tma_a_tail);
+                }
+            }
+            // Empty barriers: one arrival per consumer warpgroup of every
+            // CTA whose TMA multicast writes into the stage.
+            input.init(GEMM_ROLES.consumer_warpgroups * CLUSTER_M);
+            // C stages, per warpgroup: producer one arrive_expect_tx,
+            // consumer one arrival once the store has read the stage.
+            epi_for(0).init_barriers(1, 1);
+            epi_for(1).init_barriers(1, 1);
+        },
+    );
+
+    // Stream-K off: every segment is a whole unit.
+    let work = ClusterWork::<CLUSTER_M>::batched(
+        batch,
+        m.div_ceil(TALL_BM),
+        n.div_ceil(bn),
+        k.div_ceil(BK),
+        group_m,
+        (0, 0),
+    );
+    let rank = work.rank;
+    let rows = TileRows {
+        tiles_m: m.div_ceil(TALL_BM),
+        tail_rows,
+        bm: TALL_BM,
+    };
+    let a_row_bytes = BK * 2;
+    let b_bytes = bn * BK * 2;
+    let residual = beta != 0.0;
+
+    dispatch_roles!(GEMM_ROLES, c_load_active: residual,
+        // TMA producer: 256 rows of A (its loaded rows) and B (or this
+        // CTA's multicast half) per stage.
+        producer => {
+            bf16_producer!(input, work, rows, (tma_a, tma_a_tail, tma_b), (a_row_bytes, b_bytes), bn, rank, broadcast, TALL_BM, Stage<BN, ROWS>)
+        },
+        // C-load: each tile's C sub-tiles, warpgroup w's rows
+        // w·128 + 0..64 then + 64..128, into its pipeline.
+        c_load => {
+            let c_load = CLoad {
+                pipes: [epi_for(0), epi_for(1)],
+                tiles: epi_tiles,
+                map_c: tma_c,
+                work,
+                batch_step: (broadcast & BROADCAST_C == 0) as u32,
+                tile_m: TALL_BM,
+                tile_n: bn,
+                subtiles,
+            };
+            // SAFETY: C map per the kernel contract (read: beta ≠ 0).
+            unsafe { c_load.run_tall() }
+        },
+        // Consumer warpgroup `wg`: rows wg·128..wg·128 + 128 of every tile.
+        consumer(wg) => {
+            let tid = thread_idx_x() % 128;
+            let signaller = tid == 0;
+            let mut consumer: InputConsumer<'_, Payload<BN, ROWS>, STAGES> = input.consumer();
+            let mut c = LoadedC {
+                pipe: epi_for(wg as usize),
+                beta,
+            };
+            // SAFETY: all-zero is a valid [f32; ACC].
+            let mut top: [f32; ACC] = unsafe { core::mem::zeroed() };
+            // SAFETY: as above.
+            let mut bottom: [f32; ACC] = unsafe { core::mem::zeroed() };
+            let st0 = input.stage(0);
+            // This warpgroup's 128 rows of A: 128 rows × 128 bytes further
+            // per warpgroup, the bottom half 64 rows further still (both
+            // multiples of the 1024-byte swizzle atom).
+            let a0 = smem_field!(st0, Stage<BN, ROWS>, a).addr() + wg * 128 * 128;
+            let b0 = smem_field!(st0, Stage<BN, ROWS>, b).addr();
+            let stage_bytes = core::mem::size_of::<Stage<BN, ROWS>>() as u32;
+            let top_descs = StageDescriptors::new(a0, b0, stage_bytes);
+            let bottom_descs = StageDescriptors::new(a0 + 64 * 128, b0, stage_bytes);
+            let mut d_next = 0u32;
+            for seg in work.segments() {
+                let (b, tm, tn) = work.batch_tile_of(seg.unit);
+                let pending = bf16_pingpong_mainloop::<M, _, ACC, STAGES, CLUSTER_M>(
+                    &mut consumer,
+                    top_descs,
+                    bottom_descs,
+                    seg.len(),
+                    &mut top,
+                    &mut bottom,
+                    signaller,
+                );
+                finish_pingpong_mainloop::<CLUSTER_M>(pending, signaller);
+                let epilogue = StoreEpilogue {
+                    bufs: epi_tiles.at(wg as usize),
+                    map_d: tma_d,
+                    wg,
+                    tid,
+                };
+                let col0 = (tn * bn) as i32;
+                let row0 = (tm * TALL_BM + wg * 128) as i32;
+                // SAFETY: D map per the kernel contract; the C-load role
+                // loads this warpgroup's C sub-tiles (top half, then
+                // bottom) in this order.
+                unsafe {
+                    epilogue.store(&top, alpha, &mut c, d_next, subtiles, #[inline(always)]
+                    |j| (col0 + (j as usize * SUB_COLS) as i32, row0, b as i32));
+                    epilogue.store(&bottom, alpha, &mut c, d_next + subtiles, subtiles, #[inline(always)]
+                    |j| (col0 + (j as usize * SUB_COLS) as i32, row0 + SUB_ROWS as i32, b as i32));
+                }
+                d_next += 2 * subtiles;
+            }
+            if signaller {
+                store_wait_group::<0>();
+            }
+        },
+    );
 }
 
 /// The ping-pong schedule (CUTLASS's `KernelTmaWarpSpecializedPingpong`):

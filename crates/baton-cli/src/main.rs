@@ -114,7 +114,7 @@ enum BenchWhat {
         #[arg(long)]
         json: Option<std::path::PathBuf>,
         /// Force a tile configuration (128x256c2, 128x256, 128x224c2, 128x128c2, 128x128, 128x64,
-        /// 128x128-pingpong, 128x128c2-pingpong) instead of the heuristic.
+        /// 256x128c2, 256x128, 128x128-pingpong, 128x128c2-pingpong) instead of the heuristic.
         #[arg(long, value_parser = parse_config)]
         config: Option<GemmConfig>,
         /// Rasterization group (rows of work units walked together; tuning).

@@ -295,3 +295,81 @@ fn pingpong_refuses_stream_k() {
         Ok(()) => panic!("stream-K accepted by a ping-pong plan"),
     }
 }
+
+/// The tall configurations (256-row tiles, each consumer warpgroup on 128
+/// rows in two accumulators) against the f64 reference on the ragged
+/// shapes — M = 1, 77 and 128 leave the second warpgroup's rows (and in
+/// pairs the second CTA's tile row) wholly past M, 129 and 300 a partial
+/// one, 513 a tail row of 1 — beta 0, 0.5 and 1 (C through the C-load
+/// role's tall order) and alpha −1.5.
+#[test]
+fn tall_matches_f64_reference_on_ragged_shapes() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    gemm_check::assert_ragged_shapes_match_f64(&gpu, &kernels, &GemmConfig::TALL);
+}
+
+/// The tall configurations against cuBLAS with several tiles per CTA
+/// (4096² × 512: 512 tiles of 256×128 on 132 CTAs) and at the ragged
+/// shape they were added for (N = 4104, K = 2056: 33 tile columns, the
+/// last one 8 wide; M = 1000: a partial last tile row), with and
+/// without C.
+#[cfg(feature = "cublas")]
+#[test]
+fn tall_matches_cublas_with_many_tiles_per_cta() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let shapes: &[(usize, usize, usize)] = if small() {
+        &[(520, 392, 256)]
+    } else {
+        &[(4096, 4096, 512), (1000, 4104, 2056), (1024, 4104, 2056)]
+    };
+    for config in GemmConfig::TALL {
+        for &(m, n, k) in shapes {
+            for beta in [0.0f32, 0.5] {
+                let cmp = check_vs_cublas(&gpu, &kernels, config, (m, n, k), 1.0, beta)
+                    .unwrap_or_else(|e| panic!("{config:?} {m}x{n}x{k}: {e}"));
+                println!(
+                    "{config:?} {m}x{n}x{k} beta {beta} vs cuBLAS: rel {:.2e}",
+                    cmp.rel_error
+                );
+                assert!(
+                    cmp.passes(1e-2),
+                    "{config:?} {m}x{n}x{k} beta {beta}: {cmp:?}"
+                );
+            }
+        }
+    }
+}
+
+/// The tall kernels compute every unit whole: stream-K and split-K on a
+/// tall plan are typed errors naming the rule.
+#[test]
+fn tall_refuses_stream_k_and_split_k() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let s = gpu.stream();
+    let a = s.alloc_zeros::<u16>(256 * 64).unwrap();
+    let b = s.alloc_zeros::<u16>(256 * 64).unwrap();
+    let mut d = s.alloc_zeros::<u16>(256 * 256).unwrap();
+    for config in GemmConfig::TALL {
+        let mut plan =
+            GemmPlan::with_config(&gpu, &kernels, config, &a, &b, None, &mut d, 256, 256, 64)
+                .unwrap_or_else(|e| panic!("{e}"));
+        for e in [
+            plan.set_stream_k(&gpu, Some(1)).unwrap_err(),
+            plan.set_split_k(&gpu, 2).unwrap_err(),
+        ] {
+            assert!(
+                e.to_string().contains("no stream-K") && e.to_string().contains("cooperative"),
+                "{config:?}: {e}"
+            );
+        }
+    }
+}

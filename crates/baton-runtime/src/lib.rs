@@ -109,6 +109,16 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
+        name: "baton_gemm_bf16_256x128",
+        about: "bf16 GEMM, 256x128x64 tiles, 4 stages, each consumer warpgroup 128 rows (2 x m64n128k16)",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_bf16_256x128_c2",
+        about: "bf16 GEMM, 256x128x64 tiles, 2-CTA clusters sharing B by TMA multicast",
+        hot: true,
+    },
+    KernelInfo {
         name: "baton_gemm_bf16_128x128_pingpong",
         about: "bf16 GEMM, ping-pong: 128x128x64 tiles, each consumer warpgroup owns whole tiles, epilogue under the other's main loop",
         hot: true,

@@ -23,19 +23,32 @@ pub const SUB_COLS: usize = 32;
 /// Epilogue sub-tile buffers per consumer warpgroup (C stages with beta ≠ 0).
 pub const EPI_STAGES: usize = 4;
 
-/// What one input stage carries: a 128 × 64 tile of A and a BN × 64 tile of B.
-pub type Payload<const BN: usize> =
-    StandardTilePayload<u16, u16, { BM as usize }, BN, { BK as usize }>;
+/// CTA tile rows (M) of the tall configurations ([`GEMM_256X128`]): each
+/// consumer warpgroup computes 128 rows × BN (two `wgmma.m64nBNk16` per K
+/// step), so one CTA covers 256 rows.
+///
+/// ```
+/// use baton_kernels_abi::gemm_bf16::{BM, TALL_BM};
+/// assert_eq!(TALL_BM, 2 * BM);
+/// ```
+pub const TALL_BM: u32 = 256;
+
+/// What one input stage carries: a `ROWS` × 64 tile of A (128 rows, or
+/// [`TALL_BM`] in the tall configurations) and a BN × 64 tile of B.
+pub type Payload<const BN: usize, const ROWS: usize = { BM as usize }> =
+    StandardTilePayload<u16, u16, ROWS, BN, { BK as usize }>;
 /// One input stage's storage.
-pub type Stage<const BN: usize> = StandardStage<u16, u16, { BM as usize }, BN, { BK as usize }>;
+pub type Stage<const BN: usize, const ROWS: usize = { BM as usize }> =
+    StandardStage<u16, u16, ROWS, BN, { BK as usize }>;
 /// One epilogue sub-tile (64 × 32 bf16).
 pub type SubTile = Tile<u16, SUB_ROWS, SUB_COLS>;
 
-/// Shared memory of the `128 × BN` configuration with `STAGES` input stages.
+/// Shared memory of the `ROWS × BN` configuration (`ROWS` 128, or
+/// [`TALL_BM`]) with `STAGES` input stages.
 #[repr(C)]
-pub struct GemmSmem<const BN: usize, const STAGES: usize> {
+pub struct GemmSmem<const BN: usize, const STAGES: usize, const ROWS: usize = { BM as usize }> {
     /// The input ring (A and B tiles, full/empty barriers).
-    pub input: InputTileStorage<Payload<BN>, STAGES>,
+    pub input: InputTileStorage<Payload<BN, ROWS>, STAGES>,
     /// Epilogue sub-tile buffers, `[warpgroup][slot]`: with beta ≠ 0 the
     /// stages of the warpgroup's `EpiLoadPipeline` (C in, D written over it
     /// in place and TMA-stored from there); with beta = 0 a ring of D
@@ -88,7 +101,18 @@ pub const SMEM_FIXED: usize = 1024 + 8 * 4096 + 1024;
 /// assert_eq!((stages_for(256), stages_for(128), stages_for(64)), (4, 6, 8));
 /// ```
 pub const fn stages_for(bn: usize) -> usize {
-    let stage = (BM as usize + bn) * BK as usize * 2;
+    stages_for_tile(BM as usize, bn)
+}
+
+/// Input stages of the `bm × bn` configuration (`bm` 128, or [`TALL_BM`]):
+/// as many as the budget holds after the fixed part, at most 8.
+///
+/// ```
+/// use baton_kernels_abi::gemm_bf16::{TALL_BM, stages_for_tile};
+/// assert_eq!(stages_for_tile(TALL_BM as usize, 128), 4);
+/// ```
+pub const fn stages_for_tile(bm: usize, bn: usize) -> usize {
+    let stage = (bm + bn) * BK as usize * 2;
     let n = (SMEM_LIMIT - SMEM_FIXED) / stage;
     if n > 8 { 8 } else { n }
 }
@@ -172,6 +196,40 @@ pub const GEMM_128X128_C2: KernelSpec<GemmBf16Params> =
 /// ```
 pub const GEMM_128X64: KernelSpec<GemmBf16Params> =
     spec::<64, { stages_for(64) }>("baton_gemm_bf16_128x64", 1);
+
+/// The spec of the tall `256 × BN` configuration ([`TALL_BM`]) in
+/// clusters of `cluster` CTAs along M.
+const fn tall_spec<const BN: usize, const STAGES: usize>(
+    name: &'static str,
+    cluster: u32,
+) -> KernelSpec<GemmBf16Params> {
+    assert!(core::mem::size_of::<GemmSmem<BN, STAGES, { TALL_BM as usize }>>() <= SMEM_LIMIT);
+    KernelSpec::new(name, THREADS)
+        .with_cluster([cluster, 1, 1])
+        .with_dynamic_smem::<GemmSmem<BN, STAGES, { TALL_BM as usize }>>()
+        .hot()
+}
+
+/// 256×128×64 tiles, 4 stages: each consumer warpgroup computes 128 rows
+/// (two `wgmma.m64n128k16` per K step, 128 accumulator floats per thread,
+/// as 128×256). N = 4104 is 33 tile columns of 128 where 128-row tiles
+/// need 17 of 256 and twice the rows. No stream-K.
+///
+/// ```
+/// use baton_kernels_abi::gemm_bf16::{GEMM_256X128, GemmSmem, TALL_BM, stages_for_tile};
+/// assert_eq!(GEMM_256X128.dynamic_smem_bytes as usize,
+///            core::mem::size_of::<GemmSmem<128, { stages_for_tile(TALL_BM as usize, 128) }, 256>>());
+/// ```
+pub const GEMM_256X128: KernelSpec<GemmBf16Params> =
+    tall_spec::<128, { stages_for_tile(TALL_BM as usize, 128) }>("baton_gemm_bf16_256x128", 1);
+/// 256×128×64 tiles in 2-CTA clusters along M sharing B by TMA multicast
+/// (each CTA loads half of the 128 × 64 B tile).
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_bf16::GEMM_256X128_C2.cluster, [2, 1, 1]);
+/// ```
+pub const GEMM_256X128_C2: KernelSpec<GemmBf16Params> =
+    tall_spec::<128, { stages_for_tile(TALL_BM as usize, 128) }>("baton_gemm_bf16_256x128_c2", 2);
 
 /// 128×256×64 tiles, A M-major ([`A_MN_MAJOR`]).
 ///

@@ -24,8 +24,9 @@ use baton_kernels_abi::gemm_sm100::{self, Sm100GemmParams};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 /// A tile configuration of the BF16 GEMM kernel family
-/// (`kernels/src/gemm_bf16.rs`): CTA tile 128 × `bn` × 64, 384 threads
-/// (a producer warpgroup and two consumer warpgroups).
+/// (`kernels/src/gemm_bf16.rs`): CTA tile 128 × `bn` × 64 (256 × 128 × 64
+/// for the [`TALL`](Self::TALL) ones), 384 threads (a producer warpgroup
+/// and two consumer warpgroups).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GemmConfig {
     /// 128×256 tiles, 4 stages, `wgmma.m64n256k16`.
@@ -42,6 +43,14 @@ pub enum GemmConfig {
     T128x128C2,
     /// 128×64 tiles, 8 stages, `wgmma.m64n64k16`: few, skinny tiles (small M).
     T128x64,
+    /// 256×128 tiles, 4 stages: each consumer warpgroup computes 128 rows
+    /// (2 × `wgmma.m64n128k16` per K step). Fewer tile columns than 128-row
+    /// tiles of the same area where N is just past a multiple of 256
+    /// (N = 4104: 33 columns of 128 against 17 of 256 and twice the rows).
+    /// No stream-K.
+    T256x128,
+    /// 256×128 tiles in 2-CTA clusters with B multicast.
+    T256x128C2,
     /// Ping-pong 128×128 tiles, 6 stages: each consumer warpgroup owns
     /// whole tiles (2 × `wgmma.m64n128k16` per K step) and the two take
     /// turns (`baton::ordered_barrier`), so one's epilogue runs under the
@@ -81,6 +90,15 @@ impl GemmConfig {
     pub const PINGPONG: [GemmConfig; 2] =
         [GemmConfig::T128x128PingPongC2, GemmConfig::T128x128PingPong];
 
+    /// The tall sm_90a configurations ([`is_tall`](Self::is_tall)): 256-row
+    /// tiles, cooperative, no stream-K.
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert!(GemmConfig::TALL.iter().all(|c| c.tile() == (256, 128, 64) && !c.runs_stream_k()));
+    /// ```
+    pub const TALL: [GemmConfig; 2] = [GemmConfig::T256x128C2, GemmConfig::T256x128];
+
     /// The swap-AB sm_90a configurations ([`is_swap_ab`](Self::is_swap_ab)):
     /// small M, no C.
     pub const SWAP_AB: [GemmConfig; 3] = [
@@ -90,19 +108,22 @@ impl GemmConfig {
     ];
 
     /// Every sm_90a configuration: [`ALL`](Self::ALL), then
-    /// [`PINGPONG`](Self::PINGPONG), then [`SWAP_AB`](Self::SWAP_AB).
+    /// [`TALL`](Self::TALL), [`PINGPONG`](Self::PINGPONG) and
+    /// [`SWAP_AB`](Self::SWAP_AB).
     ///
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
-    /// assert_eq!(GemmConfig::SM90.len(), GemmConfig::ALL.len() + GemmConfig::PINGPONG.len() + GemmConfig::SWAP_AB.len());
+    /// assert_eq!(GemmConfig::SM90.len(), GemmConfig::ALL.len() + GemmConfig::TALL.len() + GemmConfig::PINGPONG.len() + GemmConfig::SWAP_AB.len());
     /// ```
-    pub const SM90: [GemmConfig; 11] = [
+    pub const SM90: [GemmConfig; 13] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
         GemmConfig::T128x224C2,
         GemmConfig::T128x128C2,
         GemmConfig::T128x128,
         GemmConfig::T128x64,
+        GemmConfig::T256x128C2,
+        GemmConfig::T256x128,
         GemmConfig::T128x128PingPongC2,
         GemmConfig::T128x128PingPong,
         GemmConfig::SwapAb16,
@@ -138,6 +159,31 @@ impl GemmConfig {
             self,
             GemmConfig::T128x128PingPong | GemmConfig::T128x128PingPongC2
         )
+    }
+
+    /// Whether this is a tall configuration (256-row tiles, each consumer
+    /// warpgroup on 128 of them); those have no stream-K.
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert!(GemmConfig::T256x128C2.is_tall());
+    /// assert!(!GemmConfig::T128x256.is_tall());
+    /// ```
+    pub const fn is_tall(self) -> bool {
+        matches!(self, GemmConfig::T256x128 | GemmConfig::T256x128C2)
+    }
+
+    /// Whether the kernel implements stream-K and split-K (the
+    /// `sk_*` parameters): the cooperative 128-row configurations
+    /// ([`ALL`](Self::ALL)) and swap-AB; not ping-pong, tall or Blackwell.
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert!(GemmConfig::T128x64.runs_stream_k() && GemmConfig::SwapAb16.runs_stream_k());
+    /// assert!(!GemmConfig::T256x128.runs_stream_k() && !GemmConfig::T128x128PingPong.runs_stream_k());
+    /// ```
+    pub const fn runs_stream_k(self) -> bool {
+        matches!(self.target(), Target::Sm90a) && !self.is_pingpong() && !self.is_tall()
     }
 
     /// The Blackwell (sm_100a) configurations.
@@ -206,6 +252,8 @@ impl GemmConfig {
             GemmConfig::T128x128 => &bf16_abi::GEMM_128X128,
             GemmConfig::T128x128C2 => &bf16_abi::GEMM_128X128_C2,
             GemmConfig::T128x64 => &bf16_abi::GEMM_128X64,
+            GemmConfig::T256x128 => &bf16_abi::GEMM_256X128,
+            GemmConfig::T256x128C2 => &bf16_abi::GEMM_256X128_C2,
             GemmConfig::T128x128PingPong => &bf16_abi::GEMM_128X128_PINGPONG,
             GemmConfig::T128x128PingPongC2 => &bf16_abi::GEMM_128X128_PINGPONG_C2,
             GemmConfig::SwapAb16 => &swap_ab_abi::GEMM_SWAP_AB_16,
@@ -236,6 +284,7 @@ impl GemmConfig {
             | GemmConfig::T128x128PingPong
             | GemmConfig::T128x128PingPongC2 => (128, 128, 64),
             GemmConfig::T128x64 => (128, 64, 64),
+            GemmConfig::T256x128 | GemmConfig::T256x128C2 => (256, 128, 64),
         }
     }
 
@@ -253,7 +302,7 @@ impl GemmConfig {
         if self.is_swap_ab() {
             return swap_ab_abi::swap_ab_stages(bm as usize) as u32;
         }
-        bf16_abi::stages_for(bn as usize) as u32
+        bf16_abi::stages_for_tile(bm as usize, bn as usize) as u32
     }
 
     /// CTAs per cluster along M (sharing B tiles by multicast).
@@ -262,6 +311,7 @@ impl GemmConfig {
             GemmConfig::T128x256C2
             | GemmConfig::T128x224C2
             | GemmConfig::T128x128C2
+            | GemmConfig::T256x128C2
             | GemmConfig::T128x128PingPongC2 => 2,
             _ => 1,
         }
@@ -506,10 +556,7 @@ impl<'a> GemmPlan<'a> {
             let splits = splits.min(plan.slots / plan.units().max(1));
             if splits > 1 {
                 plan.set_split_k(gpu, splits)?;
-            } else if config.target() == Target::Sm90a
-                && !config.is_pingpong()
-                && stream_k_pays(plan.units(), plan.slots)
-            {
+            } else if config.runs_stream_k() && stream_k_pays(plan.units(), plan.slots) {
                 plan.set_stream_k(gpu, Some(STREAM_K_MIN_SEGMENT))?;
                 plan.set_stream_k_extra_waves(0)?;
             }
@@ -754,10 +801,10 @@ impl<'a> GemmPlan<'a> {
             self.stream_k = None;
             return Ok(());
         };
-        if self.config.target() != Target::Sm90a || self.config.is_pingpong() {
+        if !self.config.runs_stream_k() {
             return Err(GemmError::NoStreamK {
                 kernel: self.config.name(),
-                rule: "stream-K is implemented by the cooperative sm_90a configurations only (GemmConfig::ALL)",
+                rule: "stream-K is implemented by the cooperative 128-row sm_90a configurations (GemmConfig::ALL) and swap-AB only",
             }
             .into());
         }
@@ -799,10 +846,10 @@ impl<'a> GemmPlan<'a> {
     /// # Ok(()) }
     /// ```
     pub fn set_split_k(&mut self, gpu: &Gpu, splits: u32) -> Result<()> {
-        if self.config.target() != Target::Sm90a || self.config.is_pingpong() {
+        if !self.config.runs_stream_k() {
             return Err(GemmError::NoStreamK {
                 kernel: self.config.name(),
-                rule: "split-K is implemented by the cooperative sm_90a configurations only (GemmConfig::ALL)",
+                rule: "split-K is implemented by the cooperative 128-row sm_90a configurations (GemmConfig::ALL) and swap-AB only",
             }
             .into());
         }

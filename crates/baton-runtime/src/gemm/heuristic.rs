@@ -36,6 +36,19 @@ impl GemmConfig {
             // 128×256 pairs; in clusters it was slower everywhere.
             GemmConfig::T128x128PingPong => 0.99,
             GemmConfig::T128x128PingPongC2 => 0.85,
+            // Measured, session 12 (H100, same call, forced; BENCHMARKS.md
+            // "Session 12 — BF16"): 8192³ ran 797.7 TFLOP/s as 256×128 and
+            // 789.1 in pairs (no stream-K) against 810.7 for 128×256 pairs
+            // with stream-K (1.02): 1.004 and 0.993; 4096³ 775 and 768
+            // against 762. Alone, a 256×128 tile loads all of its B
+            // columns: where D's rows split 128-byte lines (N = 4104) it
+            // ran 10 % behind the pairs at 16384×4104×2048 (423 vs 384 µs)
+            // and 3 % at 4096×4104×2048, which the L2 term does not
+            // capture; 0.98 keeps it behind the pairs there (ahead only by
+            // wave count, as where it was measured ahead, 1024×4104×2048:
+            // 29.5 vs 30.1 µs).
+            GemmConfig::T256x128C2 => 0.99,
+            GemmConfig::T256x128 => 0.98,
             // Swap-AB (small M): not measured yet; as 128×64 (its MMAs
             // are narrow, and at the M it runs for it is DRAM-bound).
             GemmConfig::SwapAb16 | GemmConfig::SwapAb32 | GemmConfig::SwapAb64 => 0.85,
@@ -49,7 +62,8 @@ impl GemmConfig {
     /// means few tile rows (small M), and a cluster's second tile row there
     /// lies past M: every split worker would hold two SMs for one row of
     /// tiles. (`GemmPlan::set_split_k` still runs clusters split.) 1 for
-    /// ping-pong configurations, which have no split-K.
+    /// configurations without split-K (ping-pong, tall:
+    /// [`runs_stream_k`](Self::runs_stream_k)).
     ///
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
@@ -57,7 +71,7 @@ impl GemmConfig {
     /// assert_eq!(GemmConfig::T128x256C2.max_splits(66), 1);
     /// ```
     pub const fn max_splits(self, slots: u32) -> usize {
-        if self.cluster_m() == 1 && !self.is_pingpong() {
+        if self.cluster_m() == 1 && self.runs_stream_k() {
             slots as usize
         } else {
             1
@@ -215,13 +229,15 @@ impl GemmConfig {
 
     /// [`CANDIDATES`](Self::CANDIDATES) and the swap-AB configurations: what
     /// the heuristic chooses among for a GEMM without C.
-    pub const CANDIDATES_NO_C: [GemmConfig; 10] = [
+    pub const CANDIDATES_NO_C: [GemmConfig; 12] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
         GemmConfig::T128x224C2,
         GemmConfig::T128x128C2,
         GemmConfig::T128x128,
         GemmConfig::T128x64,
+        GemmConfig::T256x128C2,
+        GemmConfig::T256x128,
         GemmConfig::T128x128PingPong,
         GemmConfig::SwapAb16,
         GemmConfig::SwapAb32,
@@ -247,7 +263,7 @@ impl GemmConfig {
     }
 
     /// The sm_90a configurations the heuristic chooses among: the
-    /// cooperative ones and ping-pong 128×128 (ping-pong in clusters ran
+    /// cooperative ones (128-row and tall) and ping-pong 128×128 (ping-pong in clusters ran
     /// slower than both everywhere it was measured, session 8; it stays
     /// available through [`GemmPlan::with_config`](super::GemmPlan::with_config)).
     ///
@@ -255,13 +271,15 @@ impl GemmConfig {
     /// use baton_runtime::gemm::GemmConfig;
     /// assert!(!GemmConfig::CANDIDATES.contains(&GemmConfig::T128x128PingPongC2));
     /// ```
-    pub const CANDIDATES: [GemmConfig; 7] = [
+    pub const CANDIDATES: [GemmConfig; 9] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
         GemmConfig::T128x224C2,
         GemmConfig::T128x128C2,
         GemmConfig::T128x128,
         GemmConfig::T128x64,
+        GemmConfig::T256x128C2,
+        GemmConfig::T256x128,
         GemmConfig::T128x128PingPong,
     ];
 
@@ -542,6 +560,44 @@ mod tests {
         let aligned = GemmConfig::T128x128.cost(8192, 4096, 2048, 132);
         let by_hand = 64.0 * 32.0 * 256.0 * 2048.0 * 2.0 / 11.6e12 * 1e6;
         assert!((aligned.l2_us - by_hand).abs() < 1e-6, "{aligned:?}");
+    }
+
+    /// The tall tiles by hand (session 12): 1024×4104×2056 on 132 SMs.
+    /// 256×128 pairs: 4 tile rows × 33 columns = 132 tiles, 66 units on 66
+    /// slots: one wave; math 256·128·64·2 · (33 + 1.5) FLOP at 6.0e12 ·
+    /// 0.99 = 24.4 µs; every tile loads 256 rows of A and half of 128 rows
+    /// of B over 2112 K values, at the unaligned L2 rate (rows of 4112
+    /// bytes): 132 · 320 · 2112 · 2 B / 4.8e12 = 37.2 µs, the estimate.
+    /// 128×224 pairs (the session-11 pick, measured 54 µs, 0.656 of
+    /// cuBLAS): 8 × 19 = 152 tiles, 76 units: two waves, 2 · 128·224·64·2 ·
+    /// 34.5 / 6.0e12 = 42.2 µs. 128×256 pairs: 8 × 17 = 136 tiles, 68
+    /// units: two waves too (47.3 µs at 1.02).
+    #[test]
+    fn tall_tiles_fill_one_wave_at_n_4104_by_hand() {
+        let (m, n, k) = (1024, 4104, 2056);
+        let tall = GemmConfig::T256x128C2.cost(m, n, k, 66);
+        assert_eq!((tall.units, tall.waves), (66, 1));
+        let math = 256.0 * 128.0 * 64.0 * 2.0 * 34.5 / (6.0e12 * 0.99) * 1e6;
+        assert!((tall.math_us - math).abs() < 1e-9, "{tall:?}");
+        let l2 = 132.0 * 320.0 * 2112.0 * 2.0 / 4.8e12 * 1e6;
+        assert!((tall.l2_us - l2).abs() < 1e-9, "{tall:?}");
+        assert!((tall.estimate_us() - 37.17).abs() < 0.01, "{tall:?}");
+        let c224 = GemmConfig::T128x224C2.cost(m, n, k, 66);
+        assert_eq!((c224.units, c224.waves), (76, 2));
+        let math224 = 2.0 * 128.0 * 224.0 * 64.0 * 2.0 * 34.5 / 6.0e12 * 1e6;
+        assert!((c224.math_us - math224).abs() < 1e-9, "{c224:?}");
+        let c256 = GemmConfig::T128x256C2.cost(m, n, k, 66);
+        assert_eq!((c256.units, c256.waves), (68, 2));
+        assert_eq!(
+            GemmConfig::choose_with_slots(m, n, k, h100_slots),
+            GemmConfig::T256x128C2
+        );
+        // Tall tiles never split: one worker per unit even with idle slots.
+        assert_eq!(GemmConfig::T256x128.max_splits(132), 1);
+        assert_eq!(
+            GemmConfig::T256x128.plan_cost(256, 1024, 32768, 132).splits,
+            1
+        );
     }
 
     /// The picks the per-shape heuristic made (and were measured) on the

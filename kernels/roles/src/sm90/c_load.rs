@@ -158,4 +158,78 @@ impl<T, const ROWS: usize, const COLS: usize, const RING: usize, const CLUSTER_M
         epi0.drain();
         epi1.drain();
     }
+
+    /// Runs the role for a tall kernel (`tile_m = 4 · ROWS`: each consumer
+    /// warpgroup computes `2 · ROWS` rows of every tile and stores rows
+    /// `w · 2·ROWS..+ROWS` then `+ROWS..+2·ROWS`, `subtiles` sub-tiles
+    /// each, in the order of its two
+    /// [`StoreEpilogue::store`](super::epilogue::StoreEpilogue::store)
+    /// calls). Same per-stage protocol as [`run`](Self::run); the loads
+    /// alternate between the warpgroups, sub-tile by sub-tile, as there.
+    /// Stream-K must be off (every segment a whole unit).
+    ///
+    /// # Safety
+    /// As [`run`](Self::run).
+    ///
+    /// ```ignore
+    /// unsafe { c_load.run_tall() };
+    /// ```
+    #[inline(always)]
+    pub unsafe fn run_tall(self) {
+        let [mut epi0, mut epi1] = self.pipes;
+        let (tiles, map_c) = (self.tiles, self.map_c);
+        let load_c =
+            |pipe: &mut EpiLoadPipeline<'_, RING>, w: usize, (col, row, b): (i32, i32, i32)| {
+                let stage = pipe.produce_explicit();
+                stage.arrive_expect_tx(Tile::<T, ROWS, COLS>::BYTES);
+                // SAFETY: C map per the contract; the stage is ours.
+                unsafe {
+                    load_3d(
+                        map_c,
+                        tiles.at(w).at(stage.index() as usize),
+                        stage.mbar(),
+                        col,
+                        row,
+                        b,
+                    )
+                };
+            };
+        for seg in self.work.segments() {
+            let (b, tm, tn) = self.work.batch_tile_of(seg.unit);
+            let b = (b * self.batch_step) as i32;
+            let col0 = (tn * self.tile_n) as i32;
+            let row0 = (tm * self.tile_m) as i32;
+            // One loop over the 2 · subtiles sub-tiles of each warpgroup
+            // (rows of the top half, then of the bottom half). Its bound
+            // is hidden from the optimizer: fully unrolled (16 loads over
+            // two 4-stage rings) it needed more than the producer
+            // warpgroup's 40 registers (ptxas spilled 88 bytes).
+            for i in 0..opaque_u32(2 * self.subtiles) {
+                let (half, j) = (i / self.subtiles, i % self.subtiles);
+                let col = col0 + (j as usize * COLS) as i32;
+                let row = row0 + (half as usize * ROWS) as i32;
+                load_c(&mut epi0, 0, (col, row, b));
+                load_c(&mut epi1, 1, (col, row + 2 * ROWS as i32, b));
+            }
+        }
+        epi0.drain();
+        epi1.drain();
+    }
+}
+
+/// `x`, hidden from the optimizer by an opaque register move, so that a
+/// loop bounded by it is not unrolled (what the C-load role of the tall
+/// kernels needs to fit the producer warpgroup's registers).
+///
+/// ```ignore
+/// for i in 0..opaque_u32(8) { /* not unrolled */ }
+/// ```
+#[inline(always)]
+fn opaque_u32(x: u32) -> u32 {
+    let y: u32;
+    // SAFETY: a register-to-register move: no memory, no side effects.
+    unsafe {
+        core::arch::asm!("mov.u32 {y}, {x};", y = out(reg32) y, x = in(reg32) x, options(pure, nomem, nostack))
+    };
+    y
 }

@@ -167,10 +167,10 @@ pub const D64: HeadDimConfig = HeadDimConfig {
     block_n: 176,
     k_stages: 3,
     v_stages: 3,
-    q_stages: 4,
+    q_stages: 2,
     persistent: true,
     planned: false,
-    cross_tile: true,
+    cross_tile: false,
 };
 /// d = 64 with a causal mask: 128-row K/V blocks, 3 K and 3 V stages,
 /// planned (on the planned schedule it ran as fast as the 176-row block at
@@ -247,7 +247,7 @@ pub const D64_W3: HeadDimConfig = HeadDimConfig {
 };
 
 /// Shared memory of the d = 64 kernel.
-pub type Smem64 = AttnSmem<1, 176, 3, 3, 4>;
+pub type Smem64 = AttnSmem<1, 176, 3, 3, 2>;
 /// Shared memory of the three-warpgroup d = 64 kernel.
 pub type Smem64W3 = AttnSmem<1, 80, 3, 3, 3, 3>;
 /// Shared memory of the causal d = 64 kernel.

@@ -24,7 +24,7 @@ macro_rules! attention_entries {
     ($then:ident) => {
         $then! {
             /// Attention forward, head dimension 64 (see `baton_attention_abi`).
-            baton_attention_fwd_d64(ATTENTION_D64, D64) = fwd::run::<1, 176, 3, 3, 4, 2, 88, 32, 44, 40, 232, true, 0, false, false, true, qk::QkN176, pv::PvN64>;
+            baton_attention_fwd_d64(ATTENTION_D64, D64) = fwd::run::<1, 176, 3, 3, 2, 2, 88, 32, 44, 40, 232, true, 0, false, false, false, qk::QkN176, pv::PvN64>;
             /// Attention forward, head dimension 64, causal calls (128-row K/V blocks).
             baton_attention_fwd_d64_causal(ATTENTION_D64_CAUSAL, D64_CAUSAL) = fwd::run::<1, 128, 3, 3, 4, 2, 64, 32, 32, 40, 232, true, 0, false, true, true, qk::QkN128, pv::PvN64>;
             /// Attention forward, head dimension 64, on three consumer warpgroups

@@ -176,7 +176,10 @@ pub const D64: HeadDimConfig = HeadDimConfig {
 /// planned (on the planned schedule it ran as fast as the 176-row block at
 /// seq 4k and 10 % faster at seq 1k, BENCHMARKS.md "Session 11 — ATTN
 /// round 2"; one CTA per tile the 176-row block was 4–11 % slower,
-/// Session 9).
+/// Session 9); cross-tile with 4 Q stages (its short tiles' head under the
+/// tile before's epilogue: +4.5 % at seq 4k, +7 % at seq 1k, BENCHMARKS.md
+/// "Session 12 — ATTN"; the other entries measured 0.5–2.5 % slower with it,
+/// or do not fit 4 Q stages).
 pub const D64_CAUSAL: HeadDimConfig = HeadDimConfig {
     head_dim: 64,
     consumer_warpgroups: 2,

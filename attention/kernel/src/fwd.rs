@@ -17,7 +17,11 @@
 //!   warpgroup's named barrier, then every thread arrives). With 3 stages the
 //!   next tile's rows of warpgroup 0 load while this tile runs, and those
 //!   of warpgroup 1 once warpgroup 0's O left, under warpgroup 1's last
-//!   turns (2 stages: each waits for its own O stores).
+//!   turns (2 stages: each waits for its own O stores). Cross-tile
+//!   (`CROSS_TILE`, 2·`W` stages): the producer loads a tile's rows a tile
+//!   ahead (after the tile before's V_0), and a warpgroup issues the next
+//!   tile's S_0 in the turn of this tile's last P·V, writing this tile's O
+//!   over its own stage while S_0 runs.
 //! * `k` and `v` (`SK`, `SV` stages, consumer count `W`): per tile the
 //!   producer fills K_0, then the `W` Q stages, then V_0, K_1, V_1, …: the
 //!   next tile's K_0 loads while the warpgroups finish this tile; every

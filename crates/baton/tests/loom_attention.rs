@@ -9,7 +9,8 @@
 //!
 //! * `q`: an `InputTilePipeline` of `QS` stages (const generic; the
 //!   kernels' `SQ`, `HeadDimConfig::q_stages`: 2 at d = 64 and 256, 3 at
-//!   d = 128; both are checked), producer count 1 (the producer's
+//!   d = 128, 4 for the causal d = 64 kernel's cross-tile form; all are
+//!   checked), producer count 1 (the producer's
 //!   `arrive_expect_tx`, the TMA completes the bytes), consumer count 1
 //!   (the owning warpgroup's arrival; the kernel's 128: every thread of
 //!   the warpgroup that wrote O into the stage arrives, after a named
@@ -37,6 +38,14 @@
 //!   retire P·V (`wait_group<0>`), release V_{j−1}; last: acquire V; turn {
 //!   issue P·V }; retire; release; write O over its Q stage; release it;
 //!   skip the other's.
+//!
+//! * The cross-tile form (`CROSS_TILE`, the causal d = 64 kernel; 4 Q
+//!   stages, two per consumer): the producer loads the first tile's Q rows
+//!   before its K_0 and every later tile's a tile ahead, right after the
+//!   tile before's V_0; a consumer issues the next tile's S_0 in the turn
+//!   of its last P·V (one turn fewer per tile boundary), retires the P·V,
+//!   writes O over the tile's Q stage and frees it while S_0 runs, then
+//!   retires S_0. With one Q stage per consumer that deadlocks (a control).
 //!
 //! `wgmma` is asynchronous: an MMA reads its shared-memory operands after
 //! its issue, until a `wait_group` retires it. The model performs the reads
@@ -464,7 +473,14 @@ fn explore<const QS: usize, const G: usize>(
             .collect();
         let (producer_smem, producer_tiles) = (smem.clone(), tiles.clone());
         roles.push(role(Box::new(move || {
-            producer(&producer_smem, cross, &producer_tiles, &k_src, &v_src, &q_src)
+            producer(
+                &producer_smem,
+                cross,
+                &producer_tiles,
+                &k_src,
+                &v_src,
+                &q_src,
+            )
         })));
         for r in roles {
             r.join().unwrap();

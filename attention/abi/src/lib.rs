@@ -70,6 +70,10 @@ pub struct HeadDimConfig {
     /// the causal entries; the host plans their causal calls, one CTA per
     /// SM.
     pub planned: bool,
+    /// The next tile's first Q·Kᵀ is issued with this tile's last P·V and
+    /// runs under this tile's epilogue (each warpgroup holds two tiles' Q
+    /// rows: `q_stages` ≥ 2 · `consumer_warpgroups`).
+    pub cross_tile: bool,
 }
 
 impl HeadDimConfig {
@@ -122,12 +126,12 @@ impl HeadDimConfig {
 
     /// Whether a kernel instantiation (`fwd::run`'s `NB` column boxes, `BN`
     /// K/V rows, `SK`, `SV`, `SQ` stages, `W` consumer warpgroups,
-    /// persistence, `PLAN`) is this configuration: the kernel entries
+    /// persistence, `PLAN`, `CROSS_TILE`) is this configuration: the kernel entries
     /// assert it at compile time.
     ///
     /// ```
-    /// assert!(baton_attention_abi::D128.is_instance(2, 128, 3, 2, 3, 2, true, false));
-    /// assert!(baton_attention_abi::D128_CAUSAL.is_instance(2, 128, 3, 2, 3, 2, true, true));
+    /// assert!(baton_attention_abi::D128.is_instance(2, 128, 3, 2, 3, 2, true, false, false));
+    /// assert!(baton_attention_abi::D128_CAUSAL.is_instance(2, 128, 3, 2, 3, 2, true, true, false));
     /// ```
     #[allow(clippy::too_many_arguments)]
     pub const fn is_instance(
@@ -140,6 +144,7 @@ impl HeadDimConfig {
         w: usize,
         persistent: bool,
         planned: bool,
+        cross_tile: bool,
     ) -> bool {
         self.head_dim as usize == 64 * nb
             && self.block_n as usize == bn
@@ -149,6 +154,7 @@ impl HeadDimConfig {
             && self.consumer_warpgroups as usize == w
             && self.persistent == persistent
             && self.planned == planned
+            && self.cross_tile == cross_tile
     }
 }
 
@@ -164,21 +170,26 @@ pub const D64: HeadDimConfig = HeadDimConfig {
     q_stages: 2,
     persistent: true,
     planned: false,
+    cross_tile: false,
 };
 /// d = 64 with a causal mask: 128-row K/V blocks, 3 K and 3 V stages,
 /// planned (on the planned schedule it ran as fast as the 176-row block at
 /// seq 4k and 10 % faster at seq 1k, BENCHMARKS.md "Session 11 — ATTN
 /// round 2"; one CTA per tile the 176-row block was 4–11 % slower,
-/// Session 9).
+/// Session 9); cross-tile with 4 Q stages (its short tiles' head under the
+/// tile before's epilogue: +4.5 % at seq 4k, +7 % at seq 1k, BENCHMARKS.md
+/// "Session 12 — ATTN"; the other entries measured 0.5–2.5 % slower with it,
+/// or do not fit 4 Q stages).
 pub const D64_CAUSAL: HeadDimConfig = HeadDimConfig {
     head_dim: 64,
     consumer_warpgroups: 2,
     block_n: 128,
     k_stages: 3,
     v_stages: 3,
-    q_stages: 2,
+    q_stages: 4,
     persistent: true,
     planned: true,
+    cross_tile: true,
 };
 /// d = 128: 128-row K/V blocks, 3 K and 2 V stages (3 + 3 fill the 227
 /// KiB exactly, leaving no room for the ordered barrier's 16 bytes, which
@@ -192,6 +203,7 @@ pub const D128: HeadDimConfig = HeadDimConfig {
     q_stages: 3,
     persistent: true,
     planned: false,
+    cross_tile: false,
 };
 /// d = 128 with a causal mask: [`D128`], planned (its own entry, so that
 /// the non-causal entry keeps the code without the plan's check).
@@ -211,6 +223,7 @@ pub const D256: HeadDimConfig = HeadDimConfig {
     q_stages: 2,
     persistent: false,
     planned: false,
+    cross_tile: false,
 };
 
 /// d = 64 on three consumer warpgroups (FA3's d = 64 CTA: 192-row query
@@ -233,6 +246,7 @@ pub const D64_W3: HeadDimConfig = HeadDimConfig {
     q_stages: 3,
     persistent: true,
     planned: false,
+    cross_tile: false,
 };
 
 /// Shared memory of the d = 64 kernel.
@@ -240,7 +254,7 @@ pub type Smem64 = AttnSmem<1, 176, 3, 3, 2>;
 /// Shared memory of the three-warpgroup d = 64 kernel.
 pub type Smem64W3 = AttnSmem<1, 80, 3, 3, 3, 3>;
 /// Shared memory of the causal d = 64 kernel.
-pub type Smem64Causal = AttnSmem<1, 128, 3, 3, 2>;
+pub type Smem64Causal = AttnSmem<1, 128, 3, 3, 4>;
 /// Shared memory of the d = 128 kernel.
 pub type Smem128 = AttnSmem<2, 128, 3, 2, 3>;
 /// Shared memory of the d = 256 kernel.

@@ -219,18 +219,18 @@ fn run_cta(case: &Case, p: &Params, cta: u32, grid: u32) {
     // Every kernel entry, by its spec's name, as `lib.rs` instantiates it;
     // then the options no entry uses.
     macro_rules! dispatch {
-        ($($(#[$doc:meta])* $name:ident($spec:ident, $config:ident) = fwd::run::<$nb:literal, $bn:literal, $sk:literal, $sv:literal, $sq:literal, $w:literal, $sacc:literal, $oacc:literal, $pack:literal, $pr:literal, $cr:literal, $persistent:literal, $emu:literal, $early:literal, $plan:literal, $s:ty, $o:ty>;)*) => {
+        ($($(#[$doc:meta])* $name:ident($spec:ident, $config:ident) = fwd::run::<$nb:literal, $bn:literal, $sk:literal, $sv:literal, $sq:literal, $w:literal, $sacc:literal, $oacc:literal, $pack:literal, $pr:literal, $cr:literal, $persistent:literal, $emu:literal, $early:literal, $plan:literal, $xt:literal, $s:ty, $o:ty>;)*) => {
             match (spec.name, case.fma_exp2_early_rescale) {
                 $((name, false) if name == stringify!($name) => {
                     // The instantiation is the configuration the host picked.
-                    assert!(config(case).is_instance($nb, $bn, $sk, $sv, $sq, $w, $persistent, $plan));
-                    cta!($nb, $bn, $sk, $sv, $sq, $w, $sacc, $oacc, $pack, $pr, $cr, $persistent, $emu, $early, $plan, $s, $o)
+                    assert!(config(case).is_instance($nb, $bn, $sk, $sv, $sq, $w, $persistent, $plan, $xt));
+                    cta!($nb, $bn, $sk, $sv, $sq, $w, $sacc, $oacc, $pack, $pr, $cr, $persistent, $emu, $early, $plan, $xt, $s, $o)
                 })*
                 // The d = 64 entry with the options not in use (`EMU` 4:
                 // every 4th chunk's exp2 on the FMA pipe; the early O
                 // rescale), kept in fwd.rs.
                 ("baton_attention_fwd_d64", true) => {
-                    cta!(1, 176, 3, 3, 2, 2, 88, 32, 44, 40, 232, true, 4, true, false, qk::QkN176, pv::PvN64)
+                    cta!(1, 176, 3, 3, 2, 2, 88, 32, 44, 40, 232, true, 4, true, false, false, qk::QkN176, pv::PvN64)
                 }
                 (name, variant) => {
                     panic!("no instantiation of {name} (options variant: {variant}) here")

@@ -17,7 +17,11 @@
 //!   warpgroup's named barrier, then every thread arrives). With 3 stages the
 //!   next tile's rows of warpgroup 0 load while this tile runs, and those
 //!   of warpgroup 1 once warpgroup 0's O left, under warpgroup 1's last
-//!   turns (2 stages: each waits for its own O stores).
+//!   turns (2 stages: each waits for its own O stores). Cross-tile
+//!   (`CROSS_TILE`, 2·`W` stages): the producer loads a tile's rows a tile
+//!   ahead (after the tile before's V_0), and a warpgroup issues the next
+//!   tile's S_0 in the turn of this tile's last P·V, writing this tile's O
+//!   over its own stage while S_0 runs.
 //! * `k` and `v` (`SK`, `SV` stages, consumer count `W`): per tile the
 //!   producer fills K_0, then the `W` Q stages, then V_0, K_1, V_1, …: the
 //!   next tile's K_0 loads while the warpgroups finish this tile; every
@@ -148,7 +152,11 @@ fn tile_info(
 /// causal entries; the others ignore it and stride: their code as before
 /// the plan, which at d = 64 non-causal, d = 128 and d = 256 measured
 /// 2–4 % faster than with the check, BENCHMARKS.md "Session 11 — ATTN
-/// round 2").
+/// round 2");
+/// `CROSS_TILE`: the next tile's S_0 is issued in the turn of this tile's
+/// last P·V and runs under this tile's epilogue (a warpgroup then holds
+/// two tiles' Q rows: `SQ` ≥ 2·`W`); else a tile's head (S_0 in its own
+/// turn, softmax 0) follows the epilogue of the tile before.
 ///
 /// Every thread of the CTA runs it, as [`CurrentThread`]: the GPU thread
 /// of a kernel entry (`lib.rs`), or on the host a thread of
@@ -157,7 +165,7 @@ fn tile_info(
 ///
 /// ```ignore
 /// run_cta(smem, 3, cta, grid, |_smem| {
-///     fwd::run::<2, 128, 3, 2, 3, 2, 64, 64, 32, 40, 232, true, 0, false, false, QkN128, PvN128>(&p)
+///     fwd::run::<2, 128, 3, 2, 3, 2, 64, 64, 32, 40, 232, true, 0, false, false, false, QkN128, PvN128>(&p)
 /// });
 /// ```
 #[inline(always)]
@@ -177,6 +185,7 @@ pub fn run<
     const EMU: usize,
     const EARLY_RESCALE: bool,
     const PLAN: bool,
+    const CROSS_TILE: bool,
     S: QkMma<SACC>,
     O: PvMma<OACC>,
 >(
@@ -192,6 +201,14 @@ pub fn run<
             128 * (PRODUCER_REGISTERS + W as u32 * CONSUMER_REGISTERS)
                 <= threads * (REGISTER_FILE / threads / 8 * 8),
             "setmaxnreg: the roles' registers exceed the CTA's allocation"
+        )
+    };
+    // Across tiles a warpgroup holds this tile's Q stage (its O goes out
+    // through it) and the next tile's.
+    const {
+        assert!(
+            !CROSS_TILE || SQ >= 2 * W,
+            "CROSS_TILE needs 2 Q stages per warpgroup"
         )
     };
     // Query rows per work tile.
@@ -326,31 +343,75 @@ pub fn run<
                     stage.release();
                 }};
             }
-            let (mut k, _, _) = schedule();
-            // The producer has few registers (24 or 40): the maps are
-            // derived from the batch entry at each load, and the step and
-            // end re-read at each tile, rather than kept live.
-            while k < schedule().2 {
-                let ti = tile_info(p, tile_at(k), bm, bn);
-                let (map_k, map_v) = (
-                    || p.k_maps.wrapping_add(opaque(ti.batch) as usize),
-                    || p.v_maps.wrapping_add(opaque(ti.batch) as usize),
-                );
-                // K_0 first: it loads while the consumers finish the last
-                // tile and free their Q rows.
-                load_block!(kprod, map_k(), 1, ti.kv_head, 0);
-                crate::unroll_below!(WG < W, {
-                    load_q!(qprod, ti, WG);
-                });
-                load_block!(vprod, map_v(), 2, ti.kv_head, 0);
-                for j in 1..ti.blocks {
-                    load_block!(kprod, map_k(), 1, ti.kv_head, j);
-                    load_block!(vprod, map_v(), 2, ti.kv_head, j);
+            if !CROSS_TILE {
+                let (mut k, _, _) = schedule();
+                // The producer has few registers (24 or 40): the maps are
+                // derived from the batch entry at each load, and the step and
+                // end re-read at each tile, rather than kept live.
+                while k < schedule().2 {
+                    let ti = tile_info(p, tile_at(k), bm, bn);
+                    let (map_k, map_v) = (
+                        || p.k_maps.wrapping_add(opaque(ti.batch) as usize),
+                        || p.v_maps.wrapping_add(opaque(ti.batch) as usize),
+                    );
+                    // K_0 first: it loads while the consumers finish the last
+                    // tile and free their Q rows.
+                    load_block!(kprod, map_k(), 1, ti.kv_head, 0);
+                    crate::unroll_below!(WG < W, {
+                        load_q!(qprod, ti, WG);
+                    });
+                    load_block!(vprod, map_v(), 2, ti.kv_head, 0);
+                    for j in 1..ti.blocks {
+                        load_block!(kprod, map_k(), 1, ti.kv_head, j);
+                        load_block!(vprod, map_v(), 2, ti.kv_head, j);
+                    }
+                    if !PERSISTENT {
+                        break;
+                    }
+                    k += schedule().1;
                 }
-                if !PERSISTENT {
-                    break;
+            } else {
+                let (mut k, _, _) = schedule();
+                // The producer has few registers (24 or 40): the maps are
+                // derived from the batch entry at each load, and the step and
+                // end re-read at each tile, rather than kept live.
+                if k < schedule().2 {
+                    // The first tile's Q rows (later tiles' load a tile ahead).
+                    let ti = tile_info(p, tile_at(k), bm, bn);
+                    crate::unroll_below!(WG < W, {
+                        load_q!(qprod, ti, WG);
+                    });
                 }
-                k += schedule().1;
+                while k < schedule().2 {
+                    let ti = tile_info(p, tile_at(k), bm, bn);
+                    let (map_k, map_v) = (
+                        || p.k_maps.wrapping_add(opaque(ti.batch) as usize),
+                        || p.v_maps.wrapping_add(opaque(ti.batch) as usize),
+                    );
+                    // K_0 first: it loads while the consumers finish the last
+                    // tile and free their Q rows.
+                    load_block!(kprod, map_k(), 1, ti.kv_head, 0);
+                    load_block!(vprod, map_v(), 2, ti.kv_head, 0);
+                    if PERSISTENT && k + schedule().1 < schedule().2 {
+                        // The next tile's Q rows, a tile ahead: the consumers
+                        // issue its S_0 with this tile's last P·V. Their stages
+                        // are the ones the tile before this one freed (its
+                        // epilogue ran while this tile's S_0 did), so this
+                        // waits no longer than the K ring's stages would.
+                        let tn = tile_info(p, tile_at(k + schedule().1), bm, bn);
+                        crate::unroll_below!(WG < W, {
+                            load_q!(qprod, tn, WG);
+                        });
+                    }
+                    for j in 1..ti.blocks {
+                        load_block!(kprod, map_k(), 1, ti.kv_head, j);
+                        load_block!(vprod, map_v(), 2, ti.kv_head, j);
+                    }
+                    if !PERSISTENT {
+                        break;
+                    }
+                    k += schedule().1;
+                }
             }
             kprod.drain();
             vprod.drain();
@@ -453,177 +514,442 @@ pub fn run<
         }
         let mut kc = kp.consumer();
         let mut vc = vp.consumer();
-        let (mut k, _, _) = schedule();
-        while k < schedule().2 {
-            // The thread's place, per tile: what derives from it (rows,
-            // mask columns, O's shared addresses) is computed in the tile,
-            // not hoisted out of the tile loop and kept live (spilled).
-            let (warp, lane) = (opaque(tid) / 32, opaque(tid) % 32);
-            let ti = tile_info(p, tile_at(k), bm, bn);
-            // (Without `PLAN`, the stride as the code before the plan read it.)
-            let last_tile = !PERSISTENT
-                || k + if PLAN {
-                    schedule().1
-                } else {
-                    thread.launch_ctas()
-                } >= schedule().2;
-            // This thread's two accumulator rows, in the head.
-            let wg_row0 = ti.q_row0 + 64 * wg;
-            let rows = [
-                wg_row0 + 16 * warp + lane / 4,
-                wg_row0 + 16 * warp + lane / 4 + 8,
-            ];
-            let q_stage = qc.acquire_stage();
-            let q_base = smem_addr(smem_field!(q_stage.tiles(), QStage<NB>, rows).at(0));
+        if !CROSS_TILE {
+            // One tile after the other, each from its head (S_0 in its own
+            // turn) to its epilogue: the code of the entries before
+            // `CROSS_TILE` (their PTX unchanged; the cross-tile loop's
+            // structure ran 0.5–2.5 % slower for them, BENCHMARKS.md
+            // "Session 12 — ATTN").
+            let (mut k, _, _) = schedule();
+            while k < schedule().2 {
+                // The thread's place, per tile: what derives from it (rows,
+                // mask columns, O's shared addresses) is computed in the tile,
+                // not hoisted out of the tile loop and kept live (spilled).
+                let (warp, lane) = (opaque(tid) / 32, opaque(tid) % 32);
+                let ti = tile_info(p, tile_at(k), bm, bn);
+                // (Without `PLAN`, the stride as the code before the plan read it.)
+                let last_tile = !PERSISTENT
+                    || k + if PLAN {
+                        schedule().1
+                    } else {
+                        thread.launch_ctas()
+                    } >= schedule().2;
+                // This thread's two accumulator rows, in the head.
+                let wg_row0 = ti.q_row0 + 64 * wg;
+                let rows = [
+                    wg_row0 + 16 * warp + lane / 4,
+                    wg_row0 + 16 * warp + lane / 4 + 8,
+                ];
+                let q_stage = qc.acquire_stage();
+                let q_base = smem_addr(smem_field!(q_stage.tiles(), QStage<NB>, rows).at(0));
 
-            // SAFETY: all-zero is a valid [f32; OACC]; `zeroed` (not `[0.0; N]`,
-            // a store loop for large N) keeps it in registers.
-            let mut o: [f32; OACC] = unsafe { core::mem::zeroed() };
-            // SAFETY: as for `o`; every S wgmma group starts with scale-d 0.
-            let mut s: [f32; SACC] = unsafe { core::mem::zeroed() };
-            let mut rs = RowState::new();
-            let blk = Block {
-                p,
-                lane,
-                rows,
-                causal,
-                wg_row0,
-                bn,
-            };
-
-            // O ·= the rescale factors of the last softmax (before the
-            // P·V that adds that softmax's P).
-            macro_rules! rescale_o {
-                ($corr:expr) => {
-                    crate::unroll_below!(C < OACC / 4, {
-                        let c = 4 * C as usize;
-                        o[c] *= $corr[0];
-                        o[c + 1] *= $corr[0];
-                        o[c + 2] *= $corr[1];
-                        o[c + 3] *= $corr[1];
-                    })
+                // SAFETY: all-zero is a valid [f32; OACC]; `zeroed` (not `[0.0; N]`,
+                // a store loop for large N) keeps it in registers.
+                let mut o: [f32; OACC] = unsafe { core::mem::zeroed() };
+                // SAFETY: as for `o`; every S wgmma group starts with scale-d 0.
+                let mut s: [f32; SACC] = unsafe { core::mem::zeroed() };
+                let mut rs = RowState::new();
+                let blk = Block {
+                    p,
+                    lane,
+                    rows,
+                    causal,
+                    wg_row0,
+                    bn,
                 };
-            }
-            // Intra-warpgroup overlap (FA3): S_j = Q·K_jᵀ is issued before
-            // O += P_{j-1}·V_{j-1}; softmax of S_j runs while P·V is in
-            // flight; O is rescaled by softmax j-1's factors between the
-            // two issues, under S_j's wgmmas (FA3's `rescale_o` place), so
-            // that only P's packing is left between P·V retiring and the
-            // next turn.
-            let k_stage = kc.acquire_stage();
-            turn_wait!();
-            issue_s(&mut s, q_base, k_base + k_stage.index() * stage_bytes);
-            turn_pass!(false);
-            wgmma::wait_group::<0>();
-            k_stage.defer_release().release_if(tid == 0);
-            // O is 0 here: block 0's factors are not needed.
-            blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, 0);
-            let mut corr = [1.0f32; 2];
-            let mut pf: [u32; PACK] = pack_p::<SACC, PACK>(&s);
-            for j in 1..ti.blocks {
+
+                // O ·= the rescale factors of the last softmax (before the
+                // P·V that adds that softmax's P).
+                macro_rules! rescale_o {
+                    ($corr:expr) => {
+                        crate::unroll_below!(C < OACC / 4, {
+                            let c = 4 * C as usize;
+                            o[c] *= $corr[0];
+                            o[c + 1] *= $corr[0];
+                            o[c + 2] *= $corr[1];
+                            o[c + 3] *= $corr[1];
+                        })
+                    };
+                }
+                // Intra-warpgroup overlap (FA3): S_j = Q·K_jᵀ is issued before
+                // O += P_{j-1}·V_{j-1}; softmax of S_j runs while P·V is in
+                // flight; O is rescaled by softmax j-1's factors between the
+                // two issues, under S_j's wgmmas (FA3's `rescale_o` place), so
+                // that only P's packing is left between P·V retiring and the
+                // next turn.
                 let k_stage = kc.acquire_stage();
-                let v_stage = vc.acquire_stage(); // V_{j-1}
                 turn_wait!();
                 issue_s(&mut s, q_base, k_base + k_stage.index() * stage_bytes);
+                turn_pass!(false);
+                wgmma::wait_group::<0>();
+                k_stage.defer_release().release_if(tid == 0);
+                // O is 0 here: block 0's factors are not needed.
+                blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, 0);
+                let mut corr = [1.0f32; 2];
+                let mut pf: [u32; PACK] = pack_p::<SACC, PACK>(&s);
+                for j in 1..ti.blocks {
+                    let k_stage = kc.acquire_stage();
+                    let v_stage = vc.acquire_stage(); // V_{j-1}
+                    turn_wait!();
+                    issue_s(&mut s, q_base, k_base + k_stage.index() * stage_bytes);
+                    if EARLY_RESCALE {
+                        rescale_o!(corr);
+                    }
+                    issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
+                    turn_pass!(false);
+                    wgmma::wait_group::<1>();
+                    k_stage.defer_release().release_if(tid == 0);
+                    corr = blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, j);
+                    wgmma::wait_group::<0>();
+                    v_stage.defer_release().release_if(tid == 0);
+                    if !EARLY_RESCALE {
+                        rescale_o!(corr);
+                    }
+                    pf = pack_p::<SACC, PACK>(&s);
+                }
+                let v_stage = vc.acquire_stage();
+                turn_wait!();
                 if EARLY_RESCALE {
                     rescale_o!(corr);
                 }
                 issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
-                turn_pass!(false);
-                wgmma::wait_group::<1>();
-                k_stage.defer_release().release_if(tid == 0);
-                corr = blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, j);
+                turn_pass!(last_tile);
                 wgmma::wait_group::<0>();
                 v_stage.defer_release().release_if(tid == 0);
-                if !EARLY_RESCALE {
-                    rescale_o!(corr);
-                }
-                pf = pack_p::<SACC, PACK>(&s);
-            }
-            let v_stage = vc.acquire_stage();
-            turn_wait!();
-            if EARLY_RESCALE {
-                rescale_o!(corr);
-            }
-            issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
-            turn_pass!(last_tile);
-            wgmma::wait_group::<0>();
-            v_stage.defer_release().release_if(tid == 0);
-            let RowState {
-                m: [m0, m1],
-                l: [l0, l1],
-            } = rs;
+                let RowState {
+                    m: [m0, m1],
+                    l: [l0, l1],
+                } = rs;
 
-            // Epilogue: O / l, logsumexp, O over this warpgroup's Q rows, TMA stores.
-            // The tile's head and maps, derived again here (not kept live
-            // across the tile).
-            let te = tile_info(p, tile_at(opaque(k)), bm, bn);
-            let (l0, l1) = (quad_sum(l0), quad_sum(l1));
-            let inv0 = if l0 > 0.0 { 1.0 / l0 } else { 0.0 };
-            let inv1 = if l1 > 0.0 { 1.0 / l1 } else { 0.0 };
-            if !p.lse.is_null() && lane % 4 == 0 {
-                for (row, mr, lr) in [(rows[0], m0, l0), (rows[1], m1, l1)] {
-                    if row < p.seq_q {
-                        let idx = te.batch_head as usize * p.seq_q as usize + row as usize;
-                        // SAFETY: lse holds batch·q_heads·seq_q floats (host
-                        // contract); batch_head = batch·q_heads + head.
-                        unsafe { p.lse.add(idx).write((mr * p.scale_log2 + log2(lr)) * LN_2) };
+                // Epilogue: O / l, logsumexp, O over this warpgroup's Q rows, TMA stores.
+                // The tile's head and maps, derived again here (not kept live
+                // across the tile).
+                let te = tile_info(p, tile_at(opaque(k)), bm, bn);
+                let (l0, l1) = (quad_sum(l0), quad_sum(l1));
+                let inv0 = if l0 > 0.0 { 1.0 / l0 } else { 0.0 };
+                let inv1 = if l1 > 0.0 { 1.0 / l1 } else { 0.0 };
+                if !p.lse.is_null() && lane % 4 == 0 {
+                    for (row, mr, lr) in [(rows[0], m0, l0), (rows[1], m1, l1)] {
+                        if row < p.seq_q {
+                            let idx = te.batch_head as usize * p.seq_q as usize + row as usize;
+                            // SAFETY: lse holds batch·q_heads·seq_q floats (host
+                            // contract); batch_head = batch·q_heads + head.
+                            unsafe { p.lse.add(idx).write((mr * p.scale_log2 + log2(lr)) * LN_2) };
+                        }
                     }
                 }
-            }
-            let row0_bytes = (16 * warp + lane / 4) * 128;
-            crate::unroll_below!(C < OACC / 4, {
-                let c = 4 * C as usize;
-                let col = 8 * C + 2 * (lane % 4);
-                let box_base = q_base + (col / 64) * BOX_BYTES;
-                let b0 = (row0_bytes + (col % 64) * 2) as usize;
-                // SAFETY: this warpgroup's own Q rows (it holds their
-                // stage; its last reads retired with the wait above).
-                unsafe {
-                    thread.st_shared_u32(
-                        box_base + Swizzle::B128.apply(b0) as u32,
-                        pack_bf16x2(o[c] * inv0, o[c + 1] * inv0),
-                    );
-                    thread.st_shared_u32(
-                        box_base + Swizzle::B128.apply(b0 + 8 * 128) as u32,
-                        pack_bf16x2(o[c + 2] * inv1, o[c + 3] * inv1),
-                    );
+                let row0_bytes = (16 * warp + lane / 4) * 128;
+                crate::unroll_below!(C < OACC / 4, {
+                    let c = 4 * C as usize;
+                    let col = 8 * C + 2 * (lane % 4);
+                    let box_base = q_base + (col / 64) * BOX_BYTES;
+                    let b0 = (row0_bytes + (col % 64) * 2) as usize;
+                    // SAFETY: this warpgroup's own Q rows (it holds their
+                    // stage; its last reads retired with the wait above).
+                    unsafe {
+                        thread.st_shared_u32(
+                            box_base + Swizzle::B128.apply(b0) as u32,
+                            pack_bf16x2(o[c] * inv0, o[c + 1] * inv0),
+                        );
+                        thread.st_shared_u32(
+                            box_base + Swizzle::B128.apply(b0 + 8 * 128) as u32,
+                            pack_bf16x2(o[c + 2] * inv1, o[c + 3] * inv1),
+                        );
+                    }
+                });
+                fence_proxy_async_shared();
+                thread.named_barrier_sync(1 + wg, 128);
+                let out = smem_field!(q_stage.tiles(), QStage<NB>, rows);
+                if tid == 0 {
+                    let map_o = te.maps[3];
+                    for b in 0..NB {
+                        let tile: baton::smem::SharedRef<'_, QBox> = out.at(b);
+                        // SAFETY: O's map per the kernel contract; the stores clip at seq_q.
+                        let (c0, c1, c2) =
+                            coords(p.heads_inner, 3, 64 * b as u32, wg_row0, te.head);
+                        unsafe { store_3d(map_o, tile, c0, c1, c2) };
+                    }
+                    store_commit_group();
+                    // The rows may be overwritten (the next tile's Q) once the
+                    // stores have read them; they complete in the background.
+                    store_wait_group_read::<0>();
                 }
-            });
-            fence_proxy_async_shared();
-            thread.named_barrier_sync(1 + wg, 128);
-            let out = smem_field!(q_stage.tiles(), QStage<NB>, rows);
-            if tid == 0 {
-                let map_o = te.maps[3];
-                for b in 0..NB {
-                    let tile: baton::smem::SharedRef<'_, QBox> = out.at(b);
-                    // SAFETY: O's map per the kernel contract; the stores clip at seq_q.
-                    let (c0, c1, c2) = coords(p.heads_inner, 3, 64 * b as u32, wg_row0, te.head);
-                    unsafe { store_3d(map_o, tile, c0, c1, c2) };
+                // The stage goes back to the producer (and, with 3 Q stages, to
+                // the other warpgroup, which stages its own O here later) from
+                // every thread that wrote O into it, after thread 0's stores
+                // have read it: each thread's arrive releases its own writes,
+                // so the hand-off needs no reasoning about the named barrier's
+                // ordering (compute-sanitizer racecheck credits an arrive with
+                // the arriving thread's accesses only).
+                thread.named_barrier_sync(1 + wg, 128);
+                q_stage.release();
+                qc.skip(W as u32 - 1);
+                if !PERSISTENT {
+                    break;
                 }
-                store_commit_group();
-                // The rows may be overwritten (the next tile's Q) once the
-                // stores have read them; they complete in the background.
-                store_wait_group_read::<0>();
+                k += if PLAN {
+                    schedule().1
+                } else {
+                    thread.launch_ctas()
+                };
             }
-            // The stage goes back to the producer (and, with 3 Q stages, to
-            // the other warpgroup, which stages its own O here later) from
-            // every thread that wrote O into it, after thread 0's stores
-            // have read it: each thread's arrive releases its own writes,
-            // so the hand-off needs no reasoning about the named barrier's
-            // ordering (compute-sanitizer racecheck credits an arrive with
-            // the arriving thread's accesses only).
-            thread.named_barrier_sync(1 + wg, 128);
-            q_stage.release();
-            qc.skip(W as u32 - 1);
-            if !PERSISTENT {
-                break;
-            }
-            k += if PLAN {
-                schedule().1
-            } else {
-                thread.launch_ctas()
+        } else {
+            // The slot after `k` (without `PLAN`, the stride as the code before
+            // the plan read it).
+            let step = || {
+                if PLAN {
+                    schedule().1
+                } else {
+                    thread.launch_ctas()
+                }
             };
+            // This warpgroup's view of work tile `t`: its K/V block count and
+            // what masking needs of its rows (the thread's place through
+            // `opaque`: derived per tile, not hoisted out of the tile loop and
+            // kept live, which spilled).
+            let geometry = |t: u32| {
+                let ti = tile_info(p, t, bm, bn);
+                let (warp, lane) = (opaque(tid) / 32, opaque(tid) % 32);
+                let wg_row0 = ti.q_row0 + 64 * wg;
+                (
+                    ti.blocks,
+                    Block {
+                        p,
+                        lane,
+                        rows: [
+                            wg_row0 + 16 * warp + lane / 4,
+                            wg_row0 + 16 * warp + lane / 4 + 8,
+                        ],
+                        causal,
+                        wg_row0,
+                        bn,
+                    },
+                )
+            };
+            let q_base_of = |tiles| smem_addr(smem_field!(tiles, QStage<NB>, rows).at(0));
+            let (mut k, _, _) = schedule();
+            if k < schedule().2 {
+                // A tile's head on its own: S_0 = Q·K_0ᵀ in its own turn, then
+                // softmax 0 (masked per `$blk`); returns P_0. With
+                // `CROSS_TILE`, only the first tile's: later heads run under
+                // the tile before's last P·V and epilogue.
+                macro_rules! head {
+                    ($q_stage:expr, $blk:expr, $s:ident, $rs:ident) => {{
+                        let k_stage = kc.acquire_stage();
+                        turn_wait!();
+                        issue_s(
+                            &mut $s,
+                            q_base_of($q_stage.tiles()),
+                            k_base + k_stage.index() * stage_bytes,
+                        );
+                        turn_pass!(false);
+                        wgmma::wait_group::<0>();
+                        k_stage.defer_release().release_if(tid == 0);
+                        $rs = RowState::new();
+                        $blk.mask_and_softmax::<SACC, EMU>(&mut $s, &mut $rs, 0);
+                        pack_p::<SACC, PACK>(&$s)
+                    }};
+                }
+                // The work tile, its blocks and masking, carried from the head
+                // into the tile (derived before the head's turn).
+                let mut tile = tile_at(k);
+                let (mut blocks, mut blk) = geometry(tile);
+                let mut q_stage = qc.acquire_stage();
+                // SAFETY: all-zero is a valid [f32; SACC]; every S wgmma group
+                // starts with scale-d 0.
+                let mut s: [f32; SACC] = unsafe { core::mem::zeroed() };
+                let mut rs;
+                let mut pf: [u32; PACK] = head!(q_stage, blk, s, rs);
+                loop {
+                    // The next slot's tile, read now (a global load under a
+                    // planned schedule) so that the tile's end does not wait
+                    // for it.
+                    let next = k + step();
+                    let more = PERSISTENT && next < schedule().2;
+                    let next_tile = if more { tile_at(next) } else { tile };
+                    let q_base = q_base_of(q_stage.tiles());
+                    // SAFETY: all-zero is a valid [f32; OACC]; `zeroed` (not
+                    // `[0.0; N]`, a store loop for large N) keeps it in registers.
+                    let mut o: [f32; OACC] = unsafe { core::mem::zeroed() };
+
+                    // O ·= the rescale factors of the last softmax (before the
+                    // P·V that adds that softmax's P).
+                    macro_rules! rescale_o {
+                        ($corr:expr) => {
+                            crate::unroll_below!(C < OACC / 4, {
+                                let c = 4 * C as usize;
+                                o[c] *= $corr[0];
+                                o[c + 1] *= $corr[0];
+                                o[c + 2] *= $corr[1];
+                                o[c + 3] *= $corr[1];
+                            })
+                        };
+                    }
+                    // Intra-warpgroup overlap (FA3): S_j = Q·K_jᵀ is issued
+                    // before O += P_{j-1}·V_{j-1}; softmax of S_j runs while P·V
+                    // is in flight; O is rescaled by softmax j-1's factors
+                    // between the two issues, under S_j's wgmmas (FA3's
+                    // `rescale_o` place), so that only P's packing is left
+                    // between P·V retiring and the next turn. (Block 0's
+                    // factors are not needed: O is 0.)
+                    let mut corr = [1.0f32; 2];
+                    for j in 1..blocks {
+                        let k_stage = kc.acquire_stage();
+                        let v_stage = vc.acquire_stage(); // V_{j-1}
+                        turn_wait!();
+                        issue_s(&mut s, q_base, k_base + k_stage.index() * stage_bytes);
+                        if EARLY_RESCALE {
+                            rescale_o!(corr);
+                        }
+                        issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
+                        turn_pass!(false);
+                        wgmma::wait_group::<1>();
+                        k_stage.defer_release().release_if(tid == 0);
+                        corr = blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, j);
+                        wgmma::wait_group::<0>();
+                        v_stage.defer_release().release_if(tid == 0);
+                        if !EARLY_RESCALE {
+                            rescale_o!(corr);
+                        }
+                        pf = pack_p::<SACC, PACK>(&s);
+                    }
+                    let v_stage = vc.acquire_stage();
+                    // This tile's Q rows stay this warpgroup's until its O
+                    // stores have read them (the epilogue); the ring steps on to
+                    // the next tile's rows now.
+                    let out = smem_field!(q_stage.tiles(), QStage<NB>, rows);
+                    let q_done = q_stage.defer_release();
+                    qc.skip(W as u32 - 1);
+                    if EARLY_RESCALE {
+                        rescale_o!(corr);
+                    }
+
+                    // Epilogue: O / l, logsumexp, O over this warpgroup's Q rows
+                    // (`out` at `q_base`; `q_done` releases their stage), TMA
+                    // stores. The tile's head and maps are derived again here
+                    // (not kept live across the tile).
+                    macro_rules! epilogue {
+                        () => {{
+                            let RowState {
+                                m: [m0, m1],
+                                l: [l0, l1],
+                            } = rs;
+                            let te = tile_info(p, opaque(tile), bm, bn);
+                            let (lane, rows, wg_row0) = (blk.lane, blk.rows, blk.wg_row0);
+                            let (l0, l1) = (quad_sum(l0), quad_sum(l1));
+                            let inv0 = if l0 > 0.0 { 1.0 / l0 } else { 0.0 };
+                            let inv1 = if l1 > 0.0 { 1.0 / l1 } else { 0.0 };
+                            if !p.lse.is_null() && lane % 4 == 0 {
+                                for (row, mr, lr) in [(rows[0], m0, l0), (rows[1], m1, l1)] {
+                                    if row < p.seq_q {
+                                        let idx = te.batch_head as usize * p.seq_q as usize
+                                            + row as usize;
+                                        // SAFETY: lse holds batch·q_heads·seq_q
+                                        // floats (host contract); batch_head =
+                                        // batch·q_heads + head.
+                                        unsafe {
+                                            p.lse
+                                                .add(idx)
+                                                .write((mr * p.scale_log2 + log2(lr)) * LN_2)
+                                        };
+                                    }
+                                }
+                            }
+                            // Row `rows[0] − wg_row0` (= 16·warp + lane/4) of the box.
+                            let row0_bytes = (rows[0] - wg_row0) * 128;
+                            crate::unroll_below!(C < OACC / 4, {
+                                let c = 4 * C as usize;
+                                let col = 8 * C + 2 * (lane % 4);
+                                let box_base = q_base + (col / 64) * BOX_BYTES;
+                                let b0 = (row0_bytes + (col % 64) * 2) as usize;
+                                // SAFETY: this warpgroup's own Q rows (it holds
+                                // their stage until `q_done`; its last reads of
+                                // them, this tile's S wgmmas, retired).
+                                unsafe {
+                                    thread.st_shared_u32(
+                                        box_base + Swizzle::B128.apply(b0) as u32,
+                                        pack_bf16x2(o[c] * inv0, o[c + 1] * inv0),
+                                    );
+                                    thread.st_shared_u32(
+                                        box_base + Swizzle::B128.apply(b0 + 8 * 128) as u32,
+                                        pack_bf16x2(o[c + 2] * inv1, o[c + 3] * inv1),
+                                    );
+                                }
+                            });
+                            fence_proxy_async_shared();
+                            thread.named_barrier_sync(1 + wg, 128);
+                            if tid == 0 {
+                                let map_o = te.maps[3];
+                                for b in 0..NB {
+                                    let tile: baton::smem::SharedRef<'_, QBox> = out.at(b);
+                                    let (c0, c1, c2) =
+                                        coords(p.heads_inner, 3, 64 * b as u32, wg_row0, te.head);
+                                    // SAFETY: O's map per the kernel contract;
+                                    // the stores clip at seq_q.
+                                    unsafe { store_3d(map_o, tile, c0, c1, c2) };
+                                }
+                                store_commit_group();
+                                // The rows may be overwritten (a later tile's
+                                // Q) once the stores have read them; they
+                                // complete in the background.
+                                store_wait_group_read::<0>();
+                            }
+                            // The stage goes back to the producer (and, with
+                            // more Q stages than warpgroups, to another
+                            // warpgroup's later rows) from every thread that
+                            // wrote O into it, after thread 0's stores have read
+                            // it: each thread's arrive releases its own writes,
+                            // so the hand-off needs no reasoning about the named
+                            // barrier's ordering (compute-sanitizer racecheck
+                            // credits an arrive with the arriving thread's
+                            // accesses only).
+                            thread.named_barrier_sync(1 + wg, 128);
+                            q_done.release();
+                        }};
+                    }
+                    if CROSS_TILE && more {
+                        // The next tile's head in this turn, behind the last
+                        // P·V: S_0' = Q'·K_0'ᵀ runs on the tensor cores while
+                        // this warpgroup writes O out, then softmax 0'.
+                        q_stage = qc.acquire_stage();
+                        let k_stage = kc.acquire_stage();
+                        turn_wait!();
+                        issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
+                        issue_s(
+                            &mut s,
+                            q_base_of(q_stage.tiles()),
+                            k_base + k_stage.index() * stage_bytes,
+                        );
+                        turn_pass!(false);
+                        let (next_blocks, next_blk) = geometry(next_tile);
+                        // P·V retired (groups retire in order); S_0' runs on.
+                        wgmma::wait_group::<1>();
+                        v_stage.defer_release().release_if(tid == 0);
+                        epilogue!();
+                        wgmma::wait_group::<0>();
+                        k_stage.defer_release().release_if(tid == 0);
+                        rs = RowState::new();
+                        next_blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, 0);
+                        pf = pack_p::<SACC, PACK>(&s);
+                        (k, tile, blocks, blk) = (next, next_tile, next_blocks, next_blk);
+                        continue;
+                    }
+                    turn_wait!();
+                    issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
+                    turn_pass!(!more);
+                    wgmma::wait_group::<0>();
+                    v_stage.defer_release().release_if(tid == 0);
+                    epilogue!();
+                    if !more {
+                        break;
+                    }
+                    // The next tile's head, after this tile's epilogue.
+                    (k, tile) = (next, next_tile);
+                    (blocks, blk) = geometry(tile);
+                    q_stage = qc.acquire_stage();
+                    pf = head!(q_stage, blk, s, rs);
+                }
+            }
         }
         if tid == 0 {
             // Every O store complete before the CTA exits.

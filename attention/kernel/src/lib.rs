@@ -42,15 +42,15 @@ use baton_attention_abi::{
 /// the configuration) and that its roles' registers fit the CTA's pool
 /// (`setmaxnreg.inc` would hang).
 macro_rules! declare_entries {
-    ($($(#[$doc:meta])* $name:ident($spec:ident, $config:ident) = fwd::run::<$nb:literal, $bn:literal, $sk:literal, $sv:literal, $sq:literal, $w:literal, $sacc:literal, $oacc:literal, $pack:literal, $pr:literal, $cr:literal, $persistent:literal, $emu:literal, $early:literal, $plan:literal, $s:ty, $o:ty>;)*) => {$(
-        const _: () = assert!($config.is_instance($nb, $bn, $sk, $sv, $sq, $w, $persistent, $plan));
+    ($($(#[$doc:meta])* $name:ident($spec:ident, $config:ident) = fwd::run::<$nb:literal, $bn:literal, $sk:literal, $sv:literal, $sq:literal, $w:literal, $sacc:literal, $oacc:literal, $pack:literal, $pr:literal, $cr:literal, $persistent:literal, $emu:literal, $early:literal, $plan:literal, $xt:literal, $s:ty, $o:ty>;)*) => {$(
+        const _: () = assert!($config.is_instance($nb, $bn, $sk, $sv, $sq, $w, $persistent, $plan, $xt));
         const _: () = assert!($config.registers_fit($pr, $cr));
 
         baton::kernel! {
             #[spec($spec)]
             $(#[$doc])*
             pub fn $name(p: AttentionParams) {
-                fwd::run::<$nb, $bn, $sk, $sv, $sq, $w, $sacc, $oacc, $pack, $pr, $cr, $persistent, $emu, $early, $plan, $s, $o>(&p);
+                fwd::run::<$nb, $bn, $sk, $sv, $sq, $w, $sacc, $oacc, $pack, $pr, $cr, $persistent, $emu, $early, $plan, $xt, $s, $o>(&p);
             }
         }
     )*};

@@ -9,7 +9,8 @@
 //!
 //! * `q`: an `InputTilePipeline` of `QS` stages (const generic; the
 //!   kernels' `SQ`, `HeadDimConfig::q_stages`: 2 at d = 64 and 256, 3 at
-//!   d = 128; both are checked), producer count 1 (the producer's
+//!   d = 128, 4 for the causal d = 64 kernel's cross-tile form; all are
+//!   checked), producer count 1 (the producer's
 //!   `arrive_expect_tx`, the TMA completes the bytes), consumer count 1
 //!   (the owning warpgroup's arrival; the kernel's 128: every thread of
 //!   the warpgroup that wrote O into the stage arrives, after a named
@@ -37,6 +38,14 @@
 //!   retire P·V (`wait_group<0>`), release V_{j−1}; last: acquire V; turn {
 //!   issue P·V }; retire; release; write O over its Q stage; release it;
 //!   skip the other's.
+//!
+//! * The cross-tile form (`CROSS_TILE`, the causal d = 64 kernel; 4 Q
+//!   stages, two per consumer): the producer loads the first tile's Q rows
+//!   before its K_0 and every later tile's a tile ahead, right after the
+//!   tile before's V_0; a consumer issues the next tile's S_0 in the turn
+//!   of its last P·V (one turn fewer per tile boundary), retires the P·V,
+//!   writes O over the tile's Q stage and frees it while S_0 runs, then
+//!   retires S_0. With one Q stage per consumer that deadlocks (a control).
 //!
 //! `wgmma` is asynchronous: an MMA reads its shared-memory operands after
 //! its issue, until a `wait_group` retires it. The model performs the reads
@@ -199,11 +208,14 @@ enum Fault {
     ReleaseQBeforeO,
 }
 
-/// Consumer warpgroup `g` of `G` with a `QS`-stage Q ring.
+/// Consumer warpgroup `g` of `G` with a `QS`-stage Q ring; `cross`: the
+/// kernels' `CROSS_TILE` form (the next tile's S_0 issued in the turn of
+/// this tile's last P·V, this tile's O written while it runs).
 fn consumer<const QS: usize, const G: usize>(
     smem: &Smem<QS, G>,
     g: u32,
     fault: Fault,
+    cross: bool,
     tiles: &[u32],
 ) {
     let q = InputTilePipeline::<QPayload, QS>::new(SharedRef::from_ref(&smem.q), c"attn_q");
@@ -232,39 +244,49 @@ fn consumer<const QS: usize, const G: usize>(
         // protocol; a fault's early release is what loom must catch.
         unsafe { t.get().read(Swizzle::None, 0, 3) }
     };
+    // The operand reads of a retiring S_j of tile `t` (its Q rows, the K
+    // stage) and P·V_j (the V stage).
+    let retire_s = |q_rows, t: usize, k, j: u32| {
+        assert_eq!(
+            (read(q_rows), read(k)),
+            (q_byte(t, g), k_byte(kv_row(tiles, t, j))),
+            "consumer {g}: tile {t} S_{j} read the wrong Q or K"
+        );
+    };
+    let retire_pv = |v, t: usize, j: u32| {
+        assert_eq!(
+            read(v),
+            v_byte(kv_row(tiles, t, j)),
+            "consumer {g}: tile {t} P·V_{j} read the wrong V"
+        );
+    };
 
     let mut qc = q.consumer();
     qc.skip(g);
     let mut kc = kp.consumer();
     let mut vc = vp.consumer();
+    if tiles.is_empty() {
+        return;
+    }
+    // Tile `t`'s head on its own: S_0 in its own turn, retired, K_0 freed.
+    macro_rules! head {
+        ($q_rows:expr, $t:expr) => {{
+            let k = kc.acquire_stage();
+            issue(&mut order); // S_0
+            let kt = k.tiles();
+            if fault == Fault::ReleaseKBeforeRetire {
+                k.defer_release().release_if(true);
+                retire_s($q_rows, $t, kt, 0);
+            } else {
+                retire_s($q_rows, $t, kt, 0); // wait_group<0>
+                k.defer_release().release_if(true);
+            }
+        }};
+    }
+    let mut q_stage = qc.acquire_stage();
+    head!(q_stage.tiles(), 0);
     for (t, &blocks) in tiles.iter().enumerate() {
-        let q_stage = qc.acquire_stage();
         let q_rows = q_stage.tiles();
-        // The operand reads of a retiring S_j (Q rows, K stage) and P·V (V).
-        let retire_s = |k: SharedRef<'_, Tile<u8, 1, 16>>, j: u32| {
-            assert_eq!(
-                (read(q_rows), read(k)),
-                (q_byte(t, g), k_byte(kv_row(tiles, t, j))),
-                "consumer {g}: tile {t} S_{j} read the wrong Q or K"
-            );
-        };
-        let retire_pv = |v: SharedRef<'_, Tile<u8, 1, 16>>, j: u32| {
-            assert_eq!(
-                read(v),
-                v_byte(kv_row(tiles, t, j)),
-                "consumer {g}: tile {t} P·V_{j} read the wrong V"
-            );
-        };
-        let k = kc.acquire_stage();
-        issue(&mut order); // S_0
-        let kt = k.tiles();
-        if fault == Fault::ReleaseKBeforeRetire {
-            k.defer_release().release_if(true);
-            retire_s(kt, 0);
-        } else {
-            retire_s(kt, 0); // wait_group<0>
-            k.defer_release().release_if(true);
-        }
         for j in 1..blocks {
             let k = kc.acquire_stage();
             let v = vc.acquire_stage(); // V_{j-1}
@@ -272,31 +294,58 @@ fn consumer<const QS: usize, const G: usize>(
             let (kt, vt) = (k.tiles(), v.tiles());
             if fault == Fault::ReleaseKBeforeRetire {
                 k.defer_release().release_if(true);
-                retire_s(kt, j);
+                retire_s(q_rows, t, kt, j);
             } else {
-                retire_s(kt, j); // wait_group<1>
+                retire_s(q_rows, t, kt, j); // wait_group<1>
                 k.defer_release().release_if(true);
             }
-            retire_pv(vt, j - 1); // wait_group<0>
+            retire_pv(vt, t, j - 1); // wait_group<0>
             v.defer_release().release_if(true);
         }
+        let more = t + 1 < tiles.len();
         let v = vc.acquire_stage();
-        issue(&mut order); // the last P·V
-        retire_pv(v.tiles(), blocks - 1);
-        v.defer_release().release_if(true);
-        // Epilogue: O over this consumer's Q rows (its last read retired
-        // above; the TMA store's read is synchronous here), then the stage
-        // is free for the next tile's rows.
-        if fault == Fault::ReleaseQBeforeO {
-            q_stage.defer_release().release_if(true);
-            // SAFETY: none: the stage was freed (the fault loom must catch).
-            unsafe { q_rows.get().write(Swizzle::None, 0, 3, o_byte(t, g)) };
-        } else {
-            // SAFETY: this consumer holds its Q stage.
-            unsafe { q_rows.get().write(Swizzle::None, 0, 3, o_byte(t, g)) };
-            q_stage.defer_release().release_if(true);
-        }
+        // This tile's Q rows stay held (O goes out through them) while the
+        // ring steps on to the next tile's.
+        let q_done = q_stage.defer_release();
         qc.skip(G as u32 - 1);
+        // Epilogue: O over this consumer's Q rows (its last read retired;
+        // the TMA store's read is synchronous here), then the stage is free
+        // for a later tile's rows.
+        let epilogue = |q_done: baton::pipeline::PendingRelease<'_>| {
+            if fault == Fault::ReleaseQBeforeO {
+                q_done.release_if(true);
+                // SAFETY: none: the stage was freed (the fault loom must catch).
+                unsafe { q_rows.get().write(Swizzle::None, 0, 3, o_byte(t, g)) };
+            } else {
+                // SAFETY: this consumer holds its Q stage.
+                unsafe { q_rows.get().write(Swizzle::None, 0, 3, o_byte(t, g)) };
+                q_done.release_if(true);
+            }
+        };
+        if cross && more {
+            // The next tile's Q rows and K_0; one turn { the last P·V,
+            // S_0' }; P·V retires first (wait_group<1>), O is written
+            // while S_0' runs, then S_0' retires (wait_group<0>).
+            q_stage = qc.acquire_stage();
+            let k = kc.acquire_stage();
+            issue(&mut order);
+            retire_pv(v.tiles(), t, blocks - 1);
+            v.defer_release().release_if(true);
+            epilogue(q_done);
+            let kt = k.tiles();
+            retire_s(q_stage.tiles(), t + 1, kt, 0);
+            k.defer_release().release_if(true);
+            continue;
+        }
+        issue(&mut order); // the last P·V
+        retire_pv(v.tiles(), t, blocks - 1);
+        v.defer_release().release_if(true);
+        epilogue(q_done);
+        if !more {
+            break;
+        }
+        q_stage = qc.acquire_stage();
+        head!(q_stage.tiles(), t + 1);
     }
 }
 
@@ -315,9 +364,12 @@ fn load<P: TilePayload<Stage = Tile<u8, 1, 16>>, const N: usize>(
 
 /// The producer warp, per tile: K_0, the `G` warpgroups' Q rows (the next
 /// `G` stages of the `QS`-stage ring), V_0, then K_j, V_j; then it drains
-/// the three rings.
+/// the three rings. `cross` (the kernels' `CROSS_TILE`): the first tile's
+/// Q rows before its K_0, and every later tile's Q rows a tile ahead, right
+/// after the tile before's V_0.
 fn producer<const QS: usize, const G: usize>(
     smem: &Smem<QS, G>,
+    cross: bool,
     tiles: &[u32],
     k_src: &[u8],
     v_src: &[u8],
@@ -335,12 +387,23 @@ fn producer<const QS: usize, const G: usize>(
     let mut qprod = q.producer();
     let mut kprod = kp.producer();
     let mut vprod = vp.producer();
+    let mut load_q = |qprod: &mut InputProducer<'_, QPayload, QS>, t: usize| {
+        for g in 0..G as u32 {
+            load(qprod, &q_map, 3 * t as u32 + g);
+        }
+    };
+    if cross && !tiles.is_empty() {
+        load_q(&mut qprod, 0);
+    }
     for (t, &blocks) in tiles.iter().enumerate() {
         load(&mut kprod, &k_map, kv_row(tiles, t, 0));
-        for g in 0..G as u32 {
-            load(&mut qprod, &q_map, 3 * t as u32 + g);
+        if !cross {
+            load_q(&mut qprod, t);
         }
         load(&mut vprod, &v_map, kv_row(tiles, t, 0));
+        if cross && t + 1 < tiles.len() {
+            load_q(&mut qprod, t + 1);
+        }
         for j in 1..blocks {
             load(&mut kprod, &k_map, kv_row(tiles, t, j));
             load(&mut vprod, &v_map, kv_row(tiles, t, j));
@@ -355,6 +418,7 @@ fn producer<const QS: usize, const G: usize>(
 fn explore<const QS: usize, const G: usize>(
     preemption_bound: usize,
     fault: Fault,
+    cross: bool,
     tiles: &[u32],
 ) -> usize {
     let tiles = tiles_or_env(tiles);
@@ -404,17 +468,27 @@ fn explore<const QS: usize, const G: usize>(
         let mut roles: Vec<_> = (0..G as u32)
             .map(|g| {
                 let (smem, tiles) = (smem.clone(), tiles.clone());
-                role(Box::new(move || consumer(&smem, g, fault, &tiles)))
+                role(Box::new(move || consumer(&smem, g, fault, cross, &tiles)))
             })
             .collect();
         let (producer_smem, producer_tiles) = (smem.clone(), tiles.clone());
         roles.push(role(Box::new(move || {
-            producer(&producer_smem, &producer_tiles, &k_src, &v_src, &q_src)
+            producer(
+                &producer_smem,
+                cross,
+                &producer_tiles,
+                &k_src,
+                &v_src,
+                &q_src,
+            )
         })));
         for r in roles {
             r.join().unwrap();
         }
-        let turns: u32 = tiles.iter().map(|b| b + 1).sum();
+        // blocks + 1 turns per tile (S_0, S_j with P·V_{j−1}, the last
+        // P·V); across tiles (`cross`) one turn fewer per tile boundary.
+        let turns: u32 = tiles.iter().map(|b| b + 1).sum::<u32>()
+            - if cross { tiles.len() as u32 - 1 } else { 0 };
         assert_eq!(
             smem.tensor_core.read(),
             G as u64 * turns as u64,
@@ -437,11 +511,11 @@ fn explore<const QS: usize, const G: usize>(
 
 /// Runs the correct model with a `QS`-stage Q ring and `G` consumers over
 /// `tiles` at preemption bound `bound`; prints executions and time.
-fn correct<const QS: usize, const G: usize>(bound: usize, tiles: &[u32]) {
+fn correct<const QS: usize, const G: usize>(bound: usize, cross: bool, tiles: &[u32]) {
     let t = std::time::Instant::now();
-    let n = explore::<QS, G>(bound, Fault::None, tiles);
+    let n = explore::<QS, G>(bound, Fault::None, cross, tiles);
     println!(
-        "attention model, {G} consumers, {QS} Q stages, tiles {tiles:?}, bound {bound}: {n} executions in {:.1?}",
+        "attention model, {G} consumers, {QS} Q stages, cross-tile {cross}, tiles {tiles:?}, bound {bound}: {n} executions in {:.1?}",
         t.elapsed()
     );
     assert!(n > 10, "loom explored only {n} executions");
@@ -452,7 +526,7 @@ fn correct<const QS: usize, const G: usize>(bound: usize, tiles: &[u32]) {
 /// (one tile uses stages 0 and 1 only, as with 2). ~330k executions.
 #[test]
 fn attention_one_tile_bound_1() {
-    correct::<3, 2>(1, &[1]);
+    correct::<3, 2>(1, false, &[1]);
 }
 
 /// Persistent, the d = 64 and d = 256 kernels' 2-stage Q ring: two work
@@ -460,7 +534,7 @@ fn attention_one_tile_bound_1() {
 /// flip), at preemption bound 0. ~30k executions.
 #[test]
 fn attention_q2_two_tiles() {
-    correct::<2, 2>(0, &[1, 1]);
+    correct::<2, 2>(0, false, &[1, 1]);
 }
 
 /// Persistent, the d = 128 kernel's 3-stage Q ring: two work tiles of one
@@ -468,12 +542,46 @@ fn attention_q2_two_tiles() {
 /// bound 0. ~160k executions.
 #[test]
 fn attention_q3_two_tiles() {
-    correct::<3, 2>(0, &[1, 1]);
+    correct::<3, 2>(0, false, &[1, 1]);
+}
+
+/// Persistent, the `CROSS_TILE` kernels' form (d = 64, causal or not:
+/// 4 Q stages, two per warpgroup): two work tiles of one K/V block, each
+/// consumer holding tile 0's Q stage (its O) while tile 1's S_0 reads the
+/// next, at preemption bound 0.
+#[test]
+fn attention_cross_tile_q4_two_tiles() {
+    correct::<4, 2>(0, true, &[1, 1]);
+}
+
+/// Wrong: the cross-tile form with one Q stage per warpgroup (`fwd::run`'s
+/// const assert forbids it): a consumer holding tile 0's stage waits for
+/// tile 1's rows in that same stage, which the producer can refill only
+/// once the consumer frees it: loom finds the deadlock.
+#[test]
+fn cross_tile_with_one_q_stage_per_warpgroup_deadlocks() {
+    let t = std::time::Instant::now();
+    let payload = match catch_unwind(AssertUnwindSafe(|| {
+        explore::<2, 2>(0, Fault::None, true, &[1, 1])
+    })) {
+        Ok(n) => panic!("loom accepted cross-tile with 2 Q stages ({n} executions explored)"),
+        Err(p) => p,
+    };
+    println!("cross-tile with 2 Q stages rejected in {:.1?}", t.elapsed());
+    let msg = payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default();
+    assert!(
+        msg.contains("deadlock") || msg.contains("branches"),
+        "loom failed for another reason: {msg}"
+    );
 }
 
 fn must_fail<const G: usize>(fault: Fault, tiles: &[u32]) -> String {
     let t = std::time::Instant::now();
-    let payload = match catch_unwind(AssertUnwindSafe(|| explore::<3, G>(1, fault, tiles))) {
+    let payload = match catch_unwind(AssertUnwindSafe(|| explore::<3, G>(1, fault, false, tiles))) {
         Ok(n) => panic!("loom accepted {fault:?} ({n} executions explored)"),
         Err(p) => p,
     };
@@ -540,7 +648,7 @@ fn releasing_q_before_writing_o_is_caught() {
 /// `BATON_LOOM_TILES=1,1` runs it by hand.
 #[test]
 fn attention_three_consumers_one_tile() {
-    correct::<3, 3>(0, &[1]);
+    correct::<3, 3>(0, false, &[1]);
 }
 
 /// Wrong, with three consumers: the last one issues its first wgmmas

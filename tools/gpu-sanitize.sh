@@ -122,6 +122,9 @@ sanitize_main() {
     deadline="${SANITIZE_DEADLINE:-0}"
     exclude="${SANITIZE_EXCLUDE:-gpu_faults::|gpu_hang::|linear_stage_gpu_build::}"
     work="$(mktemp -d /tmp/gpu-sanitize.XXXXXX)"
+    # A caller's $OUT may name a folder not made yet (OUT=$OUT/san-x): make
+    # it, or the summary is lost (sessions 11 and 12 lost theirs so).
+    [[ -n "${OUT:-}" ]] && mkdir -p "$OUT"
     log="${OUT:+$OUT/gpu-sanitize.log}"
     log="${log:-$work/gpu-sanitize.log}"
     summary="${OUT:+$OUT/gpu-sanitize-summary.txt}"

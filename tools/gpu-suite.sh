@@ -60,6 +60,7 @@ if [[ $SANITIZE == 1 ]]; then
     sanitize_main
     exit $?
 fi
+[[ -n "${OUT:-}" ]] && mkdir -p "$OUT"
 LOG="${OUT:+$OUT/gpu-suite.log}"
 LOG="${LOG:-$(mktemp /tmp/gpu-suite.XXXXXX.log)}"
 SUMMARY="${OUT:+$OUT/gpu-suite-summary.txt}"

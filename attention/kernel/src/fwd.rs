@@ -132,6 +132,88 @@ fn tile_info(
     }
 }
 
+/// A warpgroup's epilogue for one tile: O / l (the quad's sum) as bf16
+/// over its own 64 Q rows in shared memory (`q_base`, the stage `q_tiles`),
+/// the logsumexp (if asked), then thread 0's TMA stores of O (tile `te`'s
+/// head and O map) and their wait until they have read shared memory. On
+/// return every thread of the warpgroup may arrive on the Q stage's empty
+/// barrier: a named barrier (`1 + wg`, 128 threads) orders each thread's
+/// writes before thread 0's stores and the stores' reads before the
+/// return. `row0_bytes` is the thread's first row's byte offset in a box
+/// (16·warp + lane/4 rows of 128 bytes), `rows` its two rows in the head.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn store_o<const NB: usize, const OACC: usize>(
+    thread: &CurrentThread,
+    p: &AttentionParams,
+    (wg, tid, lane): (u32, u32, u32),
+    (rows, wg_row0, row0_bytes): ([u32; 2], u32, u32),
+    o: &[f32; OACC],
+    rs: RowState,
+    te: &TileInfo<*const baton::arch::current::tma::TensorMap>,
+    q_base: u32,
+    q_tiles: baton::smem::SharedRef<'_, QStage<NB>>,
+) {
+    let RowState {
+        m: [m0, m1],
+        l: [l0, l1],
+    } = rs;
+    let (l0, l1) = (quad_sum(l0), quad_sum(l1));
+    let inv0 = if l0 > 0.0 { 1.0 / l0 } else { 0.0 };
+    let inv1 = if l1 > 0.0 { 1.0 / l1 } else { 0.0 };
+    if !p.lse.is_null() && lane % 4 == 0 {
+        for (row, mr, lr) in [(rows[0], m0, l0), (rows[1], m1, l1)] {
+            if row < p.seq_q {
+                let idx = te.batch_head as usize * p.seq_q as usize + row as usize;
+                // SAFETY: lse holds batch·q_heads·seq_q floats (host
+                // contract); batch_head = batch·q_heads + head.
+                unsafe { p.lse.add(idx).write((mr * p.scale_log2 + log2(lr)) * LN_2) };
+            }
+        }
+    }
+    crate::unroll_below!(C < OACC / 4, {
+        let c = 4 * C as usize;
+        let col = 8 * C + 2 * (lane % 4);
+        let box_base = q_base + (col / 64) * BOX_BYTES;
+        let b0 = (row0_bytes + (col % 64) * 2) as usize;
+        // SAFETY: this warpgroup's own Q rows (it holds their stage; its
+        // last reads of them, the tile's S wgmmas, retired).
+        unsafe {
+            thread.st_shared_u32(
+                box_base + Swizzle::B128.apply(b0) as u32,
+                pack_bf16x2(o[c] * inv0, o[c + 1] * inv0),
+            );
+            thread.st_shared_u32(
+                box_base + Swizzle::B128.apply(b0 + 8 * 128) as u32,
+                pack_bf16x2(o[c + 2] * inv1, o[c + 3] * inv1),
+            );
+        }
+    });
+    fence_proxy_async_shared();
+    thread.named_barrier_sync(1 + wg, 128);
+    let out = smem_field!(q_tiles, QStage<NB>, rows);
+    if tid == 0 {
+        let map_o = te.maps[3];
+        for b in 0..NB {
+            let tile: baton::smem::SharedRef<'_, QBox> = out.at(b);
+            // SAFETY: O's map per the kernel contract; the stores clip at seq_q.
+            let (c0, c1, c2) = coords(p.heads_inner, 3, 64 * b as u32, wg_row0, te.head);
+            unsafe { store_3d(map_o, tile, c0, c1, c2) };
+        }
+        store_commit_group();
+        // The rows may be overwritten (a later tile's Q) once the stores
+        // have read them; they complete in the background.
+        store_wait_group_read::<0>();
+    }
+    // The stage may go back to the producer (and to another warpgroup's
+    // later rows) from every thread that wrote O into it, after thread 0's
+    // stores have read it: each thread's arrive then releases its own
+    // writes, so the hand-off needs no reasoning about the named barrier's
+    // ordering (compute-sanitizer racecheck credits an arrive with the
+    // arriving thread's accesses only).
+    thread.named_barrier_sync(1 + wg, 128);
+}
+
 /// The forward pass of one CTA, for head dimension `64·NB`, `BN`-row K/V
 /// blocks, `SK` K, `SV` V and `SQ` Q stages, `W` consumer warpgroups
 /// (query tiles of `64·W` rows, `128·(1 + W)` threads: the kernel's
@@ -514,6 +596,48 @@ pub fn run<
         }
         let mut kc = kp.consumer();
         let mut vc = vp.consumer();
+        // O ·= the rescale factors of the last softmax (before the P·V that
+        // adds that softmax's P).
+        macro_rules! rescale_o {
+            ($o:ident, $corr:expr) => {
+                crate::unroll_below!(C < OACC / 4, {
+                    let c = 4 * C as usize;
+                    $o[c] *= $corr[0];
+                    $o[c + 1] *= $corr[0];
+                    $o[c + 2] *= $corr[1];
+                    $o[c + 3] *= $corr[1];
+                })
+            };
+        }
+        // K/V blocks 1..$blocks of a tile whose S_0 and softmax 0 are done
+        // (P_0 in `$pf`, the factors in `$corr`), one turn each: S_j and
+        // O += P_{j-1}·V_{j-1} issued, S_j retired and K_j freed, softmax j
+        // (masked per `$blk`) while the P·V runs, the P·V retired and
+        // V_{j-1} freed, O rescaled, P_j packed into `$pf`.
+        macro_rules! kv_blocks {
+            ($blocks:expr, $blk:expr, $q_base:expr, $s:ident, $o:ident, $rs:ident, $pf:ident, $corr:ident) => {
+                for j in 1..$blocks {
+                    let k_stage = kc.acquire_stage();
+                    let v_stage = vc.acquire_stage(); // V_{j-1}
+                    turn_wait!();
+                    issue_s(&mut $s, $q_base, k_base + k_stage.index() * stage_bytes);
+                    if EARLY_RESCALE {
+                        rescale_o!($o, $corr);
+                    }
+                    issue_pv(&mut $o, &$pf, v_base + v_stage.index() * stage_bytes);
+                    turn_pass!(false);
+                    wgmma::wait_group::<1>();
+                    k_stage.defer_release().release_if(tid == 0);
+                    $corr = $blk.mask_and_softmax::<SACC, EMU>(&mut $s, &mut $rs, j);
+                    wgmma::wait_group::<0>();
+                    v_stage.defer_release().release_if(tid == 0);
+                    if !EARLY_RESCALE {
+                        rescale_o!($o, $corr);
+                    }
+                    $pf = pack_p::<SACC, PACK>(&$s);
+                }
+            };
+        }
         if !CROSS_TILE {
             // One tile after the other, each from its head (S_0 in its own
             // turn) to its epilogue: the code of the entries before
@@ -558,19 +682,6 @@ pub fn run<
                     bn,
                 };
 
-                // O ·= the rescale factors of the last softmax (before the
-                // P·V that adds that softmax's P).
-                macro_rules! rescale_o {
-                    ($corr:expr) => {
-                        crate::unroll_below!(C < OACC / 4, {
-                            let c = 4 * C as usize;
-                            o[c] *= $corr[0];
-                            o[c + 1] *= $corr[0];
-                            o[c + 2] *= $corr[1];
-                            o[c + 3] *= $corr[1];
-                        })
-                    };
-                }
                 // Intra-warpgroup overlap (FA3): S_j = Q·K_jᵀ is issued before
                 // O += P_{j-1}·V_{j-1}; softmax of S_j runs while P·V is in
                 // flight; O is rescaled by softmax j-1's factors between the
@@ -587,101 +698,31 @@ pub fn run<
                 blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, 0);
                 let mut corr = [1.0f32; 2];
                 let mut pf: [u32; PACK] = pack_p::<SACC, PACK>(&s);
-                for j in 1..ti.blocks {
-                    let k_stage = kc.acquire_stage();
-                    let v_stage = vc.acquire_stage(); // V_{j-1}
-                    turn_wait!();
-                    issue_s(&mut s, q_base, k_base + k_stage.index() * stage_bytes);
-                    if EARLY_RESCALE {
-                        rescale_o!(corr);
-                    }
-                    issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
-                    turn_pass!(false);
-                    wgmma::wait_group::<1>();
-                    k_stage.defer_release().release_if(tid == 0);
-                    corr = blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, j);
-                    wgmma::wait_group::<0>();
-                    v_stage.defer_release().release_if(tid == 0);
-                    if !EARLY_RESCALE {
-                        rescale_o!(corr);
-                    }
-                    pf = pack_p::<SACC, PACK>(&s);
-                }
+                kv_blocks!(ti.blocks, blk, q_base, s, o, rs, pf, corr);
                 let v_stage = vc.acquire_stage();
                 turn_wait!();
                 if EARLY_RESCALE {
-                    rescale_o!(corr);
+                    rescale_o!(o, corr);
                 }
                 issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
                 turn_pass!(last_tile);
                 wgmma::wait_group::<0>();
                 v_stage.defer_release().release_if(tid == 0);
-                let RowState {
-                    m: [m0, m1],
-                    l: [l0, l1],
-                } = rs;
-
                 // Epilogue: O / l, logsumexp, O over this warpgroup's Q rows, TMA stores.
                 // The tile's head and maps, derived again here (not kept live
                 // across the tile).
                 let te = tile_info(p, tile_at(opaque(k)), bm, bn);
-                let (l0, l1) = (quad_sum(l0), quad_sum(l1));
-                let inv0 = if l0 > 0.0 { 1.0 / l0 } else { 0.0 };
-                let inv1 = if l1 > 0.0 { 1.0 / l1 } else { 0.0 };
-                if !p.lse.is_null() && lane % 4 == 0 {
-                    for (row, mr, lr) in [(rows[0], m0, l0), (rows[1], m1, l1)] {
-                        if row < p.seq_q {
-                            let idx = te.batch_head as usize * p.seq_q as usize + row as usize;
-                            // SAFETY: lse holds batch·q_heads·seq_q floats (host
-                            // contract); batch_head = batch·q_heads + head.
-                            unsafe { p.lse.add(idx).write((mr * p.scale_log2 + log2(lr)) * LN_2) };
-                        }
-                    }
-                }
-                let row0_bytes = (16 * warp + lane / 4) * 128;
-                crate::unroll_below!(C < OACC / 4, {
-                    let c = 4 * C as usize;
-                    let col = 8 * C + 2 * (lane % 4);
-                    let box_base = q_base + (col / 64) * BOX_BYTES;
-                    let b0 = (row0_bytes + (col % 64) * 2) as usize;
-                    // SAFETY: this warpgroup's own Q rows (it holds their
-                    // stage; its last reads retired with the wait above).
-                    unsafe {
-                        thread.st_shared_u32(
-                            box_base + Swizzle::B128.apply(b0) as u32,
-                            pack_bf16x2(o[c] * inv0, o[c + 1] * inv0),
-                        );
-                        thread.st_shared_u32(
-                            box_base + Swizzle::B128.apply(b0 + 8 * 128) as u32,
-                            pack_bf16x2(o[c + 2] * inv1, o[c + 3] * inv1),
-                        );
-                    }
-                });
-                fence_proxy_async_shared();
-                thread.named_barrier_sync(1 + wg, 128);
-                let out = smem_field!(q_stage.tiles(), QStage<NB>, rows);
-                if tid == 0 {
-                    let map_o = te.maps[3];
-                    for b in 0..NB {
-                        let tile: baton::smem::SharedRef<'_, QBox> = out.at(b);
-                        // SAFETY: O's map per the kernel contract; the stores clip at seq_q.
-                        let (c0, c1, c2) =
-                            coords(p.heads_inner, 3, 64 * b as u32, wg_row0, te.head);
-                        unsafe { store_3d(map_o, tile, c0, c1, c2) };
-                    }
-                    store_commit_group();
-                    // The rows may be overwritten (the next tile's Q) once the
-                    // stores have read them; they complete in the background.
-                    store_wait_group_read::<0>();
-                }
-                // The stage goes back to the producer (and, with 3 Q stages, to
-                // the other warpgroup, which stages its own O here later) from
-                // every thread that wrote O into it, after thread 0's stores
-                // have read it: each thread's arrive releases its own writes,
-                // so the hand-off needs no reasoning about the named barrier's
-                // ordering (compute-sanitizer racecheck credits an arrive with
-                // the arriving thread's accesses only).
-                thread.named_barrier_sync(1 + wg, 128);
+                store_o::<NB, OACC>(
+                    thread,
+                    p,
+                    (wg, tid, lane),
+                    (rows, wg_row0, (16 * warp + lane / 4) * 128),
+                    &o,
+                    rs,
+                    &te,
+                    q_base,
+                    q_stage.tiles(),
+                );
                 q_stage.release();
                 qc.skip(W as u32 - 1);
                 if !PERSISTENT {
@@ -772,19 +813,6 @@ pub fn run<
                     // `[0.0; N]`, a store loop for large N) keeps it in registers.
                     let mut o: [f32; OACC] = unsafe { core::mem::zeroed() };
 
-                    // O ·= the rescale factors of the last softmax (before the
-                    // P·V that adds that softmax's P).
-                    macro_rules! rescale_o {
-                        ($corr:expr) => {
-                            crate::unroll_below!(C < OACC / 4, {
-                                let c = 4 * C as usize;
-                                o[c] *= $corr[0];
-                                o[c + 1] *= $corr[0];
-                                o[c + 2] *= $corr[1];
-                                o[c + 3] *= $corr[1];
-                            })
-                        };
-                    }
                     // Intra-warpgroup overlap (FA3): S_j = Q·K_jᵀ is issued
                     // before O += P_{j-1}·V_{j-1}; softmax of S_j runs while P·V
                     // is in flight; O is rescaled by softmax j-1's factors
@@ -793,117 +821,37 @@ pub fn run<
                     // between P·V retiring and the next turn. (Block 0's
                     // factors are not needed: O is 0.)
                     let mut corr = [1.0f32; 2];
-                    for j in 1..blocks {
-                        let k_stage = kc.acquire_stage();
-                        let v_stage = vc.acquire_stage(); // V_{j-1}
-                        turn_wait!();
-                        issue_s(&mut s, q_base, k_base + k_stage.index() * stage_bytes);
-                        if EARLY_RESCALE {
-                            rescale_o!(corr);
-                        }
-                        issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
-                        turn_pass!(false);
-                        wgmma::wait_group::<1>();
-                        k_stage.defer_release().release_if(tid == 0);
-                        corr = blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, j);
-                        wgmma::wait_group::<0>();
-                        v_stage.defer_release().release_if(tid == 0);
-                        if !EARLY_RESCALE {
-                            rescale_o!(corr);
-                        }
-                        pf = pack_p::<SACC, PACK>(&s);
-                    }
+                    kv_blocks!(blocks, blk, q_base, s, o, rs, pf, corr);
                     let v_stage = vc.acquire_stage();
                     // This tile's Q rows stay this warpgroup's until its O
                     // stores have read them (the epilogue); the ring steps on to
                     // the next tile's rows now.
-                    let out = smem_field!(q_stage.tiles(), QStage<NB>, rows);
+                    let q_tiles = q_stage.tiles();
                     let q_done = q_stage.defer_release();
                     qc.skip(W as u32 - 1);
                     if EARLY_RESCALE {
-                        rescale_o!(corr);
+                        rescale_o!(o, corr);
                     }
 
                     // Epilogue: O / l, logsumexp, O over this warpgroup's Q rows
-                    // (`out` at `q_base`; `q_done` releases their stage), TMA
-                    // stores. The tile's head and maps are derived again here
-                    // (not kept live across the tile).
+                    // (at `q_base`; `q_done` releases their stage), TMA stores.
+                    // The tile's head and maps are derived again here (not
+                    // kept live across the tile).
                     macro_rules! epilogue {
                         () => {{
-                            let RowState {
-                                m: [m0, m1],
-                                l: [l0, l1],
-                            } = rs;
                             let te = tile_info(p, opaque(tile), bm, bn);
-                            let (lane, rows, wg_row0) = (blk.lane, blk.rows, blk.wg_row0);
-                            let (l0, l1) = (quad_sum(l0), quad_sum(l1));
-                            let inv0 = if l0 > 0.0 { 1.0 / l0 } else { 0.0 };
-                            let inv1 = if l1 > 0.0 { 1.0 / l1 } else { 0.0 };
-                            if !p.lse.is_null() && lane % 4 == 0 {
-                                for (row, mr, lr) in [(rows[0], m0, l0), (rows[1], m1, l1)] {
-                                    if row < p.seq_q {
-                                        let idx = te.batch_head as usize * p.seq_q as usize
-                                            + row as usize;
-                                        // SAFETY: lse holds batch·q_heads·seq_q
-                                        // floats (host contract); batch_head =
-                                        // batch·q_heads + head.
-                                        unsafe {
-                                            p.lse
-                                                .add(idx)
-                                                .write((mr * p.scale_log2 + log2(lr)) * LN_2)
-                                        };
-                                    }
-                                }
-                            }
-                            // Row `rows[0] − wg_row0` (= 16·warp + lane/4) of the box.
-                            let row0_bytes = (rows[0] - wg_row0) * 128;
-                            crate::unroll_below!(C < OACC / 4, {
-                                let c = 4 * C as usize;
-                                let col = 8 * C + 2 * (lane % 4);
-                                let box_base = q_base + (col / 64) * BOX_BYTES;
-                                let b0 = (row0_bytes + (col % 64) * 2) as usize;
-                                // SAFETY: this warpgroup's own Q rows (it holds
-                                // their stage until `q_done`; its last reads of
-                                // them, this tile's S wgmmas, retired).
-                                unsafe {
-                                    thread.st_shared_u32(
-                                        box_base + Swizzle::B128.apply(b0) as u32,
-                                        pack_bf16x2(o[c] * inv0, o[c + 1] * inv0),
-                                    );
-                                    thread.st_shared_u32(
-                                        box_base + Swizzle::B128.apply(b0 + 8 * 128) as u32,
-                                        pack_bf16x2(o[c + 2] * inv1, o[c + 3] * inv1),
-                                    );
-                                }
-                            });
-                            fence_proxy_async_shared();
-                            thread.named_barrier_sync(1 + wg, 128);
-                            if tid == 0 {
-                                let map_o = te.maps[3];
-                                for b in 0..NB {
-                                    let tile: baton::smem::SharedRef<'_, QBox> = out.at(b);
-                                    let (c0, c1, c2) =
-                                        coords(p.heads_inner, 3, 64 * b as u32, wg_row0, te.head);
-                                    // SAFETY: O's map per the kernel contract;
-                                    // the stores clip at seq_q.
-                                    unsafe { store_3d(map_o, tile, c0, c1, c2) };
-                                }
-                                store_commit_group();
-                                // The rows may be overwritten (a later tile's
-                                // Q) once the stores have read them; they
-                                // complete in the background.
-                                store_wait_group_read::<0>();
-                            }
-                            // The stage goes back to the producer (and, with
-                            // more Q stages than warpgroups, to another
-                            // warpgroup's later rows) from every thread that
-                            // wrote O into it, after thread 0's stores have read
-                            // it: each thread's arrive releases its own writes,
-                            // so the hand-off needs no reasoning about the named
-                            // barrier's ordering (compute-sanitizer racecheck
-                            // credits an arrive with the arriving thread's
-                            // accesses only).
-                            thread.named_barrier_sync(1 + wg, 128);
+                            let (rows, wg_row0) = (blk.rows, blk.wg_row0);
+                            store_o::<NB, OACC>(
+                                thread,
+                                p,
+                                (wg, tid, blk.lane),
+                                (rows, wg_row0, (rows[0] - wg_row0) * 128),
+                                &o,
+                                rs,
+                                &te,
+                                q_base,
+                                q_tiles,
+                            );
                             q_done.release();
                         }};
                     }

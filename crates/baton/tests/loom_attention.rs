@@ -110,7 +110,10 @@ fn tiles_or_env(tiles: &[u32]) -> Vec<u32> {
         .map(|v| v.split(',').map(|b| b.parse().unwrap()).collect())
         .unwrap_or_else(|_| tiles.to_vec())
 }
-/// K and V stages (the kernel uses 2 or 3; the model 2).
+/// K and V stages (the kernel uses 2 or 3; the model 2, and 1 in the
+/// cross-tile model, whose producer runs a tile ahead: with 1, 329,343
+/// executions in 35 s; with 2, 6,724,381 executions in 699 s on this
+/// 2-core machine, 2026-11-27, run by hand, too long for CI).
 const STAGES: usize = 2;
 /// Stack of each role's loom thread, in words (the `generator` crate's
 /// unit; loom's default is 4096 words, 32 KiB). A caught violation panics
@@ -149,10 +152,10 @@ impl Slot {
     }
 }
 
-struct Smem<const QS: usize, const G: usize> {
+struct Smem<const QS: usize, const G: usize, const KS: usize> {
     q: InputTileStorage<QPayload, QS>,
-    k: InputTileStorage<KvPayload, STAGES>,
-    v: InputTileStorage<KvPayload, STAGES>,
+    k: InputTileStorage<KvPayload, KS>,
+    v: InputTileStorage<KvPayload, KS>,
     order: OrderedBarriers<1, G>,
     /// The tensor cores: issues so far (the ordered barrier serializes them).
     tensor_core: Slot,
@@ -211,16 +214,16 @@ enum Fault {
 /// Consumer warpgroup `g` of `G` with a `QS`-stage Q ring; `cross`: the
 /// kernels' `CROSS_TILE` form (the next tile's S_0 issued in the turn of
 /// this tile's last P·V, this tile's O written while it runs).
-fn consumer<const QS: usize, const G: usize>(
-    smem: &Smem<QS, G>,
+fn consumer<const QS: usize, const G: usize, const KS: usize>(
+    smem: &Smem<QS, G, KS>,
     g: u32,
     fault: Fault,
     cross: bool,
     tiles: &[u32],
 ) {
     let q = InputTilePipeline::<QPayload, QS>::new(SharedRef::from_ref(&smem.q), c"attn_q");
-    let kp = InputTilePipeline::<KvPayload, STAGES>::new(SharedRef::from_ref(&smem.k), c"attn_k");
-    let vp = InputTilePipeline::<KvPayload, STAGES>::new(SharedRef::from_ref(&smem.v), c"attn_v");
+    let kp = InputTilePipeline::<KvPayload, KS>::new(SharedRef::from_ref(&smem.k), c"attn_k");
+    let vp = InputTilePipeline::<KvPayload, KS>::new(SharedRef::from_ref(&smem.v), c"attn_v");
     let mut order = OrderedBarrier::<1, G>::new(SharedRef::from_ref(&smem.order), g, c"order");
     let mut turns = 0u64;
     // Inside the turn: the issue is the `turns`-th of this consumer, so the
@@ -367,8 +370,8 @@ fn load<P: TilePayload<Stage = Tile<u8, 1, 16>>, const N: usize>(
 /// the three rings. `cross` (the kernels' `CROSS_TILE`): the first tile's
 /// Q rows before its K_0, and every later tile's Q rows a tile ahead, right
 /// after the tile before's V_0.
-fn producer<const QS: usize, const G: usize>(
-    smem: &Smem<QS, G>,
+fn producer<const QS: usize, const G: usize, const KS: usize>(
+    smem: &Smem<QS, G, KS>,
     cross: bool,
     tiles: &[u32],
     k_src: &[u8],
@@ -382,8 +385,8 @@ fn producer<const QS: usize, const G: usize>(
         map(q_src, 3 * tiles.len() as u64, 1),
     );
     let q = InputTilePipeline::<QPayload, QS>::new(SharedRef::from_ref(&smem.q), c"attn_q");
-    let kp = InputTilePipeline::<KvPayload, STAGES>::new(SharedRef::from_ref(&smem.k), c"attn_k");
-    let vp = InputTilePipeline::<KvPayload, STAGES>::new(SharedRef::from_ref(&smem.v), c"attn_v");
+    let kp = InputTilePipeline::<KvPayload, KS>::new(SharedRef::from_ref(&smem.k), c"attn_k");
+    let vp = InputTilePipeline::<KvPayload, KS>::new(SharedRef::from_ref(&smem.v), c"attn_v");
     let mut qprod = q.producer();
     let mut kprod = kp.producer();
     let mut vprod = vp.producer();
@@ -415,7 +418,7 @@ fn producer<const QS: usize, const G: usize>(
 }
 
 /// Explores the model with a `QS`-stage Q ring and `G` consumers.
-fn explore<const QS: usize, const G: usize>(
+fn explore<const QS: usize, const G: usize, const KS: usize>(
     preemption_bound: usize,
     fault: Fault,
     cross: bool,
@@ -445,10 +448,8 @@ fn explore<const QS: usize, const G: usize>(
         });
         // Setup (one thread; the spawns order it before the other roles).
         let q = InputTilePipeline::<QPayload, QS>::new(SharedRef::from_ref(&smem.q), c"attn_q");
-        let kp =
-            InputTilePipeline::<KvPayload, STAGES>::new(SharedRef::from_ref(&smem.k), c"attn_k");
-        let vp =
-            InputTilePipeline::<KvPayload, STAGES>::new(SharedRef::from_ref(&smem.v), c"attn_v");
+        let kp = InputTilePipeline::<KvPayload, KS>::new(SharedRef::from_ref(&smem.k), c"attn_k");
+        let vp = InputTilePipeline::<KvPayload, KS>::new(SharedRef::from_ref(&smem.v), c"attn_v");
         OrderedBarrier::<1, G>::new(SharedRef::from_ref(&smem.order), 0, c"order").init(1);
         kp.init(G as u32);
         vp.init(G as u32);
@@ -511,11 +512,15 @@ fn explore<const QS: usize, const G: usize>(
 
 /// Runs the correct model with a `QS`-stage Q ring and `G` consumers over
 /// `tiles` at preemption bound `bound`; prints executions and time.
-fn correct<const QS: usize, const G: usize>(bound: usize, cross: bool, tiles: &[u32]) {
+fn correct<const QS: usize, const G: usize, const KS: usize>(
+    bound: usize,
+    cross: bool,
+    tiles: &[u32],
+) {
     let t = std::time::Instant::now();
-    let n = explore::<QS, G>(bound, Fault::None, cross, tiles);
+    let n = explore::<QS, G, KS>(bound, Fault::None, cross, tiles);
     println!(
-        "attention model, {G} consumers, {QS} Q stages, cross-tile {cross}, tiles {tiles:?}, bound {bound}: {n} executions in {:.1?}",
+        "attention model, {G} consumers, {QS} Q stages, {KS} K/V stages, cross-tile {cross}, tiles {tiles:?}, bound {bound}: {n} executions in {:.1?}",
         t.elapsed()
     );
     assert!(n > 10, "loom explored only {n} executions");
@@ -526,7 +531,7 @@ fn correct<const QS: usize, const G: usize>(bound: usize, cross: bool, tiles: &[
 /// (one tile uses stages 0 and 1 only, as with 2). ~330k executions.
 #[test]
 fn attention_one_tile_bound_1() {
-    correct::<3, 2>(1, false, &[1]);
+    correct::<3, 2, STAGES>(1, false, &[1]);
 }
 
 /// Persistent, the d = 64 and d = 256 kernels' 2-stage Q ring: two work
@@ -534,7 +539,7 @@ fn attention_one_tile_bound_1() {
 /// flip), at preemption bound 0. ~30k executions.
 #[test]
 fn attention_q2_two_tiles() {
-    correct::<2, 2>(0, false, &[1, 1]);
+    correct::<2, 2, STAGES>(0, false, &[1, 1]);
 }
 
 /// Persistent, the d = 128 kernel's 3-stage Q ring: two work tiles of one
@@ -542,16 +547,17 @@ fn attention_q2_two_tiles() {
 /// bound 0. ~160k executions.
 #[test]
 fn attention_q3_two_tiles() {
-    correct::<3, 2>(0, false, &[1, 1]);
+    correct::<3, 2, STAGES>(0, false, &[1, 1]);
 }
 
-/// Persistent, the `CROSS_TILE` kernels' form (d = 64, causal or not:
-/// 4 Q stages, two per warpgroup): two work tiles of one K/V block, each
-/// consumer holding tile 0's Q stage (its O) while tile 1's S_0 reads the
-/// next, at preemption bound 0.
+/// Persistent, the `CROSS_TILE` kernel's form (causal d = 64: 4 Q stages,
+/// two per warpgroup, the next tile's rows loaded a tile ahead): two work
+/// tiles of one K/V block, each consumer holding tile 0's Q stage (its O)
+/// while tile 1's S_0 reads the next, at preemption bound 0, with one K and
+/// one V stage (`STAGES`' note).
 #[test]
 fn attention_cross_tile_q4_two_tiles() {
-    correct::<4, 2>(0, true, &[1, 1]);
+    correct::<4, 2, 1>(0, true, &[1, 1]);
 }
 
 /// Wrong: the cross-tile form with one Q stage per warpgroup (`fwd::run`'s
@@ -562,7 +568,7 @@ fn attention_cross_tile_q4_two_tiles() {
 fn cross_tile_with_one_q_stage_per_warpgroup_deadlocks() {
     let t = std::time::Instant::now();
     let payload = match catch_unwind(AssertUnwindSafe(|| {
-        explore::<2, 2>(0, Fault::None, true, &[1, 1])
+        explore::<2, 2, STAGES>(0, Fault::None, true, &[1, 1])
     })) {
         Ok(n) => panic!("loom accepted cross-tile with 2 Q stages ({n} executions explored)"),
         Err(p) => p,
@@ -581,7 +587,9 @@ fn cross_tile_with_one_q_stage_per_warpgroup_deadlocks() {
 
 fn must_fail<const G: usize>(fault: Fault, tiles: &[u32]) -> String {
     let t = std::time::Instant::now();
-    let payload = match catch_unwind(AssertUnwindSafe(|| explore::<3, G>(1, fault, false, tiles))) {
+    let payload = match catch_unwind(AssertUnwindSafe(|| {
+        explore::<3, G, STAGES>(1, fault, false, tiles)
+    })) {
         Ok(n) => panic!("loom accepted {fault:?} ({n} executions explored)"),
         Err(p) => p,
     };
@@ -648,7 +656,7 @@ fn releasing_q_before_writing_o_is_caught() {
 /// `BATON_LOOM_TILES=1,1` runs it by hand.
 #[test]
 fn attention_three_consumers_one_tile() {
-    correct::<3, 3>(0, false, &[1]);
+    correct::<3, 3, STAGES>(0, false, &[1]);
 }
 
 /// Wrong, with three consumers: the last one issues its first wgmmas

@@ -425,75 +425,51 @@ pub fn run<
                     stage.release();
                 }};
             }
-            if !CROSS_TILE {
-                let (mut k, _, _) = schedule();
-                // The producer has few registers (24 or 40): the maps are
-                // derived from the batch entry at each load, and the step and
-                // end re-read at each tile, rather than kept live.
-                while k < schedule().2 {
-                    let ti = tile_info(p, tile_at(k), bm, bn);
-                    let (map_k, map_v) = (
-                        || p.k_maps.wrapping_add(opaque(ti.batch) as usize),
-                        || p.v_maps.wrapping_add(opaque(ti.batch) as usize),
-                    );
-                    // K_0 first: it loads while the consumers finish the last
-                    // tile and free their Q rows.
-                    load_block!(kprod, map_k(), 1, ti.kv_head, 0);
-                    crate::unroll_below!(WG < W, {
-                        load_q!(qprod, ti, WG);
-                    });
-                    load_block!(vprod, map_v(), 2, ti.kv_head, 0);
-                    for j in 1..ti.blocks {
-                        load_block!(kprod, map_k(), 1, ti.kv_head, j);
-                        load_block!(vprod, map_v(), 2, ti.kv_head, j);
-                    }
-                    if !PERSISTENT {
-                        break;
-                    }
-                    k += schedule().1;
-                }
-            } else {
-                let (mut k, _, _) = schedule();
-                // The producer has few registers (24 or 40): the maps are
-                // derived from the batch entry at each load, and the step and
-                // end re-read at each tile, rather than kept live.
-                if k < schedule().2 {
-                    // The first tile's Q rows (later tiles' load a tile ahead).
-                    let ti = tile_info(p, tile_at(k), bm, bn);
+            let (mut k, _, _) = schedule();
+            // The producer has few registers (24 or 40): the maps are
+            // derived from the batch entry at each load, and the step and
+            // end re-read at each tile, rather than kept live.
+            if CROSS_TILE && k < schedule().2 {
+                // The first tile's Q rows (later tiles' load a tile ahead).
+                let ti = tile_info(p, tile_at(k), bm, bn);
+                crate::unroll_below!(WG < W, {
+                    load_q!(qprod, ti, WG);
+                });
+            }
+            while k < schedule().2 {
+                let ti = tile_info(p, tile_at(k), bm, bn);
+                let (map_k, map_v) = (
+                    || p.k_maps.wrapping_add(opaque(ti.batch) as usize),
+                    || p.v_maps.wrapping_add(opaque(ti.batch) as usize),
+                );
+                // K_0 first: it loads while the consumers finish the last
+                // tile and free their Q rows.
+                load_block!(kprod, map_k(), 1, ti.kv_head, 0);
+                if !CROSS_TILE {
                     crate::unroll_below!(WG < W, {
                         load_q!(qprod, ti, WG);
                     });
                 }
-                while k < schedule().2 {
-                    let ti = tile_info(p, tile_at(k), bm, bn);
-                    let (map_k, map_v) = (
-                        || p.k_maps.wrapping_add(opaque(ti.batch) as usize),
-                        || p.v_maps.wrapping_add(opaque(ti.batch) as usize),
-                    );
-                    // K_0 first: it loads while the consumers finish the last
-                    // tile and free their Q rows.
-                    load_block!(kprod, map_k(), 1, ti.kv_head, 0);
-                    load_block!(vprod, map_v(), 2, ti.kv_head, 0);
-                    if PERSISTENT && k + schedule().1 < schedule().2 {
-                        // The next tile's Q rows, a tile ahead: the consumers
-                        // issue its S_0 with this tile's last P·V. Their stages
-                        // are the ones the tile before this one freed (its
-                        // epilogue ran while this tile's S_0 did), so this
-                        // waits no longer than the K ring's stages would.
-                        let tn = tile_info(p, tile_at(k + schedule().1), bm, bn);
-                        crate::unroll_below!(WG < W, {
-                            load_q!(qprod, tn, WG);
-                        });
-                    }
-                    for j in 1..ti.blocks {
-                        load_block!(kprod, map_k(), 1, ti.kv_head, j);
-                        load_block!(vprod, map_v(), 2, ti.kv_head, j);
-                    }
-                    if !PERSISTENT {
-                        break;
-                    }
-                    k += schedule().1;
+                load_block!(vprod, map_v(), 2, ti.kv_head, 0);
+                if CROSS_TILE && PERSISTENT && k + schedule().1 < schedule().2 {
+                    // The next tile's Q rows, a tile ahead: the consumers
+                    // issue its S_0 with this tile's last P·V. Their stages
+                    // are the ones the tile before this one freed (its
+                    // epilogue ran while this tile's S_0 did), so this
+                    // waits no longer than the K ring's stages would.
+                    let tn = tile_info(p, tile_at(k + schedule().1), bm, bn);
+                    crate::unroll_below!(WG < W, {
+                        load_q!(qprod, tn, WG);
+                    });
                 }
+                for j in 1..ti.blocks {
+                    load_block!(kprod, map_k(), 1, ti.kv_head, j);
+                    load_block!(vprod, map_v(), 2, ti.kv_head, j);
+                }
+                if !PERSISTENT {
+                    break;
+                }
+                k += schedule().1;
             }
             kprod.drain();
             vprod.drain();
@@ -638,6 +614,15 @@ pub fn run<
                 }
             };
         }
+        // The slot after `k` (without `PLAN`, the stride as the code before
+        // the plan read it).
+        let step = || {
+            if PLAN {
+                schedule().1
+            } else {
+                thread.launch_ctas()
+            }
+        };
         if !CROSS_TILE {
             // One tile after the other, each from its head (S_0 in its own
             // turn) to its epilogue: the code of the entries before
@@ -651,13 +636,7 @@ pub fn run<
                 // not hoisted out of the tile loop and kept live (spilled).
                 let (warp, lane) = (opaque(tid) / 32, opaque(tid) % 32);
                 let ti = tile_info(p, tile_at(k), bm, bn);
-                // (Without `PLAN`, the stride as the code before the plan read it.)
-                let last_tile = !PERSISTENT
-                    || k + if PLAN {
-                        schedule().1
-                    } else {
-                        thread.launch_ctas()
-                    } >= schedule().2;
+                let last_tile = !PERSISTENT || k + step() >= schedule().2;
                 // This thread's two accumulator rows, in the head.
                 let wg_row0 = ti.q_row0 + 64 * wg;
                 let rows = [
@@ -728,22 +707,9 @@ pub fn run<
                 if !PERSISTENT {
                     break;
                 }
-                k += if PLAN {
-                    schedule().1
-                } else {
-                    thread.launch_ctas()
-                };
+                k += step();
             }
         } else {
-            // The slot after `k` (without `PLAN`, the stride as the code before
-            // the plan read it).
-            let step = || {
-                if PLAN {
-                    schedule().1
-                } else {
-                    thread.launch_ctas()
-                }
-            };
             // This warpgroup's view of work tile `t`: its K/V block count and
             // what masking needs of its rows (the thread's place through
             // `opaque`: derived per tile, not hoisted out of the tile loop and
@@ -770,27 +736,6 @@ pub fn run<
             let q_base_of = |tiles| smem_addr(smem_field!(tiles, QStage<NB>, rows).at(0));
             let (mut k, _, _) = schedule();
             if k < schedule().2 {
-                // A tile's head on its own: S_0 = Q·K_0ᵀ in its own turn, then
-                // softmax 0 (masked per `$blk`); returns P_0. With
-                // `CROSS_TILE`, only the first tile's: later heads run under
-                // the tile before's last P·V and epilogue.
-                macro_rules! head {
-                    ($q_stage:expr, $blk:expr, $s:ident, $rs:ident) => {{
-                        let k_stage = kc.acquire_stage();
-                        turn_wait!();
-                        issue_s(
-                            &mut $s,
-                            q_base_of($q_stage.tiles()),
-                            k_base + k_stage.index() * stage_bytes,
-                        );
-                        turn_pass!(false);
-                        wgmma::wait_group::<0>();
-                        k_stage.defer_release().release_if(tid == 0);
-                        $rs = RowState::new();
-                        $blk.mask_and_softmax::<SACC, EMU>(&mut $s, &mut $rs, 0);
-                        pack_p::<SACC, PACK>(&$s)
-                    }};
-                }
                 // The work tile, its blocks and masking, carried from the head
                 // into the tile (derived before the head's turn).
                 let mut tile = tile_at(k);
@@ -799,8 +744,22 @@ pub fn run<
                 // SAFETY: all-zero is a valid [f32; SACC]; every S wgmma group
                 // starts with scale-d 0.
                 let mut s: [f32; SACC] = unsafe { core::mem::zeroed() };
-                let mut rs;
-                let mut pf: [u32; PACK] = head!(q_stage, blk, s, rs);
+                let mut rs = RowState::new();
+                // The first tile's head on its own: S_0 = Q·K_0ᵀ in its own
+                // turn, then softmax 0 (later heads run under the tile
+                // before's last P·V and epilogue).
+                let k_stage = kc.acquire_stage();
+                turn_wait!();
+                issue_s(
+                    &mut s,
+                    q_base_of(q_stage.tiles()),
+                    k_base + k_stage.index() * stage_bytes,
+                );
+                turn_pass!(false);
+                wgmma::wait_group::<0>();
+                k_stage.defer_release().release_if(tid == 0);
+                blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, 0);
+                let mut pf: [u32; PACK] = pack_p::<SACC, PACK>(&s);
                 loop {
                     // The next slot's tile, read now (a global load under a
                     // planned schedule) so that the tile's end does not wait
@@ -855,7 +814,7 @@ pub fn run<
                             q_done.release();
                         }};
                     }
-                    if CROSS_TILE && more {
+                    if more {
                         // The next tile's head in this turn, behind the last
                         // P·V: S_0' = Q'·K_0'ᵀ runs on the tensor cores while
                         // this warpgroup writes O out, then softmax 0'.
@@ -882,20 +841,14 @@ pub fn run<
                         (k, tile, blocks, blk) = (next, next_tile, next_blocks, next_blk);
                         continue;
                     }
+                    // The CTA's last tile: its last P·V in the last turn.
                     turn_wait!();
                     issue_pv(&mut o, &pf, v_base + v_stage.index() * stage_bytes);
-                    turn_pass!(!more);
+                    turn_pass!(true);
                     wgmma::wait_group::<0>();
                     v_stage.defer_release().release_if(tid == 0);
                     epilogue!();
-                    if !more {
-                        break;
-                    }
-                    // The next tile's head, after this tile's epilogue.
-                    (k, tile) = (next, next_tile);
-                    (blocks, blk) = geometry(tile);
-                    q_stage = qc.acquire_stage();
-                    pf = head!(q_stage, blk, s, rs);
+                    break;
                 }
             }
         }

@@ -179,7 +179,9 @@ pub const D64: HeadDimConfig = HeadDimConfig {
 /// Session 9); cross-tile with 4 Q stages (its short tiles' head under the
 /// tile before's epilogue: +4.5 % at seq 4k, +7 % at seq 1k, BENCHMARKS.md
 /// "Session 12 — ATTN"; the other entries measured 0.5–2.5 % slower with it,
-/// or do not fit 4 Q stages).
+/// or do not fit 4 Q stages); the O stores' read wait deferred past the
+/// next tile's softmax 0, and the next Q rows loaded behind K_1/V_1: +8 %
+/// at seq 1k, +3 % at seq 4k (BENCHMARKS.md "Session 13 — ATTN").
 pub const D64_CAUSAL: HeadDimConfig = HeadDimConfig {
     head_dim: 64,
     consumer_warpgroups: 2,

@@ -19,9 +19,11 @@
 //!   of warpgroup 1 once warpgroup 0's O left, under warpgroup 1's last
 //!   turns (2 stages: each waits for its own O stores). Cross-tile
 //!   (`CROSS_TILE`, 2·`W` stages): the producer loads a tile's rows a tile
-//!   ahead (after the tile before's V_0), and a warpgroup issues the next
-//!   tile's S_0 in the turn of this tile's last P·V, writing this tile's O
-//!   over its own stage while S_0 runs.
+//!   ahead (behind the tile before's K_1 and V_1, or its V_0 if it has one
+//!   block), and a warpgroup issues the next tile's S_0 in the turn of this
+//!   tile's last P·V, writing this tile's O over its own stage while S_0
+//!   runs; it frees that stage after the next tile's softmax 0 (the O
+//!   stores' read wait there, not right after the stores).
 //! * `k` and `v` (`SK`, `SV` stages, consumer count `W`): per tile the
 //!   producer fills K_0, then the `W` Q stages, then V_0, K_1, V_1, …: the
 //!   next tile's K_0 loads while the warpgroups finish this tile; every
@@ -135,12 +137,11 @@ fn tile_info(
 /// A warpgroup's epilogue for one tile: O / l (the quad's sum) as bf16
 /// over its own 64 Q rows in shared memory (`q_base`, the stage `q_tiles`),
 /// the logsumexp (if asked), then thread 0's TMA stores of O (tile `te`'s
-/// head and O map) and their wait until they have read shared memory. On
-/// return every thread of the warpgroup may arrive on the Q stage's empty
-/// barrier: a named barrier (`1 + wg`, 128 threads) orders each thread's
-/// writes before thread 0's stores and the stores' reads before the
-/// return. `row0_bytes` is the thread's first row's byte offset in a box
-/// (16·warp + lane/4 rows of 128 bytes), `rows` its two rows in the head.
+/// head and O map), committed: a named barrier (`1 + wg`, 128 threads)
+/// orders each thread's writes before thread 0's stores. The Q stage may
+/// be released once [`o_stores_read`] returns. `row0_bytes` is the
+/// thread's first row's byte offset in a box (16·warp + lane/4 rows of 128
+/// bytes), `rows` its two rows in the head.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn store_o<const NB: usize, const OACC: usize>(
@@ -201,16 +202,22 @@ fn store_o<const NB: usize, const OACC: usize>(
             unsafe { store_3d(map_o, tile, c0, c1, c2) };
         }
         store_commit_group();
-        // The rows may be overwritten (a later tile's Q) once the stores
-        // have read them; they complete in the background.
+    }
+}
+
+/// After [`store_o`]: returns once thread 0's O stores have read shared
+/// memory (they complete in the background), in every thread of
+/// warpgroup `wg`. Then the Q stage the O rows are in may go back to the
+/// producer (and to another warpgroup's later rows) from every thread that
+/// wrote O into it: each thread's arrive releases its own writes, so the
+/// hand-off needs no reasoning about the named barrier's ordering
+/// (compute-sanitizer racecheck credits an arrive with the arriving
+/// thread's accesses only).
+#[inline(always)]
+fn o_stores_read(thread: &CurrentThread, wg: u32, tid: u32) {
+    if tid == 0 {
         store_wait_group_read::<0>();
     }
-    // The stage may go back to the producer (and to another warpgroup's
-    // later rows) from every thread that wrote O into it, after thread 0's
-    // stores have read it: each thread's arrive then releases its own
-    // writes, so the hand-off needs no reasoning about the named barrier's
-    // ordering (compute-sanitizer racecheck credits an arrive with the
-    // arriving thread's accesses only).
     thread.named_barrier_sync(1 + wg, 128);
 }
 
@@ -451,20 +458,31 @@ pub fn run<
                     });
                 }
                 load_block!(vprod, map_v(), 2, ti.kv_head, 0);
-                if CROSS_TILE && PERSISTENT && k + schedule().1 < schedule().2 {
-                    // The next tile's Q rows, a tile ahead: the consumers
-                    // issue its S_0 with this tile's last P·V. Their stages
-                    // are the ones the tile before this one freed (its
-                    // epilogue ran while this tile's S_0 did), so this
-                    // waits no longer than the K ring's stages would.
-                    let tn = tile_info(p, tile_at(k + schedule().1), bm, bn);
-                    crate::unroll_below!(WG < W, {
-                        load_q!(qprod, tn, WG);
-                    });
+                // The next tile's Q rows, a tile ahead: the consumers issue
+                // its S_0 with this tile's last P·V. Their stages are the
+                // ones the tile before this one freed, once its O stores
+                // read them (after this tile's softmax 0): so they load
+                // behind K_1 and V_1 (behind V_0 in a one-block tile), and
+                // the K/V stream does not wait for that release.
+                macro_rules! load_next_q {
+                    () => {
+                        if CROSS_TILE && PERSISTENT && k + schedule().1 < schedule().2 {
+                            let tn = tile_info(p, tile_at(k + schedule().1), bm, bn);
+                            crate::unroll_below!(WG < W, {
+                                load_q!(qprod, tn, WG);
+                            });
+                        }
+                    };
+                }
+                if ti.blocks == 1 {
+                    load_next_q!();
                 }
                 for j in 1..ti.blocks {
                     load_block!(kprod, map_k(), 1, ti.kv_head, j);
                     load_block!(vprod, map_v(), 2, ti.kv_head, j);
+                    if j == 1 {
+                        load_next_q!();
+                    }
                 }
                 if !PERSISTENT {
                     break;
@@ -702,6 +720,7 @@ pub fn run<
                     q_base,
                     q_stage.tiles(),
                 );
+                o_stores_read(thread, wg, tid);
                 q_stage.release();
                 qc.skip(W as u32 - 1);
                 if !PERSISTENT {
@@ -793,7 +812,8 @@ pub fn run<
                     }
 
                     // Epilogue: O / l, logsumexp, O over this warpgroup's Q rows
-                    // (at `q_base`; `q_done` releases their stage), TMA stores.
+                    // (at `q_base`; `q_done` releases their stage once the
+                    // stores have read them, `o_stores_read`), TMA stores.
                     // The tile's head and maps are derived again here (not
                     // kept live across the tile).
                     macro_rules! epilogue {
@@ -811,7 +831,6 @@ pub fn run<
                                 q_base,
                                 q_tiles,
                             );
-                            q_done.release();
                         }};
                     }
                     if more {
@@ -838,6 +857,12 @@ pub fn run<
                         rs = RowState::new();
                         next_blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, 0);
                         pf = pack_p::<SACC, PACK>(&s);
+                        // The O stores have read the rows by now (under S_0'
+                        // and softmax 0'): their stage goes back. (Waiting
+                        // right after the stores stalled both warpgroups at
+                        // every tile boundary.)
+                        o_stores_read(thread, wg, tid);
+                        q_done.release();
                         (k, tile, blocks, blk) = (next, next_tile, next_blocks, next_blk);
                         continue;
                     }
@@ -848,6 +873,8 @@ pub fn run<
                     wgmma::wait_group::<0>();
                     v_stage.defer_release().release_if(tid == 0);
                     epilogue!();
+                    o_stores_read(thread, wg, tid);
+                    q_done.release();
                     break;
                 }
             }

@@ -41,11 +41,13 @@
 //!
 //! * The cross-tile form (`CROSS_TILE`, the causal d = 64 kernel; 4 Q
 //!   stages, two per consumer): the producer loads the first tile's Q rows
-//!   before its K_0 and every later tile's a tile ahead, right after the
-//!   tile before's V_0; a consumer issues the next tile's S_0 in the turn
-//!   of its last P·V (one turn fewer per tile boundary), retires the P·V,
-//!   writes O over the tile's Q stage and frees it while S_0 runs, then
-//!   retires S_0. With one Q stage per consumer that deadlocks (a control).
+//!   before its K_0 and every later tile's a tile ahead, behind the tile
+//!   before's K_1 and V_1 (behind its V_0 if it has one block); a consumer
+//!   issues the next tile's S_0 in the turn of its last P·V (one turn fewer
+//!   per tile boundary), retires the P·V, writes O over the tile's Q stage
+//!   while S_0 runs, retires S_0, frees K_0, and only then (after the
+//!   kernel's softmax 0, when the O stores have read the rows) frees the
+//!   old Q stage. With one Q stage per consumer that deadlocks (a control).
 //!
 //! `wgmma` is asynchronous: an MMA reads its shared-memory operands after
 //! its issue, until a `wait_group` retires it. The model performs the reads
@@ -328,16 +330,19 @@ fn consumer<const QS: usize, const G: usize, const KS: usize>(
         if cross && more {
             // The next tile's Q rows and K_0; one turn { the last P·V,
             // S_0' }; P·V retires first (wait_group<1>), O is written
-            // while S_0' runs, then S_0' retires (wait_group<0>).
+            // while S_0' runs, S_0' retires (wait_group<0>) and K_0' is
+            // freed; the old Q stage goes back after softmax 0'.
             q_stage = qc.acquire_stage();
             let k = kc.acquire_stage();
             issue(&mut order);
             retire_pv(v.tiles(), t, blocks - 1);
             v.defer_release().release_if(true);
-            epilogue(q_done);
+            // SAFETY: this consumer holds its Q stage (`q_done`).
+            unsafe { q_rows.get().write(Swizzle::None, 0, 3, o_byte(t, g)) };
             let kt = k.tiles();
             retire_s(q_stage.tiles(), t + 1, kt, 0);
             k.defer_release().release_if(true);
+            q_done.release_if(true);
             continue;
         }
         issue(&mut order); // the last P·V
@@ -368,8 +373,8 @@ fn load<P: TilePayload<Stage = Tile<u8, 1, 16>>, const N: usize>(
 /// The producer warp, per tile: K_0, the `G` warpgroups' Q rows (the next
 /// `G` stages of the `QS`-stage ring), V_0, then K_j, V_j; then it drains
 /// the three rings. `cross` (the kernels' `CROSS_TILE`): the first tile's
-/// Q rows before its K_0, and every later tile's Q rows a tile ahead, right
-/// after the tile before's V_0.
+/// Q rows before its K_0, and every later tile's Q rows a tile ahead, behind
+/// the tile before's V_1 (its V_0 if it has one block).
 fn producer<const QS: usize, const G: usize, const KS: usize>(
     smem: &Smem<QS, G, KS>,
     cross: bool,
@@ -390,7 +395,7 @@ fn producer<const QS: usize, const G: usize, const KS: usize>(
     let mut qprod = q.producer();
     let mut kprod = kp.producer();
     let mut vprod = vp.producer();
-    let mut load_q = |qprod: &mut InputProducer<'_, QPayload, QS>, t: usize| {
+    let load_q = |qprod: &mut InputProducer<'_, QPayload, QS>, t: usize| {
         for g in 0..G as u32 {
             load(qprod, &q_map, 3 * t as u32 + g);
         }
@@ -404,12 +409,16 @@ fn producer<const QS: usize, const G: usize, const KS: usize>(
             load_q(&mut qprod, t);
         }
         load(&mut vprod, &v_map, kv_row(tiles, t, 0));
-        if cross && t + 1 < tiles.len() {
+        let next_q = cross && t + 1 < tiles.len();
+        if next_q && blocks == 1 {
             load_q(&mut qprod, t + 1);
         }
         for j in 1..blocks {
             load(&mut kprod, &k_map, kv_row(tiles, t, j));
             load(&mut vprod, &v_map, kv_row(tiles, t, j));
+            if next_q && j == 1 {
+                load_q(&mut qprod, t + 1);
+            }
         }
     }
     kprod.drain();

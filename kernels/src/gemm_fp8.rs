@@ -574,11 +574,15 @@ unsafe fn gemm<
             // datapath (256x128: 66 → 15 `R2UR`s in the kernel; ncu at
             // 4096×7168×16384 had ~33 `R2UR` + their `IMAD`s per warp and
             // K block between the full-barrier wait and the first `wgmma`,
-            // where DeepGEMM has ~20 uniform instructions). The other
-            // kernels gain nothing from it in SASS (their main loops keep
-            // the `R2UR`s: ±2) and 128x256 would spill 4 bytes, so they
-            // keep the plain index (and their PTX).
-            let wg = if BM == 256 && !STREAM_K { warp_uniform(wg) } else { wg } as usize;
+            // where DeepGEMM has ~20 uniform instructions). The `_db`
+            // kernels (`DOUBLE`) take it too: their K loop's stage index is
+            // per-thread (stream-K's schedule: ptxas keeps the loop's
+            // counters in vector registers), so their main loop builds
+            // each stage's descriptors in one copy of the K block per
+            // stage of the ring (`StageDescriptors::at_pinned`), off the
+            // uniform stage-0 descriptors. The other kernels keep the plain
+            // index (and their PTX): 128x256 would spill 4 bytes.
+            let wg = if (BM == 256 && !STREAM_K) || DOUBLE { warp_uniform(wg) } else { wg } as usize;
             let tid = thread_idx_x() % 128;
             let signaller = tid == 0;
             let (warp, lane) = (tid / 32, tid % 32);

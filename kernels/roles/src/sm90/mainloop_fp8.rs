@@ -240,6 +240,12 @@ pub struct Fp8Accumulators<'r, const ACC: usize> {
 /// into `p`. The stage's scales are read before its MMAs are issued; it
 /// is handed back (the returned release) once they retired.
 ///
+/// `PINNED`: the stage's descriptors are built per stage of the ring
+/// ([`StageDescriptors::at_pinned`] in one copy of the K block per stage,
+/// selected by the stage index before the wait), on the uniform datapath
+/// when `descs` is warp-uniform; otherwise from the per-thread stage index
+/// ([`StageDescriptors::at`]).
+///
 /// # Safety
 /// `kb < K/128`; `scales` per [`Fp8Scales`] (in bounds).
 #[inline(always)]
@@ -250,9 +256,65 @@ unsafe fn issue<
     const BN: usize,
     const ACC: usize,
     const STAGES: usize,
+    const PINNED: bool,
 >(
     consumer: &mut InputConsumer<'a, Fp8Payload<BM, BN>, STAGES>,
     descs: StageDescriptors,
+    sc: Fp8Scales,
+    kb: u32,
+    p: &mut [f32; ACC],
+) -> (PendingRelease<'a>, (f32, f32, f32, f32)) {
+    if !PINNED {
+        let stage_descs = descs.at(consumer.index());
+        // SAFETY: forwarded.
+        return unsafe { issue_on::<M, BM, BN, ACC, STAGES>(consumer, stage_descs, sc, kb, p) };
+    }
+    const { assert!(STAGES <= 12, "pinned stage descriptors: at most 12 stages") };
+    // One copy of the K block per stage of the ring (the stage index a
+    // constant in each: its full barrier, A scales and descriptors at
+    // immediate offsets), chosen before the full-barrier wait: from the
+    // wait to the first `wgmma` only the descriptors' two `R2UR`s (their
+    // `IADD`s run during the wait) and the scale loads remain.
+    macro_rules! at {
+        ($s:literal) => {
+            // SAFETY: forwarded.
+            unsafe { issue_on::<M, BM, BN, ACC, STAGES>(consumer, descs.at_pinned($s), sc, kb, p) }
+        };
+    }
+    match consumer.index() {
+        0 => at!(0),
+        1 if STAGES > 1 => at!(1),
+        2 if STAGES > 2 => at!(2),
+        3 if STAGES > 3 => at!(3),
+        4 if STAGES > 4 => at!(4),
+        5 if STAGES > 5 => at!(5),
+        6 if STAGES > 6 => at!(6),
+        7 if STAGES > 7 => at!(7),
+        8 if STAGES > 8 => at!(8),
+        9 if STAGES > 9 => at!(9),
+        10 if STAGES > 10 => at!(10),
+        11 if STAGES > 11 => at!(11),
+        // SAFETY: a consumer's stage index is < STAGES (`PipelineState`).
+        _ => unsafe { core::hint::unreachable_unchecked() },
+    }
+}
+
+/// [`issue`] with the stage's descriptors given (`stage_descs`: those of
+/// the consumer's current stage).
+///
+/// # Safety
+/// As [`issue`].
+#[inline(always)]
+unsafe fn issue_on<
+    'a,
+    M: Fp8Mma<ACC>,
+    const BM: usize,
+    const BN: usize,
+    const ACC: usize,
+    const STAGES: usize,
+>(
+    consumer: &mut InputConsumer<'a, Fp8Payload<BM, BN>, STAGES>,
+    stage_descs: (SplitDescriptor, SplitDescriptor),
     sc: Fp8Scales,
     kb: u32,
     p: &mut [f32; ACC],
@@ -273,7 +335,7 @@ unsafe fn issue<
             },
         )
     };
-    mma_k_block::<M, ACC>(p, descs.at(stage.index()));
+    mma_k_block::<M, ACC>(p, stage_descs);
     (stage.defer_release(), scales)
 }
 
@@ -426,7 +488,7 @@ pub unsafe fn fp8_mainloop<
         // promoted; the partials alternate between p0 and p1.
         // SAFETY (all `issue`s): kb < k_end ≤ K/128 (contract).
         let (mut pending, mut scales) =
-            unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, k_begin, p0) };
+            unsafe { issue::<M, BM, BN, ACC, STAGES, true>(consumer, descs, sc, k_begin, p0) };
         let mut kb = k_begin + 1;
         loop {
             if kb >= k_end {
@@ -436,7 +498,7 @@ pub unsafe fn fp8_mainloop<
                 break;
             }
             let (next_pending, next_scales) =
-                unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, kb, p1) };
+                unsafe { issue::<M, BM, BN, ACC, STAGES, true>(consumer, descs, sc, kb, p1) };
             M::wait::<1>(p0);
             release_stage::<CLUSTER_M>(pending, signaller);
             promote_tile::<ACC, BN>(acc, p0, scales, split_q);
@@ -449,7 +511,7 @@ pub unsafe fn fp8_mainloop<
                 break;
             }
             let (next_pending, next_scales) =
-                unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, kb, p0) };
+                unsafe { issue::<M, BM, BN, ACC, STAGES, true>(consumer, descs, sc, kb, p0) };
             M::wait::<1>(p1);
             release_stage::<CLUSTER_M>(pending, signaller);
             promote_tile::<ACC, BN>(acc, p1, scales, split_q);
@@ -460,7 +522,7 @@ pub unsafe fn fp8_mainloop<
         for kb in k_begin..k_end {
             // SAFETY: kb < k_end ≤ K/128 (contract).
             let (pending, scales) =
-                unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, kb, p0) };
+                unsafe { issue::<M, BM, BN, ACC, STAGES, false>(consumer, descs, sc, kb, p0) };
             M::wait::<0>(p0);
             release_stage::<CLUSTER_M>(pending, signaller);
             promote_tile::<ACC, BN>(acc, p0, scales, split_q);

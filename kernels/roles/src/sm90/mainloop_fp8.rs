@@ -265,9 +265,10 @@ unsafe fn issue<
     p: &mut [f32; ACC],
 ) -> (PendingRelease<'a>, (f32, f32, f32, f32)) {
     if !PINNED {
-        let stage_descs = descs.at(consumer.index());
         // SAFETY: forwarded.
-        return unsafe { issue_on::<M, BM, BN, ACC, STAGES>(consumer, stage_descs, sc, kb, p) };
+        return unsafe {
+            issue_on::<M, BM, BN, ACC, STAGES>(consumer, |stage| descs.at(stage), sc, kb, p)
+        };
     }
     const { assert!(STAGES <= 12, "pinned stage descriptors: at most 12 stages") };
     // One copy of the K block per stage of the ring (the stage index a
@@ -278,7 +279,10 @@ unsafe fn issue<
     macro_rules! at {
         ($s:literal) => {
             // SAFETY: forwarded.
-            unsafe { issue_on::<M, BM, BN, ACC, STAGES>(consumer, descs.at_pinned($s), sc, kb, p) }
+            unsafe {
+                let pinned = descs.at_pinned($s);
+                issue_on::<M, BM, BN, ACC, STAGES>(consumer, move |_| pinned, sc, kb, p)
+            }
         };
     }
     match consumer.index() {
@@ -299,8 +303,8 @@ unsafe fn issue<
     }
 }
 
-/// [`issue`] with the stage's descriptors given (`stage_descs`: those of
-/// the consumer's current stage).
+/// [`issue`] with the stage's descriptors from `stage_descs` (called with
+/// the acquired stage's index after the wait).
 ///
 /// # Safety
 /// As [`issue`].
@@ -314,7 +318,7 @@ unsafe fn issue_on<
     const STAGES: usize,
 >(
     consumer: &mut InputConsumer<'a, Fp8Payload<BM, BN>, STAGES>,
-    stage_descs: (SplitDescriptor, SplitDescriptor),
+    stage_descs: impl FnOnce(u32) -> (SplitDescriptor, SplitDescriptor),
     sc: Fp8Scales,
     kb: u32,
     p: &mut [f32; ACC],
@@ -335,7 +339,7 @@ unsafe fn issue_on<
             },
         )
     };
-    mma_k_block::<M, ACC>(p, stage_descs);
+    mma_k_block::<M, ACC>(p, stage_descs(stage.index()));
     (stage.defer_release(), scales)
 }
 

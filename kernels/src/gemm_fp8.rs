@@ -114,7 +114,7 @@ use baton_kernel_roles::sm90::epilogue::{NoC, SUB_COLS, SUB_ROWS, StoreEpilogue}
 pub use baton_kernel_roles::sm90::mainloop_fp8::{BK, WAVE_M};
 use baton_kernel_roles::sm90::mainloop_fp8::{
     Fp8Accumulators, Fp8Mma, Fp8N32, Fp8N64, Fp8N96, Fp8N128, Fp8N192, Fp8Payload, Fp8Scales,
-    Fp8Stage, fp8_mainloop, pass_segment, prefetch_tile_b_scales,
+    Fp8Stage, fp8_mainloop, pass_segment, pins_stage_descriptors, prefetch_tile_b_scales,
 };
 use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile};
 use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};
@@ -574,11 +574,16 @@ unsafe fn gemm<
             // datapath (256x128: 66 → 15 `R2UR`s in the kernel; ncu at
             // 4096×7168×16384 had ~33 `R2UR` + their `IMAD`s per warp and
             // K block between the full-barrier wait and the first `wgmma`,
-            // where DeepGEMM has ~20 uniform instructions). The other
-            // kernels gain nothing from it in SASS (their main loops keep
-            // the `R2UR`s: ±2) and 128x256 would spill 4 bytes, so they
-            // keep the plain index (and their PTX).
-            let wg = if BM == 256 && !STREAM_K { warp_uniform(wg) } else { wg } as usize;
+            // where DeepGEMM has ~20 uniform instructions). So do the `_db`
+            // kernels whose main loop pins the stage descriptors
+            // (`pins_stage_descriptors`: 128x32_db): their K loop's stage
+            // index is per-thread (stream-K's schedule: ptxas keeps the
+            // loop's counters in vector registers), so that loop builds
+            // each stage's descriptors in one copy of the K block per
+            // stage of the ring (`StageDescriptors::at_pinned`), off the
+            // uniform stage-0 descriptors. The other kernels keep the plain
+            // index (and main's PTX): 128x256 would spill 4 bytes.
+            let wg = if (BM == 256 && !STREAM_K) || (DOUBLE && pins_stage_descriptors(BN)) { warp_uniform(wg) } else { wg } as usize;
             let tid = thread_idx_x() % 128;
             let signaller = tid == 0;
             let (warp, lane) = (tid / 32, tid % 32);

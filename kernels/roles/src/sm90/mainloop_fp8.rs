@@ -235,10 +235,37 @@ pub struct Fp8Accumulators<'r, const ACC: usize> {
     pub p1: &'r mut [f32; ACC],
 }
 
+/// Whether the `DOUBLE` main loop of `BN`-wide tiles builds its stage
+/// descriptors per stage of the ring ([`StageDescriptors::at_pinned`]; the
+/// kernel then takes its warpgroup index through `warp_uniform`, so that
+/// the stage-0 descriptors are warp-uniform). The one source of this
+/// choice for the kernels and the main loop.
+///
+/// Measured on the H100 (BENCHMARKS.md, session 13 FP8, L2 flushed, main
+/// and this form interleaved in one call): 128×32 tiles +1.4 to +2.1 %
+/// (64/128 × 4096 × 7168, 128 × 2112 × 7168; `wgmma.m64n32k32` is short,
+/// so the `R2UR`s between a K block's four `wgmma`s idled the tensor
+/// core); 128×64, 128×96 and 128×128 tiles within ±1 % (M ≤ 128: the
+/// loop waits on DRAM, not on the descriptors; 4096×2112×7168 on 128×128:
+/// −0.3 %), so they keep the per-thread index and main's code.
+///
+/// ```ignore
+/// let wg = if pins_stage_descriptors(BN) { warp_uniform(wg) } else { wg };
+/// ```
+pub const fn pins_stage_descriptors(bn: usize) -> bool {
+    bn == 32
+}
+
 /// Acquires K block `kb`'s stage, reads its scales (A from the stage, B
 /// from global memory: consumed only after the MMAs) and issues its MMAs
 /// into `p`. The stage's scales are read before its MMAs are issued; it
 /// is handed back (the returned release) once they retired.
+///
+/// `pinned` (a constant at every call): the stage's descriptors are built
+/// per stage of the ring ([`StageDescriptors::at_pinned`] in one copy of
+/// the K block per stage, selected by the stage index before the wait),
+/// on the uniform datapath when `descs` is warp-uniform; otherwise from
+/// the per-thread stage index ([`StageDescriptors::at`]).
 ///
 /// # Safety
 /// `kb < K/128`; `scales` per [`Fp8Scales`] (in bounds).
@@ -253,6 +280,66 @@ unsafe fn issue<
 >(
     consumer: &mut InputConsumer<'a, Fp8Payload<BM, BN>, STAGES>,
     descs: StageDescriptors,
+    sc: Fp8Scales,
+    kb: u32,
+    p: &mut [f32; ACC],
+    pinned: bool,
+) -> (PendingRelease<'a>, (f32, f32, f32, f32)) {
+    if !pinned {
+        // SAFETY: forwarded.
+        return unsafe {
+            issue_on::<M, BM, BN, ACC, STAGES>(consumer, |stage| descs.at(stage), sc, kb, p)
+        };
+    }
+    const { assert!(STAGES <= 12, "pinned stage descriptors: at most 12 stages") };
+    // One copy of the K block per stage of the ring (the stage index a
+    // constant in each: its full barrier, A scales and descriptors at
+    // immediate offsets), chosen before the full-barrier wait: from the
+    // wait to the first `wgmma` only the descriptors' two `R2UR`s (their
+    // `IADD`s run during the wait) and the scale loads remain.
+    macro_rules! at {
+        ($s:literal) => {
+            // SAFETY: forwarded.
+            unsafe {
+                let pinned = descs.at_pinned($s);
+                issue_on::<M, BM, BN, ACC, STAGES>(consumer, move |_| pinned, sc, kb, p)
+            }
+        };
+    }
+    match consumer.index() {
+        0 => at!(0),
+        1 if STAGES > 1 => at!(1),
+        2 if STAGES > 2 => at!(2),
+        3 if STAGES > 3 => at!(3),
+        4 if STAGES > 4 => at!(4),
+        5 if STAGES > 5 => at!(5),
+        6 if STAGES > 6 => at!(6),
+        7 if STAGES > 7 => at!(7),
+        8 if STAGES > 8 => at!(8),
+        9 if STAGES > 9 => at!(9),
+        10 if STAGES > 10 => at!(10),
+        11 if STAGES > 11 => at!(11),
+        // SAFETY: a consumer's stage index is < STAGES (`PipelineState`).
+        _ => unsafe { core::hint::unreachable_unchecked() },
+    }
+}
+
+/// [`issue`] with the stage's descriptors from `stage_descs` (called with
+/// the acquired stage's index after the wait).
+///
+/// # Safety
+/// As [`issue`].
+#[inline(always)]
+unsafe fn issue_on<
+    'a,
+    M: Fp8Mma<ACC>,
+    const BM: usize,
+    const BN: usize,
+    const ACC: usize,
+    const STAGES: usize,
+>(
+    consumer: &mut InputConsumer<'a, Fp8Payload<BM, BN>, STAGES>,
+    stage_descs: impl FnOnce(u32) -> (SplitDescriptor, SplitDescriptor),
     sc: Fp8Scales,
     kb: u32,
     p: &mut [f32; ACC],
@@ -273,7 +360,7 @@ unsafe fn issue<
             },
         )
     };
-    mma_k_block::<M, ACC>(p, descs.at(stage.index()));
+    mma_k_block::<M, ACC>(p, stage_descs(stage.index()));
     (stage.defer_release(), scales)
 }
 
@@ -422,11 +509,12 @@ pub unsafe fn fp8_mainloop<
             }
         }
     } else if DOUBLE {
+        let pinned = pins_stage_descriptors(BN);
         // K block kb + 1's MMAs are in flight while kb's partial is
         // promoted; the partials alternate between p0 and p1.
         // SAFETY (all `issue`s): kb < k_end ≤ K/128 (contract).
         let (mut pending, mut scales) =
-            unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, k_begin, p0) };
+            unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, k_begin, p0, pinned) };
         let mut kb = k_begin + 1;
         loop {
             if kb >= k_end {
@@ -436,7 +524,7 @@ pub unsafe fn fp8_mainloop<
                 break;
             }
             let (next_pending, next_scales) =
-                unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, kb, p1) };
+                unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, kb, p1, pinned) };
             M::wait::<1>(p0);
             release_stage::<CLUSTER_M>(pending, signaller);
             promote_tile::<ACC, BN>(acc, p0, scales, split_q);
@@ -449,7 +537,7 @@ pub unsafe fn fp8_mainloop<
                 break;
             }
             let (next_pending, next_scales) =
-                unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, kb, p0) };
+                unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, kb, p0, pinned) };
             M::wait::<1>(p1);
             release_stage::<CLUSTER_M>(pending, signaller);
             promote_tile::<ACC, BN>(acc, p1, scales, split_q);
@@ -460,7 +548,7 @@ pub unsafe fn fp8_mainloop<
         for kb in k_begin..k_end {
             // SAFETY: kb < k_end ≤ K/128 (contract).
             let (pending, scales) =
-                unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, kb, p0) };
+                unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, kb, p0, false) };
             M::wait::<0>(p0);
             release_stage::<CLUSTER_M>(pending, signaller);
             promote_tile::<ACC, BN>(acc, p0, scales, split_q);

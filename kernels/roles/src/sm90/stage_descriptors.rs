@@ -83,6 +83,36 @@ impl StageDescriptors {
         }
     }
 
+    /// (A, B) descriptors of stage `stage`, a constant at the call (one
+    /// arm per stage of a `match` on the stage index): each is the stage-0
+    /// descriptor plus an immediate, the stage-0 half passed through an
+    /// opaque register move first ([`pinned`]) so that LLVM computes it in
+    /// the arm instead of hoisting every stage's descriptors out of the
+    /// loop into registers (2 × 4 per stage: 128x128_db then spilled 52
+    /// bytes). With a warp-uniform stage 0, ptxas builds them on the
+    /// uniform datapath (`UIADD3` off the stage-0 uniform registers, at most
+    /// one `R2UR` per operand), where the per-thread stage index of
+    /// [`at`](Self::at) costs an `IMAD` and an `R2UR` per 32-bit half of
+    /// each of the K block's descriptors.
+    ///
+    /// ```ignore
+    /// let (da, db) = match consumer.index() { 0 => descs.at_pinned(0), 1 => descs.at_pinned(1), _ => unreachable!() };
+    /// ```
+    #[inline(always)]
+    pub fn at_pinned(self, stage: u32) -> (SplitDescriptor, SplitDescriptor) {
+        let units = stage * self.stage_units;
+        (
+            SplitDescriptor {
+                lo: pinned(self.a0.lo).wrapping_add(units),
+                hi: self.a0.hi,
+            },
+            SplitDescriptor {
+                lo: pinned(self.b0.lo).wrapping_add(units),
+                hi: self.b0.hi,
+            },
+        )
+    }
+
     /// (A, B) descriptors of stage `stage`.
     ///
     /// ```ignore
@@ -92,5 +122,30 @@ impl StageDescriptors {
     pub fn at(self, stage: u32) -> (SplitDescriptor, SplitDescriptor) {
         let units = stage * self.stage_units;
         (self.a0.advance_units(units), self.b0.advance_units(units))
+    }
+}
+
+/// `x`, through a register move LLVM cannot see through or move (an asm
+/// block with side effects): what is computed from the result stays where
+/// the call is (see [`StageDescriptors::at_pinned`]). ptxas sees a plain
+/// `mov` and propagates it.
+///
+/// ```ignore
+/// let lo = pinned(a0.lo).wrapping_add(3 * stage_units);
+/// ```
+#[inline(always)]
+fn pinned(x: u32) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: u32;
+        // SAFETY: a register move (no memory, no state).
+        unsafe {
+            core::arch::asm!("mov.b32 {r}, {x};", r = out(reg32) r, x = in(reg32) x, options(nomem, nostack, preserves_flags))
+        };
+        r
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        x
     }
 }

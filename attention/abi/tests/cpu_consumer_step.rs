@@ -110,16 +110,17 @@ fn consumer_error(case: Case, kernel_causal: bool) -> f64 {
     // (`fwd::run`'s `EMU` option, off in the kernels: Session 10 measured
     // it slower at d = 64).
     match (case.d, case.causal) {
-        (64, false) => run::<1, 176, 88, 44, 32, 0, PvN64>(case, kernel_causal),
-        (64, true) => run::<1, 128, 64, 32, 32, 4, PvN64>(case, kernel_causal),
-        (128, _) => run::<2, 128, 64, 32, 64, 0, PvN128>(case, kernel_causal),
+        (64, false) => run::<1, 176, 88, 44, 32, 0, false, PvN64>(case, kernel_causal),
+        (64, true) => run::<1, 128, 64, 32, 32, 4, true, PvN64>(case, kernel_causal),
+        (128, _) => run::<2, 128, 64, 32, 64, 0, false, PvN128>(case, kernel_causal),
         (d, _) => panic!("head dim {d} is not a case here"),
     }
 }
 
 /// `NB` boxes of Q (d = 64·NB), `BN`-row K/V blocks, `SACC = BN/2` S
 /// accumulators, `PACK = BN/4` P registers, `OACC = 32·NB` O accumulators,
-/// every `EMU`-th chunk's exp2 on the FMA pipe (0: none).
+/// every `EMU`-th chunk's exp2 on the FMA pipe (0: none), `COMPACT`: the
+/// compact mask (`Block::mask_compact_and_softmax`).
 fn run<
     const NB: usize,
     const BN: usize,
@@ -127,6 +128,7 @@ fn run<
     const PACK: usize,
     const OACC: usize,
     const EMU: usize,
+    const COMPACT: bool,
     O: PvMma<OACC>,
 >(
     case: Case,
@@ -275,7 +277,15 @@ fn run<
             };
             issue_s(&mut s, 0);
             wgmma::wait_group::<0>();
-            blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, 0);
+            // The causal d = 64 entry's compact mask, or the other form.
+            let softmax = |s: &mut [f32; SACC], rs: &mut RowState, j: u32| {
+                if COMPACT {
+                    blk.mask_compact_and_softmax::<SACC, EMU>(s, rs, j)
+                } else {
+                    blk.mask_and_softmax::<SACC, EMU>(s, rs, j)
+                }
+            };
+            softmax(&mut s, &mut rs, 0);
             let mut corr = [1.0f32; 2];
             let mut pf: [u32; PACK] = pack_p::<SACC, PACK>(&s);
             for j in 1..blocks {
@@ -283,7 +293,7 @@ fn run<
                 rescale(&mut o, corr);
                 issue_pv(&mut o, &pf, j - 1);
                 wgmma::wait_group::<1>();
-                corr = blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, j as u32);
+                corr = softmax(&mut s, &mut rs, j as u32);
                 wgmma::wait_group::<0>();
                 pf = pack_p::<SACC, PACK>(&s);
             }

@@ -609,7 +609,7 @@ pub fn run<
         // (masked per `$blk`) while the P·V runs, the P·V retired and
         // V_{j-1} freed, O rescaled, P_j packed into `$pf`.
         macro_rules! kv_blocks {
-            ($blocks:expr, $blk:expr, $q_base:expr, $s:ident, $o:ident, $rs:ident, $pf:ident, $corr:ident) => {
+            ($softmax:ident, $blocks:expr, $blk:expr, $q_base:expr, $s:ident, $o:ident, $rs:ident, $pf:ident, $corr:ident) => {
                 for j in 1..$blocks {
                     let k_stage = kc.acquire_stage();
                     let v_stage = vc.acquire_stage(); // V_{j-1}
@@ -622,7 +622,7 @@ pub fn run<
                     turn_pass!(false);
                     wgmma::wait_group::<1>();
                     k_stage.defer_release().release_if(tid == 0);
-                    $corr = $blk.mask_and_softmax::<SACC, EMU>(&mut $s, &mut $rs, j);
+                    $corr = $blk.$softmax::<SACC, EMU>(&mut $s, &mut $rs, j);
                     wgmma::wait_group::<0>();
                     v_stage.defer_release().release_if(tid == 0);
                     if !EARLY_RESCALE {
@@ -695,7 +695,7 @@ pub fn run<
                 blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, 0);
                 let mut corr = [1.0f32; 2];
                 let mut pf: [u32; PACK] = pack_p::<SACC, PACK>(&s);
-                kv_blocks!(ti.blocks, blk, q_base, s, o, rs, pf, corr);
+                kv_blocks!(mask_and_softmax, ti.blocks, blk, q_base, s, o, rs, pf, corr);
                 let v_stage = vc.acquire_stage();
                 turn_wait!();
                 if EARLY_RESCALE {
@@ -777,7 +777,7 @@ pub fn run<
                 turn_pass!(false);
                 wgmma::wait_group::<0>();
                 k_stage.defer_release().release_if(tid == 0);
-                blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, 0);
+                blk.mask_compact_and_softmax::<SACC, EMU>(&mut s, &mut rs, 0);
                 let mut pf: [u32; PACK] = pack_p::<SACC, PACK>(&s);
                 loop {
                     // The next slot's tile, read now (a global load under a
@@ -799,7 +799,17 @@ pub fn run<
                     // between P·V retiring and the next turn. (Block 0's
                     // factors are not needed: O is 0.)
                     let mut corr = [1.0f32; 2];
-                    kv_blocks!(blocks, blk, q_base, s, o, rs, pf, corr);
+                    kv_blocks!(
+                        mask_compact_and_softmax,
+                        blocks,
+                        blk,
+                        q_base,
+                        s,
+                        o,
+                        rs,
+                        pf,
+                        corr
+                    );
                     let v_stage = vc.acquire_stage();
                     // This tile's Q rows stay this warpgroup's until its O
                     // stores have read them (the epilogue); the ring steps on to
@@ -855,7 +865,7 @@ pub fn run<
                         wgmma::wait_group::<0>();
                         k_stage.defer_release().release_if(tid == 0);
                         rs = RowState::new();
-                        next_blk.mask_and_softmax::<SACC, EMU>(&mut s, &mut rs, 0);
+                        next_blk.mask_compact_and_softmax::<SACC, EMU>(&mut s, &mut rs, 0);
                         pf = pack_p::<SACC, PACK>(&s);
                         // The O stores have read the rows by now (under S_0'
                         // and softmax 0'): their stage goes back. (Waiting

@@ -120,15 +120,7 @@ pub fn quad_sum(x: f32) -> f32 {
 /// inside a loop is computed inside the loop (not hoisted out and kept
 /// live across it, which spills in the persistent tile loop).
 #[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub fn opaque(x: u32) -> u32 {
-    let y: u32;
-    // SAFETY: a register move; not `pure`, so it is not hoisted or merged.
-    unsafe {
-        asm!("mov.b32 {y}, {x};", y = out(reg32) y, x = in(reg32) x, options(nomem, nostack))
-    };
-    y
-}
+pub use baton::arch::ptx::opaque;
 
 /// Two floats as bf16x2 (round to nearest even): `lo` in bits 0..16.
 #[cfg(target_arch = "nvptx64")]

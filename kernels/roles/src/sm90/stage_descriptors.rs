@@ -125,10 +125,8 @@ impl StageDescriptors {
     }
 }
 
-/// `x`, through a register move LLVM cannot see through or move (an asm
-/// block with side effects): what is computed from the result stays where
-/// the call is (see [`StageDescriptors::at_pinned`]). ptxas sees a plain
-/// `mov` and propagates it.
+/// `x`, kept where the call is ([`baton::arch::ptx::opaque`] on the GPU;
+/// see [`StageDescriptors::at_pinned`]); the value itself on the host.
 ///
 /// ```ignore
 /// let lo = pinned(a0.lo).wrapping_add(3 * stage_units);
@@ -137,12 +135,7 @@ impl StageDescriptors {
 fn pinned(x: u32) -> u32 {
     #[cfg(target_arch = "nvptx64")]
     {
-        let r: u32;
-        // SAFETY: a register move (no memory, no state).
-        unsafe {
-            core::arch::asm!("mov.b32 {r}, {x};", r = out(reg32) r, x = in(reg32) x, options(nomem, nostack, preserves_flags))
-        };
-        r
+        baton::arch::ptx::opaque(x)
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {

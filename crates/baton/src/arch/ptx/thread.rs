@@ -66,6 +66,27 @@ pub fn warp_uniform(x: u32) -> u32 {
     r
 }
 
+/// `x`, through a register move LLVM cannot see through, merge or move
+/// (an `asm` block with side effects, not `pure`): what is computed from
+/// the result stays where the call is, instead of being hoisted out of a
+/// loop and kept live in registers across it (the persistent tile loops'
+/// per-tile values, the pinned stage descriptors of the FP8 K loop, which
+/// spilled without it). ptxas sees a plain `mov` and propagates it: the
+/// SASS pays nothing.
+///
+/// ```ignore
+/// let lane = opaque(tid) % 32; // derived here, not kept from before the loop
+/// ```
+#[inline(always)]
+pub fn opaque(x: u32) -> u32 {
+    let r: u32;
+    // SAFETY: a register move (no memory, no state).
+    unsafe {
+        asm!("mov.b32 {r}, {x};", r = out(reg32) r, x = in(reg32) x, options(nomem, nostack))
+    };
+    r
+}
+
 /// `elect.sync` over the full warp: true in exactly one lane of the warp.
 /// All 32 lanes must execute it (converged).
 #[inline(always)]

@@ -70,10 +70,14 @@ def gemm_fp8_blockwise(a: Tensor, a_scales: Tensor, b: Tensor, b_scales: Tensor)
     ``a``: ``float8_e4m3fn`` ``[M, K]``, ``b``: ``float8_e4m3fn`` ``[N, K]``,
     both K contiguous; K a multiple of 128, N of 8. ``a_scales``: fp32
     ``[M, K/128]``, one per row and 128 of K, **M-major** (``stride(0) ==
-    1``, DeepGEMM's TMA-aligned layout: ``a_scales.t().contiguous().t()``;
-    with K/128 > 1 its column stride must be a multiple of 4).
+    1``: ``a_scales.t().contiguous().t()``, or DeepGEMM's TMA-aligned
+    layout, whose column stride is a multiple of 4 and is read in place;
+    other column strides (at least M) cost one small copy per call).
     ``b_scales``: fp32 ``[ceil(N/128), K/128]``, one per 128x128 block,
-    contiguous. Returns a new bf16 ``[M, N]`` tensor.
+    contiguous. Returns a new bf16 ``[M, N]`` tensor. The kernel and its
+    split-K count are the Rust API's plan for the shape (small M with long K
+    splits K across the SMs). Under CUDA-graph capture the A scales must be
+    read in place (TMA-aligned) and no split-K runs.
 
     Raises ``TypeError`` (dtype) or ``ValueError`` (device, shape, stride,
     alignment: the message names the rule).

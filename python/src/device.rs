@@ -1,23 +1,17 @@
 //! What the package keeps per CUDA device, made once on first use: the
 //! device's primary context (the one torch uses), baton's kernels loaded
-//! from the embedded PTX, the FP8 typed kernels with their resident work
-//! units, looked up once, the FP8 tensor maps and the BF16 plans by
-//! operand set, and the attention kernels.
+//! from the embedded PTX, the BF16 and FP8 plans by operand set and
+//! stream, and the attention kernels.
 
-use crate::map_cache::MapCache;
 use crate::plan_cache::PlanCache;
-use baton_kernels_abi::gemm_params::GemmFp8Params;
 use baton_runtime::cudarc::driver::CudaContext;
-use baton_runtime::gemm::fp8;
-use baton_runtime::{Gpu, Kernels, Result, TypedKernel, Variant};
+use baton_runtime::gemm::GemmPlan;
+use baton_runtime::gemm::fp8::Fp8GemmPlan;
+use baton_runtime::{Gpu, Kernels, Result, Variant};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Device ordinals the package keeps state for.
 pub const MAX_DEVICES: usize = 64;
-
-/// A typed kernel and its resident work units (SMs, or co-resident
-/// clusters), or why it could not be had.
-type KernelSlot<P> = OnceLock<std::result::Result<(TypedKernel<P>, u32), String>>;
 
 /// The state of one device.
 pub struct DeviceState {
@@ -25,12 +19,10 @@ pub struct DeviceState {
     pub gpu: Gpu,
     /// baton's kernels for this device's target, loaded once.
     pub kernels: Kernels,
-    /// FP8 kernels by [`fp8::VARIANTS`] index, looked up on first use.
-    fp8: [KernelSlot<GemmFp8Params>; fp8::VARIANTS.len()],
-    /// Encoded tensor maps by operand set (host memory; FP8).
-    pub maps: Mutex<MapCache>,
     /// BF16 plans by operand set and stream.
-    pub plans: Mutex<PlanCache>,
+    pub plans: Mutex<PlanCache<GemmPlan<'static>>>,
+    /// FP8 plans by operand set and stream.
+    pub fp8_plans: Mutex<PlanCache<Fp8GemmPlan<'static>>>,
     /// The attention kernels, loaded on first use.
     pub attention: OnceLock<std::result::Result<baton_attention::Attention, String>>,
 }
@@ -64,9 +56,8 @@ impl DeviceState {
         Ok(DeviceState {
             gpu,
             kernels,
-            fp8: [const { OnceLock::new() }; fp8::VARIANTS.len()],
-            maps: Mutex::new(MapCache::default()),
             plans: Mutex::new(PlanCache::default()),
+            fp8_plans: Mutex::new(PlanCache::default()),
             attention: OnceLock::new(),
         })
     }
@@ -74,34 +65,5 @@ impl DeviceState {
     /// The primary context of this device.
     pub fn context(&self) -> &Arc<CudaContext> {
         self.gpu.context()
-    }
-
-    /// The FP8 kernel named `name` (one of [`fp8::VARIANTS`]) and its
-    /// resident work units.
-    pub fn fp8_kernel(
-        &self,
-        name: &str,
-    ) -> std::result::Result<&(TypedKernel<GemmFp8Params>, u32), DeviceError> {
-        let i = fp8::VARIANTS
-            .iter()
-            .position(|v| *v == name)
-            .unwrap_or_default();
-        self.fp8[i]
-            .get_or_init(|| {
-                let spec = fp8::spec_of(name).ok_or(format!("{name}: not an FP8 kernel"))?;
-                let k = self.kernels.kernel(spec).map_err(|e| e.to_string())?;
-                let cluster = fp8::cluster_of(name);
-                let slots = if cluster > 1 {
-                    k.kernel()
-                        .max_active_clusters((cluster, 1, 1), fp8::THREADS, k.dynamic_smem_bytes())
-                        .map_err(|e| e.to_string())?
-                        .max(1)
-                } else {
-                    self.gpu.sm_count()
-                };
-                Ok((k, slots))
-            })
-            .as_ref()
-            .map_err(|e| DeviceError(e.clone()))
     }
 }

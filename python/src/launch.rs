@@ -1,32 +1,29 @@
 //! The GEMM calls of the Python package on caller-owned device memory:
 //! validation (shape rules from `baton_runtime::gemm`, view rules from
-//! [`crate::view`]), the kernel choice of the Rust API's plans, the tensor
-//! maps encoded on the host (once per operand set: [`crate::map_cache`])
-//! and passed by value in the kernel parameters, and the launch on the
-//! caller's stream. Nothing here allocates device memory or synchronizes
-//! once a BF16 operand set's plan exists (the first call with it may
-//! allocate a split-K workspace, in stream order, never while capturing),
-//! so every call can be captured in a CUDA graph.
+//! [`crate::view`]), the Rust API's plans (kernel, split-K, tensor maps
+//! encoded on the host once per operand set and passed by value in the
+//! kernel parameters), and the launch on the caller's stream. Nothing here
+//! allocates device memory or synchronizes once an operand set's plan
+//! exists (the first call with it may allocate a split-K workspace or the
+//! FP8 A scales' padded copy, in stream order, never while capturing), so
+//! every call can be captured in a CUDA graph.
 //!
-//! BF16 calls run the Rust API's own plans (`GemmPlan::from_views`, kept
-//! per operand set and stream in [`crate::plan_cache`]): the same
-//! configuration, split-K or stream-K and tensor maps as a Rust caller's.
-//! FP8 calls encode their maps here following `Fp8GemmPlan::with_kernel`
-//! (same maps, boxes and order; the tile facts come from `gemm::fp8`),
-//! because their A scales may have a row stride (DeepGEMM's TMA-aligned
-//! layout) that the plan's `Scales` cannot describe; they run unsplit.
+//! Both run the Rust API's own plans (`GemmPlan::from_views`,
+//! `Fp8GemmPlan::from_views`, kept per operand set and stream in
+//! [`crate::plan_cache`]): the same configuration, split-K or stream-K and
+//! tensor maps as a Rust caller's. The FP8 A scales may have any row
+//! stride (`Scales::with_ld`: DeepGEMM's TMA-aligned layout is read in
+//! place, others through the plan's padded copy).
 
 use crate::device::DeviceState;
-use crate::map_cache::MapKey;
+use crate::plan_cache::PlanKey;
 use crate::view::{MatrixView, ViewError};
-use baton::tensor_map::{ElemType, Swizzle};
-use baton_kernels_abi::gemm_params::{GemmFp8Params, StreamKParams, TensorMapParam};
 use baton_runtime::cudarc::driver::sys;
+use baton_runtime::gemm::fp8::{self, Fp8GemmPlan};
 use baton_runtime::gemm::matrix::{Matrix, MatrixDesc, MatrixMut};
-use baton_runtime::gemm::{self, Fp8ShapeError, GemmPlan, GemmShapeError, fp8};
-use baton_runtime::tensor_map;
+use baton_runtime::gemm::{self, Fp8ShapeError, GemmPlan, GemmShapeError, Scales};
 
-/// Why a call was refused or failed. The first three are the caller's
+/// Why a call was refused or failed. All but the last are the caller's
 /// (Python `ValueError`), the last the device's (`RuntimeError`).
 #[derive(Debug, thiserror::Error)]
 pub enum CallError {
@@ -39,6 +36,10 @@ pub enum CallError {
     /// A strided-view rule.
     #[error(transparent)]
     View(#[from] ViewError),
+    /// A plan refused the call's operands or stream state (e.g. FP8 A
+    /// scales that need a copy while a graph is being captured).
+    #[error(transparent)]
+    Plan(gemm::GemmError),
     /// The device, driver or launch failed.
     #[error("{0}")]
     Device(String),
@@ -49,6 +50,10 @@ impl From<baton_runtime::Error> for CallError {
         match e {
             baton_runtime::Error::GemmShape(s) => CallError::Shape(s),
             baton_runtime::Error::Fp8Shape(s) => CallError::Fp8Shape(s),
+            baton_runtime::Error::Gemm(
+                g @ (gemm::GemmError::AScalesCopyInGraph { .. }
+                | gemm::GemmError::OutputOverlapsInput { .. }),
+            ) => CallError::Plan(g),
             e => CallError::Device(e.to_string()),
         }
     }
@@ -83,6 +88,22 @@ impl Tensor2d {
         what: &'static str,
         hint: &'static str,
     ) -> Result<MatrixView, ViewError> {
+        let v = self.rows(operand, elem_bytes, transposed, what, hint)?;
+        v.check_layout(operand)?;
+        Ok(v)
+    }
+
+    /// [`view`](Self::view) without TMA's stride rule: for operands the
+    /// runtime reads in place or copies (the FP8 A scales); rows still
+    /// must not overlap.
+    fn rows(
+        &self,
+        operand: &'static str,
+        elem_bytes: u64,
+        transposed: bool,
+        what: &'static str,
+        hint: &'static str,
+    ) -> Result<MatrixView, ViewError> {
         let (r, c) = if transposed { (1, 0) } else { (0, 1) };
         let (rows, cols) = (self.sizes[r], self.sizes[c]);
         if cols > 1 && self.strides[c] != 1 {
@@ -98,15 +119,16 @@ impl Tensor2d {
         } else {
             self.strides[r].max(0) as u64
         };
-        let v = MatrixView {
+        if ld < cols {
+            return Err(ViewError::LeadingDimTooSmall { operand, ld, cols });
+        }
+        Ok(MatrixView {
             ptr: self.ptr,
             rows,
             cols,
             ld,
             elem_bytes,
-        };
-        v.check_layout(operand)?;
-        Ok(v)
+        })
     }
 }
 
@@ -236,26 +258,11 @@ pub fn check_addresses(
     Ok(())
 }
 
-/// The map of `view` with `box_rows × box_cols` boxes, as a kernel
-/// parameter (`tensor_map::encode_strided_matrix`: zero fill, 256-byte L2
-/// promotion, as the plans encode theirs).
-fn map(
-    view: &MatrixView,
-    dtype: ElemType,
-    box_rows: u32,
-    box_cols: u32,
-    swizzle: Swizzle,
-) -> Result<TensorMapParam, CallError> {
-    let m = tensor_map::encode_strided_matrix(
-        view.ptr, dtype, view.rows, view.cols, view.ld, box_rows, box_cols, swizzle,
-    )?;
-    Ok(TensorMapParam { bytes: m.0 })
-}
-
-/// The [`MapKey`] of a launch: `kind` (kernel and tile configuration),
-/// M, N, K, and the address and row stride of each mapped operand (their
-/// shapes follow from M, N, K).
-fn map_key(kind: u64, mnk: (u64, u64, u64), views: [&MatrixView; 4]) -> MapKey {
+/// The first 12 words of a launch's [`PlanKey`]: `kind` (1: BF16, 2:
+/// FP8), M, N, K, and the address and row stride of each mapped operand
+/// (their shapes follow from M, N, K); the caller fills the rest (stream,
+/// capture, operands the maps do not name).
+fn plan_key(kind: u64, mnk: (u64, u64, u64), views: [&MatrixView; 4]) -> PlanKey {
     let mut key = [0u64; 16];
     key[0] = kind;
     (key[1], key[2], key[3]) = mnk;
@@ -270,6 +277,29 @@ fn map_key(kind: u64, mnk: (u64, u64, u64), views: [&MatrixView; 4]) -> MapKey {
 /// [`Matrix::from_raw`]).
 fn elems(v: &MatrixView) -> usize {
     (v.span_bytes() / v.elem_bytes) as usize
+}
+
+/// The device's `Gpu` on the caller's `stream`, with the context current
+/// (the driver encodes maps in it), and whether the stream is capturing a
+/// CUDA graph (plans made then get no split-K or stream-K).
+///
+/// # Safety
+/// `stream` must be a live stream of the device's context.
+unsafe fn plan_stream(
+    dev: &DeviceState,
+    stream: sys::CUstream,
+) -> Result<(baton_runtime::Gpu, bool), CallError> {
+    dev.context()
+        .bind_to_thread()
+        .map_err(|e| CallError::Device(e.to_string()))?;
+    // SAFETY: the caller guarantees `stream` belongs to the device's
+    // context; wrapping does not take ownership.
+    let s = unsafe { dev.context().wrap_borrowed_stream(stream) };
+    let capturing = s
+        .capture_status()
+        .map_err(|e| CallError::Device(e.to_string()))?
+        != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    Ok((dev.gpu.with_stream(s)?, capturing))
 }
 
 /// Enqueues `D = alpha·A·Bᵀ + beta·C` on `stream` (a stream of the
@@ -295,20 +325,10 @@ pub unsafe fn gemm_bf16(
     }
     check_addresses(&inputs, &p.d)?;
     let (m, n, k) = p.mnk;
-    // The driver encodes maps with the device's context current.
-    dev.context()
-        .bind_to_thread()
-        .map_err(|e| CallError::Device(e.to_string()))?;
-    // SAFETY: the caller guarantees `stream` belongs to the device's
-    // context; wrapping does not take ownership.
-    let s = unsafe { dev.context().wrap_borrowed_stream(stream) };
-    let capturing = s
-        .capture_status()
-        .map_err(|e| CallError::Device(e.to_string()))?
-        != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-    let gpu = dev.gpu.with_stream(s)?;
+    // SAFETY: forwarded (`stream` is a live stream of the device's context).
+    let (gpu, capturing) = unsafe { plan_stream(dev, stream) }?;
     let c = p.c.as_ref().unwrap_or(&p.d);
-    let mut key = map_key(1, p.mnk, [&p.a, &p.b, c, &p.d]);
+    let mut key = plan_key(1, p.mnk, [&p.a, &p.b, c, &p.d]);
     key[12] = stream as u64;
     key[13] = capturing as u64;
     key[14] = p.c.is_some() as u64;
@@ -405,7 +425,9 @@ pub fn check_fp8(
     let a = a.view("a", 1, false, K_MAJOR, A_HINT)?;
     let b = b.view("b", 1, false, K_MAJOR, B_HINT)?;
     same_shape("b", &b, n, k)?;
-    let sa_view = sa.view(
+    // Any row stride: TMA reads 16-byte aligned rows (DeepGEMM's layout)
+    // in place, the plan copies others.
+    let sa_view = sa.rows(
         "a_scales",
         4,
         true,
@@ -441,7 +463,11 @@ pub fn check_fp8(
     })
 }
 
-/// Enqueues the blockwise FP8 GEMM `D = (A ⊙ Sa)·(B ⊙ Sb)ᵀ` on `stream`.
+/// Enqueues the blockwise FP8 GEMM `D = (A ⊙ Sa)·(B ⊙ Sb)ᵀ` on `stream`
+/// with the Rust API's plan (`Fp8GemmPlan::from_views`: kernel, split-K
+/// and tensor maps of the cost model, A scales read in place or through
+/// the plan's padded copy), kept per operand set and stream as the BF16
+/// plans are.
 ///
 /// # Safety
 /// As [`gemm_bf16`].
@@ -450,75 +476,57 @@ pub unsafe fn gemm_fp8_blockwise(
     stream: sys::CUstream,
     p: &Fp8Problem,
 ) -> Result<(), CallError> {
-    check_addresses(
-        &[
-            ("a", &p.a),
-            ("b", &p.b),
-            ("a_scales", &p.sa),
-            ("b_scales", &p.sb),
-        ],
-        &p.d,
-    )?;
+    // The A scales need no alignment: the plan copies rows TMA cannot read
+    // in place (`fp8::a_scales_copied`). The B scales are read through a
+    // plain pointer.
+    check_addresses(&[("a", &p.a), ("b", &p.b), ("b_scales", &p.sb)], &p.d)?;
+    if p.d.overlaps(&p.sa) {
+        return Err(ViewError::OutputOverlaps {
+            operand: "a_scales",
+        }
+        .into());
+    }
     let (m, n, k) = p.mnk;
-    let name = fp8::choose(m as usize, n as usize, k as usize, dev.gpu.sm_count());
-    let (Some((bm, _, _)), Some((a_rows, b_rows))) = (fp8::tile_of(name), fp8::load_rows(name))
-    else {
-        unreachable!("fp8::choose picks among fp8::VARIANTS");
-    };
-    let (kernel, slots) = dev.fp8_kernel(name)?;
-    let tail_rows = (m % bm as u64) as u32;
-    let tail_box = if tail_rows == 0 { bm } else { tail_rows };
-    let bk = fp8::SCALE_BLOCK as u32;
-    dev.context()
-        .bind_to_thread()
-        .map_err(|e| CallError::Device(e.to_string()))?;
-    let kind = 100 + fp8::VARIANTS.iter().position(|v| *v == name).unwrap_or(0) as u64;
-    let key = map_key(kind, p.mnk, [&p.a, &p.b, &p.sa, &p.d]);
-    let maps = *dev
-        .maps
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get_or_encode(&key, || {
-            Ok::<_, CallError>([
-                // The runtime's rule for the boxes (with a cluster each CTA
-                // loads, and multicasts, half of A's rows or of B's).
-                map(&p.a, ElemType::U8, a_rows, bk, Swizzle::B128)?,
-                map(&p.b, ElemType::U8, b_rows, bk, Swizzle::B128)?,
-                map(&p.sa, ElemType::F32, 1, bm, Swizzle::None)?,
-                map(&p.d, ElemType::BF16, 64, 32, Swizzle::B64)?,
-                // The last tile row's A and A scales when M mod BM ≠ 0.
-                map(&p.a, ElemType::U8, tail_box, bk, Swizzle::B128)?,
-                map(
-                    &p.sa,
-                    ElemType::F32,
-                    1,
-                    tail_box.next_multiple_of(4),
-                    Swizzle::None,
-                )?,
-            ])
-        })?;
-    let [tma_a, tma_b, tma_sa, tma_d, tma_a_tail, tma_sa_tail] = maps;
-    let params = GemmFp8Params {
-        tma_a,
-        tma_b,
-        tma_sa,
-        tma_d,
-        tma_a_tail,
-        tma_sa_tail,
-        b_scales: p.sb.ptr as *const f32,
-        m: m as u32,
-        n: n as u32,
-        k: k as u32,
-        tail_rows,
-        stream_k: StreamKParams::OFF,
-    };
-    let Some(grid) = fp8::data_parallel_grid(name, m as u32, n as u32, *slots) else {
-        unreachable!("fp8::choose picks among fp8::VARIANTS");
-    };
-    // SAFETY: as in `gemm_bf16`.
-    let s = unsafe { dev.context().wrap_borrowed_stream(stream) };
-    // SAFETY: the maps and the B-scale pointer name the checked views
-    // (live per the caller); stream-K is off.
-    unsafe { kernel.launch(&s, grid, &params) }?;
+    let (mu, nu, ku) = (m as usize, n as usize, k as usize);
+    // SAFETY: forwarded.
+    let (gpu, capturing) = unsafe { plan_stream(dev, stream) }?;
+    let mut key = plan_key(2, p.mnk, [&p.a, &p.b, &p.sa, &p.d]);
+    key[12] = stream as u64;
+    key[13] = capturing as u64;
+    key[14] = p.sb.ptr;
+    let mut plans = dev.fp8_plans.lock().unwrap_or_else(|e| e.into_inner());
+    let plan = plans.get_or_make(&key, || {
+        // SAFETY: as in `gemm_bf16`: the views name live device memory of
+        // this context while the caller holds its tensors, and the plan
+        // only runs with the same addresses (its key).
+        let (a, b, d, sa, sb) = unsafe {
+            (
+                Matrix::<u8>::from_raw(
+                    p.a.ptr,
+                    elems(&p.a),
+                    MatrixDesc::row_major(mu, ku).with_ld(p.a.ld as usize),
+                ),
+                Matrix::<u8>::from_raw(
+                    p.b.ptr,
+                    elems(&p.b),
+                    MatrixDesc::col_major(ku, nu).with_ld(p.b.ld as usize),
+                ),
+                MatrixMut::<u16>::from_raw(
+                    p.d.ptr,
+                    elems(&p.d),
+                    MatrixDesc::row_major(mu, nu).with_ld(p.d.ld as usize),
+                ),
+                Scales::from_raw(p.sa.ptr, elems(&p.sa)).with_ld(p.sa.ld as usize),
+                Scales::from_raw(p.sb.ptr, elems(&p.sb)),
+            )
+        };
+        let (a, b, d) = (
+            a.map_err(baton_runtime::Error::from)?,
+            b.map_err(baton_runtime::Error::from)?,
+            d.map_err(baton_runtime::Error::from)?,
+        );
+        Fp8GemmPlan::from_views(&gpu, &dev.kernels, a, b, sa, sb, d)
+    })?;
+    plan.run(&gpu)?;
     Ok(())
 }

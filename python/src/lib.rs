@@ -11,7 +11,6 @@ mod attention;
 mod device;
 mod eager;
 mod launch;
-mod map_cache;
 mod plan_cache;
 pub mod view;
 

@@ -295,6 +295,39 @@ def test_fp8_blockwise_matches_fp32_reference(m, n, k):
     assert rel_err(out, ref) < 4e-3
 
 
+@pytest.mark.parametrize("m,n,k", [(66, 512, 8192), (130, 1024, 8192), (66, 1024, 4096)])
+def test_fp8_blockwise_split_k_with_torch_scale_layout(m, n, k):
+    # Small M, long K: the plan splits K (as for a Rust caller), and the A
+    # scales come in torch's own layout (a_scales.t().contiguous().t():
+    # rows of M floats, not TMA-aligned for these M), read through the
+    # plan's padded copy.
+    a, sa, b, sb, a_deq, b_deq = quantize_fp8(m, n, k, seed=m + n + k)
+    ref = a_deq @ b_deq.T
+    out = baton.gemm_fp8_blockwise(a, sa.t().contiguous().t(), b, sb)
+    torch.cuda.synchronize()
+    assert not out.isnan().any()
+    assert rel_err(out, ref) < 4e-3
+    # The same plan again (kept per operand set), on fresh values.
+    a2, sa2, b2, sb2, a2_deq, b2_deq = quantize_fp8(m, n, k, seed=m + n + k + 1)
+    a.copy_(a2)
+    b.copy_(b2)
+    sb.copy_(sb2)
+    sa_t = sa2.t().contiguous().t()
+    out = baton.gemm_fp8_blockwise(a, sa_t, b, sb)
+    torch.cuda.synchronize()
+    assert rel_err(out, a2_deq @ b2_deq.T) < 4e-3
+
+
+def test_fp8_blockwise_capture_refuses_a_scale_copy():
+    m, n, k = 66, 256, 512
+    a, sa, b, sb, _, _ = quantize_fp8(m, n, k, seed=5)
+    sa_t = sa.t().contiguous().t()  # 264-byte rows: needs the padded copy
+    g = torch.cuda.CUDAGraph()
+    with pytest.raises(ValueError, match="cannot be allocated while the stream captures"):
+        with torch.cuda.graph(g):
+            baton.gemm_fp8_blockwise(a, sa_t, b, sb)
+
+
 def test_fp8_blockwise_strided_a_and_graph_replay():
     m, n, k = 256, 512, 1024
     a, sa, b, sb, a_deq, b_deq = quantize_fp8(m, n, k, seed=9)

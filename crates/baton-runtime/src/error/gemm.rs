@@ -115,6 +115,22 @@ pub enum Fp8ShapeError {
         /// (M, N, K) as given.
         mnk: (usize, usize, usize),
     },
+    /// The A scales' row stride is shorter than their M columns.
+    ScaleStrideTooSmall {
+        /// The row stride given, in floats.
+        ld: usize,
+        /// M.
+        m: usize,
+    },
+    /// Strided A scales end before their last row does.
+    ScalesTooShort {
+        /// Floats the rows span: `(K/128 − 1) · ld + M`.
+        needed: usize,
+        /// Floats given.
+        got: usize,
+        /// The row stride, in floats.
+        ld: usize,
+    },
 }
 
 impl std::error::Error for Fp8ShapeError {}
@@ -146,6 +162,14 @@ impl std::fmt::Display for Fp8ShapeError {
             Self::TooLarge { mnk } => write!(
                 f,
                 "FP8 GEMM shape {mnk:?} too large: M, N, K and M·K/128 must be below 2^31"
+            ),
+            Self::ScaleStrideTooSmall { ld, m } => write!(
+                f,
+                "A scales: row stride {ld} floats is less than M = {m}; each K block's row of M scales must not overlap the next (ld >= M)"
+            ),
+            Self::ScalesTooShort { needed, got, ld } => write!(
+                f,
+                "A scales hold {got} floats but K/128 rows {ld} apart of M scales span {needed}; allowed: at least (K/128 - 1) * ld + M floats"
             ),
         }
     }
@@ -218,6 +242,19 @@ pub enum GemmError {
          would repeat it): turn stream-K off on the plan (set_stream_k(gpu, None)) before capturing"
     )]
     StreamKInGraph,
+    /// An FP8 plan whose A scales TMA cannot read in place (rows not a
+    /// multiple of 16 bytes, or an unaligned start) made while its stream
+    /// captures a CUDA graph: the plan would allocate its padded copy
+    /// inside the capture.
+    #[error(
+        "the A scales' rows ({ld} floats apart, starting at {address:#x}) need the plan's padded copy, which cannot be allocated while the stream captures a CUDA graph; allowed: make the plan before capturing, or pass A scales whose rows TMA reads in place (a 16-byte aligned start and a row stride that is a multiple of 4 floats, as DeepGEMM's TMA-aligned layout)"
+    )]
+    AScalesCopyInGraph {
+        /// The A scales' device address.
+        address: u64,
+        /// Their row stride, in floats.
+        ld: u64,
+    },
     /// A split-K count the problem cannot run with: every worker of a
     /// split must be resident at once (a finalizer waits for its
     /// contributors) and get at least one K block.

@@ -11,7 +11,6 @@ use super::operand::{RowMajorOperand, param};
 use super::ranges_overlap;
 use super::stream_k::StreamKWorkspace;
 use crate::error::{Error, Fp8ShapeError, GemmError, Result};
-use crate::tensor_map::encode_matrix;
 use crate::{Gpu, Kernels, TypedKernel};
 use baton::kernel::KernelSpec;
 use baton::tensor_map::{ElemType, Swizzle};
@@ -478,6 +477,24 @@ pub fn validate(
     Ok(())
 }
 
+/// Whether a plan reads the A scales (`[K/128, M]` f32 at `address`, rows
+/// `ld` floats apart) through a zero-padded copy rather than in place: TMA
+/// needs a 16-byte aligned base address and row stride, so packed scales
+/// with M not a multiple of 4, or an unaligned view, are copied (one 2-D
+/// device copy per launch, `K/128 · M` floats); DeepGEMM's TMA-aligned
+/// layout (`ld` = M rounded up to 4) is read in place.
+///
+/// ```
+/// use baton_runtime::gemm::fp8::a_scales_copied;
+/// assert!(!a_scales_copied(0x1000, 64)); // packed, M = 64
+/// assert!(a_scales_copied(0x1000, 66)); // packed, M = 66: 264-byte rows
+/// assert!(!a_scales_copied(0x1000, 68)); // M = 66 in DeepGEMM's layout
+/// assert!(a_scales_copied(0x1004, 68)); // a view starting mid-granule
+/// ```
+pub fn a_scales_copied(address: u64, ld: u64) -> bool {
+    !(4 * ld).is_multiple_of(16) || !address.is_multiple_of(16)
+}
+
 /// The kernel operands of a blockwise FP8 GEMM: A M×K and B N×K e4m3
 /// (K-major), the scales' device addresses (packed, lengths checked), D
 /// M×N bf16, all row-major.
@@ -485,7 +502,8 @@ pub fn validate(
 pub(crate) struct Fp8Operands {
     pub a: RowMajorOperand,
     pub b: RowMajorOperand,
-    pub a_scales: u64,
+    /// `[K/128, M]` f32, M contiguous, rows `ld ≥ M` floats apart.
+    pub a_scales: RowMajorOperand,
     pub b_scales: u64,
     pub d: RowMajorOperand,
 }
@@ -502,10 +520,12 @@ pub struct Fp8GemmPlan<'a> {
     /// (BM, BN, stages).
     tile: (u32, u32, u32),
     b_scales: u64,
-    a_scales: u64,
-    /// Zero-padded copy of the A scales when M is not a multiple of 4.
-    /// (Owned by the plan, with its device address taken once, so `run`
-    /// records no cudarc events while a graph may be capturing.)
+    /// The caller's A scales (source of `sa_pad`'s copy).
+    a_scales: RowMajorOperand,
+    /// Zero-padded copy of the A scales when TMA cannot read them in place
+    /// ([`a_scales_copied`]). (Owned by the plan, with its device address
+    /// taken once, so `run` records no cudarc events while a graph may be
+    /// capturing.)
     sa_pad: Option<(CudaSlice<f32>, u64)>,
     m: u32,
     n: u32,
@@ -540,11 +560,20 @@ impl<'a> Fp8GemmPlan<'a> {
         mnk: (usize, usize, usize),
     ) -> Result<Self> {
         let (kernel, cost) = plan(mnk.0, mnk.1, mnk.2, gpu.sm_count());
-        let mut plan = Self::with_kernel(gpu, kernels, kernel, a, b, a_scales, b_scales, d, mnk)?;
-        if cost.splits > 1 {
-            plan.set_split_k(gpu, cost.splits as u32)?;
+        let plan = Self::with_kernel(gpu, kernels, kernel, a, b, a_scales, b_scales, d, mnk)?;
+        plan.with_planned_split(gpu, cost.splits as u32)
+    }
+
+    /// The planned split-K count ([`plan`]) on this plan, unless the GPU's
+    /// stream is capturing a CUDA graph (a replay would repeat the
+    /// launch's fixup epoch: [`GemmError::StreamKInGraph`]), as the BF16
+    /// plans do; never more workers than fit at once.
+    pub(crate) fn with_planned_split(mut self, gpu: &Gpu, splits: u32) -> Result<Self> {
+        let splits = splits.min(self.slots / self.units().max(1));
+        if splits > 1 && super::bf16::refuse_stream_k_capture(gpu).is_ok() {
+            self.set_split_k(gpu, splits)?;
         }
-        Ok(plan)
+        Ok(self)
     }
 
     /// [`new`](Self::new) with an explicit kernel variant (one of [`VARIANTS`]).
@@ -591,7 +620,7 @@ impl<'a> Fp8GemmPlan<'a> {
         let ops = Fp8Operands {
             a: RowMajorOperand::packed(a_ptr, ElemType::U8, m, k),
             b: RowMajorOperand::packed(b_ptr, ElemType::U8, n, k),
-            a_scales: sa_ptr,
+            a_scales: RowMajorOperand::packed(sa_ptr, ElemType::F32, k / SCALE_BLOCK, m),
             b_scales: sb_ptr,
             d: RowMajorOperand::packed(d_ptr, ElemType::BF16, m, n),
         };
@@ -616,12 +645,12 @@ impl<'a> Fp8GemmPlan<'a> {
             .into());
         };
         let stream = gpu.stream();
-        let (sa_ptr, sb_ptr) = (ops.a_scales, ops.b_scales);
+        let (sa_given, sb_ptr) = (ops.a_scales, ops.b_scales);
         let (d_ptr, d_bytes) = (ops.d.address, ops.d.span_bytes(1));
-        let (sa_len, sb_len) = scale_lens(m, n, k);
+        let (_, sb_len) = scale_lens(m, n, k);
         if ranges_overlap(d_ptr, d_bytes, ops.a.address, ops.a.span_bytes(1))
             || ranges_overlap(d_ptr, d_bytes, ops.b.address, ops.b.span_bytes(1))
-            || ranges_overlap(d_ptr, d_bytes, sa_ptr, 4 * sa_len as u64)
+            || ranges_overlap(d_ptr, d_bytes, sa_given.address, sa_given.span_bytes(1))
             || ranges_overlap(d_ptr, d_bytes, sb_ptr, 4 * sb_len as u64)
         {
             return Err(GemmError::OutputOverlapsInput {
@@ -630,15 +659,23 @@ impl<'a> Fp8GemmPlan<'a> {
             }
             .into());
         }
-        // TMA needs 16-byte row strides: with M not a multiple of 4 the
-        // kernel reads a zero-padded copy of the A scales ([K/128, M4]),
+        // TMA reads the A scales in place when their rows are 16-byte
+        // aligned (columns M.. of the last box come as TMA's zero fill);
+        // otherwise the kernel reads a zero-padded copy ([K/128, M4]),
         // refreshed before every launch (one 2-D device copy, enqueued on
         // the stream: a captured graph repeats it).
         let m4 = m.next_multiple_of(4);
-        let mut sa_pad = if m4 == m {
-            None
-        } else {
+        let mut sa_pad = if a_scales_copied(sa_given.address, sa_given.ld) {
+            if super::bf16::refuse_stream_k_capture(gpu).is_err() {
+                return Err(GemmError::AScalesCopyInGraph {
+                    address: sa_given.address,
+                    ld: sa_given.ld,
+                }
+                .into());
+            }
             Some(stream.alloc_zeros::<f32>((k / SCALE_BLOCK) * m4)?)
+        } else {
+            None
         };
         let sa_pad = sa_pad.take().map(|mut pad| {
             let p = {
@@ -647,25 +684,18 @@ impl<'a> Fp8GemmPlan<'a> {
             };
             (pad, p)
         });
-        let sa_map_ptr = sa_pad.as_ref().map_or(sa_ptr, |(_, p)| *p);
+        // What TMA reads: the copy (packed, M4 wide) or the caller's rows.
+        let sa_read = match &sa_pad {
+            Some((_, p)) => RowMajorOperand::packed(*p, ElemType::F32, k / SCALE_BLOCK, m4),
+            None => sa_given,
+        };
         let bk = 128;
         let cluster = cluster_of(kernel);
         let tail_rows = (m % bm as usize) as u32;
         let tail_box = if tail_rows == 0 { bm } else { tail_rows };
         // A and its scales with boxes of `rows` rows.
         let a_map = |rows: u32| ops.a.map(0, rows, bk, Swizzle::B128);
-        let sa_map = |rows: u32| {
-            let k_blocks = (k / SCALE_BLOCK) as u64;
-            encode_matrix(
-                sa_map_ptr,
-                ElemType::F32,
-                k_blocks,
-                m4 as u64,
-                1,
-                rows,
-                Swizzle::None,
-            )
-        };
+        let sa_map = |rows: u32| sa_read.map(0, 1, rows, Swizzle::None);
         let along_n = shares_a(kernel);
         let Some((a_rows, b_rows)) = load_rows(kernel) else {
             unreachable!("tile_of and load_rows list the same kernels");
@@ -709,7 +739,7 @@ impl<'a> Fp8GemmPlan<'a> {
             tile: (bm, bn, stages),
             maps,
             b_scales: sb_ptr,
-            a_scales: sa_ptr,
+            a_scales: sa_given,
             sa_pad,
             m: m as u32,
             n: n as u32,
@@ -858,9 +888,9 @@ impl<'a> Fp8GemmPlan<'a> {
                 srcY: 0,
                 srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
                 srcHost: std::ptr::null(),
-                srcDevice: self.a_scales,
+                srcDevice: self.a_scales.address,
                 srcArray: std::ptr::null_mut(),
-                srcPitch: 4 * m,
+                srcPitch: 4 * self.a_scales.ld as usize,
                 dstXInBytes: 0,
                 dstY: 0,
                 dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
@@ -872,7 +902,8 @@ impl<'a> Fp8GemmPlan<'a> {
                 Height: self.k as usize / SCALE_BLOCK,
             };
             // SAFETY: both ranges are live device buffers of the validated
-            // sizes ([K/128, M] and [K/128, M4] floats), ordered on our stream.
+            // sizes ([K/128, M] floats `ld` apart and [K/128, M4] packed),
+            // ordered on our stream.
             let r = unsafe { sys::cuMemcpy2DAsync_v2(&copy, stream.cu_stream()) };
             if r != sys::CUresult::CUDA_SUCCESS {
                 return Err(Error::Cuda(cudarc::driver::DriverError(r)));

@@ -40,8 +40,9 @@ use super::matrix::{Layout, Matrix, MatrixDesc, MatrixError, MatrixMut};
 use super::mn_major::Bf16Layouts;
 use super::operand::RowMajorOperand;
 use super::ranges_overlap;
-use crate::error::{Error, GemmError, Result};
+use crate::error::{Error, Fp8ShapeError, GemmError, Result};
 use crate::{Gpu, Kernels};
+use baton::tensor_map::ElemType;
 use cudarc::driver::DevicePtr;
 use std::marker::PhantomData;
 
@@ -332,13 +333,17 @@ pub fn matmul_bf16<T: Bf16Storage>(
     GemmPlan::from_views(gpu, kernels, a, b, c, d)?.run(gpu, alpha, beta)
 }
 
-/// Blockwise FP8 scales in device memory (f32, packed as
-/// [`fp8`](super::fp8) describes): a cudarc buffer or, for FFI, a raw
-/// pointer.
+/// Blockwise FP8 scales in device memory (f32, laid out as
+/// [`fp8`] describes): a cudarc buffer or, for FFI, a raw
+/// pointer. Packed, or for the A scales `[K/128, M]` with a row stride
+/// ([`with_ld`](Self::with_ld)): DeepGEMM's TMA-aligned layout, a torch
+/// tensor `[M, K/128]` with `stride(0) == 1`.
 #[derive(Clone, Copy, Debug)]
 pub struct Scales<'a> {
     address: u64,
     len: usize,
+    /// Floats from one row to the next; `None`: packed.
+    ld: Option<usize>,
     _data: PhantomData<&'a [f32]>,
 }
 
@@ -349,8 +354,34 @@ impl<'a> Scales<'a> {
         Self {
             address,
             len: data.len(),
+            ld: None,
             _data: PhantomData,
         }
+    }
+
+    /// The same scales read as rows `ld` floats apart: for the A scales,
+    /// row `kb` (K block `kb`) holds the M scales of that K block at
+    /// `kb · ld`, `ld ≥ M`, and the buffer needs `(K/128 − 1) · ld + M`
+    /// floats (any more are not read). Rows that are 16-byte aligned
+    /// (`ld` a multiple of 4 on an aligned buffer) are read in place, others
+    /// through a copy ([`fp8::a_scales_copied`]). The B scales are read
+    /// packed only ([`MatrixError::NotSupported`] otherwise).
+    ///
+    /// ```
+    /// // SAFETY: never launched.
+    /// let s = unsafe { baton_runtime::gemm::Scales::from_raw(0x1000, 3 * 68 + 66) }.with_ld(68);
+    /// assert_eq!(s.ld(), Some(68));
+    /// ```
+    pub fn with_ld(self, ld: usize) -> Self {
+        Self {
+            ld: Some(ld),
+            ..self
+        }
+    }
+
+    /// The row stride given by [`with_ld`](Self::with_ld); `None`: packed.
+    pub fn ld(&self) -> Option<usize> {
+        self.ld
     }
 
     /// `len` scales at device address `address`.
@@ -368,6 +399,7 @@ impl<'a> Scales<'a> {
         Self {
             address,
             len,
+            ld: None,
             _data: PhantomData,
         }
     }
@@ -386,10 +418,17 @@ impl<'a> Scales<'a> {
 impl<'a> Fp8GemmPlan<'a> {
     /// The plan of the blockwise FP8 GEMM `D = (A ⊙ Sa)·(B ⊙ Sb)` over
     /// views: A M×K row-major and B K×N column-major e4m3 with any leading
-    /// dimensions ([`FP8_LAYOUT_RULE`]), scales packed as in
-    /// [`fp8::validate`] (`a_scales` `[K/128, M]`, `b_scales`
-    /// `[⌈N/128⌉, K/128]`), D M×N row-major bf16; batch 1. Picks the kernel
-    /// as [`Fp8GemmPlan::new`] does.
+    /// dimensions ([`FP8_LAYOUT_RULE`]), scales as in [`fp8::validate`]
+    /// (`a_scales` `[K/128, M]`, packed or with a row stride:
+    /// [`Scales::with_ld`]; `b_scales` `[⌈N/128⌉, K/128]` packed), D M×N
+    /// row-major bf16; batch 1. Picks the kernel and split-K count as
+    /// [`Fp8GemmPlan::new`] does (no split while the GPU's stream captures
+    /// a graph).
+    ///
+    /// Errors: the views' and the kernel's shape rules;
+    /// [`Fp8ShapeError::ScaleStrideTooSmall`] / [`Fp8ShapeError::ScalesTooShort`]
+    /// for strided A scales; [`GemmError::AScalesCopyInGraph`] for A scales
+    /// TMA cannot read in place ([`fp8::a_scales_copied`]) while capturing.
     ///
     /// ```no_run
     /// use baton_runtime::{Gpu, Variant};
@@ -449,22 +488,74 @@ impl<'a> Fp8GemmPlan<'a> {
             .into());
         }
         let (m, n, k) = (dd.rows, dd.cols, ad.cols);
-        // Lengths of A, B and D are the views' business; the scales' are
-        // checked here with the kernel's shape rules.
-        let (sa_len, sb_len) = fp8::scale_lens(m, n, k);
-        fp8::validate(m, n, k, m * k, n * k, a_scales.len, b_scales.len, m * n)
-            .map_err(Error::Fp8Shape)?;
-        debug_assert_eq!((a_scales.len, b_scales.len), (sa_len, sb_len));
+        let a_scales = a_scales_operand(a_scales, b_scales, (m, n, k))?;
         let ops = Fp8Operands {
             a: row_major::<E>(a.address(), ad),
             b: row_major::<E>(b.address(), bd),
-            a_scales: a_scales.address,
+            a_scales,
             b_scales: b_scales.address,
             d: row_major::<D>(d.address(), dd),
         };
-        let kernel = fp8::choose(m, n, k, gpu.sm_count());
-        Self::for_operands(gpu, kernels, kernel, ops, (m, n, k))
+        // The kernel and split-K count of `Fp8GemmPlan::new`.
+        let (kernel, cost) = fp8::plan(m, n, k, gpu.sm_count());
+        Self::for_operands(gpu, kernels, kernel, ops, (m, n, k))?
+            .with_planned_split(gpu, cost.splits as u32)
     }
+}
+
+/// The A scales of an M×N×K blockwise FP8 GEMM as the kernel reads them
+/// (`[K/128, M]`, rows `ld` apart), after the kernel's shape rules
+/// ([`fp8::validate`]; lengths of A, B and D are the views' business) and
+/// the scales' own: packed scales hold exactly their count, strided A
+/// scales `ld ≥ M` and at least `(K/128 − 1) · ld + M` floats, B scales
+/// packed.
+fn a_scales_operand(
+    a_scales: Scales<'_>,
+    b_scales: Scales<'_>,
+    (m, n, k): (usize, usize, usize),
+) -> Result<RowMajorOperand> {
+    let (sa_len, _) = fp8::scale_lens(m, n, k);
+    let kb = k / fp8::SCALE_BLOCK;
+    // A strided view is checked for its span below; `validate` sees it as
+    // the packed count it stands for.
+    let sa_as_packed = if a_scales.ld.is_some() {
+        sa_len
+    } else {
+        a_scales.len
+    };
+    fp8::validate(m, n, k, m * k, n * k, sa_as_packed, b_scales.len, m * n)
+        .map_err(Error::Fp8Shape)?;
+    if b_scales.ld.is_some() {
+        return Err(MatrixError::NotSupported {
+            what: "a row stride on the B scales",
+            gemm: "blockwise FP8 GEMM",
+            allowed: "packed B scales [⌈N/128⌉, K/128] (the kernel reads them through a plain pointer)",
+        }
+        .into());
+    }
+    let ld = a_scales.ld.unwrap_or(m);
+    if ld < m {
+        return Err(Error::Fp8Shape(Fp8ShapeError::ScaleStrideTooSmall {
+            ld,
+            m,
+        }));
+    }
+    let span = (kb - 1) * ld + m;
+    if a_scales.len < span {
+        return Err(Error::Fp8Shape(Fp8ShapeError::ScalesTooShort {
+            needed: span,
+            got: a_scales.len,
+            ld,
+        }));
+    }
+    Ok(RowMajorOperand {
+        address: a_scales.address,
+        elem: ElemType::F32,
+        rows: kb as u64,
+        cols: m as u64,
+        ld: ld as u64,
+        batch_stride: (kb * ld) as u64,
+    })
 }
 
 /// One-shot blockwise FP8 GEMM over views on the GPU's stream
@@ -538,6 +629,75 @@ mod tests {
             c.as_ref(),
             &view_mut::<bf16>(D_AT, d),
         )
+    }
+
+    // SAFETY (scales below): never launched.
+    fn scales(address: u64, len: usize) -> Scales<'static> {
+        unsafe { Scales::from_raw(address, len) }
+    }
+
+    #[test]
+    fn a_scales_packed_or_strided_become_the_rows_the_kernel_reads() {
+        // M = 66, K = 512 (4 K blocks), N = 200 (2 B-scale rows).
+        let (m, n, k) = (66, 200, 512);
+        let sb = scales(B_AT, 2 * 4);
+        // Packed: exactly K/128 · M floats, rows M apart.
+        let o = a_scales_operand(scales(A_AT, 4 * 66), sb, (m, n, k)).unwrap();
+        assert_eq!((o.address, o.rows, o.cols, o.ld), (A_AT, 4, 66, 66));
+        assert!(
+            fp8::a_scales_copied(o.address, o.ld),
+            "264-byte rows: copied"
+        );
+        // DeepGEMM's layout: rows 68 apart, the last row only M long.
+        let o = a_scales_operand(scales(A_AT, 3 * 68 + 66).with_ld(68), sb, (m, n, k)).unwrap();
+        assert_eq!((o.rows, o.cols, o.ld), (4, 66, 68));
+        assert_eq!(o.span_bytes(1), 4 * (3 * 68 + 66));
+        assert!(!fp8::a_scales_copied(o.address, o.ld), "read in place");
+        // A longer buffer (a torch tensor's storage) is fine.
+        assert!(a_scales_operand(scales(A_AT, 4 * 68).with_ld(68), sb, (m, n, k)).is_ok());
+    }
+
+    #[test]
+    fn a_scale_refusals_name_the_rule() {
+        let (m, n, k) = (66, 200, 512);
+        let sb = scales(B_AT, 8);
+        let err = |sa, sb| a_scales_operand(sa, sb, (m, n, k)).unwrap_err();
+        // Packed scales keep the exact count.
+        assert!(matches!(
+            err(scales(A_AT, 4 * 66 + 1), sb),
+            Error::Fp8Shape(Fp8ShapeError::WrongLength {
+                operand: "A scales",
+                expected: 264,
+                got: 265
+            })
+        ));
+        let e = err(scales(A_AT, 4 * 64).with_ld(64), sb);
+        assert!(matches!(
+            e,
+            Error::Fp8Shape(Fp8ShapeError::ScaleStrideTooSmall { ld: 64, m: 66 })
+        ));
+        assert!(e.to_string().contains("ld >= M"), "{e}");
+        let e = err(scales(A_AT, 3 * 68 + 65).with_ld(68), sb);
+        assert!(matches!(
+            e,
+            Error::Fp8Shape(Fp8ShapeError::ScalesTooShort {
+                needed: 270,
+                got: 269,
+                ld: 68
+            })
+        ));
+        assert!(e.to_string().contains("(K/128 - 1) * ld + M"), "{e}");
+        let e = err(scales(A_AT, 4 * 68).with_ld(68), scales(B_AT, 8).with_ld(4));
+        assert!(
+            matches!(e, Error::Matrix(MatrixError::NotSupported { .. })),
+            "{e}"
+        );
+        assert!(e.to_string().contains("packed B scales"), "{e}");
+        // The kernel's shape rules come first.
+        assert!(matches!(
+            a_scales_operand(scales(A_AT, 4 * 68).with_ld(68), sb, (m, n, 500)).unwrap_err(),
+            Error::Fp8Shape(Fp8ShapeError::KNotMultipleOf128 { k: 500 })
+        ));
     }
 
     #[test]

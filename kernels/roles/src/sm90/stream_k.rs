@@ -194,7 +194,6 @@ impl StreamKFixup {
         }
         named_barrier_sync(bar, 128);
         let base = self.slot_ptr::<ACC, PARTS>(slot);
-        let mut accs = accs;
         baton::unroll!(P in [0, 1] {
           if (P as usize) < PARTS {
             let acc = &mut *accs[P as usize];

@@ -215,30 +215,6 @@ pub fn load_rows(kernel: &str) -> Option<(u32, u32)> {
     })
 }
 
-/// CTAs of a data-parallel (unsplit) launch of `kernel` over an M×N output
-/// with `slots` workers (CTAs, or clusters) resident at once: one per
-/// work unit ([`cluster_of`] tiles, stacked along N or M) when they fit,
-/// otherwise the fewest workers that take the units in as many waves as
-/// `slots` would ([`equal_waves_workers`]), times the cluster size. `None`
-/// for a name not in [`VARIANTS`].
-///
-/// ```
-/// use baton_runtime::gemm::fp8::{data_parallel_grid, KERNEL, KERNEL_256X128, KERNEL_256X128_MCA};
-/// assert_eq!(data_parallel_grid(KERNEL, 300, 520, 132), Some(3 * 5));
-/// // 256-row tiles in pairs along N: 2 tile rows × ⌈3 / 2⌉ pairs, 2 CTAs each.
-/// assert_eq!(data_parallel_grid(KERNEL_256X128_MCA, 300, 384, 66), Some(2 * 2 * 2));
-/// // 4096 tiles of 128×128: 32 waves on 132 SMs, as on 128.
-/// assert_eq!(data_parallel_grid(KERNEL, 8192, 8192, 132), Some(128));
-/// // 896 tiles of 256×128: 7 waves of 128.
-/// assert_eq!(data_parallel_grid(KERNEL_256X128, 4096, 7168, 132), Some(128));
-/// ```
-pub fn data_parallel_grid(kernel: &str, m: u32, n: u32, slots: u32) -> Option<u32> {
-    let (bm, bn, _) = tile_of(kernel)?;
-    let cluster = cluster_of(kernel);
-    let units = units_of(m, n, (bm, bn), cluster, shares_a(kernel));
-    Some(equal_waves_workers(units, slots) * cluster)
-}
-
 /// Persistent workers for `units` work units on `slots` resident ones:
 /// `units` when they fit in one wave, otherwise the fewest workers that
 /// still finish in `⌈units / slots⌉` waves (every worker takes unit `u`
@@ -850,10 +826,11 @@ impl<'a> Fp8GemmPlan<'a> {
         self.stream_k.as_ref().and_then(StreamKWorkspace::splits)
     }
 
-    /// CTAs launched: one per work unit when they fit on the SMs
-    /// (clusters: as many as fit at once), otherwise the fewest that take
-    /// the same waves ([`equal_waves_workers`], the rule of
-    /// [`data_parallel_grid`]); stream-K: every resident worker.
+    /// CTAs launched: one per work unit ([`cluster_of`] tiles, stacked
+    /// along N or M) when they fit on the SMs (clusters: as many as fit at
+    /// once), otherwise the fewest that take the same waves
+    /// ([`equal_waves_workers`]), times the cluster size; stream-K: every
+    /// resident worker.
     pub fn grid(&self) -> u32 {
         if let Some(w) = &self.stream_k {
             return w.grid();
@@ -998,6 +975,30 @@ pub fn e4m3_to_f32(c: u8) -> f32 {
 
 #[cfg(test)]
 mod tests {
+    /// The data-parallel grid of `kernel` ([`Fp8GemmPlan::grid`] without
+    /// stream-K) over M×N with `slots` resident workers.
+    fn data_parallel_grid(kernel: &str, m: u32, n: u32, slots: u32) -> u32 {
+        let (bm, bn, _) = super::tile_of(kernel).unwrap();
+        let cluster = super::cluster_of(kernel);
+        let units = super::units_of(m, n, (bm, bn), cluster, super::shares_a(kernel));
+        super::equal_waves_workers(units, slots) * cluster
+    }
+
+    #[test]
+    fn data_parallel_grids_take_the_fewest_ctas_of_the_same_waves() {
+        use super::{KERNEL, KERNEL_256X128, KERNEL_256X128_MCA};
+        assert_eq!(data_parallel_grid(KERNEL, 300, 520, 132), 3 * 5);
+        // 256-row tiles in pairs along N: 2 tile rows × ⌈3 / 2⌉ pairs, 2 CTAs each.
+        assert_eq!(
+            data_parallel_grid(KERNEL_256X128_MCA, 300, 384, 66),
+            2 * 2 * 2
+        );
+        // 4096 tiles of 128×128: 32 waves on 132 SMs, as on 128.
+        assert_eq!(data_parallel_grid(KERNEL, 8192, 8192, 132), 128);
+        // 896 tiles of 256×128: 7 waves of 128.
+        assert_eq!(data_parallel_grid(KERNEL_256X128, 4096, 7168, 132), 128);
+    }
+
     use super::*;
 
     #[test]

@@ -423,7 +423,9 @@ impl<'a> Fp8GemmPlan<'a> {
     /// [`Scales::with_ld`]; `b_scales` `[⌈N/128⌉, K/128]` packed), D M×N
     /// row-major bf16; batch 1. Picks the kernel and split-K count as
     /// [`Fp8GemmPlan::new`] does (no split while the GPU's stream captures
-    /// a graph).
+    /// a graph; a split plan made outside a capture and run inside one
+    /// needs [`set_split_k`](Fp8GemmPlan::set_split_k)`(gpu, 1)` first, or
+    /// `run` refuses with [`GemmError::StreamKInGraph`]).
     ///
     /// Errors: the views' and the kernel's shape rules;
     /// [`Fp8ShapeError::ScaleStrideTooSmall`] / [`Fp8ShapeError::ScalesTooShort`]

@@ -13,7 +13,8 @@
 # for each when ptxas is present.
 #
 # Usage: tools/build-ptx.sh [--check] [--out-dir DIR]
-#   --check    fail unless ptxas checked every module
+#   --check    fail unless ptxas checked every module and the nvptx64
+#              build (kernel crates and baton) printed no warning
 #   --out-dir  where to write (default: target/ptx in the repository)
 #
 # Exit status: 0 ok; 3 the device toolchain is missing (run
@@ -59,6 +60,14 @@ copy_modules() { # package file-stem...
     shift
     src="$(out_dir_of "$pkg")"
     [[ -n "$src" ]] || { echo "build-ptx: cargo reported no build-script output directory for $pkg" >&2; exit 1; }
+    # baton-build prints rustc's warnings for the nvptx64 build (which cargo
+    # hides under --quiet) as cargo::warning lines into the build script's
+    # output, next to its OUT_DIR: --check holds the kernels to none.
+    if [[ $CHECK == 1 ]] && grep -q '^cargo::warning=baton-build: ' "$src/../output" 2>/dev/null; then
+        echo "build-ptx: --check: $pkg's kernel build has warnings:" >&2
+        sed -n 's/^cargo::warning=baton-build: /  /p' "$src/../output" | awk '!seen[$0]++' >&2
+        exit 1
+    fi
     if [[ ! -f "$src/$1.ptx" ]]; then
         echo "build-ptx: no PTX was built (device toolchain missing?): run tools/install-device-toolchain.sh" >&2
         exit 3

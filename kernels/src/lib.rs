@@ -18,8 +18,9 @@
 //! ```
 #![no_std]
 #![feature(abi_ptx)]
-// `baton::entry_param_address!` (tensor maps by value) expands to inline PTX here.
-#![feature(asm_experimental_arch)]
+// `baton::entry_param_address!` (tensor maps by value) expands to inline PTX
+// here, in the Hopper kernels (the sm_100a build has none of its own).
+#![cfg_attr(not(feature = "sm100"), feature(asm_experimental_arch))]
 
 #[cfg(not(target_arch = "nvptx64"))]
 compile_error!(

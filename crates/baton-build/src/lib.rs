@@ -155,6 +155,12 @@ pub struct BuiltPtx {
     pub entries_without_spec: Vec<String>,
     /// What ptxas reported per entry (empty without ptxas).
     pub resources: Vec<EntryResources>,
+    /// rustc's warnings for the kernel crate and the crates it builds for
+    /// nvptx64 (baton's own code included), one line each
+    /// ([`compiler_warnings`]). Inside a build script they are also printed
+    /// as `cargo::warning` lines, since a nested build's output is
+    /// otherwise never shown.
+    pub warnings: Vec<String>,
 }
 
 /// What [`KernelCrate::build`] produced.
@@ -385,6 +391,13 @@ impl KernelCrate {
                     variant,
                     directives,
                 )?;
+                if directives {
+                    for w in &m.warnings {
+                        if !modules.iter().any(|p: &BuiltPtx| p.warnings.contains(w)) {
+                            println!("cargo::warning=baton-build: {w}");
+                        }
+                    }
+                }
                 if directives && !m.entries_without_spec.is_empty() {
                     println!(
                         "cargo::warning=baton-build: {}: entries without a KernelSpec (no launch bounds): {}",
@@ -468,6 +481,7 @@ impl KernelCrate {
                 ),
             });
         }
+        let warnings = compiler_warnings(&String::from_utf8_lossy(&out.stderr));
         let profile_dir = target_dir
             .join("nvptx64-nvidia-cuda")
             .join(variant.profile());
@@ -540,8 +554,49 @@ impl KernelCrate {
             specs: rewritten.specs,
             entries_without_spec: rewritten.entries_without_spec,
             resources,
+            warnings,
         })
     }
+}
+
+/// The warnings in rustc's human-readable output (`stderr` of a cargo
+/// build), one line each: the message and, when rustc gives one, the
+/// location of its first span. Cargo's own summary lines (`` warning:
+/// `crate` (lib) generated N warnings ``) and rustc's note on the `ptx*`
+/// target features baton-build passes on purpose are left out.
+///
+/// ```
+/// let stderr = "warning: variable does not need to be mutable\n   --> roles/src/sm90/stream_k.rs:197:13\n    |\n197 |         let mut accs = accs;\n\nwarning: `baton-kernel-roles` (lib) generated 1 warning\n";
+/// assert_eq!(
+///     baton_build::compiler_warnings(stderr),
+///     ["variable does not need to be mutable (roles/src/sm90/stream_k.rs:197:13)"]
+/// );
+/// assert!(baton_build::compiler_warnings("   Compiling core v0.0.0\n").is_empty());
+/// ```
+pub fn compiler_warnings(stderr: &str) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let mut lines = stderr.lines().peekable();
+    while let Some(line) = lines.next() {
+        let Some(message) = line.strip_prefix("warning: ") else {
+            continue;
+        };
+        // Cargo's summaries, and rustc's note on the `ptx*` target
+        // features that the nested build passes on purpose.
+        if (message.starts_with('`') && message.contains(" generated "))
+            || message.starts_with("unstable feature specified for `-Ctarget-feature`")
+        {
+            continue;
+        }
+        let location = lines
+            .peek()
+            .and_then(|next| next.trim_start().strip_prefix("--> "))
+            .map(str::trim);
+        warnings.push(match location {
+            Some(at) => format!("{message} ({at})"),
+            None => message.to_string(),
+        });
+    }
+    warnings
 }
 
 fn write(path: &Path, text: &str) -> Result<(), BuildError> {

@@ -12,6 +12,10 @@ cd "$ROOT"
 
 step() { printf '\n== %s\n' "$*"; }
 
+# Build scripts that run from here on leave their output newer than this.
+STAMP="$(mktemp)"
+trap 'rm -f "$STAMP"' EXIT
+
 step "device toolchain (rustc-web for nvptx64, ptxas)"
 bash tools/install-device-toolchain.sh
 
@@ -42,6 +46,16 @@ cargo test --workspace
 
 step "examples (tools/test-examples.sh: each example's cargo build, fmt, clippy, CPU tests, host binary)"
 bash tools/test-examples.sh
+
+step "kernel crates build warning-free for nvptx64 (baton-build's cargo::warning lines: baton-attention, the examples' kernels)"
+# rustc's warnings of a nested nvptx64 build reach cargo only as the build
+# script's cargo::warning lines (tools/build-ptx.sh --check covers
+# baton-runtime's and baton-selftest's kernels the same way).
+if find target -path '*/build/*/output' -newer "$STAMP" -print0 |
+    xargs -0 -r grep -h '^cargo::warning=baton-build: ' | sort -u | grep .; then
+    echo "a kernel crate's nvptx64 build printed the warnings above" >&2
+    exit 1
+fi
 
 step "loom model checks (tools/test-loom.sh: pipeline and tile pipeline protocols, incl. broken-protocol controls)"
 bash tools/test-loom.sh

@@ -380,6 +380,12 @@ impl<'a> Scales<'a> {
     }
 
     /// The row stride given by [`with_ld`](Self::with_ld); `None`: packed.
+    ///
+    /// ```
+    /// // SAFETY: never launched.
+    /// let s = unsafe { baton_runtime::gemm::Scales::from_raw(0x1000, 8) };
+    /// assert_eq!(s.ld(), None);
+    /// ```
     pub fn ld(&self) -> Option<usize> {
         self.ld
     }

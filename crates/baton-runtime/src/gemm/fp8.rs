@@ -238,6 +238,13 @@ pub fn equal_waves_workers(units: u32, slots: u32) -> u32 {
     units.div_ceil(waves).clamp(1, slots)
 }
 
+/// CTAs of a data-parallel launch of `units` work units of `cluster` CTAs
+/// each on `slots` resident workers ([`Fp8GemmPlan::grid`] without
+/// stream-K): the fewest workers of the same waves, times the cluster size.
+fn data_parallel_ctas(units: u32, slots: u32, cluster: u32) -> u32 {
+    equal_waves_workers(units, slots) * cluster
+}
+
 /// Work units of a kernel's tile grid: clusters of `cluster` tiles along
 /// N ([`shares_a`]) or along M, or tiles.
 fn units_of(m: u32, n: u32, (bm, bn): (u32, u32), cluster: u32, along_n: bool) -> u32 {
@@ -835,7 +842,7 @@ impl<'a> Fp8GemmPlan<'a> {
         if let Some(w) = &self.stream_k {
             return w.grid();
         }
-        equal_waves_workers(self.units(), self.slots) * self.cluster
+        data_parallel_ctas(self.units(), self.slots, self.cluster)
     }
 
     /// Work units (tiles, or clusters of tiles) of this plan's problem.
@@ -975,31 +982,22 @@ pub fn e4m3_to_f32(c: u8) -> f32 {
 
 #[cfg(test)]
 mod tests {
-    /// The data-parallel grid of `kernel` ([`Fp8GemmPlan::grid`] without
-    /// stream-K) over M×N with `slots` resident workers.
-    fn data_parallel_grid(kernel: &str, m: u32, n: u32, slots: u32) -> u32 {
-        let (bm, bn, _) = super::tile_of(kernel).unwrap();
-        let cluster = super::cluster_of(kernel);
-        let units = super::units_of(m, n, (bm, bn), cluster, super::shares_a(kernel));
-        super::equal_waves_workers(units, slots) * cluster
-    }
+    use super::*;
 
+    /// [`Fp8GemmPlan::grid`] without stream-K, over the units of [`units_of`].
     #[test]
     fn data_parallel_grids_take_the_fewest_ctas_of_the_same_waves() {
-        use super::{KERNEL, KERNEL_256X128, KERNEL_256X128_MCA};
-        assert_eq!(data_parallel_grid(KERNEL, 300, 520, 132), 3 * 5);
+        let grid = |m, n, tile, cluster, along_n, slots| {
+            data_parallel_ctas(units_of(m, n, tile, cluster, along_n), slots, cluster)
+        };
+        assert_eq!(grid(300, 520, (128, 128), 1, false, 132), 3 * 5);
         // 256-row tiles in pairs along N: 2 tile rows × ⌈3 / 2⌉ pairs, 2 CTAs each.
-        assert_eq!(
-            data_parallel_grid(KERNEL_256X128_MCA, 300, 384, 66),
-            2 * 2 * 2
-        );
+        assert_eq!(grid(300, 384, (256, 128), 2, true, 66), 2 * 2 * 2);
         // 4096 tiles of 128×128: 32 waves on 132 SMs, as on 128.
-        assert_eq!(data_parallel_grid(KERNEL, 8192, 8192, 132), 128);
+        assert_eq!(grid(8192, 8192, (128, 128), 1, false, 132), 128);
         // 896 tiles of 256×128: 7 waves of 128.
-        assert_eq!(data_parallel_grid(KERNEL_256X128, 4096, 7168, 132), 128);
+        assert_eq!(grid(4096, 7168, (256, 128), 1, false, 132), 128);
     }
-
-    use super::*;
 
     #[test]
     fn e4m3_roundtrips_every_code() {

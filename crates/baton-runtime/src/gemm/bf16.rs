@@ -547,7 +547,7 @@ impl<'a> GemmPlan<'a> {
             let mut plan = Self::for_operands(gpu, kernels, Some(config), ops, (m, n, k))?;
             // Not while the stream captures a graph: a replay would repeat
             // the launch's split-K / stream-K epoch (GemmError::StreamKInGraph).
-            if refuse_stream_k_capture(gpu).is_err() {
+            if may_be_capturing(gpu) {
                 return Ok(plan);
             }
             // The heuristic's split count is for one matrix; a batch in one
@@ -998,6 +998,12 @@ impl<'a> GemmPlan<'a> {
             _ => unreachable!("sm_90a plans keep their maps by value, sm_100a plans uploaded"),
         }
     }
+}
+
+/// Whether `gpu`'s stream may be capturing a graph (a failed query counts
+/// as capturing): what a plan made now must not allocate for or split.
+pub(crate) fn may_be_capturing(gpu: &Gpu) -> bool {
+    refuse_stream_k_capture(gpu).is_err()
 }
 
 /// [`GemmError::StreamKInGraph`] when `gpu`'s stream is capturing a graph.

@@ -553,7 +553,7 @@ impl<'a> Fp8GemmPlan<'a> {
     /// plans do; never more workers than fit at once.
     pub(crate) fn with_planned_split(mut self, gpu: &Gpu, splits: u32) -> Result<Self> {
         let splits = splits.min(self.slots / self.units().max(1));
-        if splits > 1 && super::bf16::refuse_stream_k_capture(gpu).is_ok() {
+        if splits > 1 && !super::bf16::may_be_capturing(gpu) {
             self.set_split_k(gpu, splits)?;
         }
         Ok(self)
@@ -649,7 +649,7 @@ impl<'a> Fp8GemmPlan<'a> {
         // the stream: a captured graph repeats it).
         let m4 = m.next_multiple_of(4);
         let mut sa_pad = if a_scales_copied(sa_given.address, sa_given.ld) {
-            if super::bf16::refuse_stream_k_capture(gpu).is_err() {
+            if super::bf16::may_be_capturing(gpu) {
                 return Err(GemmError::AScalesCopyInGraph {
                     address: sa_given.address,
                     ld: sa_given.ld,

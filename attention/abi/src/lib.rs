@@ -200,12 +200,12 @@ pub const D128: HeadDimConfig = HeadDimConfig {
     head_dim: 128,
     consumer_warpgroups: 2,
     block_n: 128,
-    k_stages: 3,
+    k_stages: 2,
     v_stages: 2,
-    q_stages: 3,
+    q_stages: 4,
     persistent: true,
     planned: false,
-    cross_tile: false,
+    cross_tile: true,
 };
 /// d = 128 with a causal mask: [`D128`], planned (its own entry, so that
 /// the non-causal entry keeps the code without the plan's check).
@@ -258,7 +258,7 @@ pub type Smem64W3 = AttnSmem<1, 80, 3, 3, 3, 3>;
 /// Shared memory of the causal d = 64 kernel.
 pub type Smem64Causal = AttnSmem<1, 128, 3, 3, 4>;
 /// Shared memory of the d = 128 kernel.
-pub type Smem128 = AttnSmem<2, 128, 3, 2, 3>;
+pub type Smem128 = AttnSmem<2, 128, 2, 2, 4>;
 /// Shared memory of the d = 256 kernel.
 pub type Smem256 = AttnSmem<4, 64, 2, 2, 2>;
 

@@ -31,9 +31,9 @@ macro_rules! attention_entries {
             /// (192-row query tiles, 80-row K/V blocks; causal or not).
             baton_attention_fwd_d64_w3(ATTENTION_D64_W3, D64_W3) = fwd::run::<1, 80, 3, 3, 3, 3, 40, 32, 20, 32, 160, true, 0, false, false, false, qk::QkN80, pv::PvN64>;
             /// Attention forward, head dimension 128.
-            baton_attention_fwd_d128(ATTENTION_D128, D128) = fwd::run::<2, 128, 3, 2, 3, 2, 64, 64, 32, 40, 232, true, 0, false, false, false, qk::QkN128, pv::PvN128>;
+            baton_attention_fwd_d128(ATTENTION_D128, D128) = fwd::run::<2, 128, 2, 2, 4, 2, 64, 64, 32, 40, 232, true, 0, false, false, true, qk::QkN128, pv::PvN128>;
             /// Attention forward, head dimension 128, causal calls (planned).
-            baton_attention_fwd_d128_causal(ATTENTION_D128_CAUSAL, D128_CAUSAL) = fwd::run::<2, 128, 3, 2, 3, 2, 64, 64, 32, 40, 232, true, 0, false, true, false, qk::QkN128, pv::PvN128>;
+            baton_attention_fwd_d128_causal(ATTENTION_D128_CAUSAL, D128_CAUSAL) = fwd::run::<2, 128, 2, 2, 4, 2, 64, 64, 32, 40, 232, true, 0, false, true, true, qk::QkN128, pv::PvN128>;
             /// Attention forward, head dimension 256.
             baton_attention_fwd_d256(ATTENTION_D256, D256) = fwd::run::<4, 64, 2, 2, 2, 2, 32, 128, 16, 24, 240, false, 0, true, false, false, qk::QkN64, pv::PvN256>;
         }

@@ -130,8 +130,8 @@ impl HeadDimConfig {
     /// assert it at compile time.
     ///
     /// ```
-    /// assert!(baton_attention_abi::D128.is_instance(2, 128, 3, 2, 3, 2, true, false, false));
-    /// assert!(baton_attention_abi::D128_CAUSAL.is_instance(2, 128, 3, 2, 3, 2, true, true, false));
+    /// assert!(baton_attention_abi::D128.is_instance(2, 128, 2, 2, 4, 2, true, false, true));
+    /// assert!(baton_attention_abi::D128_CAUSAL.is_instance(2, 128, 2, 2, 4, 2, true, true, true));
     /// ```
     #[allow(clippy::too_many_arguments)]
     pub const fn is_instance(

@@ -5,10 +5,11 @@
 
 use super::GemmConfig;
 use super::cost_model::{
-    Machine, PINGPONG_TILE_OVERHEAD_K_BLOCKS, Problem, Streaming, TILE_OVERHEAD_K_BLOCKS, TileCost,
-    TileShape, cheapest,
+    Finalizer, Machine, OVERLAPPED_BATCH, PINGPONG_TILE_OVERHEAD_K_BLOCKS, Problem, Streaming,
+    TILE_OVERHEAD_K_BLOCKS, TileCost, TileShape, cheapest,
 };
 use crate::Target;
+use baton_kernels_abi::gemm_bf16 as bf16_abi;
 
 impl GemmConfig {
     /// Measured throughput per SM relative to 128×256 (H100, 8192³,
@@ -112,6 +113,26 @@ impl GemmConfig {
             slots,
             self.tile_overhead_k_blocks(),
         )
+    }
+
+    /// Contributors whose split-K partials this configuration's finalizer
+    /// loads together: [`OVERLAPPED_BATCH`] for swap-AB, and for the
+    /// 128-row cooperative kernels the kernel's own
+    /// `kernel_abi::gemm_bf16::fixup_batch` of its `BN / 2` accumulators
+    /// per thread (4 at 128×64, 2 at 128×128, 1 at 128×224 and 128×256).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert_eq!(GemmConfig::T128x64.fixup_batch(), 4);
+    /// assert_eq!(GemmConfig::T128x128.fixup_batch(), 2);
+    /// assert_eq!(GemmConfig::T128x256.fixup_batch(), 1);
+    /// ```
+    pub const fn fixup_batch(self) -> usize {
+        if self.is_swap_ab() {
+            OVERLAPPED_BATCH
+        } else {
+            bf16_abi::fixup_batch(self.tile().1 as usize / 2)
+        }
     }
 
     /// The cost model's per-tile fixed cost of this configuration, in K
@@ -315,8 +336,8 @@ impl GemmConfig {
     /// rate of the bytes in flight in `stages()` stages, session 10), with
     /// its own per-tile cost ([`tile_overhead_k_blocks`](Self::tile_overhead_k_blocks));
     /// the split count that costs least where split-K applies
-    /// ([`max_splits`](Self::max_splits)); the swap-AB kernels' split-K
-    /// finalizer overlapped.
+    /// ([`max_splits`](Self::max_splits)); every split-K finalizer
+    /// overlapped ([`streaming`](Self::streaming)).
     ///
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
@@ -324,23 +345,74 @@ impl GemmConfig {
     /// assert_eq!((c.units, c.splits), (8, 5));
     /// ```
     pub fn plan_cost(self, m: usize, n: usize, k: usize, slots: u32) -> TileCost {
-        let streaming = Streaming {
-            stages: self.stages() as usize,
-            // The cooperative kernels' finalizer waits for all contributors
-            // at once too since session 11 (`stream_k_fixup_overlapped!`,
-            // 4, 2 or 1 partials per load batch); their fixup is still
-            // costed by the in-turn fit until measured.
-            overlapped_fixup: self.is_swap_ab(),
-            even_splits: !self.is_swap_ab(),
-        };
         self.tile_shape().cost_best_split_streaming(
             &Problem::bf16(m, n, k),
             &Machine::H100_BF16,
             slots,
             self.max_splits(slots),
             self.tile_overhead_k_blocks(),
-            streaming,
+            self.streaming(),
         )
+    }
+
+    /// The estimate of this configuration split `splits` ways (1: whole),
+    /// as [`plan_cost`](Self::plan_cost) costs each count it tries — also
+    /// counts it does not try (uneven, or clusters): what a forced
+    /// `GemmPlan::set_split_k` runs. `units · splits` must not exceed
+    /// `slots` for the estimate to be one wave (the plan refuses more).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// let c = GemmConfig::T128x128.plan_cost_split(256, 1024, 32768, 132, 8);
+    /// assert_eq!((c.units, c.splits, c.waves), (16, 8, 1));
+    /// assert_eq!(c, GemmConfig::T128x128.plan_cost(256, 1024, 32768, 132));
+    /// ```
+    pub fn plan_cost_split(
+        self,
+        m: usize,
+        n: usize,
+        k: usize,
+        slots: u32,
+        splits: usize,
+    ) -> TileCost {
+        self.tile_shape().cost_streaming(
+            &Problem::bf16(m, n, k),
+            &Machine::H100_BF16,
+            slots,
+            splits,
+            self.tile_overhead_k_blocks(),
+            self.streaming(),
+        )
+    }
+
+    /// What the cost model knows of this configuration's ring and split-K
+    /// finalizer: [`stages`](Self::stages) input stages; every BF16
+    /// finalizer waits for all contributors at once
+    /// (`stream_k_fixup_overlapped!`), [`fixup_batch`](Self::fixup_batch)
+    /// partials per load, and the cooperative kernels' 32–128 KiB partials
+    /// are costed by their bytes too ([`Finalizer::OverlappedPartials`],
+    /// fitted on session 15's forced split rows; swap-AB's are inside its
+    /// hand-over fit); the cooperative kernels split into equal K ranges
+    /// only ([`even_split`](super::cost_model::even_split)).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// use baton_runtime::gemm::cost_model::Finalizer;
+    /// let s = GemmConfig::T128x128.streaming();
+    /// assert_eq!((s.stages, s.fixup), (6, Finalizer::OverlappedPartials { batch: 2 }));
+    /// assert_eq!(GemmConfig::SwapAb16.streaming().fixup, Finalizer::Overlapped { batch: 4 });
+    /// ```
+    pub const fn streaming(self) -> Streaming {
+        let batch = self.fixup_batch();
+        Streaming {
+            stages: self.stages() as usize,
+            fixup: if self.is_swap_ab() {
+                Finalizer::Overlapped { batch }
+            } else {
+                Finalizer::OverlappedPartials { batch }
+            },
+            even_splits: !self.is_swap_ab(),
+        }
     }
 
     /// [`plan_with_slots`](Self::plan_with_slots) among `candidates` only
@@ -484,9 +556,10 @@ mod tests {
     /// cooperative kernel splits only into equal K ranges
     /// (`cost_model::even_split`: 2, 4, 8 … of 64 K blocks), split 4 (64
     /// CTAs, 8 stages of (1 + 64) · 128 B in flight: 2.028 TB/s, 4.140 µs;
-    /// math 2·128·64·64 · 17.5 at 5.1e12: 3.599 µs; the in-turn fixup, 3 µs
-    /// and 4 · 32 KiB at 50 GB/s: 5.621 µs; 9.761 µs. Session 10's 5 ways,
-    /// 9.589 µs, are no longer tried). At 64×5000×4096 16- and
+    /// math 2·128·64·64 · 17.5 at 5.1e12: 3.599 µs; the overlapped fixup
+    /// (session 15), 2 + ⌈3 / 4⌉ hand-overs of 0.65 µs and 4 · 32 KiB at
+    /// 80 GB/s: 3.588 µs; 7.729 µs. Session 10's 5 ways are no longer
+    /// tried). At 64×5000×4096 16- and
     /// 32-row tiles would need several tile rows along M (not candidates;
     /// measured 35.2 µs vs 21.8 µs for 128×64).
     #[test]
@@ -503,7 +576,9 @@ mod tests {
             TILE_OVERHEAD_K_BLOCKS,
             Streaming {
                 stages: 10,
-                overlapped_fixup: true,
+                fixup: Finalizer::Overlapped {
+                    batch: OVERLAPPED_BATCH,
+                },
                 even_splits: false,
             },
         );
@@ -526,7 +601,8 @@ mod tests {
         assert_eq!((c, splits), (GemmConfig::T128x64, 4));
         let with_c = GemmConfig::T128x64.plan_cost(m, n, k, 132);
         assert!((with_c.dram_us - bytes / (4_259_840.0 / 2.1e-6) * 1e6).abs() < 1e-9);
-        assert!((with_c.estimate_us() - 9.761).abs() < 1e-3, "{with_c:?}");
+        assert!((with_c.fixup_us - (1.95 + 4.0 * 32768.0 / 80e9 * 1e6)).abs() < 1e-9);
+        assert!((with_c.estimate_us() - 7.729).abs() < 1e-3, "{with_c:?}");
         let (c, _) =
             GemmConfig::plan_for_operands(Target::Sm90a, 64, 5000, 4096, false, h100_slots);
         assert!(

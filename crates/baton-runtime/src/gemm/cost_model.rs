@@ -190,37 +190,37 @@ impl Machine {
     /// 5.3 µs launch floor):
     ///
     /// * [`l2_split_k_bytes_per_s`](Self::l2_split_k_bytes_per_s) 8.0
-    ///   TB/s. On 128 CTAs at 256×1024×32768, 128×64 split 4 (403 MB of
-    ///   loads), 128×128 split 8 (268 MB) and 128×128 pairs split 8 (268 MB
-    ///   into shared memory) ran 46, 32 and 31 µs past their fixup: 8.7,
-    ///   8.4 and 8.6 TB/s; 128×128 split 4 at 512×1024×32768, 537 MB in 66
-    ///   µs: 8.1 TB/s; less the rings' first fill (25 MB,
-    ///   [`TileShape::cost_streaming`]) 7.8–8.2. Unsplit, the same 128×64
-    ///   tile moved 11.3–11.9 TB/s on 96 CTAs for as many K blocks per CTA
-    ///   (session 11: 768×1024×8192, 384×2048×16384), and 128×64 split 3 on
-    ///   96 CTAs at 256×1024×24576 only 8.4 (session 11). What makes the
-    ///   split loads slower is not located (the workers of a unit stream
-    ///   `splits` disjoint K ranges of the same rows at once; neither DRAM
-    ///   nor L2 ran at its peak in session 11's ncu of a 3-way split: 44 %
-    ///   and 65 %).
-    /// * [`fixup_bytes_per_s`](Self::fixup_bytes_per_s) 80 GB/s, the
+    ///   TB/s. On 128 CTAs at 256×1024×32768, 128×64 split 4 moved 403 MB
+    ///   of loads in the 47 µs past its fixup (8.6 TB/s), 128×128 split 8
+    ///   268 MB in 30 µs (8.9); 128×128 split 4 at 512×1024×32768 537 MB in
+    ///   66 µs (8.1); less the rings' first fill (25 MB), 7.7–8.1 TB/s.
+    ///   Unsplit, the same 128×64 tile moved 11.3–11.9 TB/s on 96 CTAs for
+    ///   as many K blocks per CTA or more (session 11: 768×1024×8192,
+    ///   384×2048×16384), and split 3 on 96 CTAs at 256×1024×24576 only
+    ///   8.3 (session 11). What makes split loads slower is not located:
+    ///   the workers of a unit stream `splits` disjoint K ranges of the
+    ///   same rows at once, and in session 11's ncu of a 3-way split
+    ///   neither DRAM (44 %) nor L2 (65 %) ran at its peak.
+    /// * [`fixup_bytes_per_s`](Self::fixup_bytes_per_s) 70 GB/s, the
     ///   partials of the overlapped finalizer (the cooperative kernels'
-    ///   since session 11: [`overlapped_fixup_batched_us`] plus `splits`
-    ///   fp32 partial tiles at this rate): what the split rows ran past
-    ///   their loads or math, e.g. 128×256 split 8 (8 × 128 KiB of
-    ///   partials) 55 µs on 46 µs of math at 128×1024×32768, 128×128 split
-    ///   4 at 512×1024×4096 15 µs on 8 µs of loads. Session 8's 50 GB/s was
-    ///   fitted with the in-turn finalizer and a 3 µs hand-over.
+    ///   since session 11: [`Finalizer::OverlappedPartials`]): what the
+    ///   split rows ran past their loads or math, e.g. 128×256 split 8 (8 ×
+    ///   128 KiB of partials) 55 µs on 46 µs of math at 128×1024×32768,
+    ///   128×128 split 4 (4 × 64 KiB) 15 µs on 8 µs of loads at
+    ///   512×1024×4096. About what one SM's loads reached above (60–70
+    ///   GB/s per CTA on 128 CTAs). Session 8's 50 GB/s was fitted with
+    ///   the in-turn finalizer and a 3 µs hand-over.
     ///
-    /// The two were fitted together to those 22 rows (rms log error 0.096
-    /// against 0.153 before, with [`TileShape::cost_streaming`]'s ring
-    /// fill), holding the measured order of the plans at each shape: 7.75
-    /// TB/s and 85 GB/s fit 1 % closer but put 128×128 split 4 ahead of
-    /// 128×64 split 2 at 512×1024×4096 (measured 20 vs 17 µs).
+    /// The two were fitted together on those 22 rows: rms log error 0.102
+    /// (0.153 before), every pair of rows at one shape that measured ≥ 3
+    /// µs apart in the measured order. 7.75 TB/s and 80–90 GB/s fit 8 %
+    /// closer (0.094) but rank 128×128 split 4 ahead of 128×64 split 2 at
+    /// 512×1024×4096 (measured 20 vs 17 µs) and move sweep plans
+    /// (128×4104×2056) on estimate differences of 1–2 %.
     pub const H100_BF16: Machine = Machine {
         flops_per_sm: 6.0e12,
         dram_bytes_per_s: 2.9e12,
-        fixup_bytes_per_s: 80.0e9,
+        fixup_bytes_per_s: 70.0e9,
         l2_bytes_per_s: 11.6e12,
         l2_unaligned_bytes_per_s: 4.8e12,
         l2_line_split_bytes_per_s: 9.5e12,
@@ -452,9 +452,9 @@ impl Finalizer {
     /// use baton_runtime::gemm::cost_model::{Finalizer, HANDOVER_US, Machine};
     /// let m = Machine::H100_BF16;
     /// assert_eq!(Finalizer::InTurn.wave_us(1, 65536.0, &m), 0.0);
-    /// // 128×128 split 8: 2 + ⌈7 / 2⌉ hand-overs, 8 × 64 KiB at 80 GB/s.
+    /// // 128×128 split 8: 2 + ⌈7 / 2⌉ hand-overs, 8 × 64 KiB at 70 GB/s.
     /// let us = Finalizer::OverlappedPartials { batch: 2 }.wave_us(8, 65536.0, &m);
-    /// assert!((us - (6.0 * HANDOVER_US + 8.0 * 65536.0 / 80e9 * 1e6)).abs() < 1e-9);
+    /// assert!((us - (6.0 * HANDOVER_US + 8.0 * 65536.0 / 70e9 * 1e6)).abs() < 1e-9);
     /// assert_eq!(Finalizer::Overlapped { batch: 4 }.wave_us(5, 8192.0, &m), 3.0 * HANDOVER_US);
     /// ```
     pub fn wave_us(self, splits: usize, partial_bytes: f64, machine: &Machine) -> f64 {
@@ -938,12 +938,12 @@ mod tests {
     ///   1 − 0.4 · 4/132 = 0.98788: 23.614 µs. L2: 16 tiles · (128 + 64)
     ///   rows · 32768 · 2 = 201,326,592 B at the split-K rate 8.0e12 B/s
     ///   (no ring fill: not a streaming cost): 25.166 µs, the floor. In-turn
-    ///   fixup: 3 µs + 8 transfers of 128·64·4 = 32,768 B at 8e10 B/s:
-    ///   6.277 µs. Estimate 31.443 µs.
+    ///   fixup: 3 µs + 8 transfers of 128·64·4 = 32,768 B at 7e10 B/s:
+    ///   6.745 µs. Estimate 31.911 µs.
     /// * 9 splits would need 144 workers. 7 splits (112 workers of 74 K
     ///   blocks) have the same L2 floor, above their DRAM time (share 1 −
     ///   0.4 · 20/132: 24.83 µs), and one partial less: 25.166 + 3 + 7 ·
-    ///   0.4096 = 31.033 µs, the best count of
+    ///   0.468 = 31.443 µs, the best count of
     ///   [`cost_best_split`](TileShape::cost_best_split), which tries every
     ///   count (the heuristic's cooperative kernels try only counts that
     ///   divide the 512 K blocks).
@@ -972,12 +972,12 @@ mod tests {
             close(split.l2_us, 201_326_592.0 / 8.0e12 * 1e6),
             "{split:?}"
         );
-        assert!((split.fixup_us - 6.2768).abs() < 1e-9, "{split:?}");
-        assert!((split.estimate_us() - 31.443).abs() < 0.001, "{split:?}");
+        assert!((split.fixup_us - (3.0 + 8.0 * 32768.0 / 7e10 * 1e6)).abs() < 1e-9);
+        assert!((split.estimate_us() - 31.911).abs() < 0.001, "{split:?}");
         let best = t.cost_best_split(&p, &m, 132, 132);
         assert_eq!(best.splits, 7);
         assert!((best.dram_us - 24.83).abs() < 0.01, "{best:?}");
-        assert!((best.estimate_us() - 31.033).abs() < 0.001, "{best:?}");
+        assert!((best.estimate_us() - 31.443).abs() < 0.001, "{best:?}");
         // Without split-K (max 1) the whole unit stays.
         assert_eq!(t.cost_best_split(&p, &m, 132, 1), whole);
     }

@@ -28,8 +28,7 @@ use baton_runtime::gemm::cost_model::TileCost;
 
 fn main() {
     let slots = |c: GemmConfig| 132 / c.cluster_m();
-    let args: Vec<((usize, usize, usize), Option<(GemmConfig, usize)>)> =
-        std::env::args().skip(1).map(|a| parse(&a)).collect();
+    let args: Vec<Arg> = std::env::args().skip(1).map(|a| parse(&a)).collect();
     println!("# set M N K config ctas splits estimate_us math_us dram_us l2_us fixup_us");
     let mut shapes = Vec::new();
     for &(shape, forced) in &args {
@@ -77,9 +76,13 @@ fn print_line(set: &str, (m, n, k): (usize, usize, usize), config: GemmConfig, c
     );
 }
 
+/// A command-line shape, and the configuration and split count forced on
+/// it, if any.
+type Arg = ((usize, usize, usize), Option<(GemmConfig, usize)>);
+
 /// `MxNxK` or `MxNxK:CONFIG:SPLITS` (CONFIG a sm_90a configuration's
 /// name, as `baton bench gemm --config` takes it).
-fn parse(a: &str) -> ((usize, usize, usize), Option<(GemmConfig, usize)>) {
+fn parse(a: &str) -> Arg {
     let mut parts = a.split(':');
     let d: Vec<usize> = parts
         .next()

@@ -206,8 +206,8 @@ impl Machine {
     ///   since session 11: [`Finalizer::OverlappedPartials`]): what the
     ///   split rows ran past their loads or math, e.g. 128×256 split 8 (8 ×
     ///   128 KiB of partials) 55 µs on 46 µs of math at 128×1024×32768,
-    ///   128×128 split 4 (4 × 64 KiB) 15 µs on 8 µs of loads at
-    ///   512×1024×4096. About what one SM's loads reached above (60–70
+    ///   128×128 split 4 (4 × 64 KiB) 14.7 µs on 6.6 µs of math at
+    ///   512×1024×4096. About what one SM's loads reached above (63–68
     ///   GB/s per CTA on 128 CTAs). Session 8's 50 GB/s was fitted with
     ///   the in-turn finalizer and a 3 µs hand-over.
     ///
@@ -418,6 +418,16 @@ pub fn overlapped_fixup_batched_us(splits: usize, batch: usize) -> f64 {
 
 /// How a kernel's split-K finalizer takes the contributors' partials, and
 /// what the model charges per wave for it ([`TileCost::fixup_us`]).
+///
+/// ```
+/// use baton_runtime::gemm::cost_model::{Finalizer, Machine};
+/// let m = Machine::H100_BF16;
+/// // 128×256 split 8 (128 KiB partials, one per load): the partials'
+/// // bytes dominate the hand-overs.
+/// let coop = Finalizer::OverlappedPartials { batch: 1 }.wave_us(8, 131072.0, &m);
+/// let handovers = Finalizer::Overlapped { batch: 1 }.wave_us(8, 131072.0, &m);
+/// assert!(coop > 2.0 * handovers);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Finalizer {
     /// One contributor after the other: [`FIXUP_LATENCY_US`], then

@@ -57,22 +57,28 @@ impl GemmConfig {
         }
     }
 
-    /// The most split-K workers per unit the heuristic considers with
-    /// `slots` workers resident: `slots` for single-CTA tiles, 1 for
-    /// clusters. Splits pay only where units are few, which at these sizes
-    /// means few tile rows (small M), and a cluster's second tile row there
-    /// lies past M: every split worker would hold two SMs for one row of
-    /// tiles. (`GemmPlan::set_split_k` still runs clusters split.) 1 for
+    /// The most split-K workers per unit the heuristic considers on a
+    /// problem of `m` rows with `slots` workers resident: `slots` for
+    /// single-CTA tiles, and for clusters where the whole tile rows fill
+    /// every cluster (`m ≥ cluster_m · BM`, e.g. 256×1024×32768 on
+    /// 128×128 pairs: 128x128c2 split 8 measured 46 µs against 47 µs for
+    /// 128x128 split 8 and 56 µs for the old pick, H100, 2026-11-28), 1
+    /// otherwise. Below that a cluster's second tile row lies past M,
+    /// where each split worker would hold two SMs for one row of tiles.
+    /// (`GemmPlan::set_split_k` still runs any of them split.) 1 for
     /// configurations without split-K (ping-pong, tall:
     /// [`runs_stream_k`](Self::runs_stream_k)).
     ///
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
-    /// assert_eq!(GemmConfig::T128x64.max_splits(132), 132);
-    /// assert_eq!(GemmConfig::T128x256C2.max_splits(66), 1);
+    /// assert_eq!(GemmConfig::T128x64.max_splits(64, 132), 132);
+    /// assert_eq!(GemmConfig::T128x128C2.max_splits(256, 66), 66);
+    /// assert_eq!(GemmConfig::T128x128C2.max_splits(160, 66), 1);
     /// ```
-    pub const fn max_splits(self, slots: u32) -> usize {
-        if self.cluster_m() == 1 && self.runs_stream_k() {
+    pub const fn max_splits(self, m: usize, slots: u32) -> usize {
+        let (bm, _, _) = self.tile();
+        let cluster_m = self.cluster_m() as usize;
+        if self.runs_stream_k() && (cluster_m == 1 || m >= cluster_m * bm as usize) {
             slots as usize
         } else {
             1
@@ -349,7 +355,7 @@ impl GemmConfig {
             &Problem::bf16(m, n, k),
             &Machine::H100_BF16,
             slots,
-            self.max_splits(slots),
+            self.max_splits(m, slots),
             self.tile_overhead_k_blocks(),
             self.streaming(),
         )
@@ -669,7 +675,7 @@ mod tests {
             GemmConfig::T256x128C2
         );
         // Tall tiles never split: one worker per unit even with idle slots.
-        assert_eq!(GemmConfig::T256x128.max_splits(132), 1);
+        assert_eq!(GemmConfig::T256x128.max_splits(4096, 132), 1);
         assert_eq!(
             GemmConfig::T256x128.plan_cost(256, 1024, 32768, 132).splits,
             1
@@ -708,8 +714,13 @@ mod tests {
                 // and 128×64 are DRAM-bound within 0.8 % of each other
                 // (27.8–28.0 µs at M = 96); ping-pong, with less math than
                 // the first, is taken (predicted, not measured).
+                // Session 15: clusters split where their tile rows lie
+                // inside M; at 256×7168×16384 the model puts 128x224c2
+                // split 2 (90.4 µs) a hair ahead of ping-pong (90.6).
                 let want = if m <= 64 || (m <= 128 && n == 7168) {
                     (T128x64, 1)
+                } else if m == 256 && n == 7168 {
+                    (T128x224C2, 2)
                 } else {
                     (T128x128PingPong, 1)
                 };
@@ -846,10 +857,11 @@ mod tests {
     }
 
     /// The plans at N = 1024 follow session 15's forced rows: at
-    /// 256×1024×32768 128×128 split 8 (measured 47 µs) instead of 128×64
-    /// split 4 (56 µs); at 512×1024×32768 128×256 split 8 instead of
-    /// 128×128 split 4 (78 µs each in session 15; 69–71 against 74–77 µs in
-    /// session 11); the other four shapes keep the plan that measured best
+    /// 256×1024×32768 128×128 pairs sharing B, split 8 (measured 46 µs;
+    /// 128×128 split 8 47 µs) instead of 128×64 split 4 (56 µs); at
+    /// 512×1024×32768 128×128 pairs split 4 (predicted 59.6 µs; not
+    /// measured) instead of 128×128 split 4 (78 µs, as 128×256 split 8 in
+    /// session 15); the other four shapes keep the plan that measured best
     /// (or within 1 µs of it). Over the 22 rows the model's estimates are
     /// within an rms log error of 0.11 of the times past the launch floor
     /// (0.153 before the refit), and every pair of rows at one shape that
@@ -858,8 +870,8 @@ mod tests {
     fn n1024_split_plans_follow_the_forced_rows() {
         use GemmConfig::*;
         for ((m, k), want) in [
-            ((256, 32768), (T128x128, 8)),
-            ((512, 32768), (T128x256, 8)),
+            ((256, 32768), (T128x128C2, 8)),
+            ((512, 32768), (T128x128C2, 4)),
             ((128, 32768), (T128x64, 4)),
             ((256, 4096), (T128x64, 4)),
             ((512, 4096), (T128x64, 2)),

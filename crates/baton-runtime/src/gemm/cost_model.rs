@@ -30,7 +30,9 @@
 //!   sectors, and for tiles without multicast when a row of A, B or D
 //!   straddles 128-byte lines: [`l2_rate`]), is a second floor (session
 //!   8: 128×128 tiles, which move twice the bytes per FLOP of 128×256
-//!   pairs, were bound by it).
+//!   pairs, were bound by it). Split-K plans' loads past their rings'
+//!   first fill run at the lower split-K rate
+//!   ([`Machine::l2_split_k_bytes_per_s`], measured session 15).
 //! * **Measured speed.** Each tile shape's measured throughput per SM
 //!   relative to the family's reference tile ([`TileShape::speed`], from
 //!   BENCHMARKS.md) scales its math time.
@@ -39,9 +41,10 @@
 //!   `splits` workers (the kernels' stream-K schedule launched on
 //!   `units · splits` workers). Each worker runs `⌈K blocks / splits⌉` K
 //!   blocks plus the per-tile cost, more CTAs pull DRAM at once, and the
-//!   fixup adds a hand-over latency ([`FIXUP_LATENCY_US`]) and `splits`
-//!   transfers of a fp32 tile (one contributor's write, then the
-//!   finalizer's `splits − 1` reads, in order) at
+//!   fixup ([`Finalizer`]) adds hand-overs ([`FIXUP_LATENCY_US`] in turn,
+//!   or [`overlapped_fixup_batched_us`]) and, but for swap-AB's small
+//!   partials, `splits` transfers of a fp32 tile (one contributor's write,
+//!   then the finalizer's `splits − 1` reads) at
 //!   [`Machine::fixup_bytes_per_s`]. [`TileShape::cost_best_split`] picks
 //!   the split count.
 //!
@@ -149,6 +152,13 @@ pub struct Machine {
     /// The rate at which one CTA writes or reads a fp32 partial tile of the
     /// split-K / stream-K fixup (through L2), bytes per second.
     pub fixup_bytes_per_s: f64,
+    /// Operand bytes per second the TMA loads of a split-K plan (each
+    /// unit's K blocks on `splits > 1` workers, [`TileShape::cost_split`])
+    /// reach from L2 in total once their rings are full: measured well
+    /// below [`l2_bytes_per_s`](Self::l2_bytes_per_s) on the same tiles
+    /// and CTA counts unsplit (see [`Machine::H100_BF16`]). The slower of
+    /// this and [`l2_rate`] applies to split plans.
+    pub l2_split_k_bytes_per_s: f64,
 }
 
 impl Machine {
@@ -172,19 +182,56 @@ impl Machine {
     /// a single swap-AB CTA read 1 MiB and 8 MiB of B at 109 and 112 GB/s
     /// past the 5.3 µs launch floor); it binds only below ~30 busy CTAs
     /// (small M, few tiles, unsplit).
+    ///
+    /// Split-K, refit on 2026-11-28 (session 15, H100 80GB HBM3, `baton
+    /// bench gemm --shape S --config C --split-k N --reps 15`: 22 forced
+    /// plans at N = 1024, K = 4096 and 32768, M = 128–1024, in
+    /// `docs/runs/2026-11-28-s15/bf16-split-k-forced-rows.txt`; µs past the
+    /// 5.3 µs launch floor):
+    ///
+    /// * [`l2_split_k_bytes_per_s`](Self::l2_split_k_bytes_per_s) 8.0
+    ///   TB/s. On 128 CTAs at 256×1024×32768, 128×64 split 4 moved 403 MB
+    ///   of loads in the 47 µs past its fixup (8.6 TB/s), 128×128 split 8
+    ///   268 MB in 30 µs (8.9); 128×128 split 4 at 512×1024×32768 537 MB in
+    ///   66 µs (8.1); less the rings' first fill (25 MB), 7.7–8.1 TB/s.
+    ///   Unsplit, the same 128×64 tile moved 11.3–11.9 TB/s on 96 CTAs for
+    ///   as many K blocks per CTA or more (session 11: 768×1024×8192,
+    ///   384×2048×16384), and split 3 on 96 CTAs at 256×1024×24576 only
+    ///   8.3 (session 11). What makes split loads slower is not located:
+    ///   the workers of a unit stream `splits` disjoint K ranges of the
+    ///   same rows at once, and in session 11's ncu of a 3-way split
+    ///   neither DRAM (44 %) nor L2 (65 %) ran at its peak.
+    /// * [`fixup_bytes_per_s`](Self::fixup_bytes_per_s) 70 GB/s, the
+    ///   partials of the overlapped finalizer (the cooperative kernels'
+    ///   since session 11: [`Finalizer::OverlappedPartials`]): what the
+    ///   split rows ran past their loads or math, e.g. 128×256 split 8 (8 ×
+    ///   128 KiB of partials) 55 µs on 46 µs of math at 128×1024×32768,
+    ///   128×128 split 4 (4 × 64 KiB) 14.7 µs on 6.6 µs of math at
+    ///   512×1024×4096. About what one SM's loads reached above (63–68
+    ///   GB/s per CTA on 128 CTAs). Session 8's 50 GB/s was fitted with
+    ///   the in-turn finalizer and a 3 µs hand-over.
+    ///
+    /// The two were fitted together on those 22 rows: rms log error 0.102
+    /// (0.153 before), every pair of rows at one shape that measured ≥ 3
+    /// µs apart in the measured order. 7.75 TB/s and 80–90 GB/s fit 8 %
+    /// closer (0.094) but rank 128×128 split 4 ahead of 128×64 split 2 at
+    /// 512×1024×4096 (measured 20 vs 17 µs) and move sweep plans
+    /// (128×4104×2056) on estimate differences of 1–2 %.
     pub const H100_BF16: Machine = Machine {
         flops_per_sm: 6.0e12,
         dram_bytes_per_s: 2.9e12,
-        fixup_bytes_per_s: 50.0e9,
+        fixup_bytes_per_s: 70.0e9,
         l2_bytes_per_s: 11.6e12,
         l2_unaligned_bytes_per_s: 4.8e12,
         l2_line_split_bytes_per_s: 9.5e12,
         cta_dram_bytes_per_s: 110.0e9,
+        l2_split_k_bytes_per_s: 8.0e12,
     };
     /// H100 SXM, blockwise FP8: 128×128 tiles at 8192³ ran ≈ 1180 TFLOP/s
-    /// on 132 SMs (9.0 TFLOP/s per SM); DRAM and fixup as
-    /// [`Machine::H100_BF16`]. The L2 floor is not calibrated for FP8 (no
-    /// floor: infinite rates).
+    /// on 132 SMs (9.0 TFLOP/s per SM); DRAM as [`Machine::H100_BF16`], the
+    /// fixup as BF16's before its 2026-11-28 refit (50 GB/s, fitted with the
+    /// in-turn finalizer, which the FP8 heuristic still costs). The L2
+    /// floor is not calibrated for FP8 (no floor: infinite rates).
     pub const H100_FP8: Machine = Machine {
         flops_per_sm: 9.0e12,
         dram_bytes_per_s: 2.9e12,
@@ -193,6 +240,7 @@ impl Machine {
         l2_unaligned_bytes_per_s: f64::INFINITY,
         l2_line_split_bytes_per_s: f64::INFINITY,
         cta_dram_bytes_per_s: f64::INFINITY,
+        l2_split_k_bytes_per_s: f64::INFINITY,
     };
 }
 
@@ -283,11 +331,13 @@ pub struct TileCost {
     pub dram_us: f64,
     /// Time of the tiles' operand loads from L2 at the machine's L2 rate
     /// (every tile's A rows and its CTA's share of B columns over the
-    /// K blocks), µs.
+    /// K blocks), µs; for a split plan, the loads past its rings' first
+    /// fill at the split-K rate ([`Machine::l2_split_k_bytes_per_s`]).
     pub l2_us: f64,
     /// Workers per unit (split-K; 1: every unit whole).
     pub splits: usize,
-    /// Time of the split-K fixup per wave (0 without a split), µs.
+    /// Time of the split-K fixup ([`Finalizer::wave_us`] per wave; 0
+    /// without a split), µs.
     pub fixup_us: f64,
 }
 
@@ -326,14 +376,15 @@ pub const HANDOVER_US: f64 = 0.65;
 /// (`StreamKFixup::accumulate_all` of the kernel roles).
 pub const OVERLAPPED_BATCH: usize = 4;
 
-/// The split-K fixup per wave of a kernel whose finalizer waits for all
-/// contributors at once and loads their partials [`OVERLAPPED_BATCH`] at a
-/// time, µs (predicted, session 10): two hand-overs whatever the split
+/// The split-K hand-overs per wave of a kernel whose finalizer waits for
+/// all contributors at once and loads their partials [`OVERLAPPED_BATCH`]
+/// at a time, µs (predicted, session 10): two hand-overs whatever the split
 /// (the contributors' stores drain and their flags reach the finalizer; its
 /// acquire and barrier), then one load round trip per batch of partials.
 /// The fixed part is fitted: in session 10's grid a 2-way split of
 /// 1×4096×4096 (32 → 64 CTAs) ran 1.25 µs slower than whole, where the DRAM
-/// term predicts 1.76 µs saved.
+/// term predicts 1.76 µs saved. ([`overlapped_fixup_batched_us`] with the
+/// batch of the swap-AB kernels.)
 ///
 /// ```
 /// use baton_runtime::gemm::cost_model::{HANDOVER_US, overlapped_fixup_us};
@@ -342,10 +393,93 @@ pub const OVERLAPPED_BATCH: usize = 4;
 /// assert_eq!(overlapped_fixup_us(6), 4.0 * HANDOVER_US);
 /// ```
 pub fn overlapped_fixup_us(splits: usize) -> f64 {
+    overlapped_fixup_batched_us(splits, OVERLAPPED_BATCH)
+}
+
+/// [`overlapped_fixup_us`] of a finalizer that loads `batch` contributors'
+/// partials together (0 is taken as 1): two hand-overs, then one round
+/// trip per batch of the `splits − 1` contributors, µs. The cooperative
+/// BF16 kernels load 4, 2 or 1 at a time by their accumulator count
+/// (`kernel_abi::gemm_bf16::fixup_batch`; session 11).
+///
+/// ```
+/// use baton_runtime::gemm::cost_model::{HANDOVER_US, overlapped_fixup_batched_us};
+/// assert_eq!(overlapped_fixup_batched_us(1, 2), 0.0);
+/// // 7 contributors, 2 at a time: 4 round trips after the 2 hand-overs.
+/// assert_eq!(overlapped_fixup_batched_us(8, 2), 6.0 * HANDOVER_US);
+/// assert_eq!(overlapped_fixup_batched_us(8, 1), 9.0 * HANDOVER_US);
+/// ```
+pub fn overlapped_fixup_batched_us(splits: usize, batch: usize) -> f64 {
     if splits <= 1 {
         return 0.0;
     }
-    HANDOVER_US * (2 + (splits - 1).div_ceil(OVERLAPPED_BATCH)) as f64
+    HANDOVER_US * (2 + (splits - 1).div_ceil(batch.max(1))) as f64
+}
+
+/// How a kernel's split-K finalizer takes the contributors' partials, and
+/// what the model charges per wave for it ([`TileCost::fixup_us`]).
+///
+/// ```
+/// use baton_runtime::gemm::cost_model::{Finalizer, Machine};
+/// let m = Machine::H100_BF16;
+/// // 128×256 split 8 (128 KiB partials, one per load): the partials'
+/// // bytes dominate the hand-overs.
+/// let coop = Finalizer::OverlappedPartials { batch: 1 }.wave_us(8, 131072.0, &m);
+/// let handovers = Finalizer::Overlapped { batch: 1 }.wave_us(8, 131072.0, &m);
+/// assert!(coop > 2.0 * handovers);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Finalizer {
+    /// One contributor after the other: [`FIXUP_LATENCY_US`], then
+    /// `splits` fp32 partial tiles at [`Machine::fixup_bytes_per_s`]
+    /// (session 8's fit; the fixup of [`TileShape::cost_split`]).
+    InTurn,
+    /// All contributors at once, `batch` partials per load:
+    /// [`overlapped_fixup_batched_us`] only. The swap-AB kernels: their
+    /// 8–32 KiB partials are inside [`HANDOVER_US`]'s measurement.
+    Overlapped {
+        /// Contributors' partials loaded together ([`OVERLAPPED_BATCH`]).
+        batch: usize,
+    },
+    /// As [`Overlapped`](Self::Overlapped), plus `splits` fp32 partial
+    /// tiles at [`Machine::fixup_bytes_per_s`] (a contributor's store, the
+    /// others' overlapped with it, then the finalizer's `splits − 1`
+    /// loads): the cooperative BF16 kernels since session 11, whose
+    /// 32–128 KiB partials outweigh the hand-overs (fitted 2026-11-28,
+    /// [`Machine::H100_BF16`]).
+    OverlappedPartials {
+        /// Contributors' partials loaded together (4, 2 or 1 by tile
+        /// width: `kernel_abi::gemm_bf16::fixup_batch`).
+        batch: usize,
+    },
+}
+
+impl Finalizer {
+    /// The fixup of one wave of units split `splits` ways with fp32
+    /// partial tiles of `partial_bytes`, µs (0 without a split).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::cost_model::{Finalizer, HANDOVER_US, Machine};
+    /// let m = Machine::H100_BF16;
+    /// assert_eq!(Finalizer::InTurn.wave_us(1, 65536.0, &m), 0.0);
+    /// // 128×128 split 8: 2 + ⌈7 / 2⌉ hand-overs, 8 × 64 KiB at 70 GB/s.
+    /// let us = Finalizer::OverlappedPartials { batch: 2 }.wave_us(8, 65536.0, &m);
+    /// assert!((us - (6.0 * HANDOVER_US + 8.0 * 65536.0 / 70e9 * 1e6)).abs() < 1e-9);
+    /// assert_eq!(Finalizer::Overlapped { batch: 4 }.wave_us(5, 8192.0, &m), 3.0 * HANDOVER_US);
+    /// ```
+    pub fn wave_us(self, splits: usize, partial_bytes: f64, machine: &Machine) -> f64 {
+        if splits <= 1 {
+            return 0.0;
+        }
+        let partials_us = splits as f64 * partial_bytes / machine.fixup_bytes_per_s * 1e6;
+        match self {
+            Finalizer::InTurn => FIXUP_LATENCY_US + partials_us,
+            Finalizer::Overlapped { batch } => overlapped_fixup_batched_us(splits, batch),
+            Finalizer::OverlappedPartials { batch } => {
+                overlapped_fixup_batched_us(splits, batch) + partials_us
+            }
+        }
+    }
 }
 
 /// What [`TileShape::cost_streaming`] knows of a streaming kernel.
@@ -353,10 +487,8 @@ pub fn overlapped_fixup_us(splits: usize) -> f64 {
 pub struct Streaming {
     /// Input stages in its ring.
     pub stages: usize,
-    /// Whether its split-K finalizer waits for all contributors at once
-    /// ([`overlapped_fixup_us`]; the swap-AB kernels), or takes them in
-    /// turn (the fixup of [`TileShape::cost_split`]).
-    pub overlapped_fixup: bool,
+    /// How its split-K finalizer takes the contributors' partials.
+    pub fixup: Finalizer,
     /// Whether [`TileShape::cost_best_split_streaming`] tries only split
     /// counts that cut the K blocks into equal ranges ([`even_split`]; the
     /// cooperative kernels), or every count (the swap-AB kernels).
@@ -482,14 +614,15 @@ impl TileShape {
     /// kernel that streams its operands through a deep ring
     /// ([`Streaming`]): its DRAM rate is the bytes its busy CTAs keep in
     /// flight over [`DRAM_LATENCY_US`] (Little's law, up to the machine's
-    /// bandwidth) instead of [`dram_share`] of the busy CTAs, and, where
-    /// its split-K finalizer takes the contributors' partials overlapped,
-    /// [`overlapped_fixup_us`].
+    /// bandwidth) instead of [`dram_share`] of the busy CTAs; its split-K
+    /// fixup is its [`Streaming::fixup`]'s; and split, the first fill of
+    /// its rings (`stages` K blocks per busy CTA) is not in its L2 time
+    /// ([`TileCost::l2_us`]).
     ///
     /// ```
-    /// use baton_runtime::gemm::cost_model::{Machine, Problem, Streaming, TileShape};
+    /// use baton_runtime::gemm::cost_model::{Finalizer, Machine, Problem, Streaming, TileShape};
     /// let t = TileShape { bm: 16, bn: 128, bk: 64, cluster_m: 1, speed: 0.85 };
-    /// let s = Streaming { stages: 10, overlapped_fixup: true, even_splits: false };
+    /// let s = Streaming { stages: 10, fixup: Finalizer::Overlapped { batch: 4 }, even_splits: false };
     /// let c = t.cost_streaming(&Problem::bf16(1, 4096, 4096), &Machine::H100_BF16, 132, 1, 1.5, s);
     /// // 32 CTAs × 10 stages × 16,512 B in flight over 2.1 µs: 2.52 TB/s.
     /// assert!((c.dram_us - 33_570_816.0 / (5_283_840.0 / 2.1e-6) * 1e6).abs() < 1e-9);
@@ -518,9 +651,9 @@ impl TileShape {
     /// [`cost_best_split`](Self::cost_best_split).
     ///
     /// ```
-    /// use baton_runtime::gemm::cost_model::{Machine, Problem, Streaming, TileShape};
+    /// use baton_runtime::gemm::cost_model::{Finalizer, Machine, Problem, Streaming, TileShape};
     /// let t = TileShape { bm: 16, bn: 128, bk: 64, cluster_m: 1, speed: 0.85 };
-    /// let s = Streaming { stages: 10, overlapped_fixup: true, even_splits: false };
+    /// let s = Streaming { stages: 10, fixup: Finalizer::Overlapped { batch: 4 }, even_splits: false };
     /// let c = t.cost_best_split_streaming(&Problem::bf16(1, 1024, 4096), &Machine::H100_BF16, 132, 132, 1.5, s);
     /// assert!(c.splits > 1);
     /// ```
@@ -605,22 +738,29 @@ impl TileShape {
             None => (machine.dram_bytes_per_s * dram_share(busy))
                 .min((busy_workers * cm) as f64 * machine.cta_dram_bytes_per_s),
         };
-        let fixup_s = if splits > 1 && streaming.is_some_and(|st| st.overlapped_fixup) {
-            waves as f64 * overlapped_fixup_us(splits) * 1e-6
-        } else if splits > 1 {
-            waves as f64
-                * (FIXUP_LATENCY_US * 1e-6
-                    + splits as f64 * (4 * self.bm * self.bn) as f64 / machine.fixup_bytes_per_s)
-        } else {
-            0.0
-        };
+        let finalizer = streaming.map_or(Finalizer::InTurn, |st| st.fixup);
+        let fixup_us =
+            waves as f64 * finalizer.wave_us(splits, (4 * self.bm * self.bn) as f64, machine);
         // L2 → SM: each tile loads BM rows of A and BN / cluster_m columns
         // of B per K block (split or not: the splits load disjoint K).
         let tiles = (units * cm) as f64;
         let k_loaded = (p.k.div_ceil(self.bk) * self.bk) as f64;
-        let l2_bytes =
-            tiles * (self.bm as f64 + self.bn as f64 / cm as f64) * k_loaded * p.operand_bytes;
-        let l2_bytes_per_s = l2_rate(p, machine, cm);
+        let tile_row_bytes = (self.bm as f64 + self.bn as f64 / cm as f64) * p.operand_bytes;
+        let loads = tiles * k_loaded * tile_row_bytes;
+        let l2_s = if splits > 1 {
+            // A split plan's loads past its rings' first fill (each busy
+            // CTA's first `stages` K blocks, requested at once at its start
+            // and in flight during the launch's ramp) run at the split-K
+            // rate, which was measured on those bytes.
+            let ring_fill = streaming.map_or(0.0, |st| {
+                let first = st.stages.min(p.k.div_ceil(self.bk).div_ceil(splits));
+                (busy_workers * cm * first * self.bk) as f64 * tile_row_bytes
+            });
+            let rate = l2_rate(p, machine, cm).min(machine.l2_split_k_bytes_per_s);
+            (loads - ring_fill).max(0.0) / rate
+        } else {
+            loads / l2_rate(p, machine, cm)
+        };
         TileCost {
             units,
             slots,
@@ -629,9 +769,9 @@ impl TileShape {
             tile_efficiency: (p.m * p.n) as f64 / (units * cm * self.bm * self.bn) as f64,
             math_us: math_s * 1e6,
             dram_us: bytes / bandwidth * 1e6,
-            l2_us: l2_bytes / l2_bytes_per_s * 1e6,
+            l2_us: l2_s * 1e6,
             splits,
-            fixup_us: fixup_s * 1e6,
+            fixup_us,
         }
     }
 
@@ -645,8 +785,13 @@ impl TileShape {
     /// use baton_runtime::gemm::cost_model::{Machine, Problem, TileShape};
     /// let t = TileShape { bm: 128, bn: 64, bk: 64, cluster_m: 1, speed: 1.0 };
     /// let m = Machine::H100_BF16;
-    /// // 16 units of 512 K blocks: 8 splits fill 128 of 132 SMs.
-    /// assert_eq!(t.cost_best_split(&Problem::bf16(8, 1024, 32768), &m, 132, 64).splits, 8);
+    /// // 16 units of 512 K blocks: 7 splits (112 of 132 SMs) already meet
+    /// // the split-K L2 floor, which more splits do not lower; 8 would pay
+    /// // one partial more.
+    /// assert_eq!(t.cost_best_split(&Problem::bf16(8, 1024, 32768), &m, 132, 64).splits, 7);
+    /// // At the unsplit L2 rate (no split-K rate) 8 splits fill 128 SMs.
+    /// let no_floor = Machine { l2_split_k_bytes_per_s: f64::INFINITY, ..m };
+    /// assert_eq!(t.cost_best_split(&Problem::bf16(8, 1024, 32768), &no_floor, 132, 64).splits, 8);
     /// // 128 units already fill the GPU: no split.
     /// assert_eq!(t.cost_best_split(&Problem::bf16(8, 8192, 32768), &m, 132, 64).splits, 1);
     /// ```
@@ -800,9 +945,18 @@ mod tests {
     /// * 8 splits: 128 workers of 64 K blocks: math 2·128·64·64 · 65.5 =
     ///   68,681,728 FLOP: 13.467 µs. DRAM: 8 A rows + 1024 B columns ·
     ///   32768 · 2 = 67,633,152 B, D 16,384 B; 128 of 132 busy: share
-    ///   1 − 0.4 · 4/132 = 0.98788: 23.614 µs. Fixup: 3 µs + 8 transfers
-    ///   of 128·64·4 = 32,768 B at 5e10 B/s: 8.243 µs. Estimate 31.857 µs.
-    /// * 9 splits would need 144 workers: the best split is 8.
+    ///   1 − 0.4 · 4/132 = 0.98788: 23.614 µs. L2: 16 tiles · (128 + 64)
+    ///   rows · 32768 · 2 = 201,326,592 B at the split-K rate 8.0e12 B/s
+    ///   (no ring fill: not a streaming cost): 25.166 µs, the floor. In-turn
+    ///   fixup: 3 µs + 8 transfers of 128·64·4 = 32,768 B at 7e10 B/s:
+    ///   6.745 µs. Estimate 31.911 µs.
+    /// * 9 splits would need 144 workers. 7 splits (112 workers of 74 K
+    ///   blocks) have the same L2 floor, above their DRAM time (share 1 −
+    ///   0.4 · 20/132: 24.83 µs), and one partial less: 25.166 + 3 + 7 ·
+    ///   0.468 = 31.443 µs, the best count of
+    ///   [`cost_best_split`](TileShape::cost_best_split), which tries every
+    ///   count (the heuristic's cooperative kernels try only counts that
+    ///   divide the 512 K blocks).
     #[test]
     fn split_k_long_k_few_tiles_by_hand() {
         let t = TileShape {
@@ -824,11 +978,16 @@ mod tests {
         let share = 1.0 - 0.4 * 4.0 / 132.0;
         assert!(close(split.dram_us, 67_649_536.0 / (2.9e12 * share) * 1e6));
         assert!((split.dram_us - 23.614).abs() < 0.001, "{split:?}");
-        assert!((split.fixup_us - 8.24288).abs() < 1e-9, "{split:?}");
-        assert!((split.estimate_us() - 31.857).abs() < 0.001);
+        assert!(
+            close(split.l2_us, 201_326_592.0 / 8.0e12 * 1e6),
+            "{split:?}"
+        );
+        assert!((split.fixup_us - (3.0 + 8.0 * 32768.0 / 7e10 * 1e6)).abs() < 1e-9);
+        assert!((split.estimate_us() - 31.911).abs() < 0.001, "{split:?}");
         let best = t.cost_best_split(&p, &m, 132, 132);
-        assert_eq!(best.splits, 8);
-        assert_eq!(best, split);
+        assert_eq!(best.splits, 7);
+        assert!((best.dram_us - 24.83).abs() < 0.01, "{best:?}");
+        assert!((best.estimate_us() - 31.443).abs() < 0.001, "{best:?}");
         // Without split-K (max 1) the whole unit stays.
         assert_eq!(t.cost_best_split(&p, &m, 132, 1), whole);
     }

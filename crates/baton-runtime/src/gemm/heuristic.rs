@@ -5,10 +5,11 @@
 
 use super::GemmConfig;
 use super::cost_model::{
-    Machine, PINGPONG_TILE_OVERHEAD_K_BLOCKS, Problem, Streaming, TILE_OVERHEAD_K_BLOCKS, TileCost,
-    TileShape, cheapest,
+    Finalizer, Machine, OVERLAPPED_BATCH, PINGPONG_TILE_OVERHEAD_K_BLOCKS, Problem, Streaming,
+    TILE_OVERHEAD_K_BLOCKS, TileCost, TileShape, cheapest,
 };
 use crate::Target;
+use baton_kernels_abi::gemm_bf16 as bf16_abi;
 
 impl GemmConfig {
     /// Measured throughput per SM relative to 128×256 (H100, 8192³,
@@ -56,22 +57,28 @@ impl GemmConfig {
         }
     }
 
-    /// The most split-K workers per unit the heuristic considers with
-    /// `slots` workers resident: `slots` for single-CTA tiles, 1 for
-    /// clusters. Splits pay only where units are few, which at these sizes
-    /// means few tile rows (small M), and a cluster's second tile row there
-    /// lies past M: every split worker would hold two SMs for one row of
-    /// tiles. (`GemmPlan::set_split_k` still runs clusters split.) 1 for
+    /// The most split-K workers per unit the heuristic considers on a
+    /// problem of `m` rows with `slots` workers resident: `slots` for
+    /// single-CTA tiles, and for clusters where the whole tile rows fill
+    /// every cluster (`m ≥ cluster_m · BM`, e.g. 256×1024×32768 on
+    /// 128×128 pairs: 128x128c2 split 8 measured 46 µs against 47 µs for
+    /// 128x128 split 8 and 56 µs for the old pick, H100, 2026-11-28), 1
+    /// otherwise. Below that a cluster's second tile row lies past M,
+    /// where each split worker would hold two SMs for one row of tiles.
+    /// (`GemmPlan::set_split_k` still runs any of them split.) 1 for
     /// configurations without split-K (ping-pong, tall:
     /// [`runs_stream_k`](Self::runs_stream_k)).
     ///
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
-    /// assert_eq!(GemmConfig::T128x64.max_splits(132), 132);
-    /// assert_eq!(GemmConfig::T128x256C2.max_splits(66), 1);
+    /// assert_eq!(GemmConfig::T128x64.max_splits(64, 132), 132);
+    /// assert_eq!(GemmConfig::T128x128C2.max_splits(256, 66), 66);
+    /// assert_eq!(GemmConfig::T128x128C2.max_splits(160, 66), 1);
     /// ```
-    pub const fn max_splits(self, slots: u32) -> usize {
-        if self.cluster_m() == 1 && self.runs_stream_k() {
+    pub const fn max_splits(self, m: usize, slots: u32) -> usize {
+        let (bm, _, _) = self.tile();
+        let cluster_m = self.cluster_m() as usize;
+        if self.runs_stream_k() && (cluster_m == 1 || m >= cluster_m * bm as usize) {
             slots as usize
         } else {
             1
@@ -112,6 +119,26 @@ impl GemmConfig {
             slots,
             self.tile_overhead_k_blocks(),
         )
+    }
+
+    /// Contributors whose split-K partials this configuration's finalizer
+    /// loads together: [`OVERLAPPED_BATCH`] for swap-AB, and for the
+    /// 128-row cooperative kernels the kernel's own
+    /// `kernel_abi::gemm_bf16::fixup_batch` of its `BN / 2` accumulators
+    /// per thread (4 at 128×64, 2 at 128×128, 1 at 128×224 and 128×256).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert_eq!(GemmConfig::T128x64.fixup_batch(), 4);
+    /// assert_eq!(GemmConfig::T128x128.fixup_batch(), 2);
+    /// assert_eq!(GemmConfig::T128x256.fixup_batch(), 1);
+    /// ```
+    pub const fn fixup_batch(self) -> usize {
+        if self.is_swap_ab() {
+            OVERLAPPED_BATCH
+        } else {
+            bf16_abi::fixup_batch(self.tile().1 as usize / 2)
+        }
     }
 
     /// The cost model's per-tile fixed cost of this configuration, in K
@@ -315,8 +342,8 @@ impl GemmConfig {
     /// rate of the bytes in flight in `stages()` stages, session 10), with
     /// its own per-tile cost ([`tile_overhead_k_blocks`](Self::tile_overhead_k_blocks));
     /// the split count that costs least where split-K applies
-    /// ([`max_splits`](Self::max_splits)); the swap-AB kernels' split-K
-    /// finalizer overlapped.
+    /// ([`max_splits`](Self::max_splits)); every split-K finalizer
+    /// overlapped ([`streaming`](Self::streaming)).
     ///
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
@@ -324,23 +351,74 @@ impl GemmConfig {
     /// assert_eq!((c.units, c.splits), (8, 5));
     /// ```
     pub fn plan_cost(self, m: usize, n: usize, k: usize, slots: u32) -> TileCost {
-        let streaming = Streaming {
-            stages: self.stages() as usize,
-            // The cooperative kernels' finalizer waits for all contributors
-            // at once too since session 11 (`stream_k_fixup_overlapped!`,
-            // 4, 2 or 1 partials per load batch); their fixup is still
-            // costed by the in-turn fit until measured.
-            overlapped_fixup: self.is_swap_ab(),
-            even_splits: !self.is_swap_ab(),
-        };
         self.tile_shape().cost_best_split_streaming(
             &Problem::bf16(m, n, k),
             &Machine::H100_BF16,
             slots,
-            self.max_splits(slots),
+            self.max_splits(m, slots),
             self.tile_overhead_k_blocks(),
-            streaming,
+            self.streaming(),
         )
+    }
+
+    /// The estimate of this configuration split `splits` ways (1: whole),
+    /// as [`plan_cost`](Self::plan_cost) costs each count it tries — also
+    /// counts it does not try (uneven, or clusters): what a forced
+    /// `GemmPlan::set_split_k` runs. `units · splits` must not exceed
+    /// `slots` for the estimate to be one wave (the plan refuses more).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// let c = GemmConfig::T128x128.plan_cost_split(256, 1024, 32768, 132, 8);
+    /// assert_eq!((c.units, c.splits, c.waves), (16, 8, 1));
+    /// assert_eq!(c, GemmConfig::T128x128.plan_cost(256, 1024, 32768, 132));
+    /// ```
+    pub fn plan_cost_split(
+        self,
+        m: usize,
+        n: usize,
+        k: usize,
+        slots: u32,
+        splits: usize,
+    ) -> TileCost {
+        self.tile_shape().cost_streaming(
+            &Problem::bf16(m, n, k),
+            &Machine::H100_BF16,
+            slots,
+            splits,
+            self.tile_overhead_k_blocks(),
+            self.streaming(),
+        )
+    }
+
+    /// What the cost model knows of this configuration's ring and split-K
+    /// finalizer: [`stages`](Self::stages) input stages; every BF16
+    /// finalizer waits for all contributors at once
+    /// (`stream_k_fixup_overlapped!`), [`fixup_batch`](Self::fixup_batch)
+    /// partials per load, and the cooperative kernels' 32–128 KiB partials
+    /// are costed by their bytes too ([`Finalizer::OverlappedPartials`],
+    /// fitted on session 15's forced split rows; swap-AB's are inside its
+    /// hand-over fit); the cooperative kernels split into equal K ranges
+    /// only ([`even_split`](super::cost_model::even_split)).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// use baton_runtime::gemm::cost_model::Finalizer;
+    /// let s = GemmConfig::T128x128.streaming();
+    /// assert_eq!((s.stages, s.fixup), (6, Finalizer::OverlappedPartials { batch: 2 }));
+    /// assert_eq!(GemmConfig::SwapAb16.streaming().fixup, Finalizer::Overlapped { batch: 4 });
+    /// ```
+    pub const fn streaming(self) -> Streaming {
+        let batch = self.fixup_batch();
+        Streaming {
+            stages: self.stages() as usize,
+            fixup: if self.is_swap_ab() {
+                Finalizer::Overlapped { batch }
+            } else {
+                Finalizer::OverlappedPartials { batch }
+            },
+            even_splits: !self.is_swap_ab(),
+        }
     }
 
     /// [`plan_with_slots`](Self::plan_with_slots) among `candidates` only
@@ -484,9 +562,10 @@ mod tests {
     /// cooperative kernel splits only into equal K ranges
     /// (`cost_model::even_split`: 2, 4, 8 … of 64 K blocks), split 4 (64
     /// CTAs, 8 stages of (1 + 64) · 128 B in flight: 2.028 TB/s, 4.140 µs;
-    /// math 2·128·64·64 · 17.5 at 5.1e12: 3.599 µs; the in-turn fixup, 3 µs
-    /// and 4 · 32 KiB at 50 GB/s: 5.621 µs; 9.761 µs. Session 10's 5 ways,
-    /// 9.589 µs, are no longer tried). At 64×5000×4096 16- and
+    /// math 2·128·64·64 · 17.5 at 5.1e12: 3.599 µs; the overlapped fixup
+    /// (session 15), 2 + ⌈3 / 4⌉ hand-overs of 0.65 µs and 4 · 32 KiB at
+    /// 70 GB/s: 3.822 µs; 7.963 µs. Session 10's 5 ways are no longer
+    /// tried). At 64×5000×4096 16- and
     /// 32-row tiles would need several tile rows along M (not candidates;
     /// measured 35.2 µs vs 21.8 µs for 128×64).
     #[test]
@@ -503,7 +582,9 @@ mod tests {
             TILE_OVERHEAD_K_BLOCKS,
             Streaming {
                 stages: 10,
-                overlapped_fixup: true,
+                fixup: Finalizer::Overlapped {
+                    batch: OVERLAPPED_BATCH,
+                },
                 even_splits: false,
             },
         );
@@ -526,7 +607,8 @@ mod tests {
         assert_eq!((c, splits), (GemmConfig::T128x64, 4));
         let with_c = GemmConfig::T128x64.plan_cost(m, n, k, 132);
         assert!((with_c.dram_us - bytes / (4_259_840.0 / 2.1e-6) * 1e6).abs() < 1e-9);
-        assert!((with_c.estimate_us() - 9.761).abs() < 1e-3, "{with_c:?}");
+        assert!((with_c.fixup_us - (1.95 + 4.0 * 32768.0 / 70e9 * 1e6)).abs() < 1e-9);
+        assert!((with_c.estimate_us() - 7.963).abs() < 1e-3, "{with_c:?}");
         let (c, _) =
             GemmConfig::plan_for_operands(Target::Sm90a, 64, 5000, 4096, false, h100_slots);
         assert!(
@@ -593,7 +675,7 @@ mod tests {
             GemmConfig::T256x128C2
         );
         // Tall tiles never split: one worker per unit even with idle slots.
-        assert_eq!(GemmConfig::T256x128.max_splits(132), 1);
+        assert_eq!(GemmConfig::T256x128.max_splits(4096, 132), 1);
         assert_eq!(
             GemmConfig::T256x128.plan_cost(256, 1024, 32768, 132).splits,
             1
@@ -632,8 +714,13 @@ mod tests {
                 // and 128×64 are DRAM-bound within 0.8 % of each other
                 // (27.8–28.0 µs at M = 96); ping-pong, with less math than
                 // the first, is taken (predicted, not measured).
+                // Session 15: clusters split where their tile rows lie
+                // inside M; at 256×7168×16384 the model puts 128x224c2
+                // split 2 (90.4 µs) a hair ahead of ping-pong (90.6).
                 let want = if m <= 64 || (m <= 128 && n == 7168) {
                     (T128x64, 1)
+                } else if m == 256 && n == 7168 {
+                    (T128x224C2, 2)
                 } else {
                     (T128x128PingPong, 1)
                 };
@@ -687,6 +774,128 @@ mod tests {
                         e >= best * (1.0 - super::super::cost_model::EQUAL_WITHIN),
                         "{m}x{n}x{k}: {c:?} {e} < {pick:?} {best}"
                     );
+                }
+            }
+        }
+    }
+
+    /// Session 15's forced split rows (H100, 2026-11-28, `baton bench gemm
+    /// --shape S --config C --split-k N --reps 15`;
+    /// `docs/runs/2026-11-28-s15/bf16-split-k-forced-rows.txt`): (M, K) at
+    /// N = 1024, configuration, split count, our ms.
+    const FORCED_SPLIT_ROWS: [((usize, usize), GemmConfig, usize, f64); 22] = {
+        use GemmConfig::*;
+        [
+            ((256, 32768), T128x64, 4, 0.056),
+            ((256, 32768), T128x128, 8, 0.047),
+            ((256, 32768), T128x256, 16, 0.067),
+            ((256, 32768), T128x256, 8, 0.061),
+            ((256, 32768), T128x128C2, 8, 0.046),
+            ((512, 32768), T128x128, 4, 0.078),
+            ((512, 32768), T128x256, 8, 0.078),
+            ((128, 32768), T128x64, 4, 0.039),
+            ((128, 32768), T128x128, 8, 0.042),
+            ((128, 32768), T128x256, 16, 0.058),
+            ((128, 32768), T128x256, 8, 0.060),
+            ((128, 32768), T128x128C2, 8, 0.043),
+            ((256, 4096), T128x64, 4, 0.014),
+            ((256, 4096), T128x128, 4, 0.017),
+            ((256, 4096), T128x256, 4, 0.027),
+            ((256, 4096), T128x64, 1, 0.018),
+            ((512, 4096), T128x64, 2, 0.017),
+            ((512, 4096), T128x128, 4, 0.020),
+            ((512, 4096), T128x256, 4, 0.027),
+            ((512, 4096), T128x64, 1, 0.018),
+            ((1024, 4096), T128x64, 1, 0.022),
+            ((1024, 4096), T128x256, 4, 0.030),
+        ]
+    };
+
+    /// The launch floor every kernel pays in the bench's timing and the
+    /// model leaves out (BENCHMARKS.md, session 9: 5.3 µs).
+    const LAUNCH_FLOOR_US: f64 = 5.3;
+
+    /// The split-K terms by hand at 256×1024×32768 (session 15's forced
+    /// rows; measured past the launch floor: 128×64 split 4 50.7 µs,
+    /// 128×128 split 8 41.7 µs).
+    ///
+    /// * 128×64 split 4: 32 units, 128 CTAs of 128 K blocks. Loads: 32 ·
+    ///   (128 + 64) · 32768 · 2 = 402,653,184 B; the rings' first fill,
+    ///   128 CTAs · 8 stages · 64 · 192 · 2 = 25,165,824 B; the rest at 8.0
+    ///   TB/s: 47.186 µs (math 26.6, DRAM 29.1). Fixup: 2 + ⌈3 / 4⌉
+    ///   hand-overs of 0.65 µs and 4 partials of 32 KiB at 70 GB/s: 3.822
+    ///   µs. Estimate 51.008 µs.
+    /// * 128×128 split 8: 16 units, 128 CTAs of 64 K blocks. Loads 16 · 256
+    ///   · 32768 · 2 = 268,435,456 B, first fill 128 · 6 · 64 · 256 · 2 =
+    ///   25,165,824 B: 30.409 µs; DRAM (256 + 1024) · 32768 · 2 + D 524,288
+    ///   B at 2.9 TB/s: 29.107 µs. Fixup: 2 + ⌈7 / 2⌉ hand-overs and 8
+    ///   partials of 64 KiB: 3.9 + 7.490 = 11.390 µs. Estimate 41.799 µs.
+    #[test]
+    fn split_k_terms_by_hand_at_256x1024x32768() {
+        let (m, n, k) = (256, 1024, 32768);
+        let c64 = GemmConfig::T128x64.plan_cost_split(m, n, k, 132, 4);
+        assert_eq!((c64.units, c64.splits, c64.waves), (32, 4, 1));
+        let l2 = (402_653_184.0 - 25_165_824.0) / 8.0e12 * 1e6;
+        assert!((c64.l2_us - l2).abs() < 1e-9, "{c64:?}");
+        assert!((c64.l2_us - 47.186).abs() < 1e-3, "{c64:?}");
+        let fix = 3.0 * 0.65 + 4.0 * 32768.0 / 70e9 * 1e6;
+        assert!((c64.fixup_us - fix).abs() < 1e-9, "{c64:?}");
+        assert!((c64.estimate_us() - 51.008).abs() < 1e-3, "{c64:?}");
+        let c128 = GemmConfig::T128x128.plan_cost_split(m, n, k, 132, 8);
+        assert_eq!((c128.units, c128.splits), (16, 8));
+        let l2 = (268_435_456.0 - 25_165_824.0) / 8.0e12 * 1e6;
+        assert!((c128.l2_us - l2).abs() < 1e-9, "{c128:?}");
+        assert!((c128.dram_us - 84_410_368.0 / 2.9e12 * 1e6).abs() < 1e-9);
+        let fix = 6.0 * 0.65 + 8.0 * 65536.0 / 70e9 * 1e6;
+        assert!((c128.fixup_us - fix).abs() < 1e-9, "{c128:?}");
+        assert!((c128.estimate_us() - 41.799).abs() < 1e-3, "{c128:?}");
+        // Unsplit plans keep the whole-plan L2 rate and every load: 128×64
+        // whole at 1024×1024×4096, 128 tiles · 192 · 4096 · 2 at 11.6 TB/s.
+        let whole = GemmConfig::T128x64.plan_cost_split(1024, 1024, 4096, 132, 1);
+        assert!((whole.l2_us - 201_326_592.0 / 11.6e12 * 1e6).abs() < 1e-9);
+        assert_eq!(whole.fixup_us, 0.0);
+    }
+
+    /// The plans at N = 1024 follow session 15's forced rows: at
+    /// 256×1024×32768 128×128 pairs sharing B, split 8 (measured 46 µs;
+    /// 128×128 split 8 47 µs) instead of 128×64 split 4 (56 µs); at
+    /// 512×1024×32768 128×128 pairs split 4 (predicted 59.6 µs; not
+    /// measured) instead of 128×128 split 4 (78 µs, as 128×256 split 8 in
+    /// session 15); the other four shapes keep the plan that measured best
+    /// (or within 1 µs of it). Over the 22 rows the model's estimates are
+    /// within an rms log error of 0.11 of the times past the launch floor
+    /// (0.153 before the refit), and every pair of rows at one shape that
+    /// measured ≥ 3 µs apart is ordered as measured.
+    #[test]
+    fn n1024_split_plans_follow_the_forced_rows() {
+        use GemmConfig::*;
+        for ((m, k), want) in [
+            ((256, 32768), (T128x128C2, 8)),
+            ((512, 32768), (T128x128C2, 4)),
+            ((128, 32768), (T128x64, 4)),
+            ((256, 4096), (T128x64, 4)),
+            ((512, 4096), (T128x64, 2)),
+            ((1024, 4096), (T128x64, 1)),
+        ] {
+            let (c, cost) = GemmConfig::plan_with_slots(m, 1024, k, h100_slots);
+            assert_eq!((c, cost.splits), want, "{m}x1024x{k}");
+        }
+        let est = |((m, k), c, s, _): ((usize, usize), GemmConfig, usize, f64)| {
+            c.plan_cost_split(m, 1024, k, h100_slots(c), s)
+                .estimate_us()
+        };
+        let measured =
+            |row: ((usize, usize), GemmConfig, usize, f64)| row.3 * 1e3 - LAUNCH_FLOOR_US;
+        let sq: f64 = FORCED_SPLIT_ROWS
+            .iter()
+            .map(|&r| (est(r) / measured(r)).ln().powi(2))
+            .sum();
+        let rms = (sq / FORCED_SPLIT_ROWS.len() as f64).sqrt();
+        assert!(rms < 0.11, "rms log error {rms}");
+        for &a in &FORCED_SPLIT_ROWS {
+            for &b in &FORCED_SPLIT_ROWS {
+                if a.0 == b.0 && measured(a) + 3.0 <= measured(b) {
+                    assert!(est(a) < est(b), "{a:?} ({}) vs {b:?} ({})", est(a), est(b));
                 }
             }
         }

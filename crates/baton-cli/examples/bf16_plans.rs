@@ -1,0 +1,103 @@
+//! Prints the BF16 heuristic's plan and the cost model's estimate for every
+//! shape of the BF16 sweep grid (`baton bench gemm --sweep`:
+//! [`SWEEP_M`] × [`SWEEP_NK`], long-K pairs only where M·N ≤
+//! [`LONG_K_MAX_OUTPUTS`]) and of issue #6's set ([`GEMM_SHAPES`]), on an
+//! H100 (132 SMs, 66 cluster slots), without C (as the bench runs beta = 0,
+//! so swap-AB competes at small M). No GPU needed.
+//!
+//! One line per shape: `M N K config ctas splits estimate math dram l2
+//! fixup` (µs; `ctas` as the bench's plan label counts them: workers ×
+//! cluster size, at most one wave). Run it on two commits and join the
+//! lines by shape to list the plans that a cost-model change moves:
+//!
+//! ```text
+//! cargo run -q -p baton-cli --example bf16_plans > plans.txt
+//! cargo run -q -p baton-cli --example bf16_plans -- 192x1536x16384 128x2048x8192
+//! ```
+//!
+//! With arguments, those shapes instead (set `args`): `MxNxK` for the
+//! heuristic's plan, `MxNxK:CONFIG:SPLITS` (e.g. `256x1024x32768:128x128:8`)
+//! for the estimate of a forced plan (`GemmConfig::plan_cost_split`, what
+//! `baton bench gemm --config CONFIG --split-k SPLITS` runs; set `forced`).
+
+use baton_cli::bench::GEMM_SHAPES;
+use baton_cli::sweep::{LONG_K_MAX_OUTPUTS, SWEEP_M, SWEEP_NK, ShapeClass};
+use baton_runtime::Target;
+use baton_runtime::gemm::GemmConfig;
+use baton_runtime::gemm::cost_model::TileCost;
+
+fn main() {
+    let slots = |c: GemmConfig| 132 / c.cluster_m();
+    let args: Vec<Arg> = std::env::args().skip(1).map(|a| parse(&a)).collect();
+    println!("# set M N K config ctas splits estimate_us math_us dram_us l2_us fixup_us");
+    let mut shapes = Vec::new();
+    for &(shape, forced) in &args {
+        match forced {
+            Some((config, splits)) => {
+                let (m, n, k) = shape;
+                let c = config.plan_cost_split(m, n, k, slots(config), splits);
+                print_line("forced", shape, config, &c);
+            }
+            None => shapes.push((shape, "args")),
+        }
+    }
+    for &m in SWEEP_M.iter().filter(|_| args.is_empty()) {
+        for pair in &SWEEP_NK {
+            if pair.class == ShapeClass::LongK && m * pair.n > LONG_K_MAX_OUTPUTS {
+                continue;
+            }
+            shapes.push(((m, pair.n, pair.k), "sweep"));
+        }
+    }
+    if args.is_empty() {
+        shapes.extend(GEMM_SHAPES.iter().map(|&s| (s, "issue6")));
+    }
+    for ((m, n, k), set) in shapes {
+        let (config, splits) = GemmConfig::plan_for_operands(Target::Sm90a, m, n, k, false, slots);
+        let c = config.plan_cost(m, n, k, slots(config));
+        assert_eq!(c.splits, splits as usize);
+        print_line(set, (m, n, k), config, &c);
+    }
+}
+
+/// One output line: `set M N K config ctas splits estimate math dram l2
+/// fixup`.
+fn print_line(set: &str, (m, n, k): (usize, usize, usize), config: GemmConfig, c: &TileCost) {
+    let ctas = (c.units * c.splits).min(c.slots) * config.cluster_m() as usize;
+    println!(
+        "{set} {m} {n} {k} {} {ctas} {} {:.1} {:.1} {:.1} {:.1} {:.1}",
+        config.name(),
+        c.splits,
+        c.estimate_us(),
+        c.math_us,
+        c.dram_us,
+        c.l2_us,
+        c.fixup_us
+    );
+}
+
+/// A command-line shape, and the configuration and split count forced on
+/// it, if any.
+type Arg = ((usize, usize, usize), Option<(GemmConfig, usize)>);
+
+/// `MxNxK` or `MxNxK:CONFIG:SPLITS` (CONFIG a sm_90a configuration's
+/// name, as `baton bench gemm --config` takes it).
+fn parse(a: &str) -> Arg {
+    let mut parts = a.split(':');
+    let d: Vec<usize> = parts
+        .next()
+        .unwrap_or_default()
+        .split('x')
+        .map(|x| x.parse().expect("MxNxK"))
+        .collect();
+    assert_eq!(d.len(), 3, "MxNxK: {a}");
+    let forced = parts.next().map(|name| {
+        let config = GemmConfig::SM90
+            .into_iter()
+            .find(|c| c.name() == name)
+            .unwrap_or_else(|| panic!("unknown configuration {name}"));
+        let splits = parts.next().map_or(1, |s| s.parse().expect("SPLITS"));
+        (config, splits)
+    });
+    ((d[0], d[1], d[2]), forced)
+}

@@ -103,11 +103,15 @@
 //! and from the two consumer warpgroups sharing the tensor core, not from
 //! an mbarrier stage ring.
 
-use baton::arch::ptx::tma::{TensorMap, load_2d, prefetch_tensormap, store_wait_group};
+use baton::arch::ptx::BarrierRef;
+use baton::arch::ptx::tma::{TensorMap, load_2d, load_2d_at, prefetch_tensormap, store_wait_group};
 use baton::arch::ptx::{dynamic_smem, thread_idx_x, warp_uniform};
 use baton::smem::SharedRef;
 use baton::smem_field;
-use baton::tile_pipeline::{InputConsumer, InputTilePipeline};
+use baton::tile_pipeline::{
+    A_SCALE_BOX_ROWS, A_SCALE_BOX_STRIDE, InputConsumer, InputTilePipeline, a_scale_box_start,
+    a_scale_floats,
+};
 use baton_kernel_roles::dispatch_roles;
 use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
 use baton_kernel_roles::sm90::epilogue::{NoC, SUB_COLS, SUB_ROWS, StoreEpilogue};
@@ -138,7 +142,7 @@ macro_rules! fp8_entry {
             #[spec($spec)]
             $(#[$doc])*
             pub fn $name(p: GemmFp8Params) {
-                let GemmFp8Params { b_scales, m, n, k, tail_rows, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves }, .. } = p;
+                let GemmFp8Params { b_scales, m, n, k, tail_rows, sa_ld, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves }, .. } = p;
                 // The tensor maps stay in the parameter space (by value, no
                 // copy): TMA reads them through their generic addresses,
                 // each taken where it is used (two instructions) rather
@@ -161,7 +165,7 @@ macro_rules! fp8_entry {
                     gemm::<$mma, $bm, $bn, $acc, $stages, $double, $cluster, $stream_k, { false $(|| $mcast_a)? }, { $bm / 2 }, _>(
                         (tma_a, tma_b, tma_sa, tma_d),
                         (tma_a_tail, tma_sa_tail, tail_rows),
-                        b_scales, m, n, k, sk, (sk_min_segment, sk_extra_waves),
+                        (b_scales, sa_ld), m, n, k, sk, (sk_min_segment, sk_extra_waves),
                     )
                 }
             }
@@ -394,7 +398,7 @@ unsafe fn gemm<
 >(
     (tma_a, tma_b, tma_sa, tma_d): (Map, Map, Map, Map),
     (tma_a_tail, tma_sa_tail, tail_rows): (Map, Map, u32),
-    b_scales: *const f32,
+    (b_scales, sa_ld): (*const f32, u32),
     m: u32,
     n: u32,
     k: u32,
@@ -515,20 +519,16 @@ unsafe fn gemm<
         // Payload::TMA_BYTES, or the trimmed count.
         producer => {
           if MCAST_A {
-            mcast_a_producer::<BM, HALF_M, BN, STAGES, CLUSTER_M, _>(input, work, rows, (tiles_n, n_blocks, b_scales), (tma_a, tma_b, tma_sa), (tma_a_tail, tma_sa_tail));
+            mcast_a_producer::<BM, HALF_M, BN, STAGES, CLUSTER_M, _>(input, work, rows, (tiles_n, n_blocks, b_scales, sa_ld), (tma_a, tma_b, tma_sa), (tma_a_tail, tma_sa_tail));
           } else {
             TmaProducer { input, work, rows }.run(#[inline(always)]
                 |t| {
                 // SAFETY: b_scales holds ⌈N/128⌉ · K/128 floats (contract).
                 unsafe { prefetch_tile_b_scales::<BN>(b_scales, t.tn * bn, n_blocks, k_blocks) };
-                let trimmed_bytes = t.a_rows * BK + bn * BK + 4 * t.a_rows.next_multiple_of(4);
+                let trimmed_bytes = t.a_rows * BK + bn * BK + 4 * a_scale_floats(t.a_rows);
                 (trimmed_bytes, #[inline(always)]
                 move |st, bar, kb| {
-                    let (map_a, map_sa) = if t.a_rows == bm {
-                        (tma_a(), tma_sa())
-                    } else {
-                        (tma_a_tail(), tma_sa_tail())
-                    };
+                    let map_a = if t.a_rows == bm { tma_a() } else { tma_a_tail() };
                     let kc = (kb * BK) as i32;
                     // SAFETY: maps per the kernel contract; the stage is
                     // ours and its full barrier expects these bytes.
@@ -541,13 +541,7 @@ unsafe fn gemm<
                                 kc,
                                 (t.tm * bm) as i32,
                             );
-                            load_2d(
-                                map_sa,
-                                smem_field!(st, Stage<BM, BN>, a_scales),
-                                bar,
-                                (t.tm * bm) as i32,
-                                kb as i32,
-                            );
+                            load_a_scales::<BM, BN, _>(st, bar, (tma_sa, tma_sa_tail), t.a_rows, t.tm * bm, kb, sa_ld);
                         }
                         load_b_tile::<u8, BN, 64, { BK as usize }, CLUSTER_M>(
                             tma_b(),
@@ -649,6 +643,7 @@ unsafe fn gemm<
                         descs,
                         Fp8Scales {
                             scale_row,
+                            sa_ld,
                             bs_row,
                             bs_row_hi,
                         },
@@ -739,7 +734,7 @@ fn mcast_a_producer<
     input: InputTilePipeline<'a, Payload<BM, BN>, STAGES>,
     work: ClusterWork<CLUSTER>,
     rows: TileRows,
-    (tiles_n, n_blocks, b_scales): (u32, u32, *const f32),
+    (tiles_n, n_blocks, b_scales, sa_ld): (u32, u32, *const f32, u32),
     (tma_a, tma_b, tma_sa): (Map, Map, Map),
     (tma_a_tail, tma_sa_tail): (Map, Map),
 ) {
@@ -755,7 +750,7 @@ fn mcast_a_producer<
         let (tn, tm) = work.tile_of(seg.unit);
         let a_rows = rows.a_rows(tm);
         let b_rows = if tn < tiles_n { bn } else { 0 };
-        let bytes = a_rows * BK + b_rows * BK + 4 * a_rows.next_multiple_of(4);
+        let bytes = a_rows * BK + b_rows * BK + 4 * a_scale_floats(a_rows);
         // SAFETY: b_scales holds ⌈N/128⌉ · K/128 floats (the kernel
         // contract); a tile past N reads the clamped last row.
         unsafe { prefetch_tile_b_scales::<BN>(b_scales, tn * bn, n_blocks, work.sched.k_blocks()) };
@@ -779,13 +774,6 @@ fn mcast_a_producer<
                         tm * bm,
                         work.rank,
                     );
-                    load_2d(
-                        tma_sa(),
-                        smem_field!(st, Stage<BM, BN>, a_scales),
-                        bar,
-                        (tm * bm) as i32,
-                        kb as i32,
-                    );
                 } else {
                     load_2d(
                         tma_a_tail(),
@@ -794,14 +782,8 @@ fn mcast_a_producer<
                         kc,
                         (tm * bm) as i32,
                     );
-                    load_2d(
-                        tma_sa_tail(),
-                        smem_field!(st, Stage<BM, BN>, a_scales),
-                        bar,
-                        (tm * bm) as i32,
-                        kb as i32,
-                    );
                 }
+                load_a_scales::<BM, BN, _>(st, bar, (tma_sa, tma_sa_tail), a_rows, tm * bm, kb, sa_ld);
                 if b_rows != 0 {
                     load_2d(
                         tma_b(),
@@ -815,4 +797,47 @@ fn mcast_a_producer<
         }
     }
     producer.drain();
+}
+
+/// Issues the TMA loads of K block `kb`'s A scales of the `a_rows` rows
+/// from row `row0` on (a multiple of 4) into the stage's `a_scales`: per
+/// 128-row box `i` with rows, from the 16-byte granule that holds the
+/// scale of (`row0 + 128·i`, `kb`) in the scale vector
+/// (`a_scale_box_start`), `a_scale_box_floats(rows)` floats at float
+/// `A_SCALE_BOX_STRIDE · i` — a whole box through `tma_sa` (box 132), the
+/// last tile row's partial box through `tma_sa_tail`. Their bytes are
+/// `4 · a_scale_floats(a_rows)` (zero fill past the vector included).
+///
+/// # Safety
+/// The maps per the kernel contract; the calling thread holds the stage
+/// as producer and `bar` expects these bytes.
+#[inline(always)]
+unsafe fn load_a_scales<const BM: usize, const BN: usize, Map: Fn() -> *const TensorMap>(
+    st: SharedRef<'_, Stage<BM, BN>>,
+    bar: BarrierRef<'_>,
+    (tma_sa, tma_sa_tail): (Map, Map),
+    a_rows: u32,
+    row0: u32,
+    kb: u32,
+    sa_ld: u32,
+) {
+    baton::unroll!(W in [0, 1] {
+        if (W as usize) * (A_SCALE_BOX_ROWS as usize) < BM && a_rows > W * A_SCALE_BOX_ROWS {
+            let rows = a_rows - W * A_SCALE_BOX_ROWS;
+            let map = if rows >= A_SCALE_BOX_ROWS { tma_sa() } else { tma_sa_tail() };
+            let (c0, _) = a_scale_box_start(kb, sa_ld, row0 + W * A_SCALE_BOX_ROWS);
+            // SAFETY: forwarded; box W fits a_scales from float
+            // A_SCALE_BOX_STRIDE · W on (BlockwiseFP8PaddedTilePayload).
+            unsafe {
+                load_2d_at(
+                    map,
+                    smem_field!(st, Stage<BM, BN>, a_scales),
+                    4 * A_SCALE_BOX_STRIDE * W,
+                    bar,
+                    c0 as i32,
+                    0,
+                )
+            };
+        }
+    });
 }

@@ -209,7 +209,11 @@ pub const fn a_scale_box_floats(rows: u32) -> u32 {
 pub const fn a_scale_floats(rows: u32) -> u32 {
     let rest = rows % A_SCALE_BOX_ROWS;
     (rows / A_SCALE_BOX_ROWS) * a_scale_box_floats(A_SCALE_BOX_ROWS)
-        + if rest == 0 { 0 } else { a_scale_box_floats(rest) }
+        + if rest == 0 {
+            0
+        } else {
+            a_scale_box_floats(rest)
+        }
 }
 
 /// Where the A-scale box of K block `kb` whose first row is `row0` starts,

@@ -17,13 +17,19 @@
 //!   threads:
 //!   - warpgroup 0 (registers released to 40): warp 0's elected lane is the
 //!     producer. Per stage it TMA-loads A (128×128 bytes), B (BN×128 bytes)
-//!     and the stage's 128 A scales (`a_scales: Tile<f32, 1, 128>`) onto one
-//!     `full` barrier whose expect-tx count is the payload's `TMA_BYTES`.
-//!     The A scales come through a rank-2 map over `[K/128, M4]` (box
-//!     {128, 1} at (m0, kb)), where `M4` is the row pitch in floats: M when
-//!     M is a multiple of 4, otherwise the host passes a zero-padded copy
-//!     (TMA needs 16-byte row strides; it also faults on a rank-1 box that
-//!     starts at an address that is not 16-byte aligned). The ragged last
+//!     and the stage's A scales onto one `full` barrier whose expect-tx
+//!     count is the payload's `TMA_BYTES`. The A scales (`[K/128][ld]`, any
+//!     `ld ≥ M`: PyTorch's M-major layout with M not a multiple of 4 too)
+//!     are read in place as one vector, through a one-row map over its
+//!     `(K/128 − 1)·ld + M` floats (no row stride, so no 16-byte stride
+//!     rule; only the base must be 16-byte aligned, else the host copies):
+//!     per 128-row box a load of 132 floats from the 16-byte granule that
+//!     holds the box's first scale (a box must start on one), into
+//!     `a_scales` at 160 floats per box (`BlockwiseFP8PaddedTilePayload`,
+//!     `fp8_a_scales::load_a_scales`); the consumers read row r at
+//!     `off + r`, `off = (kb·ld) mod 4`. The floats a box carries past its
+//!     rows (padding between K blocks, the next block's scales, the zero
+//!     fill past the vector) reach only rows past M. The ragged last
 //!     tile row loads only its `M mod BM` rows of A and scales (tail maps,
 //!     `arrive_expect_tx_bytes`): TMA's zero fill of a full box is as slow
 //!     as a load. Its other rows keep stale stage data and land in D rows
@@ -103,15 +109,12 @@
 //! and from the two consumer warpgroups sharing the tensor core, not from
 //! an mbarrier stage ring.
 
-use baton::arch::ptx::BarrierRef;
-use baton::arch::ptx::tma::{TensorMap, load_2d, load_2d_at, prefetch_tensormap, store_wait_group};
+use baton::arch::ptx::tma::{TensorMap, load_2d, prefetch_tensormap, store_wait_group};
 use baton::arch::ptx::{dynamic_smem, thread_idx_x, warp_uniform};
 use baton::smem::SharedRef;
 use baton::smem_field;
-use baton::tile_pipeline::{
-    A_SCALE_BOX_ROWS, A_SCALE_BOX_STRIDE, InputConsumer, InputTilePipeline, a_scale_box_start,
-    a_scale_floats,
-};
+use baton::tile_pipeline::{InputConsumer, InputTilePipeline, a_scale_floats};
+use baton_kernel_roles::sm90::fp8_a_scales::load_a_scales;
 use baton_kernel_roles::dispatch_roles;
 use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
 use baton_kernel_roles::sm90::epilogue::{NoC, SUB_COLS, SUB_ROWS, StoreEpilogue};
@@ -185,14 +188,16 @@ fp8_entry!(
     /// # Safety
     /// The tensor maps (by value in the parameters, read in the parameter space) describe: with 128-byte swizzle, A
     /// (u8, dims {K, M}, box {128, 128}) and B (u8, dims {K, N}, box {128, 128});
-    /// the A scales (f32, dims {M4, K/128} with M4 ≥ M a multiple of 4 and
-    /// zeros in columns M.., box {128, 1}, no swizzle);
+    /// the A scales (f32, the vector of `(K/128 − 1)·sa_ld + M` floats of a
+    /// `[K/128][sa_ld]` buffer as a one-row map with a 16-byte aligned
+    /// base, box {132, 1}, no swizzle);
     /// with 64-byte swizzle, D (bf16, dims {N, M}, box {32, 64}). `b_scales`
     /// points at `⌈N/128⌉ · K/128` f32 in global memory; K is a positive
     /// multiple of 128. `tail_rows` is `M mod BM`; when it is not 0 the tail
-    /// maps describe the same A and A scales with boxes of `tail_rows` rows
-    /// and `tail_rows` rounded up to 4 floats (the last tile row loads only
-    /// those), otherwise they are never read.
+    /// maps describe the same A with a box of `tail_rows` rows and the A
+    /// scales with a box of `a_scale_box_floats(tail_rows mod 128)` floats
+    /// (the last tile row's partial box; when `tail_rows mod 128` is 0 it
+    /// is never read), otherwise they are never read.
     ///
     /// Stream-K (`sk_min_segment > 0`): the units left after the last full
     /// wave (+ `sk_extra_waves` full waves) are split along K across all
@@ -275,7 +280,7 @@ fp8_entry!(
     ///
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`], with A's box {128, 256}, the
-    /// A scales' box {256, 1} and `size_of::<Fp8Smem<256, 128, 4>>()` bytes
+    /// A scales in two boxes and `size_of::<Fp8Smem<256, 128, 4>>()` bytes
     /// of dynamic shared memory.
     abi::GEMM_256X128,
     baton_gemm_fp8_blockwise_256x128,
@@ -474,8 +479,7 @@ unsafe fn gemm<
     // (a row past M loads no A and is clipped by the store).
     let (bm, bn) = (BM as u32, BN as u32);
     let n_blocks = n.div_ceil(128);
-    // Rows of A (and of its scales, rounded up to 4 floats: 16 bytes for
-    // TMA) per tile row: `TileRows::a_rows`.
+    // Rows of A (and of its scales) per tile row: `TileRows::a_rows`.
     let tiles_m = m.div_ceil(bm);
     let rows = TileRows {
         tiles_m,
@@ -541,7 +545,7 @@ unsafe fn gemm<
                                 kc,
                                 (t.tm * bm) as i32,
                             );
-                            load_a_scales::<BM, BN, _>(st, bar, (tma_sa, tma_sa_tail), t.a_rows, t.tm * bm, kb, sa_ld);
+                            load_a_scales::<BM, BN, { BK as usize }, _>(st, bar, (tma_sa, tma_sa_tail), t.a_rows, t.tm * bm, kb, sa_ld);
                         }
                         load_b_tile::<u8, BN, 64, { BK as usize }, CLUSTER_M>(
                             tma_b(),
@@ -783,7 +787,7 @@ fn mcast_a_producer<
                         (tm * bm) as i32,
                     );
                 }
-                load_a_scales::<BM, BN, _>(st, bar, (tma_sa, tma_sa_tail), a_rows, tm * bm, kb, sa_ld);
+                load_a_scales::<BM, BN, { BK as usize }, _>(st, bar, (tma_sa, tma_sa_tail), a_rows, tm * bm, kb, sa_ld);
                 if b_rows != 0 {
                     load_2d(
                         tma_b(),
@@ -799,45 +803,3 @@ fn mcast_a_producer<
     producer.drain();
 }
 
-/// Issues the TMA loads of K block `kb`'s A scales of the `a_rows` rows
-/// from row `row0` on (a multiple of 4) into the stage's `a_scales`: per
-/// 128-row box `i` with rows, from the 16-byte granule that holds the
-/// scale of (`row0 + 128·i`, `kb`) in the scale vector
-/// (`a_scale_box_start`), `a_scale_box_floats(rows)` floats at float
-/// `A_SCALE_BOX_STRIDE · i` — a whole box through `tma_sa` (box 132), the
-/// last tile row's partial box through `tma_sa_tail`. Their bytes are
-/// `4 · a_scale_floats(a_rows)` (zero fill past the vector included).
-///
-/// # Safety
-/// The maps per the kernel contract; the calling thread holds the stage
-/// as producer and `bar` expects these bytes.
-#[inline(always)]
-unsafe fn load_a_scales<const BM: usize, const BN: usize, Map: Fn() -> *const TensorMap>(
-    st: SharedRef<'_, Stage<BM, BN>>,
-    bar: BarrierRef<'_>,
-    (tma_sa, tma_sa_tail): (Map, Map),
-    a_rows: u32,
-    row0: u32,
-    kb: u32,
-    sa_ld: u32,
-) {
-    baton::unroll!(W in [0, 1] {
-        if (W as usize) * (A_SCALE_BOX_ROWS as usize) < BM && a_rows > W * A_SCALE_BOX_ROWS {
-            let rows = a_rows - W * A_SCALE_BOX_ROWS;
-            let map = if rows >= A_SCALE_BOX_ROWS { tma_sa() } else { tma_sa_tail() };
-            let (c0, _) = a_scale_box_start(kb, sa_ld, row0 + W * A_SCALE_BOX_ROWS);
-            // SAFETY: forwarded; box W fits a_scales from float
-            // A_SCALE_BOX_STRIDE · W on (BlockwiseFP8PaddedTilePayload).
-            unsafe {
-                load_2d_at(
-                    map,
-                    smem_field!(st, Stage<BM, BN>, a_scales),
-                    4 * A_SCALE_BOX_STRIDE * W,
-                    bar,
-                    c0 as i32,
-                    0,
-                )
-            };
-        }
-    });
-}

@@ -889,6 +889,13 @@ impl<'a> Fp8GemmPlan<'a> {
         self.name
     }
 
+    /// Whether [`run`](Self::run) copies the A scales before each launch
+    /// (their base is not 16-byte aligned: [`a_scales_copied`]); `false`:
+    /// the kernel reads them in place, whatever their K-block stride.
+    pub fn copies_a_scales(&self) -> bool {
+        self.sa_pad.is_some()
+    }
+
     /// Enqueues the GEMM on the GPU's stream.
     pub fn run(&self, gpu: &Gpu) -> Result<()> {
         let stream = gpu.stream();

@@ -10,6 +10,7 @@
 //! first `wgmma` (after `wgmma.fence`) its `empty` side; with two partials
 //! (`DOUBLE`) a two-stage ring in registers.
 
+use super::fp8_a_scales::a_scale_offset;
 use super::mainloop_bf16::release_stage;
 use super::promotion::{promote_tile, straddles_scale_blocks};
 use super::stage_descriptors::StageDescriptors;
@@ -29,7 +30,6 @@ use baton::pipeline::PendingRelease;
 use baton::smem_field;
 use baton::tile_pipeline::{
     A_SCALE_BOX_STRIDE, BlockwiseFP8PaddedStage, BlockwiseFP8PaddedTilePayload, InputConsumer,
-    a_scale_box_start,
 };
 use core::arch::asm;
 
@@ -122,15 +122,6 @@ pub unsafe fn prefetch_tile_b_scales<const BN: usize>(
         }
         row += 1;
     }
-}
-
-/// The place of K block `kb`'s first A scale of a tile in the 16-byte
-/// granule its box starts on: `(kb · sa_ld) mod 4` (the tile's first row
-/// is a multiple of 4, so `a_scale_box_start(kb, sa_ld, 0)`'s offset);
-/// 0 for every K block when `sa_ld` is a multiple of 4.
-#[inline(always)]
-const fn a_scale_offset(kb: u32, sa_ld: u32) -> u32 {
-    a_scale_box_start(kb, sa_ld, 0).1
 }
 
 /// One FP8 `wgmma` shape: a warpgroup's 64 × N block, `ACC = N / 2` fp32

@@ -17,13 +17,19 @@
 //!   threads:
 //!   - warpgroup 0 (registers released to 40): warp 0's elected lane is the
 //!     producer. Per stage it TMA-loads A (128×128 bytes), B (BN×128 bytes)
-//!     and the stage's 128 A scales (`a_scales: Tile<f32, 1, 128>`) onto one
-//!     `full` barrier whose expect-tx count is the payload's `TMA_BYTES`.
-//!     The A scales come through a rank-2 map over `[K/128, M4]` (box
-//!     {128, 1} at (m0, kb)), where `M4` is the row pitch in floats: M when
-//!     M is a multiple of 4, otherwise the host passes a zero-padded copy
-//!     (TMA needs 16-byte row strides; it also faults on a rank-1 box that
-//!     starts at an address that is not 16-byte aligned). The ragged last
+//!     and the stage's A scales onto one `full` barrier whose expect-tx
+//!     count is the payload's `TMA_BYTES`. The A scales (`[K/128][ld]`, any
+//!     `ld ≥ M`: PyTorch's M-major layout with M not a multiple of 4 too)
+//!     are read in place as one vector, through a one-row map over its
+//!     `(K/128 − 1)·ld + M` floats (no row stride, so no 16-byte stride
+//!     rule; only the base must be 16-byte aligned, else the host copies):
+//!     per 128-row box a load of 132 floats from the 16-byte granule that
+//!     holds the box's first scale (a box must start on one), into
+//!     `a_scales` at 160 floats per box (`BlockwiseFP8PaddedTilePayload`,
+//!     `fp8_a_scales::load_a_scales`); the consumers read row r at
+//!     `off + r`, `off = (kb·ld) mod 4`. The floats a box carries past its
+//!     rows (padding between K blocks, the next block's scales, the zero
+//!     fill past the vector) reach only rows past M. The ragged last
 //!     tile row loads only its `M mod BM` rows of A and scales (tail maps,
 //!     `arrive_expect_tx_bytes`): TMA's zero fill of a full box is as slow
 //!     as a load. Its other rows keep stale stage data and land in D rows
@@ -107,7 +113,8 @@ use baton::arch::ptx::tma::{TensorMap, load_2d, prefetch_tensormap, store_wait_g
 use baton::arch::ptx::{dynamic_smem, thread_idx_x, warp_uniform};
 use baton::smem::SharedRef;
 use baton::smem_field;
-use baton::tile_pipeline::{InputConsumer, InputTilePipeline};
+use baton::tile_pipeline::{InputConsumer, InputTilePipeline, a_scale_floats};
+use baton_kernel_roles::sm90::fp8_a_scales::load_a_scales;
 use baton_kernel_roles::dispatch_roles;
 use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
 use baton_kernel_roles::sm90::epilogue::{NoC, SUB_COLS, SUB_ROWS, StoreEpilogue};
@@ -138,7 +145,7 @@ macro_rules! fp8_entry {
             #[spec($spec)]
             $(#[$doc])*
             pub fn $name(p: GemmFp8Params) {
-                let GemmFp8Params { b_scales, m, n, k, tail_rows, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves }, .. } = p;
+                let GemmFp8Params { b_scales, m, n, k, tail_rows, sa_ld, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves }, .. } = p;
                 // The tensor maps stay in the parameter space (by value, no
                 // copy): TMA reads them through their generic addresses,
                 // each taken where it is used (two instructions) rather
@@ -161,7 +168,7 @@ macro_rules! fp8_entry {
                     gemm::<$mma, $bm, $bn, $acc, $stages, $double, $cluster, $stream_k, { false $(|| $mcast_a)? }, { $bm / 2 }, _>(
                         (tma_a, tma_b, tma_sa, tma_d),
                         (tma_a_tail, tma_sa_tail, tail_rows),
-                        b_scales, m, n, k, sk, (sk_min_segment, sk_extra_waves),
+                        (b_scales, sa_ld), m, n, k, sk, (sk_min_segment, sk_extra_waves),
                     )
                 }
             }
@@ -181,14 +188,16 @@ fp8_entry!(
     /// # Safety
     /// The tensor maps (by value in the parameters, read in the parameter space) describe: with 128-byte swizzle, A
     /// (u8, dims {K, M}, box {128, 128}) and B (u8, dims {K, N}, box {128, 128});
-    /// the A scales (f32, dims {M4, K/128} with M4 ≥ M a multiple of 4 and
-    /// zeros in columns M.., box {128, 1}, no swizzle);
+    /// the A scales (f32, the vector of `(K/128 − 1)·sa_ld + M` floats of a
+    /// `[K/128][sa_ld]` buffer as a one-row map with a 16-byte aligned
+    /// base, box {132, 1}, no swizzle);
     /// with 64-byte swizzle, D (bf16, dims {N, M}, box {32, 64}). `b_scales`
     /// points at `⌈N/128⌉ · K/128` f32 in global memory; K is a positive
     /// multiple of 128. `tail_rows` is `M mod BM`; when it is not 0 the tail
-    /// maps describe the same A and A scales with boxes of `tail_rows` rows
-    /// and `tail_rows` rounded up to 4 floats (the last tile row loads only
-    /// those), otherwise they are never read.
+    /// maps describe the same A with a box of `tail_rows` rows and the A
+    /// scales with a box of `a_scale_box_floats(tail_rows mod 128)` floats
+    /// (the last tile row's partial box; when `tail_rows mod 128` is 0 it
+    /// is never read), otherwise they are never read.
     ///
     /// Stream-K (`sk_min_segment > 0`): the units left after the last full
     /// wave (+ `sk_extra_waves` full waves) are split along K across all
@@ -271,7 +280,7 @@ fp8_entry!(
     ///
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`], with A's box {128, 256}, the
-    /// A scales' box {256, 1} and `size_of::<Fp8Smem<256, 128, 4>>()` bytes
+    /// A scales in two boxes and `size_of::<Fp8Smem<256, 128, 4>>()` bytes
     /// of dynamic shared memory.
     abi::GEMM_256X128,
     baton_gemm_fp8_blockwise_256x128,
@@ -394,7 +403,7 @@ unsafe fn gemm<
 >(
     (tma_a, tma_b, tma_sa, tma_d): (Map, Map, Map, Map),
     (tma_a_tail, tma_sa_tail, tail_rows): (Map, Map, u32),
-    b_scales: *const f32,
+    (b_scales, sa_ld): (*const f32, u32),
     m: u32,
     n: u32,
     k: u32,
@@ -470,8 +479,7 @@ unsafe fn gemm<
     // (a row past M loads no A and is clipped by the store).
     let (bm, bn) = (BM as u32, BN as u32);
     let n_blocks = n.div_ceil(128);
-    // Rows of A (and of its scales, rounded up to 4 floats: 16 bytes for
-    // TMA) per tile row: `TileRows::a_rows`.
+    // Rows of A (and of its scales) per tile row: `TileRows::a_rows`.
     let tiles_m = m.div_ceil(bm);
     let rows = TileRows {
         tiles_m,
@@ -515,20 +523,16 @@ unsafe fn gemm<
         // Payload::TMA_BYTES, or the trimmed count.
         producer => {
           if MCAST_A {
-            mcast_a_producer::<BM, HALF_M, BN, STAGES, CLUSTER_M, _>(input, work, rows, (tiles_n, n_blocks, b_scales), (tma_a, tma_b, tma_sa), (tma_a_tail, tma_sa_tail));
+            mcast_a_producer::<BM, HALF_M, BN, STAGES, CLUSTER_M, _>(input, work, rows, (tiles_n, n_blocks, b_scales, sa_ld), (tma_a, tma_b, tma_sa), (tma_a_tail, tma_sa_tail));
           } else {
             TmaProducer { input, work, rows }.run(#[inline(always)]
                 |t| {
                 // SAFETY: b_scales holds ⌈N/128⌉ · K/128 floats (contract).
                 unsafe { prefetch_tile_b_scales::<BN>(b_scales, t.tn * bn, n_blocks, k_blocks) };
-                let trimmed_bytes = t.a_rows * BK + bn * BK + 4 * t.a_rows.next_multiple_of(4);
+                let trimmed_bytes = t.a_rows * BK + bn * BK + 4 * a_scale_floats(t.a_rows);
                 (trimmed_bytes, #[inline(always)]
                 move |st, bar, kb| {
-                    let (map_a, map_sa) = if t.a_rows == bm {
-                        (tma_a(), tma_sa())
-                    } else {
-                        (tma_a_tail(), tma_sa_tail())
-                    };
+                    let map_a = if t.a_rows == bm { tma_a() } else { tma_a_tail() };
                     let kc = (kb * BK) as i32;
                     // SAFETY: maps per the kernel contract; the stage is
                     // ours and its full barrier expects these bytes.
@@ -541,13 +545,7 @@ unsafe fn gemm<
                                 kc,
                                 (t.tm * bm) as i32,
                             );
-                            load_2d(
-                                map_sa,
-                                smem_field!(st, Stage<BM, BN>, a_scales),
-                                bar,
-                                (t.tm * bm) as i32,
-                                kb as i32,
-                            );
+                            load_a_scales::<BM, BN, { BK as usize }, _>(st, bar, (tma_sa, tma_sa_tail), t.a_rows, t.tm * bm, kb, sa_ld);
                         }
                         load_b_tile::<u8, BN, 64, { BK as usize }, CLUSTER_M>(
                             tma_b(),
@@ -649,6 +647,7 @@ unsafe fn gemm<
                         descs,
                         Fp8Scales {
                             scale_row,
+                            sa_ld,
                             bs_row,
                             bs_row_hi,
                         },
@@ -739,7 +738,7 @@ fn mcast_a_producer<
     input: InputTilePipeline<'a, Payload<BM, BN>, STAGES>,
     work: ClusterWork<CLUSTER>,
     rows: TileRows,
-    (tiles_n, n_blocks, b_scales): (u32, u32, *const f32),
+    (tiles_n, n_blocks, b_scales, sa_ld): (u32, u32, *const f32, u32),
     (tma_a, tma_b, tma_sa): (Map, Map, Map),
     (tma_a_tail, tma_sa_tail): (Map, Map),
 ) {
@@ -755,7 +754,7 @@ fn mcast_a_producer<
         let (tn, tm) = work.tile_of(seg.unit);
         let a_rows = rows.a_rows(tm);
         let b_rows = if tn < tiles_n { bn } else { 0 };
-        let bytes = a_rows * BK + b_rows * BK + 4 * a_rows.next_multiple_of(4);
+        let bytes = a_rows * BK + b_rows * BK + 4 * a_scale_floats(a_rows);
         // SAFETY: b_scales holds ⌈N/128⌉ · K/128 floats (the kernel
         // contract); a tile past N reads the clamped last row.
         unsafe { prefetch_tile_b_scales::<BN>(b_scales, tn * bn, n_blocks, work.sched.k_blocks()) };
@@ -779,13 +778,6 @@ fn mcast_a_producer<
                         tm * bm,
                         work.rank,
                     );
-                    load_2d(
-                        tma_sa(),
-                        smem_field!(st, Stage<BM, BN>, a_scales),
-                        bar,
-                        (tm * bm) as i32,
-                        kb as i32,
-                    );
                 } else {
                     load_2d(
                         tma_a_tail(),
@@ -794,14 +786,8 @@ fn mcast_a_producer<
                         kc,
                         (tm * bm) as i32,
                     );
-                    load_2d(
-                        tma_sa_tail(),
-                        smem_field!(st, Stage<BM, BN>, a_scales),
-                        bar,
-                        (tm * bm) as i32,
-                        kb as i32,
-                    );
                 }
+                load_a_scales::<BM, BN, { BK as usize }, _>(st, bar, (tma_sa, tma_sa_tail), a_rows, tm * bm, kb, sa_ld);
                 if b_rows != 0 {
                     load_2d(
                         tma_b(),
@@ -816,3 +802,4 @@ fn mcast_a_producer<
     }
     producer.drain();
 }
+

@@ -5,15 +5,17 @@
 //! kernel parameters), and the launch on the caller's stream. Nothing here
 //! allocates device memory or synchronizes once an operand set's plan
 //! exists (the first call with it may allocate a split-K workspace or the
-//! FP8 A scales' padded copy, in stream order, never while capturing), so
+//! FP8 A scales' padded copy for a start that is not 16-byte aligned, in
+//! stream order, never while capturing), so
 //! every call can be captured in a CUDA graph.
 //!
 //! Both run the Rust API's own plans (`GemmPlan::from_views`,
 //! `Fp8GemmPlan::from_views`, kept per operand set and stream in
 //! [`crate::plan_cache`]): the same configuration, split-K or stream-K and
 //! tensor maps as a Rust caller's. The FP8 A scales may have any row
-//! stride (`Scales::with_ld`: DeepGEMM's TMA-aligned layout is read in
-//! place, others through the plan's padded copy).
+//! stride (`Scales::with_ld`): the kernel reads them in place (DeepGEMM's
+//! TMA-aligned layout and torch's M-major one alike); only a view whose
+//! start is not 16-byte aligned goes through the plan's padded copy.
 
 use crate::device::DeviceState;
 use crate::plan_cache::PlanKey;
@@ -37,7 +39,8 @@ pub enum CallError {
     #[error(transparent)]
     View(#[from] ViewError),
     /// A plan refused the call's operands or stream state (e.g. FP8 A
-    /// scales that need a copy while a graph is being captured).
+    /// scales whose start is not 16-byte aligned, which need a copy, while
+    /// a graph is being captured).
     #[error(transparent)]
     Plan(gemm::GemmError),
     /// The device, driver or launch failed.
@@ -476,9 +479,10 @@ pub unsafe fn gemm_fp8_blockwise(
     stream: sys::CUstream,
     p: &Fp8Problem,
 ) -> Result<(), CallError> {
-    // The A scales need no alignment: the plan copies rows TMA cannot read
-    // in place (`fp8::a_scales_copied`). The B scales are read through a
-    // plain pointer.
+    // The A scales need no alignment: the kernel reads any row stride in
+    // place, the plan copies only a start that is not 16-byte aligned
+    // (`fp8::a_scales_copied`). The B scales are read through a plain
+    // pointer.
     check_addresses(&[("a", &p.a), ("b", &p.b), ("b_scales", &p.sb)], &p.d)?;
     if p.d.overlaps(&p.sa) {
         return Err(ViewError::OutputOverlaps {

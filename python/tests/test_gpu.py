@@ -318,14 +318,35 @@ def test_fp8_blockwise_split_k_with_torch_scale_layout(m, n, k):
     assert rel_err(out, a2_deq @ b2_deq.T) < 4e-3
 
 
-def test_fp8_blockwise_capture_refuses_a_scale_copy():
+def test_fp8_blockwise_capture_reads_torch_a_scales_in_place():
+    # torch's M-major layout with M = 66 (264-byte rows) is read in place:
+    # no copy, so a first call inside a capture succeeds and replays.
     m, n, k = 66, 256, 512
+    a, sa, b, sb, a_deq, b_deq = quantize_fp8(m, n, k, seed=5)
+    sa_t = sa.t().contiguous().t()
+    assert sa_t.stride() == (1, m)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = baton.gemm_fp8_blockwise(a, sa_t, b, sb)
+    out.fill_(float("nan"))
+    g.replay()
+    torch.cuda.synchronize()
+    assert rel_err(out, a_deq @ b_deq.T) < 4e-3
+
+
+def test_fp8_blockwise_capture_refuses_a_scale_copy():
+    # A start that is not 16-byte aligned still needs the padded copy,
+    # which a capture refuses.
+    m, n, k = 64, 256, 512
     a, sa, b, sb, _, _ = quantize_fp8(m, n, k, seed=5)
-    sa_t = sa.t().contiguous().t()  # 264-byte rows: needs the padded copy
+    store = torch.empty(k // 128 * m + 1, device="cuda", dtype=torch.float32)
+    sa_off = store[1:].view(k // 128, m).t()  # M-major, starts 4 bytes in
+    sa_off.copy_(sa)
+    assert sa_off.data_ptr() % 16 == 4
     g = torch.cuda.CUDAGraph()
     with pytest.raises(ValueError, match="cannot be allocated while the stream captures"):
         with torch.cuda.graph(g):
-            baton.gemm_fp8_blockwise(a, sa_t, b, sb)
+            baton.gemm_fp8_blockwise(a, sa_off, b, sb)
 
 
 def test_fp8_blockwise_strided_a_and_graph_replay():

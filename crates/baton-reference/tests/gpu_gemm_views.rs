@@ -407,6 +407,12 @@ fn fp8_strided_a_scales_and_split_k_match_f64_reference() {
         (66, 512, 8192, 68),
         (66, 1024, 4096, 67),
         (200, 264, 1024, 203),
+        // PyTorch's M-major layout with M not a multiple of 4 (packed).
+        (130, 1024, 8192, 130),
+        (3, 2048, 4096, 3),
+        // Tall: 256-row tiles with a 131-row tail (a full and a partial
+        // A-scale box), ld ≡ 1 mod 4.
+        (387, 4096, 2048, 389),
     ] {
         let x = fp8_inputs((m, n, k), k, k, &mut rng);
         let kb = k / 128;
@@ -429,6 +435,10 @@ fn fp8_strided_a_scales_and_split_k_match_f64_reference() {
             MatrixMut::new(&mut d_d, d_desc).unwrap(),
         )
         .unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            !plan.copies_a_scales(),
+            "{m}x{n}x{k} A-scale ld {ld_sa}: read in place (an aligned base), no copy"
+        );
         let (kernel, split) = (plan.kernel_name(), plan.split_k());
         let planned = baton_runtime::gemm::fp8::plan(m, n, k, gpu.sm_count())
             .1

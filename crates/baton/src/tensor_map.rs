@@ -426,6 +426,36 @@ impl TensorMapDesc {
         }
     }
 
+    /// A vector of `len` elements at `base` (16-byte aligned) moved in boxes
+    /// of `box_len` elements, as a one-row rank-2 map (dims {len, 1}, the
+    /// row pitch `len` elements rounded up to 16 bytes, never stepped):
+    /// loads at `(c0, 0)` read elements `c0..c0 + box_len`, those past
+    /// `len` as the zero fill. No row stride applies, so a buffer whose
+    /// logical rows are not 16 bytes apart can be read in place. Zero OOB
+    /// fill, no L2 promotion.
+    ///
+    /// ```
+    /// use baton::tensor_map::{ElemType, TensorMapDesc};
+    /// let d = TensorMapDesc::vector(ElemType::F32, 0x1000, 3 * 67 + 66, 132);
+    /// assert_eq!((d.dims[0], d.dims[1], d.strides_bytes[0]), (267, 1, 1072));
+    /// assert_eq!(d.box_bytes(), 528);
+    /// assert!(d.validate().is_ok());
+    /// ```
+    pub const fn vector(dtype: ElemType, base: u64, len: u64, box_len: u32) -> Self {
+        let pitch = (len * dtype.bytes() as u64).next_multiple_of(16);
+        TensorMapDesc {
+            dtype,
+            rank: 2,
+            base,
+            dims: [len, 1, 1],
+            strides_bytes: [pitch, pitch],
+            box_dims: [box_len, 1, 1],
+            swizzle: Swizzle::None,
+            oob_fill: OobFill::Zero,
+            l2_promotion: L2Promotion::None,
+        }
+    }
+
     /// Bytes one box occupies in shared memory (and the transaction bytes a
     /// load of it completes, out-of-bounds fill included).
     pub const fn box_bytes(&self) -> u32 {

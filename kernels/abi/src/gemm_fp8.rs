@@ -4,7 +4,9 @@
 
 use crate::gemm_params::GemmFp8Params;
 use baton::kernel::KernelSpec;
-use baton::tile_pipeline::{BlockwiseFP8Stage, BlockwiseFP8TilePayload, InputTileStorage, Tile};
+use baton::tile_pipeline::{
+    BlockwiseFP8PaddedStage, BlockwiseFP8PaddedTilePayload, InputTileStorage, Tile,
+};
 
 /// Rows (M) of one `wgmma` wave of the two consumer warpgroups (64 each);
 /// a 256-row tile is two waves.
@@ -18,11 +20,12 @@ pub const SUB_ROWS: usize = 64;
 /// Epilogue sub-tile columns.
 pub const SUB_COLS: usize = 32;
 
-/// What one input stage carries: A and B tiles and their scales.
+/// What one input stage carries: A and B tiles and the A scales in boxes
+/// that start on 16-byte granules (read in place for any K-block stride).
 pub type Payload<const BM: usize, const BN: usize> =
-    BlockwiseFP8TilePayload<BM, BN, { BK as usize }>;
+    BlockwiseFP8PaddedTilePayload<BM, BN, { BK as usize }>;
 /// One input stage's storage.
-pub type Stage<const BM: usize, const BN: usize> = BlockwiseFP8Stage<BM, BN, { BK as usize }>;
+pub type Stage<const BM: usize, const BN: usize> = BlockwiseFP8PaddedStage<BM, BN, { BK as usize }>;
 /// One D staging sub-tile (64 × 32 bf16).
 pub type SubTile = Tile<u16, SUB_ROWS, SUB_COLS>;
 

@@ -140,7 +140,7 @@ pub const BROADCAST_C: u32 = 4;
 ///     tma_sa: TensorMapParam::UNUSED, tma_d: TensorMapParam::UNUSED,
 ///     tma_a_tail: TensorMapParam::UNUSED, tma_sa_tail: TensorMapParam::UNUSED,
 ///     b_scales: core::ptr::null(),
-///     m: 128, n: 7168, k: 16384, tail_rows: 0, stream_k: StreamKParams::OFF,
+///     m: 128, n: 7168, k: 16384, tail_rows: 0, sa_ld: 128, stream_k: StreamKParams::OFF,
 /// };
 /// assert_eq!(p.k % 128, 0);
 /// ```
@@ -151,13 +151,17 @@ pub struct GemmFp8Params {
     pub tma_a: TensorMapParam,
     /// B: u8, dims {K, N}, box {128, BN}, 128-byte swizzle.
     pub tma_b: TensorMapParam,
-    /// A scales: f32, dims {M4, K/128}, box {BM, 1}.
+    /// A scales `[K/128][sa_ld]` read as one vector: f32, dims
+    /// {(K/128 − 1)·sa_ld + M, 1}, box {132, 1} (one 128-row box of
+    /// `BlockwiseFP8PaddedTilePayload`).
     pub tma_sa: TensorMapParam,
     /// D: bf16, dims {N, M}, box {32, 64}, 64-byte swizzle.
     pub tma_d: TensorMapParam,
     /// A with a box of `tail_rows` rows (read only when `tail_rows ≠ 0`).
     pub tma_a_tail: TensorMapParam,
-    /// A scales with a box of `tail_rows` rounded up to 4.
+    /// The A-scale vector with the box of the last tile row's partial
+    /// 128-row box: `a_scale_box_floats(tail_rows mod 128)` floats (read
+    /// only when that is not 0).
     pub tma_sa_tail: TensorMapParam,
     /// `⌈N/128⌉ · K/128` f32 B scales in global memory.
     pub b_scales: *const f32,
@@ -169,6 +173,9 @@ pub struct GemmFp8Params {
     pub k: u32,
     /// `M mod BM`.
     pub tail_rows: u32,
+    /// Floats between the A scales of consecutive K blocks (`≥ M`; any
+    /// value: the scales are read as one vector).
+    pub sa_ld: u32,
     /// Stream-K workspace.
     pub stream_k: StreamKParams,
 }

@@ -242,12 +242,12 @@ pub enum GemmError {
          would repeat it): turn stream-K off on the plan (set_stream_k(gpu, None)) before capturing"
     )]
     StreamKInGraph,
-    /// An FP8 plan whose A scales TMA cannot read in place (rows not a
-    /// multiple of 16 bytes, or an unaligned start) made while its stream
-    /// captures a CUDA graph: the plan would allocate its padded copy
-    /// inside the capture.
+    /// An FP8 plan whose A scales TMA cannot read in place (a start that
+    /// is not 16-byte aligned; any row stride is read in place) made while
+    /// its stream captures a CUDA graph: the plan would allocate its
+    /// padded copy inside the capture.
     #[error(
-        "the A scales' rows ({ld} floats apart, starting at {address:#x}) need the plan's padded copy, which cannot be allocated while the stream captures a CUDA graph; allowed: make the plan before capturing, or pass A scales whose rows TMA reads in place (a 16-byte aligned start and a row stride that is a multiple of 4 floats, as DeepGEMM's TMA-aligned layout)"
+        "the A scales start at {address:#x} (rows {ld} floats apart), not 16-byte aligned: they need the plan's padded copy, which cannot be allocated while the stream captures a CUDA graph; allowed: make the plan before capturing, or pass A scales that start on a 16-byte boundary (any row stride is read in place)"
     )]
     AScalesCopyInGraph {
         /// The A scales' device address.

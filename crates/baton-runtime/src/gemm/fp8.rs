@@ -13,7 +13,8 @@ use super::stream_k::StreamKWorkspace;
 use crate::error::{Error, Fp8ShapeError, GemmError, Result};
 use crate::{Gpu, Kernels, TypedKernel};
 use baton::kernel::KernelSpec;
-use baton::tensor_map::{ElemType, Swizzle};
+use baton::tensor_map::{ElemType, Swizzle, TensorMapDesc};
+use baton::tile_pipeline::{A_SCALE_BOX_ROWS, a_scale_box_floats};
 use baton_kernels_abi::gemm_fp8 as fp8_abi;
 use baton_kernels_abi::gemm_params::{GemmFp8Params, TensorMapParam};
 use cudarc::driver::sys;
@@ -460,22 +461,23 @@ pub fn validate(
     Ok(())
 }
 
-/// Whether a plan reads the A scales (`[K/128, M]` f32 at `address`, rows
-/// `ld` floats apart) through a zero-padded copy rather than in place: TMA
-/// needs a 16-byte aligned base address and row stride, so packed scales
-/// with M not a multiple of 4, or an unaligned view, are copied (one 2-D
-/// device copy per launch, `K/128 · M` floats); DeepGEMM's TMA-aligned
-/// layout (`ld` = M rounded up to 4) is read in place.
+/// Whether a plan reads the A scales (`[K/128, M]` f32 at `address`, K
+/// blocks any `ld ≥ M` floats apart) through a copy rather than in place.
+/// The kernel reads them as one vector (a one-row tensor map over
+/// `(K/128 − 1) · ld + M` floats, boxes starting on 16-byte granules:
+/// `baton::tile_pipeline::BlockwiseFP8PaddedTilePayload`), so no row
+/// stride rule applies — packed scales with M not a multiple of 4 and
+/// PyTorch's M-major layout are read in place — but TMA needs the
+/// vector's base 16-byte aligned: only a view that starts mid-granule is
+/// copied (one 2-D device copy per launch, `K/128 · M` floats).
 ///
 /// ```
 /// use baton_runtime::gemm::fp8::a_scales_copied;
-/// assert!(!a_scales_copied(0x1000, 64)); // packed, M = 64
-/// assert!(a_scales_copied(0x1000, 66)); // packed, M = 66: 264-byte rows
-/// assert!(!a_scales_copied(0x1000, 68)); // M = 66 in DeepGEMM's layout
-/// assert!(a_scales_copied(0x1004, 68)); // a view starting mid-granule
+/// assert!(!a_scales_copied(0x1000)); // any ld: packed M = 66, torch's layout, DeepGEMM's
+/// assert!(a_scales_copied(0x1004)); // a view starting mid-granule
 /// ```
-pub fn a_scales_copied(address: u64, ld: u64) -> bool {
-    !(4 * ld).is_multiple_of(16) || !address.is_multiple_of(16)
+pub fn a_scales_copied(address: u64) -> bool {
+    !address.is_multiple_of(16)
 }
 
 /// The kernel operands of a blockwise FP8 GEMM: A M×K and B N×K e4m3
@@ -506,9 +508,9 @@ pub struct Fp8GemmPlan<'a> {
     /// The caller's A scales (source of `sa_pad`'s copy).
     a_scales: RowMajorOperand,
     /// Zero-padded copy of the A scales when TMA cannot read them in place
-    /// ([`a_scales_copied`]). (Owned by the plan, with its device address
-    /// taken once, so `run` records no cudarc events while a graph may be
-    /// capturing.)
+    /// ([`a_scales_copied`]: a base that is not 16-byte aligned). (Owned
+    /// by the plan, with its device address taken once, so `run` records
+    /// no cudarc events while a graph may be capturing.)
     sa_pad: Option<(CudaSlice<f32>, u64)>,
     m: u32,
     n: u32,
@@ -516,6 +518,9 @@ pub struct Fp8GemmPlan<'a> {
     /// `M mod BM`: rows of the last tile row when ragged (loaded through the
     /// tail maps), else 0.
     tail_rows: u32,
+    /// Floats between the A scales of consecutive K blocks as the kernel
+    /// reads them (the caller's `ld`, or the copy's M rounded up to 4).
+    sa_ld: u32,
     /// CTAs per cluster.
     cluster: u32,
     /// Clusters stacked along N sharing A ([`shares_a`]), else along M.
@@ -642,13 +647,20 @@ impl<'a> Fp8GemmPlan<'a> {
             }
             .into());
         }
-        // TMA reads the A scales in place when their rows are 16-byte
-        // aligned (columns M.. of the last box come as TMA's zero fill);
-        // otherwise the kernel reads a zero-padded copy ([K/128, M4]),
-        // refreshed before every launch (one 2-D device copy, enqueued on
-        // the stream: a captured graph repeats it).
+        // The kernel reads the A scales in place as one vector (boxes from
+        // 16-byte granules, so any K-block stride `ld ≥ M`); a base that is
+        // not 16-byte aligned (TMA's rule for a map's base) is read through
+        // a zero-padded copy ([K/128, M4]), refreshed before every launch
+        // (one 2-D device copy, enqueued on the stream: a captured graph
+        // repeats it).
+        let kb = k / SCALE_BLOCK;
+        // Box coordinates are i32 (and the kernel's kb · ld + row in u32):
+        // the vector and one box past it stay below 2^31 floats.
+        if (kb - 1) as u64 * sa_given.ld + m as u64 + 256 >= 1 << 31 {
+            return Err(Error::Fp8Shape(Fp8ShapeError::TooLarge { mnk: (m, n, k) }));
+        }
         let m4 = m.next_multiple_of(4);
-        let mut sa_pad = if a_scales_copied(sa_given.address, sa_given.ld) {
+        let mut sa_pad = if a_scales_copied(sa_given.address) {
             if super::bf16::may_be_capturing(gpu) {
                 return Err(GemmError::AScalesCopyInGraph {
                     address: sa_given.address,
@@ -656,7 +668,7 @@ impl<'a> Fp8GemmPlan<'a> {
                 }
                 .into());
             }
-            Some(stream.alloc_zeros::<f32>((k / SCALE_BLOCK) * m4)?)
+            Some(stream.alloc_zeros::<f32>(kb * m4)?)
         } else {
             None
         };
@@ -667,37 +679,52 @@ impl<'a> Fp8GemmPlan<'a> {
             };
             (pad, p)
         });
-        // What TMA reads: the copy (packed, M4 wide) or the caller's rows.
-        let sa_read = match &sa_pad {
-            Some((_, p)) => RowMajorOperand::packed(*p, ElemType::F32, k / SCALE_BLOCK, m4),
-            None => sa_given,
+        // What TMA reads: the copy (packed, M4 apart) or the caller's rows.
+        let (sa_address, sa_ld) = match &sa_pad {
+            Some((_, p)) => (*p, m4 as u64),
+            None => (sa_given.address, sa_given.ld),
+        };
+        let sa_len = (kb as u64 - 1) * sa_ld + m as u64;
+        // The A-scale vector in boxes of `floats`.
+        let sa_map = |floats: u32| {
+            crate::tensor_map::encode(&TensorMapDesc::vector(
+                ElemType::F32,
+                sa_address,
+                sa_len,
+                floats,
+            ))
         };
         let bk = 128;
         let cluster = cluster_of(kernel);
         let tail_rows = (m % bm as usize) as u32;
         let tail_box = if tail_rows == 0 { bm } else { tail_rows };
-        // A and its scales with boxes of `rows` rows.
+        // A with boxes of `rows` rows.
         let a_map = |rows: u32| ops.a.map(0, rows, bk, Swizzle::B128);
-        let sa_map = |rows: u32| sa_read.map(0, 1, rows, Swizzle::None);
         let along_n = shares_a(kernel);
         let Some((a_rows, b_rows)) = load_rows(kernel) else {
             unreachable!("tile_of and load_rows list the same kernels");
         };
-        let (a, sa) = (a_map(a_rows)?, sa_map(bm)?);
+        let (a, sa) = (
+            a_map(a_rows)?,
+            sa_map(a_scale_box_floats(A_SCALE_BOX_ROWS))?,
+        );
+        // The last tile row's partial 128-row box of A scales, if any.
+        let sa_tail_rows = tail_rows % A_SCALE_BOX_ROWS;
         let maps = [
             a,
             ops.b.map(0, b_rows, bk, Swizzle::B128)?,
             sa,
             ops.d.map(0, 64, 32, Swizzle::B64)?,
-            // The last tile row's A and A scales when M mod BM ≠ 0: boxes of
-            // just its rows (TMA's zero fill of a full box is slow); the
-            // kernel never reads them otherwise. (Each encode is a driver
-            // call of about 3 µs: with no tail they are A's.)
+            // The last tile row's A when M mod BM ≠ 0, a box of just its
+            // rows (TMA's zero fill of a full box is slow), and its partial
+            // box of A scales; the kernel never reads them otherwise. (Each
+            // encode is a driver call of about 3 µs: without them they are
+            // the full maps.)
             if tail_rows == 0 { a } else { a_map(tail_box)? },
-            if tail_rows == 0 {
+            if sa_tail_rows == 0 {
                 sa
             } else {
-                sa_map(tail_box.next_multiple_of(4))?
+                sa_map(a_scale_box_floats(sa_tail_rows))?
             },
         ]
         .map(param);
@@ -728,6 +755,7 @@ impl<'a> Fp8GemmPlan<'a> {
             n: n as u32,
             k: k as u32,
             tail_rows,
+            sa_ld: sa_ld as u32,
             cluster,
             along_n,
             slots,
@@ -861,6 +889,13 @@ impl<'a> Fp8GemmPlan<'a> {
         self.name
     }
 
+    /// Whether [`run`](Self::run) copies the A scales before each launch
+    /// (their base is not 16-byte aligned: [`a_scales_copied`]); `false`:
+    /// the kernel reads them in place, whatever their K-block stride.
+    pub fn copies_a_scales(&self) -> bool {
+        self.sa_pad.is_some()
+    }
+
     /// Enqueues the GEMM on the GPU's stream.
     pub fn run(&self, gpu: &Gpu) -> Result<()> {
         let stream = gpu.stream();
@@ -909,6 +944,7 @@ impl<'a> Fp8GemmPlan<'a> {
             n: self.n,
             k: self.k,
             tail_rows: self.tail_rows,
+            sa_ld: self.sa_ld,
             stream_k: StreamKWorkspace::launch_params(self.stream_k.as_ref()),
         };
         // SAFETY: the maps and the B-scale pointer name operands borrowed

@@ -362,9 +362,9 @@ impl<'a> Scales<'a> {
     /// The same scales read as rows `ld` floats apart: for the A scales,
     /// row `kb` (K block `kb`) holds the M scales of that K block at
     /// `kb · ld`, `ld ≥ M`, and the buffer needs `(K/128 − 1) · ld + M`
-    /// floats (any more are not read). Rows that are 16-byte aligned
-    /// (`ld` a multiple of 4 on an aligned buffer) are read in place, others
-    /// through a copy ([`fp8::a_scales_copied`]). The B scales are read
+    /// floats (any more are not read). They are read in place for any
+    /// `ld` from a 16-byte aligned buffer, through a copy from one that is
+    /// not ([`fp8::a_scales_copied`]). The B scales are read
     /// packed only ([`MatrixError::NotSupported`] otherwise).
     ///
     /// ```
@@ -436,7 +436,8 @@ impl<'a> Fp8GemmPlan<'a> {
     /// Errors: the views' and the kernel's shape rules;
     /// [`Fp8ShapeError::ScaleStrideTooSmall`] / [`Fp8ShapeError::ScalesTooShort`]
     /// for strided A scales; [`GemmError::AScalesCopyInGraph`] for A scales
-    /// TMA cannot read in place ([`fp8::a_scales_copied`]) while capturing.
+    /// whose base is not 16-byte aligned ([`fp8::a_scales_copied`]) while
+    /// capturing.
     ///
     /// ```no_run
     /// use baton_runtime::{Gpu, Variant};
@@ -653,14 +654,18 @@ mod tests {
         let o = a_scales_operand(scales(A_AT, 4 * 66), sb, (m, n, k)).unwrap();
         assert_eq!((o.address, o.rows, o.cols, o.ld), (A_AT, 4, 66, 66));
         assert!(
-            fp8::a_scales_copied(o.address, o.ld),
-            "264-byte rows: copied"
+            !fp8::a_scales_copied(o.address),
+            "264-byte rows: read in place (one vector)"
+        );
+        assert!(
+            fp8::a_scales_copied(o.address + 4),
+            "a base mid-granule: copied"
         );
         // DeepGEMM's layout: rows 68 apart, the last row only M long.
         let o = a_scales_operand(scales(A_AT, 3 * 68 + 66).with_ld(68), sb, (m, n, k)).unwrap();
         assert_eq!((o.rows, o.cols, o.ld), (4, 66, 68));
         assert_eq!(o.span_bytes(1), 4 * (3 * 68 + 66));
-        assert!(!fp8::a_scales_copied(o.address, o.ld), "read in place");
+        assert!(!fp8::a_scales_copied(o.address), "read in place");
         // A longer buffer (a torch tensor's storage) is fine.
         assert!(a_scales_operand(scales(A_AT, 4 * 68).with_ld(68), sb, (m, n, k)).is_ok());
     }

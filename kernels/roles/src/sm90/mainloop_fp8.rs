@@ -10,6 +10,7 @@
 //! first `wgmma` (after `wgmma.fence`) its `empty` side; with two partials
 //! (`DOUBLE`) a two-stage ring in registers.
 
+use super::fp8_a_scales::a_scale_offset;
 use super::mainloop_bf16::release_stage;
 use super::promotion::{promote_tile, straddles_scale_blocks};
 use super::stage_descriptors::StageDescriptors;
@@ -27,7 +28,9 @@ use baton::arch::ptx::wgmma::{
 };
 use baton::pipeline::PendingRelease;
 use baton::smem_field;
-use baton::tile_pipeline::{BlockwiseFP8Stage, BlockwiseFP8TilePayload, InputConsumer};
+use baton::tile_pipeline::{
+    A_SCALE_BOX_STRIDE, BlockwiseFP8PaddedStage, BlockwiseFP8PaddedTilePayload, InputConsumer,
+};
 use core::arch::asm;
 
 /// K per stage (fp8 elements = bytes), also the scale block along K.
@@ -38,9 +41,10 @@ pub const WAVE_M: u32 = 128;
 
 /// The input payload of an FP8 GEMM with `BM × BN` tiles.
 pub type Fp8Payload<const BM: usize, const BN: usize> =
-    BlockwiseFP8TilePayload<BM, BN, { BK as usize }>;
-/// One stage of [`Fp8Payload`]: A, B and the A scales of one K block.
-pub type Fp8Stage<const BM: usize, const BN: usize> = BlockwiseFP8Stage<BM, BN, { BK as usize }>;
+    BlockwiseFP8PaddedTilePayload<BM, BN, { BK as usize }>;
+/// One stage of [`Fp8Payload`]: A, B and the A-scale boxes of one K block.
+pub type Fp8Stage<const BM: usize, const BN: usize> =
+    BlockwiseFP8PaddedStage<BM, BN, { BK as usize }>;
 
 /// `ld.global.nc.f32`: a read-only global load.
 ///
@@ -198,18 +202,25 @@ pub fn mma_k_block<M: Fp8Mma<ACC>, const ACC: usize>(
 }
 
 /// Where a consumer thread's scales come from in one tile: its two A-row
-/// scales from each stage (`a_scales[scale_row]`, `[scale_row + 8]`, and
-/// with 256-row tiles the next wave's), the tile's B scales from global
+/// scales from each stage (`a_scales[off + scale_row]`, `[off + scale_row
+/// + 8]`, and with 256-row tiles the next wave's from the second box, at
+/// [`A_SCALE_BOX_STRIDE`] + the same), the tile's B scales from global
 /// memory (`bs_row[kb]`, and `bs_row_hi[kb]` for the columns past the
-/// tile's first 128-wide B-scale block).
+/// tile's first 128-wide B-scale block). `off = (kb · sa_ld) mod 4` is the
+/// place of the wave's first scale in the 16-byte granule its box starts
+/// on ([`a_scale_box_start`](baton::tile_pipeline::a_scale_box_start):
+/// the tile's first row is a multiple of 4, so only `kb · sa_ld` counts,
+/// and it is the same for both waves).
 ///
 /// ```ignore
-/// let scales = Fp8Scales { scale_row: wg * 64 + row, bs_row, bs_row_hi };
+/// let scales = Fp8Scales { scale_row: wg * 64 + row, sa_ld, bs_row, bs_row_hi };
 /// ```
 #[derive(Clone, Copy)]
 pub struct Fp8Scales {
     /// This thread's first accumulator row in the tile (`64·wg + row`).
     pub scale_row: u32,
+    /// Floats between the A scales of consecutive K blocks.
+    pub sa_ld: u32,
     /// The tile's first B-scale row (`K/128` floats, global, read-only).
     pub bs_row: *const f32,
     /// The next B-scale row (clamped to the last), for columns past the
@@ -285,6 +296,12 @@ unsafe fn issue<
     p: &mut [f32; ACC],
     pinned: bool,
 ) -> (PendingRelease<'a>, (f32, f32, f32, f32)) {
+    // This K block's A scales of this thread's rows: `off` on in the box
+    // (once here, not in each pinned copy below).
+    let sc = Fp8Scales {
+        scale_row: sc.scale_row + a_scale_offset(kb, sc.sa_ld),
+        ..sc
+    };
     if !pinned {
         // SAFETY: forwarded.
         return unsafe {
@@ -325,7 +342,8 @@ unsafe fn issue<
 }
 
 /// [`issue`] with the stage's descriptors from `stage_descs` (called with
-/// the acquired stage's index after the wait).
+/// the acquired stage's index after the wait), `sc.scale_row` already
+/// offset by the K block's box offset.
 ///
 /// # Safety
 /// As [`issue`].
@@ -347,11 +365,14 @@ unsafe fn issue_on<
     let stage = consumer.acquire_stage();
     let st = stage.tiles();
     let sa = smem_field!(st, Fp8Stage<BM, BN>, a_scales).addr();
-    // SAFETY: the stage is full (waited); rows < 128; kb < K/128 (contract).
+    // (`issue` added the box offset to `scale_row`.)
+    let row = sc.scale_row;
+    // SAFETY: the stage is full (waited); off + rows < 132; kb < K/128
+    // (contract).
     let scales = unsafe {
         (
-            f32::from_bits(ld_shared_u32(sa + 4 * sc.scale_row)),
-            f32::from_bits(ld_shared_u32(sa + 4 * (sc.scale_row + 8))),
+            f32::from_bits(ld_shared_u32(sa + 4 * row)),
+            f32::from_bits(ld_shared_u32(sa + 4 * (row + 8))),
             ld_global_nc_f32(sc.bs_row.add(kb as usize)),
             if straddles_scale_blocks(BN) {
                 ld_global_nc_f32(sc.bs_row_hi.add(kb as usize))
@@ -455,20 +476,22 @@ pub unsafe fn fp8_mainloop<
             let stage = consumer.acquire_stage();
             let st = stage.tiles();
             let sa = smem_field!(st, Fp8Stage<BM, BN>, a_scales).addr();
-            // SAFETY: the stage is full (waited); rows < BM.
+            let row = scale_row + a_scale_offset(kb, sc.sa_ld);
+            // SAFETY: the stage is full (waited); each box's off + rows <
+            // 132, the second box A_SCALE_BOX_STRIDE floats on.
             let a = unsafe {
                 if m_waves == 2 {
                     [
-                        ld_shared_u32(sa + 4 * scale_row),
-                        ld_shared_u32(sa + 4 * (scale_row + 8)),
-                        ld_shared_u32(sa + 4 * (scale_row + WAVE_M)),
-                        ld_shared_u32(sa + 4 * (scale_row + WAVE_M + 8)),
+                        ld_shared_u32(sa + 4 * row),
+                        ld_shared_u32(sa + 4 * (row + 8)),
+                        ld_shared_u32(sa + 4 * (row + A_SCALE_BOX_STRIDE)),
+                        ld_shared_u32(sa + 4 * (row + A_SCALE_BOX_STRIDE + 8)),
                     ]
                     .map(f32::from_bits)
                 } else {
                     let a = [
-                        ld_shared_u32(sa + 4 * scale_row),
-                        ld_shared_u32(sa + 4 * (scale_row + 8)),
+                        ld_shared_u32(sa + 4 * row),
+                        ld_shared_u32(sa + 4 * (row + 8)),
                     ]
                     .map(f32::from_bits);
                     [a[0], a[1], a[0], a[1]]

@@ -22,7 +22,9 @@
 //! a kernel entry compiles to the same code as the roles written inline
 //! (checked: the SASS main loops and ptxas register counts of every GEMM
 //! entry, `tools/sass-loops.py`). Only [`schedule`]'s plain arithmetic
-//! compiles on the host; the rest needs `nvptx64` (`wgmma`, TMA).
+//! and the FP8 A-scale loads and offsets ([`fp8_a_scales`], on the CPU
+//! backend's simulated TMA) compile on the host; the rest needs `nvptx64`
+//! (`wgmma`, TMA).
 
 #[cfg(target_arch = "nvptx64")]
 pub mod c_load;
@@ -32,6 +34,7 @@ pub mod dispatch;
 pub mod epilogue;
 #[cfg(target_arch = "nvptx64")]
 pub mod epilogue_transposed;
+pub mod fp8_a_scales;
 #[cfg(target_arch = "nvptx64")]
 pub mod mainloop_bf16;
 #[cfg(target_arch = "nvptx64")]

@@ -136,9 +136,32 @@ unsafe fn load<T: Copy, const R: usize, const C: usize>(
     coords: [i32; MAX_RANK],
     rank: u32,
 ) {
+    // SAFETY: forwarded.
+    unsafe { load_at(map, dst, 0, bar, coords, rank) }
+}
+
+/// [`load`] into `dst` from byte `offset` of the tile on.
+///
+/// # Safety
+/// See [`load_2d_at`].
+unsafe fn load_at<T: Copy, const R: usize, const C: usize>(
+    map: *const TensorMap,
+    dst: SharedRef<'_, Tile<T, R, C>>,
+    offset: u32,
+    bar: BarrierRef<'_>,
+    coords: [i32; MAX_RANK],
+    rank: u32,
+) {
     // SAFETY: the caller passes a live map.
     let desc = unsafe { &(*map).desc };
     check_tile::<T, R, C>(desc, rank);
+    assert!(
+        offset.is_multiple_of(128) && offset + desc.box_bytes() <= Tile::<T, R, C>::BYTES,
+        "baton tma: a box of {} bytes at byte {offset} of a {}-byte tile (offsets are multiples of 128)",
+        desc.box_bytes(),
+        Tile::<T, R, C>::BYTES
+    );
+    let offset = offset as usize;
     let es = desc.dtype.bytes() as usize;
     let base = desc.base as usize as *const u8;
     // SAFETY: the producer holds the stage (caller contract); global offsets
@@ -147,8 +170,10 @@ unsafe fn load<T: Copy, const R: usize, const C: usize>(
     unsafe {
         dst.get().with_mut_ptr(|tile| {
             for_each_element(desc, coords, |global, shared| match global {
-                Some(g) => core::ptr::copy_nonoverlapping(base.add(g), tile.add(shared), es),
-                None => core::ptr::write_bytes(tile.add(shared), 0, es),
+                Some(g) => {
+                    core::ptr::copy_nonoverlapping(base.add(g), tile.add(offset + shared), es)
+                }
+                None => core::ptr::write_bytes(tile.add(offset + shared), 0, es),
             })
         })
     };
@@ -229,6 +254,46 @@ pub unsafe fn load_2d<T: Copy, const R: usize, const C: usize>(
 ) {
     // SAFETY: forwarded.
     unsafe { load(map, dst, bar, [c0, c1, 0], 2) }
+}
+
+/// [`load_2d`] into `dst` from byte `offset` of the tile on (a multiple of
+/// 128: TMA's shared-memory destinations are 128-byte aligned), so that
+/// one tile holds several boxes. Panics when the box does not fit behind
+/// `offset`.
+///
+/// ```
+/// use baton::arch::cpu::tma::{self, TensorMap};
+/// use baton::arch::cpu::{BarrierRef, MbarrierCell};
+/// use baton::smem::SharedRef;
+/// use baton::tensor_map::{ElemType, TensorMapDesc};
+/// use baton::tile_pipeline::Tile;
+///
+/// let v: Vec<f32> = (0..40).map(|i| i as f32).collect();
+/// let map = unsafe { TensorMap::new(TensorMapDesc::vector(ElemType::F32, v.as_ptr() as u64, 40, 8)) }.unwrap();
+/// let (tile, cell) = (Tile::<f32, 2, 64>::new(), MbarrierCell::new());
+/// let bar = BarrierRef::new(SharedRef::from_ref(&cell));
+/// unsafe { bar.init(1) };
+/// bar.arrive_expect_tx(2 * 32);
+/// // Floats 0..8 at the tile's start, 36..44 (40.. out of bounds) 128 bytes on.
+/// unsafe { tma::load_2d_at(&map, SharedRef::from_ref(&tile), 0, bar, 0, 0) };
+/// unsafe { tma::load_2d_at(&map, SharedRef::from_ref(&tile), 128, bar, 36, 0) };
+/// assert!(bar.try_wait_parity(0));
+/// let at = |i: usize| unsafe { tile.read(baton::tensor_map::Swizzle::None, i / 64, i % 64) };
+/// assert_eq!((at(7), at(32), at(35), at(36)), (7.0, 36.0, 39.0, 0.0));
+/// ```
+///
+/// # Safety
+/// As [`load_2d`], the box fitting `dst` from `offset` on.
+pub unsafe fn load_2d_at<T: Copy, const R: usize, const C: usize>(
+    map: *const TensorMap,
+    dst: SharedRef<'_, Tile<T, R, C>>,
+    offset: u32,
+    bar: BarrierRef<'_>,
+    c0: i32,
+    c1: i32,
+) {
+    // SAFETY: forwarded.
+    unsafe { load_at(map, dst, offset, bar, [c0, c1, 0], 2) }
 }
 
 /// TMA load of the 3-D box at `(c0, c1, c2)`; see [`load_2d`].

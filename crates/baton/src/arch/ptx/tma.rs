@@ -78,6 +78,32 @@ pub unsafe fn load_2d<T, const R: usize, const C: usize>(
     };
 }
 
+/// [`load_2d`] into `dst` from byte `offset` of the tile on (a multiple of
+/// 128, TMA's shared-memory destination alignment), so that one tile
+/// holds several boxes.
+///
+/// # Safety
+/// As [`load_2d`], the box fitting `dst` from `offset` on; `offset` a
+/// multiple of 128.
+#[inline(always)]
+pub unsafe fn load_2d_at<T, const R: usize, const C: usize>(
+    map: *const TensorMap,
+    dst: SharedRef<'_, Tile<T, R, C>>,
+    offset: u32,
+    bar: BarrierRef<'_>,
+    c0: i32,
+    c1: i32,
+) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!(
+            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [{m}, {{{c0}, {c1}}}], [{b}];",
+            d = in(reg32) dst.addr() + offset, m = in(reg64) map as u64, c0 = in(reg32) c0, c1 = in(reg32) c1,
+            b = in(reg32) bar.addr(), options(nostack)
+        )
+    };
+}
+
 /// TMA load of the 3-D box at `(c0, c1, c2)`; see [`load_2d`].
 ///
 /// # Safety

@@ -146,6 +146,142 @@ impl<const BM: usize, const BN: usize, const BK: usize> TilePayload
         Tile::<u8, BM, BK>::BYTES + Tile::<u8, BN, BK>::BYTES + Tile::<f32, 1, BM>::BYTES;
 }
 
+/// Stage of a [`BlockwiseFP8PaddedTilePayload`]: as [`BlockwiseFP8Stage`],
+/// with room in `a_scales` for the padded scale boxes.
+#[repr(C)]
+pub struct BlockwiseFP8PaddedStage<const BM: usize, const BN: usize, const BK: usize> {
+    /// A tile, FP8 bytes, `BM × BK`.
+    pub a: Tile<u8, BM, BK>,
+    /// B tile, FP8 bytes, `BN × BK`.
+    pub b: Tile<u8, BN, BK>,
+    /// The A-scale boxes of this K block: box `i` (rows `128·i..`) from
+    /// float [`A_SCALE_BOX_STRIDE`]` · i` on, row `r` of it at float
+    /// `off + r` ([`a_scale_box_start`]). (`2·BM` floats: room for the
+    /// boxes, in the 1024 bytes the tile takes anyway when `BM = 128`.)
+    pub a_scales: Tile<f32, 2, BM>,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<const BM: usize, const BN: usize, const BK: usize> Default
+    for BlockwiseFP8PaddedStage<BM, BN, BK>
+{
+    fn default() -> Self {
+        Self {
+            a: Tile::new(),
+            b: Tile::new(),
+            a_scales: Tile::new(),
+        }
+    }
+}
+
+/// Rows of A whose scales one A-scale box of a [`BlockwiseFP8PaddedTilePayload`]
+/// carries (one `wgmma` wave of two consumer warpgroups).
+pub const A_SCALE_BOX_ROWS: u32 = 128;
+/// Floats between the A-scale boxes of one stage: 128 bytes past the
+/// longest box (`128 + 4` floats), TMA's shared-memory destination
+/// alignment.
+pub const A_SCALE_BOX_STRIDE: u32 = 160;
+
+/// Floats of the A-scale box that carries `rows ≤ 128` rows: `rows + 3`
+/// rounded up to 4 (whole 16-byte granules, from the granule that holds
+/// the first row's scale).
+///
+/// ```
+/// use baton::tile_pipeline::a_scale_box_floats;
+/// assert_eq!(a_scale_box_floats(128), 132);
+/// assert_eq!(a_scale_box_floats(1), 4);
+/// assert_eq!(a_scale_box_floats(2), 8);
+/// ```
+pub const fn a_scale_box_floats(rows: u32) -> u32 {
+    (rows + 3).next_multiple_of(4)
+}
+
+/// Floats the A-scale boxes of `rows` rows deliver (whole boxes of 128
+/// rows, then a box of the rest): a stage's A-scale transaction bytes are
+/// 4 × this.
+///
+/// ```
+/// use baton::tile_pipeline::a_scale_floats;
+/// assert_eq!(a_scale_floats(256), 264);
+/// assert_eq!(a_scale_floats(130), 132 + 8);
+/// assert_eq!(a_scale_floats(0), 0);
+/// ```
+pub const fn a_scale_floats(rows: u32) -> u32 {
+    let rest = rows % A_SCALE_BOX_ROWS;
+    (rows / A_SCALE_BOX_ROWS) * a_scale_box_floats(A_SCALE_BOX_ROWS)
+        + if rest == 0 {
+            0
+        } else {
+            a_scale_box_floats(rest)
+        }
+}
+
+/// Where the A-scale box of K block `kb` whose first row is `row0` starts,
+/// in a scale buffer `[K/128][ld]` (M contiguous, K blocks `ld` floats
+/// apart, any `ld ≥ M`) read as one vector: `(c0, off)` with `c0` the
+/// 16-byte granule that holds the scale of (`row0`, `kb`) — a TMA box
+/// must start on one — and `off` its place in that granule, so the
+/// scale of row `row0 + r` is at float `off + r` of the box.
+///
+/// ```
+/// use baton::tile_pipeline::a_scale_box_start;
+/// // ld = 67: K block 1's row 0 is float 67 = granule 64 + 3.
+/// assert_eq!(a_scale_box_start(1, 67, 0), (64, 3));
+/// assert_eq!(a_scale_box_start(2, 68, 128), (264, 0));
+/// ```
+pub const fn a_scale_box_start(kb: u32, ld: u32, row0: u32) -> (u32, u32) {
+    let at = kb * ld + row0;
+    (at & !3, at & 3)
+}
+
+/// Blockwise-scaled FP8 GEMM stage whose A scales come in boxes that start
+/// on 16-byte granules: [`BlockwiseFP8TilePayload`] for scale buffers
+/// read in place whatever their K-block stride (`ld`), e.g. PyTorch's
+/// M-major `[K/128][M]` with M not a multiple of 4, which a rank-2 map
+/// cannot describe (TMA needs 16-byte strides).
+///
+/// Per stage the A scales of the tile's rows come in `⌈BM/128⌉` boxes:
+/// box `i` carries the scales of rows `128·i..128·(i+1)` of K block `kb`,
+/// loaded from the granule [`a_scale_box_start`] names (`c0`) as
+/// [`a_scale_box_floats`]`(rows)` floats — 4 more than the rows for a full
+/// box, to cover the place `off ∈ 0..4` of the first row in its granule —
+/// into `a_scales` at float [`A_SCALE_BOX_STRIDE`]` · i`. The consumer
+/// reads row `r` of box `i` at float `A_SCALE_BOX_STRIDE · i + off + r`.
+/// The floats a box carries past its rows (the padding between K blocks,
+/// the next K block's scales, TMA's zero fill past the buffer) are read
+/// only for rows past M.
+///
+/// Contract: `TMA_BYTES` counts the full tile's boxes: A, B and
+/// `4 ·`[`a_scale_floats`]`(BM)` bytes; a stage that loads fewer rows
+/// expects `4 · a_scale_floats(rows)` bytes of scales. `BM` is a multiple
+/// of 4 (checked where `TMA_BYTES` is used).
+///
+/// ```
+/// use baton::tile_pipeline::{BlockwiseFP8PaddedTilePayload, TilePayload};
+/// assert_eq!(BlockwiseFP8PaddedTilePayload::<128, 128, 128>::TMA_BYTES, 16384 + 16384 + 528);
+/// assert_eq!(BlockwiseFP8PaddedTilePayload::<256, 128, 128>::TMA_BYTES, 32768 + 16384 + 1056);
+/// ```
+pub struct BlockwiseFP8PaddedTilePayload<const BM: usize, const BN: usize, const BK: usize>;
+
+impl<const BM: usize, const BN: usize, const BK: usize> TilePayload
+    for BlockwiseFP8PaddedTilePayload<BM, BN, BK>
+{
+    type Stage = BlockwiseFP8PaddedStage<BM, BN, BK>;
+    const TMA_BYTES: u32 = {
+        assert!(
+            BM.is_multiple_of(4) && BM > 0,
+            "BlockwiseFP8PaddedTilePayload: BM must be a positive multiple of 4"
+        );
+        let boxes = (BM as u32).div_ceil(A_SCALE_BOX_ROWS);
+        let last = BM as u32 - (boxes - 1) * A_SCALE_BOX_ROWS;
+        assert!(
+            (boxes - 1) * A_SCALE_BOX_STRIDE + a_scale_box_floats(last) <= 2 * BM as u32,
+            "BlockwiseFP8PaddedTilePayload: the A-scale boxes exceed a_scales"
+        );
+        Tile::<u8, BM, BK>::BYTES + Tile::<u8, BN, BK>::BYTES + 4 * a_scale_floats(BM as u32)
+    };
+}
+
 /// Stage of a [`BlockScaledTilePayload`].
 #[repr(C)]
 pub struct BlockScaledStage<

@@ -114,10 +114,10 @@ use baton::arch::ptx::{dynamic_smem, thread_idx_x, warp_uniform};
 use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tile_pipeline::{InputConsumer, InputTilePipeline, a_scale_floats};
-use baton_kernel_roles::sm90::fp8_a_scales::load_a_scales;
 use baton_kernel_roles::dispatch_roles;
 use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
 use baton_kernel_roles::sm90::epilogue::{NoC, SUB_COLS, SUB_ROWS, StoreEpilogue};
+use baton_kernel_roles::sm90::fp8_a_scales::load_a_scales;
 pub use baton_kernel_roles::sm90::mainloop_fp8::{BK, WAVE_M};
 use baton_kernel_roles::sm90::mainloop_fp8::{
     Fp8Accumulators, Fp8Mma, Fp8N32, Fp8N64, Fp8N96, Fp8N128, Fp8N192, Fp8Payload, Fp8Scales,
@@ -787,7 +787,15 @@ fn mcast_a_producer<
                         (tm * bm) as i32,
                     );
                 }
-                load_a_scales::<BM, BN, { BK as usize }, _>(st, bar, (tma_sa, tma_sa_tail), a_rows, tm * bm, kb, sa_ld);
+                load_a_scales::<BM, BN, { BK as usize }, _>(
+                    st,
+                    bar,
+                    (tma_sa, tma_sa_tail),
+                    a_rows,
+                    tm * bm,
+                    kb,
+                    sa_ld,
+                );
                 if b_rows != 0 {
                     load_2d(
                         tma_b(),
@@ -802,4 +810,3 @@ fn mcast_a_producer<
     }
     producer.drain();
 }
-

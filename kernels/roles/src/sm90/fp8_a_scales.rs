@@ -46,6 +46,11 @@ pub const fn a_scale_offset(kb: u32, sa_ld: u32) -> u32 {
 /// The maps describe the scale vector (one-row maps, the boxes above);
 /// the calling thread holds the stage as producer and `bar` expects these
 /// bytes.
+///
+/// ```ignore
+/// // The FP8 producer, per K block `kb` of tile row `tm` (`a_rows` of its rows inside M):
+/// unsafe { load_a_scales::<BM, BN, 128, _>(st, bar, (tma_sa, tma_sa_tail), a_rows, tm * bm, kb, sa_ld) };
+/// ```
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn load_a_scales<

@@ -148,6 +148,15 @@ impl<const BM: usize, const BN: usize, const BK: usize> TilePayload
 
 /// Stage of a [`BlockwiseFP8PaddedTilePayload`]: as [`BlockwiseFP8Stage`],
 /// with room in `a_scales` for the padded scale boxes.
+///
+/// ```
+/// use baton::tile_pipeline::{BlockwiseFP8PaddedStage, BlockwiseFP8Stage};
+/// // 128-row stages keep their size: the 1024-byte tile alignment had the room.
+/// assert_eq!(
+///     size_of::<BlockwiseFP8PaddedStage<128, 128, 128>>(),
+///     size_of::<BlockwiseFP8Stage<128, 128, 128>>()
+/// );
+/// ```
 #[repr(C)]
 pub struct BlockwiseFP8PaddedStage<const BM: usize, const BN: usize, const BK: usize> {
     /// A tile, FP8 bytes, `BM × BK`.
@@ -176,10 +185,21 @@ impl<const BM: usize, const BN: usize, const BK: usize> Default
 
 /// Rows of A whose scales one A-scale box of a [`BlockwiseFP8PaddedTilePayload`]
 /// carries (one `wgmma` wave of two consumer warpgroups).
+///
+/// ```
+/// use baton::tile_pipeline::{A_SCALE_BOX_ROWS, a_scale_floats};
+/// assert_eq!(a_scale_floats(2 * A_SCALE_BOX_ROWS), 2 * 132); // a 256-row tile: two boxes
+/// ```
 pub const A_SCALE_BOX_ROWS: u32 = 128;
 /// Floats between the A-scale boxes of one stage: 128 bytes past the
 /// longest box (`128 + 4` floats), TMA's shared-memory destination
 /// alignment.
+///
+/// ```
+/// use baton::tile_pipeline::{A_SCALE_BOX_ROWS, A_SCALE_BOX_STRIDE, a_scale_box_floats};
+/// assert!(A_SCALE_BOX_STRIDE >= a_scale_box_floats(A_SCALE_BOX_ROWS));
+/// assert_eq!(A_SCALE_BOX_STRIDE * 4 % 128, 0);
+/// ```
 pub const A_SCALE_BOX_STRIDE: u32 = 160;
 
 /// Floats of the A-scale box that carries `rows ≤ 128` rows: `rows + 3`

@@ -68,14 +68,8 @@ pub unsafe fn load_2d<T, const R: usize, const C: usize>(
     c0: i32,
     c1: i32,
 ) {
-    // SAFETY: forwarded to the caller.
-    unsafe {
-        asm!(
-            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [{m}, {{{c0}, {c1}}}], [{b}];",
-            d = in(reg32) dst.addr(), m = in(reg64) map as u64, c0 = in(reg32) c0, c1 = in(reg32) c1,
-            b = in(reg32) bar.addr(), options(nostack)
-        )
-    };
+    // SAFETY: forwarded to the caller (offset 0: the tile's start).
+    unsafe { load_2d_at(map, dst, 0, bar, c0, c1) };
 }
 
 /// [`load_2d`] into `dst` from byte `offset` of the tile on (a multiple of

@@ -660,7 +660,7 @@ impl<'a> Fp8GemmPlan<'a> {
             return Err(Error::Fp8Shape(Fp8ShapeError::TooLarge { mnk: (m, n, k) }));
         }
         let m4 = m.next_multiple_of(4);
-        let mut sa_pad = if a_scales_copied(sa_given.address) {
+        let sa_pad = if a_scales_copied(sa_given.address) {
             if super::bf16::may_be_capturing(gpu) {
                 return Err(GemmError::AScalesCopyInGraph {
                     address: sa_given.address,
@@ -668,17 +668,15 @@ impl<'a> Fp8GemmPlan<'a> {
                 }
                 .into());
             }
-            Some(stream.alloc_zeros::<f32>(kb * m4)?)
-        } else {
-            None
-        };
-        let sa_pad = sa_pad.take().map(|mut pad| {
+            let mut pad = stream.alloc_zeros::<f32>(kb * m4)?;
             let p = {
                 let (p, _sync) = pad.device_ptr_mut(stream);
                 p
             };
-            (pad, p)
-        });
+            Some((pad, p))
+        } else {
+            None
+        };
         // What TMA reads: the copy (packed, M4 apart) or the caller's rows.
         let (sa_address, sa_ld) = match &sa_pad {
             Some((_, p)) => (*p, m4 as u64),

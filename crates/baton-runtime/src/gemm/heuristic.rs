@@ -716,7 +716,8 @@ mod tests {
                 // the first, is taken (predicted, not measured).
                 // Session 15: clusters split where their tile rows lie
                 // inside M; at 256×7168×16384 the model puts 128x224c2
-                // split 2 (90.4 µs) a hair ahead of ping-pong (90.6).
+                // split 2 (90.4 µs) a hair ahead of ping-pong (90.6); the
+                // two measured equal (0.101 ms each, session 15 call 7).
                 let want = if m <= 64 || (m <= 128 && n == 7168) {
                     (T128x64, 1)
                 } else if m == 256 && n == 7168 {
@@ -859,13 +860,13 @@ mod tests {
     /// The plans at N = 1024 follow session 15's forced rows: at
     /// 256×1024×32768 128×128 pairs sharing B, split 8 (measured 46 µs;
     /// 128×128 split 8 47 µs) instead of 128×64 split 4 (56 µs); at
-    /// 512×1024×32768 128×128 pairs split 4 (predicted 59.6 µs; not
-    /// measured) instead of 128×128 split 4 (78 µs, as 128×256 split 8 in
-    /// session 15); the other four shapes keep the plan that measured best
-    /// (or within 1 µs of it). Over the 22 rows the model's estimates are
-    /// within an rms log error of 0.11 of the times past the launch floor
-    /// (0.153 before the refit), and every pair of rows at one shape that
-    /// measured ≥ 3 µs apart is ordered as measured.
+    /// 512×1024×32768 128×128 pairs split 4 (predicted 59.6 µs; measured
+    /// 61–63 µs in session 15's call 6) instead of 128×128 split 4 (78 µs,
+    /// as 128×256 split 8 in call 2); the other four shapes keep the plan
+    /// that measured best (or within 1 µs of it). Over the 22 rows the
+    /// model's estimates are within an rms log error of 0.11 of the times
+    /// past the launch floor (0.153 before the refit), and every pair of
+    /// rows at one shape that measured ≥ 3 µs apart is ordered as measured.
     #[test]
     fn n1024_split_plans_follow_the_forced_rows() {
         use GemmConfig::*;

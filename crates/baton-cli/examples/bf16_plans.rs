@@ -6,7 +6,8 @@
 //! so swap-AB competes at small M). No GPU needed.
 //!
 //! One line per shape: `M N K config ctas splits estimate math dram l2
-//! fixup` (µs; `ctas` as the bench's plan label counts them: workers ×
+//! fixup repack` (µs; `repack` the operand the plan copies to rows 128
+//! bytes apart, [`plan_with_repack`], or `-`; `ctas` as the bench's plan label counts them: workers ×
 //! cluster size, at most one wave). Run it on two commits and join the
 //! lines by shape to list the plans that a cost-model change moves:
 //!
@@ -23,20 +24,20 @@
 use baton_cli::bench::GEMM_SHAPES;
 use baton_cli::sweep::{LONG_K_MAX_OUTPUTS, SWEEP_M, SWEEP_NK, ShapeClass};
 use baton_runtime::Target;
-use baton_runtime::gemm::GemmConfig;
 use baton_runtime::gemm::cost_model::TileCost;
+use baton_runtime::gemm::{GemmConfig, Repack, plan_with_repack};
 
 fn main() {
     let slots = |c: GemmConfig| 132 / c.cluster_m();
     let args: Vec<Arg> = std::env::args().skip(1).map(|a| parse(&a)).collect();
-    println!("# set M N K config ctas splits estimate_us math_us dram_us l2_us fixup_us");
+    println!("# set M N K config ctas splits estimate_us math_us dram_us l2_us fixup_us repack");
     let mut shapes = Vec::new();
     for &(shape, forced) in &args {
         match forced {
             Some((config, splits)) => {
                 let (m, n, k) = shape;
                 let c = config.plan_cost_split(m, n, k, slots(config), splits);
-                print_line("forced", shape, config, &c);
+                print_line("forced", shape, config, &c, None);
             }
             None => shapes.push((shape, "args")),
         }
@@ -56,16 +57,29 @@ fn main() {
         let (config, splits) = GemmConfig::plan_for_operands(Target::Sm90a, m, n, k, false, slots);
         let c = config.plan_cost(m, n, k, slots(config));
         assert_eq!(c.splits, splits as usize);
-        print_line(set, (m, n, k), config, &c);
+        // What `GemmPlan::new` runs on packed operands: re-packing one of
+        // them where that pays.
+        let p = plan_with_repack(m, n, k, (k, k), false, slots);
+        match p.repack {
+            None => print_line(set, (m, n, k), config, &c, None),
+            Some(which) => print_line(set, (m, n, k), p.config, &p.cost, Some(which)),
+        }
     }
 }
 
 /// One output line: `set M N K config ctas splits estimate math dram l2
-/// fixup`.
-fn print_line(set: &str, (m, n, k): (usize, usize, usize), config: GemmConfig, c: &TileCost) {
+/// fixup repack`.
+fn print_line(
+    set: &str,
+    (m, n, k): (usize, usize, usize),
+    config: GemmConfig,
+    c: &TileCost,
+    repack: Option<Repack>,
+) {
     let ctas = (c.units * c.splits).min(c.slots) * config.cluster_m() as usize;
+    let repack = repack.map_or("-".to_string(), |r| format!("{r:?}"));
     println!(
-        "{set} {m} {n} {k} {} {ctas} {} {:.1} {:.1} {:.1} {:.1} {:.1}",
+        "{set} {m} {n} {k} {} {ctas} {} {:.1} {:.1} {:.1} {:.1} {:.1} {repack}",
         config.name(),
         c.splits,
         c.estimate_us(),

@@ -124,7 +124,10 @@ pub fn bf16_result(r: &BenchRow, reps: usize) -> ShapeResult {
         n,
         k,
         beta: r.beta,
-        config: r.config.name(),
+        config: match r.repack {
+            None => r.config.name(),
+            Some(which) => format!("{}+repack{which:?}", r.config.name()),
+        },
         grid: r.grid,
         stream_k: r.stream_k.map(|(s, w)| [s, w]),
         reps,

@@ -14,7 +14,7 @@ use baton_cli::commands::{self, Outcome};
 use baton_cli::sweep::Family;
 use baton_cli::sweep_bench;
 use baton_runtime::Variant;
-use baton_runtime::gemm::GemmConfig;
+use baton_runtime::gemm::{GemmConfig, Repack};
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
@@ -129,6 +129,9 @@ enum BenchWhat {
         /// Split-K: each output tile's K blocks on this many CTAs (Hopper; 1 turns split- and stream-K off). Default: the heuristic.
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         split_k: Option<u32>,
+        /// With --config: read A or B from a copy whose rows are 128 bytes apart, made before each launch (`a`, `b`; `none` reads both in place, the default with --config). Without --config the heuristic decides.
+        #[arg(long, value_parser = parse_repack, requires = "config")]
+        repack: Option<Option<Repack>>,
     },
     /// Verify the blockwise FP8 GEMM, then time it against cuBLASLt blockwise and tensorwise FP8.
     GemmFp8 {
@@ -236,6 +239,15 @@ fn parse_config(s: &str) -> Result<GemmConfig, String> {
     })
 }
 
+fn parse_repack(s: &str) -> Result<Option<Repack>, String> {
+    match s {
+        "a" | "A" => Ok(Some(Repack::A)),
+        "b" | "B" => Ok(Some(Repack::B)),
+        "none" => Ok(None),
+        _ => Err(format!("unknown operand '{s}'; allowed: a, b, none")),
+    }
+}
+
 fn parse_fp8_kernel(s: &str) -> Result<&'static str, String> {
     let variants = baton_runtime::gemm::fp8::VARIANTS;
     variants
@@ -287,6 +299,7 @@ fn main() {
                 stream_k,
                 sk_waves,
                 split_k,
+                repack,
                 sweep,
                 heatmap,
                 max_gib,
@@ -298,6 +311,7 @@ fn main() {
                     stream_k,
                     stream_k_waves: sk_waves,
                     split_k,
+                    repack: repack.flatten(),
                 };
                 if sweep {
                     exit(sweep_bench::run(&sweep_bench::SweepArgs {

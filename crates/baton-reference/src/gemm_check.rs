@@ -7,7 +7,7 @@
 use crate::Result;
 use crate::random::XorShift;
 use crate::timing::{QueuedTimer, median};
-use baton_runtime::gemm::{GemmConfig, GemmPlan, bf16_to_f32, f32_to_bf16};
+use baton_runtime::gemm::{GemmConfig, GemmPlan, Repack, bf16_to_f32, f32_to_bf16};
 use baton_runtime::{Gpu, Kernels};
 use cudarc::driver::CudaSlice;
 
@@ -75,6 +75,10 @@ pub struct GemmTuning {
     /// Split-K workers per unit ([`GemmPlan::set_split_k`]; 1 turns split-
     /// and stream-K off), applied after `stream_k`.
     pub split_k: Option<u32>,
+    /// With `config`: the operand read from a copy at rows 128 bytes apart
+    /// ([`GemmPlan::with_config_repacked`]); `None` reads both in place.
+    /// (Without `config` the heuristic decides.)
+    pub repack: Option<Repack>,
 }
 
 impl From<Option<GemmConfig>> for GemmTuning {
@@ -104,7 +108,9 @@ pub(crate) fn plan<'a>(
     (m, n, k): (usize, usize, usize),
 ) -> Result<GemmPlan<'a>> {
     let mut plan = match tuning.config {
-        Some(cfg) => GemmPlan::with_config(gpu, kernels, cfg, a, b, c, d, m, n, k),
+        Some(cfg) => {
+            GemmPlan::with_config_repacked(gpu, kernels, cfg, tuning.repack, a, b, c, d, m, n, k)
+        }
         None => GemmPlan::new(gpu, kernels, a, b, c, d, m, n, k),
     }?;
     if let Some(g) = tuning.group_m {

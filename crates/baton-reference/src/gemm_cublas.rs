@@ -7,7 +7,7 @@ use crate::gemm_check::{Comparison, GemmTuning, POISON_BF16, plan, random_bf16};
 use crate::random::XorShift;
 use crate::timing::{QueuedTimer, median};
 use crate::{Error, Result};
-use baton_runtime::gemm::{GemmConfig, GemmPlan, bf16_to_f32};
+use baton_runtime::gemm::{GemmConfig, GemmPlan, Repack, bf16_to_f32};
 use baton_runtime::{Gpu, Kernels};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
@@ -111,6 +111,9 @@ pub fn check_vs_cublas(
 pub struct BenchRow {
     /// The configuration the heuristic chose.
     pub config: GemmConfig,
+    /// The operand the plan re-packs before each launch, if any
+    /// ([`GemmPlan::repack`]).
+    pub repack: Option<Repack>,
     /// Stream-K (minimum segment, extra waves), when on.
     pub stream_k: Option<(u32, u32)>,
     /// CTAs launched.
@@ -293,6 +296,7 @@ pub fn bench_shape(
     let [ours, theirs] = timer.finish(gpu, warmup)?;
     Ok(BenchRow {
         config: plans[0].config(),
+        repack: plans[0].repack(),
         stream_k: plans[0]
             .stream_k()
             .map(|s| (s, plans[0].stream_k_extra_waves().unwrap_or(0))),

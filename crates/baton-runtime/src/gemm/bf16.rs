@@ -9,6 +9,7 @@ use super::heuristic::{STREAM_K_MIN_SEGMENT, stream_k_pays};
 use super::mn_major::Bf16Layouts;
 use super::operand::{RowMajorOperand, param};
 use super::ranges_overlap;
+use super::repack::{self, Repack, plan_with_repack, repacked_ld};
 use super::stream_k::StreamKWorkspace;
 use crate::error::{GemmError, GemmShapeError, MatrixError, Result};
 use crate::tensor_map::{self, DeviceTensorMaps, EncodedTensorMap};
@@ -446,7 +447,19 @@ pub struct GemmPlan<'a> {
     launch_batch: u32,
     /// The kernel's `batch_broadcast` (inputs shared by the batch).
     batch_broadcast: u32,
+    /// The operand copied before each launch to rows 128 bytes apart
+    /// ([`Repack`]), if any.
+    repack: Option<RepackCopy>,
     _operands: std::marker::PhantomData<(&'a CudaSlice<u16>, &'a mut CudaSlice<u16>)>,
+}
+
+/// A plan's re-packed operand: the caller's matrix, and the buffer the
+/// kernel reads instead (rows `ld` elements apart), owned by the plan.
+struct RepackCopy {
+    which: Repack,
+    src: RowMajorOperand,
+    buffer: CudaSlice<u16>,
+    ld: u64,
 }
 
 /// The kernel operands of a (batched) BF16 GEMM `D = alpha·A·Bᵀ + beta·C`:
@@ -514,6 +527,63 @@ impl<'a> GemmPlan<'a> {
         Self::for_operands(gpu, kernels, Some(config), ops, (m, n, k))
     }
 
+    /// [`with_config`](Self::with_config) with `repack` (if any) read
+    /// from a copy the plan makes before each launch, rows 128 bytes apart
+    /// ([`Repack`]; tuning, and what [`new`](Self::new) picks where the
+    /// cost model says it pays: [`plan_with_repack`]). No split- or
+    /// stream-K ([`set_split_k`](Self::set_split_k) turns them on).
+    ///
+    /// ```no_run
+    /// # use baton_runtime::{Gpu, Variant, gemm::{GemmConfig, GemmPlan, Repack}};
+    /// # let gpu = Gpu::new(0)?;
+    /// # let kernels = gpu.load_kernels(Variant::Release)?;
+    /// let (m, n, k) = (4096, 4104, 2056); // rows of A and B 4112 bytes apart
+    /// let a = gpu.stream().alloc_zeros::<u16>(m * k)?;
+    /// let b = gpu.stream().alloc_zeros::<u16>(n * k)?;
+    /// let mut d = gpu.stream().alloc_zeros::<u16>(m * n)?;
+    /// let plan = GemmPlan::with_config_repacked(&gpu, &kernels, GemmConfig::T128x256C2,
+    ///     Some(Repack::B), &a, &b, None, &mut d, m, n, k)?;
+    /// assert_eq!(plan.repack(), Some(Repack::B));
+    /// plan.run(&gpu, 1.0, 0.0)?; // copies B, then the GEMM reads the copy
+    /// # Ok::<(), baton_runtime::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn with_config_repacked(
+        gpu: &Gpu,
+        kernels: &Kernels,
+        config: GemmConfig,
+        repack: Option<Repack>,
+        a: &'a CudaSlice<u16>,
+        b: &'a CudaSlice<u16>,
+        c: Option<&'a CudaSlice<u16>>,
+        d: &'a mut CudaSlice<u16>,
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> Result<Self> {
+        validate(m, n, k, a.len(), b.len(), c.map(|c| c.len()), d.len(), 0.0)?;
+        let ops = packed_operands(gpu, a, b, c, d, m, n, k);
+        Self::build(gpu, kernels, config, repack, ops, (m, n, k))
+    }
+
+    /// The operand this plan copies to rows 128 bytes apart before each
+    /// launch ([`Repack`]), if any.
+    ///
+    /// ```no_run
+    /// # use baton_runtime::{Gpu, Variant, gemm::GemmPlan};
+    /// # let gpu = Gpu::new(0)?;
+    /// # let kernels = gpu.load_kernels(Variant::Release)?;
+    /// let (m, n, k) = (256, 256, 256); // rows 512 bytes apart: aligned
+    /// let a = gpu.stream().alloc_zeros::<u16>(m * k)?;
+    /// let b = gpu.stream().alloc_zeros::<u16>(n * k)?;
+    /// let mut d = gpu.stream().alloc_zeros::<u16>(m * n)?;
+    /// assert_eq!(GemmPlan::new(&gpu, &kernels, &a, &b, None, &mut d, m, n, k)?.repack(), None);
+    /// # Ok::<(), baton_runtime::Error>(())
+    /// ```
+    pub fn repack(&self) -> Option<Repack> {
+        self.repack.as_ref().map(|r| r.which)
+    }
+
     /// The plan of validated operands: `config` or the heuristic's choice
     /// (then with stream-K where it pays); D must not overlap A or B.
     pub(crate) fn for_operands(
@@ -538,16 +608,38 @@ impl<'a> GemmPlan<'a> {
             // Swap-AB (small M) only without C and with K-major A and B:
             // its epilogue has no C, its loads no transpose.
             let no_swap_ab = ops.c.is_some() || ops.layouts.a_m_major || ops.layouts.b_n_major;
-            let (chosen, splits) =
-                GemmConfig::plan_for_operands(gpu.target(), m, n, k, no_swap_ab, slots);
+            let capturing = may_be_capturing(gpu);
+            // One K-major matrix per operand, not capturing (the copy's
+            // buffer is allocated here): the rows' alignment is priced, and
+            // an operand may be re-packed where that pays.
+            let repackable = gpu.target() == Target::Sm90a
+                && ops.batch == 1
+                && !ops.layouts.a_m_major
+                && !ops.layouts.b_n_major
+                && !capturing;
+            let (chosen, splits, repack) = if repackable {
+                let p = plan_with_repack(
+                    m,
+                    n,
+                    k,
+                    (ops.a.ld as usize, ops.b.ld as usize),
+                    no_swap_ab,
+                    slots,
+                );
+                (p.config, p.splits, p.repack)
+            } else {
+                let (c, s) =
+                    GemmConfig::plan_for_operands(gpu.target(), m, n, k, no_swap_ab, slots);
+                (c, s, None)
+            };
             // MN-major operands: the nearest configuration with such
             // entries (its split-K count is the heuristic's business: none).
             let config = ops.layouts.config_for(chosen);
             let splits = if config == chosen { splits } else { 1 };
-            let mut plan = Self::for_operands(gpu, kernels, Some(config), ops, (m, n, k))?;
+            let mut plan = Self::build(gpu, kernels, config, repack, ops, (m, n, k))?;
             // Not while the stream captures a graph: a replay would repeat
             // the launch's split-K / stream-K epoch (GemmError::StreamKInGraph).
-            if may_be_capturing(gpu) {
+            if capturing {
                 return Ok(plan);
             }
             // The heuristic's split count is for one matrix; a batch in one
@@ -562,6 +654,72 @@ impl<'a> GemmPlan<'a> {
             }
             return Ok(plan);
         };
+        Self::build(gpu, kernels, config, None, ops, (m, n, k))
+    }
+
+    /// The plan of `config` on validated operands, `repack` (if any) read
+    /// from a copy at rows 128 bytes apart ([`RepackCopy`]).
+    fn build(
+        gpu: &Gpu,
+        kernels: &Kernels,
+        config: GemmConfig,
+        repack: Option<Repack>,
+        ops: Bf16Operands,
+        (m, n, k): (usize, usize, usize),
+    ) -> Result<Self> {
+        let Some(which) = repack else {
+            return Self::build_given(gpu, kernels, config, ops, (m, n, k));
+        };
+        // The caller's operands (build_given checks the copy's).
+        refuse_output_overlap(&ops)?;
+        if ops.batch != 1 || ops.layouts.a_m_major || ops.layouts.b_n_major {
+            return Err(MatrixError::NotSupported {
+                what: "re-packing an operand of a batch or an MN-major operand",
+                gemm: "BF16 GEMM plan",
+                allowed: "Repack::A or Repack::B with one K-major matrix per operand",
+            }
+            .into());
+        }
+        let src = match which {
+            Repack::A => ops.a,
+            Repack::B => ops.b,
+        };
+        let ld = repacked_ld(k) as u64;
+        let stream = gpu.stream();
+        let mut buffer = stream.alloc_zeros::<u16>(src.rows as usize * ld as usize)?;
+        let address = {
+            let (p, _sync) = buffer.device_ptr_mut(stream);
+            p
+        };
+        let copy = RowMajorOperand {
+            address,
+            ld,
+            batch_stride: src.rows * ld,
+            ..src
+        };
+        let mut ops = ops;
+        match which {
+            Repack::A => ops.a = copy,
+            Repack::B => ops.b = copy,
+        }
+        let mut plan = Self::build_given(gpu, kernels, config, ops, (m, n, k))?;
+        plan.repack = Some(RepackCopy {
+            which,
+            src,
+            buffer,
+            ld,
+        });
+        Ok(plan)
+    }
+
+    /// The plan of `config` on validated operands as given.
+    fn build_given(
+        gpu: &Gpu,
+        kernels: &Kernels,
+        config: GemmConfig,
+        ops: Bf16Operands,
+        (m, n, k): (usize, usize, usize),
+    ) -> Result<Self> {
         if config.target() != gpu.target() {
             return Err(GemmError::WrongTarget {
                 kernel: config.name(),
@@ -570,16 +728,7 @@ impl<'a> GemmPlan<'a> {
             }
             .into());
         }
-        let (d_start, d_bytes) = (ops.d.address, ops.d.span_bytes(ops.batch));
-        if ranges_overlap(d_start, d_bytes, ops.a.address, ops.a.span_bytes(ops.batch))
-            || ranges_overlap(d_start, d_bytes, ops.b.address, ops.b.span_bytes(ops.batch))
-        {
-            return Err(GemmError::OutputOverlapsInput {
-                inputs: "A and B",
-                may_alias_c: true,
-            }
-            .into());
-        }
+        refuse_output_overlap(&ops)?;
         if config.is_swap_ab() && ops.c.is_some() {
             return Err(MatrixError::NotSupported {
                 what: "C (beta ≠ 0)",
@@ -637,6 +786,7 @@ impl<'a> GemmPlan<'a> {
                 // One launch per matrix (rank-2 maps).
                 launch_batch: 1,
                 batch_broadcast: 0,
+                repack: None,
                 _operands: std::marker::PhantomData,
             });
         }
@@ -772,6 +922,7 @@ impl<'a> GemmPlan<'a> {
             batch: ops.batch,
             launch_batch,
             batch_broadcast,
+            repack: None,
             _operands: std::marker::PhantomData,
         })
     }
@@ -942,6 +1093,14 @@ impl<'a> GemmPlan<'a> {
         if self.stream_k.is_some() {
             refuse_stream_k_capture(gpu)?;
         }
+        if let Some(r) = &self.repack {
+            let (dst, _sync) = r.buffer.device_ptr(gpu.stream());
+            // SAFETY: `src` is the caller's operand, borrowed for the plan's
+            // lifetime and validated in `for_operands`; `buffer` holds
+            // `rows · ld` elements and only this plan's launches, enqueued
+            // after the copy on the same stream, read it.
+            unsafe { repack::enqueue_copy(gpu.stream(), &r.src, dst, r.ld)? };
+        }
         let grid = self.grid();
         match (&self.kernel, &self.maps) {
             (PlanKernel::Sm100(k), PlanMaps::Uploaded(maps)) => {
@@ -998,6 +1157,21 @@ impl<'a> GemmPlan<'a> {
             _ => unreachable!("sm_90a plans keep their maps by value, sm_100a plans uploaded"),
         }
     }
+}
+
+/// [`GemmError::OutputOverlapsInput`] when D overlaps A or B.
+fn refuse_output_overlap(ops: &Bf16Operands) -> Result<()> {
+    let (d_start, d_bytes) = (ops.d.address, ops.d.span_bytes(ops.batch));
+    if ranges_overlap(d_start, d_bytes, ops.a.address, ops.a.span_bytes(ops.batch))
+        || ranges_overlap(d_start, d_bytes, ops.b.address, ops.b.span_bytes(ops.batch))
+    {
+        return Err(GemmError::OutputOverlapsInput {
+            inputs: "A and B",
+            may_alias_c: true,
+        }
+        .into());
+    }
+    Ok(())
 }
 
 /// Whether `gpu`'s stream may be capturing a graph (a failed query counts

@@ -86,11 +86,9 @@ pub fn dram_share(busy: f64) -> f64 {
 }
 
 /// The L2 → SM operand rate the tiles of a `cluster_m`-CTA unit reach on
-/// `p` ([`Machine::l2_bytes_per_s`] and its two slower cases): operand
-/// rows (K · operand bytes) not a multiple of 32 bytes are slow for every
-/// tile; operand rows 32-byte aligned but not 128-byte multiples, or D
-/// rows (N · output bytes) not 128-byte multiples, only for tiles without
-/// B multicast (`cluster_m == 1`).
+/// `p` ([`Machine::l2_bytes_per_s`] and its two slower cases) for the
+/// slower of its two operands ([`l2_row_rate`] of A's and of B's row
+/// stride).
 ///
 /// ```
 /// use baton_runtime::gemm::cost_model::{Machine, Problem, l2_rate};
@@ -103,8 +101,27 @@ pub fn dram_share(busy: f64) -> f64 {
 /// assert_eq!(l2_rate(&Problem::bf16(2048, 5000, 4096), &m, 2), m.l2_bytes_per_s);
 /// ```
 pub fn l2_rate(p: &Problem, machine: &Machine, cluster_m: usize) -> f64 {
-    let row_bytes = p.k as f64 * p.operand_bytes;
     let out_row_bytes = p.n as f64 * p.output_bytes;
+    let rate = |row_bytes| l2_row_rate(row_bytes, out_row_bytes, machine, cluster_m);
+    rate(p.a_row_bytes).min(rate(p.b_row_bytes))
+}
+
+/// The L2 → SM rate of one operand whose rows start `row_bytes` apart, on
+/// tiles of a `cluster_m`-CTA unit storing D rows of `out_row_bytes`:
+/// rows not a multiple of 32 bytes are slow for every tile
+/// ([`Machine::l2_unaligned_bytes_per_s`]: a 128-byte box row straddles
+/// sectors and lines); rows 32-byte aligned but not 128-byte multiples, or
+/// D rows not 128-byte multiples, only for tiles without B multicast
+/// (`cluster_m == 1`, [`Machine::l2_line_split_bytes_per_s`]).
+///
+/// ```
+/// use baton_runtime::gemm::cost_model::{Machine, l2_row_rate};
+/// let m = Machine::H100_BF16;
+/// assert_eq!(l2_row_rate(4112.0, 8192.0, &m, 2), m.l2_unaligned_bytes_per_s);
+/// assert_eq!(l2_row_rate(4224.0, 8192.0, &m, 2), m.l2_bytes_per_s);
+/// assert_eq!(l2_row_rate(4128.0, 8192.0, &m, 1), m.l2_line_split_bytes_per_s);
+/// ```
+pub fn l2_row_rate(row_bytes: f64, out_row_bytes: f64, machine: &Machine, cluster_m: usize) -> f64 {
     if row_bytes % 32.0 != 0.0 {
         machine.l2_unaligned_bytes_per_s
     } else if cluster_m <= 1 && (row_bytes % 128.0 != 0.0 || out_row_bytes % 128.0 != 0.0) {
@@ -258,6 +275,15 @@ pub struct Problem {
     pub operand_bytes: f64,
     /// Bytes per element of D.
     pub output_bytes: f64,
+    /// Bytes from one row of A to the next as the kernel's TMA loads read
+    /// them (K · element bytes when packed; a view's or a re-packed copy's
+    /// row stride otherwise): what [`l2_rate`] checks for alignment.
+    pub a_row_bytes: f64,
+    /// The same for B.
+    pub b_row_bytes: f64,
+    /// A copy made before the GEMM, µs ([`Problem::with_repack_us`]: an
+    /// operand re-packed at an aligned row stride); added to the estimate.
+    pub repack_us: f64,
 }
 
 impl Problem {
@@ -274,7 +300,37 @@ impl Problem {
             k,
             operand_bytes: 2.0,
             output_bytes: 2.0,
+            a_row_bytes: 2.0 * k as f64,
+            b_row_bytes: 2.0 * k as f64,
+            repack_us: 0.0,
         }
+    }
+
+    /// This problem with A's and B's rows `a_row_bytes` and `b_row_bytes`
+    /// apart (strided views, or an operand re-packed at another stride).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::cost_model::Problem;
+    /// let p = Problem::bf16(64, 64, 2056).with_row_bytes(4224.0, 4112.0);
+    /// assert_eq!((p.a_row_bytes, p.b_row_bytes), (4224.0, 4112.0));
+    /// ```
+    pub const fn with_row_bytes(self, a_row_bytes: f64, b_row_bytes: f64) -> Self {
+        Self {
+            a_row_bytes,
+            b_row_bytes,
+            ..self
+        }
+    }
+
+    /// This problem with a copy of `repack_us` µs before the GEMM
+    /// ([`TileCost::repack_us`]).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::cost_model::Problem;
+    /// assert_eq!(Problem::bf16(64, 64, 64).with_repack_us(3.0).repack_us, 3.0);
+    /// ```
+    pub const fn with_repack_us(self, repack_us: f64) -> Self {
+        Self { repack_us, ..self }
     }
 
     /// A blockwise FP8 problem (1-byte operands plus one f32 scale per 128
@@ -291,6 +347,9 @@ impl Problem {
             k,
             operand_bytes: 1.0 + 4.0 / 128.0,
             output_bytes: 2.0,
+            a_row_bytes: k as f64,
+            b_row_bytes: k as f64,
+            repack_us: 0.0,
         }
     }
 }
@@ -339,13 +398,16 @@ pub struct TileCost {
     /// Time of the split-K fixup ([`Finalizer::wave_us`] per wave; 0
     /// without a split), µs.
     pub fixup_us: f64,
+    /// Time of a copy before the GEMM ([`Problem::repack_us`]), µs.
+    pub repack_us: f64,
 }
 
 impl TileCost {
     /// The estimate: the math time, or the DRAM or L2 time where one of
-    /// those is longer, plus the split-K fixup.
+    /// those is longer, plus the split-K fixup and any copy before the
+    /// GEMM.
     pub fn estimate_us(&self) -> f64 {
-        self.math_us.max(self.dram_us).max(self.l2_us) + self.fixup_us
+        self.math_us.max(self.dram_us).max(self.l2_us) + self.fixup_us + self.repack_us
     }
 }
 
@@ -745,8 +807,17 @@ impl TileShape {
         // of B per K block (split or not: the splits load disjoint K).
         let tiles = (units * cm) as f64;
         let k_loaded = (p.k.div_ceil(self.bk) * self.bk) as f64;
-        let tile_row_bytes = (self.bm as f64 + self.bn as f64 / cm as f64) * p.operand_bytes;
+        let (a_tile_rows, b_tile_rows) = (self.bm as f64, self.bn as f64 / cm as f64);
+        let tile_row_bytes = (a_tile_rows + b_tile_rows) * p.operand_bytes;
         let loads = tiles * k_loaded * tile_row_bytes;
+        // Each operand's share of the loads at its rows' rate (the same
+        // rate for both unless one is re-packed or strided differently).
+        let out_row_bytes = p.n as f64 * p.output_bytes;
+        let rate = |row_bytes: f64| l2_row_rate(row_bytes, out_row_bytes, machine, cm);
+        let (a_share, b_share) = (
+            a_tile_rows / (a_tile_rows + b_tile_rows),
+            b_tile_rows / (a_tile_rows + b_tile_rows),
+        );
         let l2_s = if splits > 1 {
             // A split plan's loads past its rings' first fill (each busy
             // CTA's first `stages` K blocks, requested at once at its start
@@ -756,10 +827,12 @@ impl TileShape {
                 let first = st.stages.min(p.k.div_ceil(self.bk).div_ceil(splits));
                 (busy_workers * cm * first * self.bk) as f64 * tile_row_bytes
             });
-            let rate = l2_rate(p, machine, cm).min(machine.l2_split_k_bytes_per_s);
-            (loads - ring_fill).max(0.0) / rate
+            let split_rate = |row_bytes| rate(row_bytes).min(machine.l2_split_k_bytes_per_s);
+            let bytes = (loads - ring_fill).max(0.0);
+            bytes * a_share / split_rate(p.a_row_bytes)
+                + bytes * b_share / split_rate(p.b_row_bytes)
         } else {
-            loads / l2_rate(p, machine, cm)
+            loads * a_share / rate(p.a_row_bytes) + loads * b_share / rate(p.b_row_bytes)
         };
         TileCost {
             units,
@@ -772,6 +845,7 @@ impl TileShape {
             l2_us: l2_s * 1e6,
             splits,
             fixup_us,
+            repack_us: p.repack_us,
         }
     }
 

@@ -237,21 +237,39 @@ impl GemmConfig {
         slots_of: impl Fn(GemmConfig) -> u32,
     ) -> (GemmConfig, u32) {
         match target {
-            Target::Sm90a if !has_c => {
-                // Swap-AB only with one tile row along M (`bm ≥ M`): the
-                // swapped kernel rasterizes along N, so several M tile rows
-                // re-read B in other waves, which the model's raster does
-                // not see (measured, session 9: 64×5000×4096 on 16-row
-                // tiles ran 35.2 µs against 21.8 µs for 128×64).
-                let candidates: Vec<GemmConfig> = Self::CANDIDATES_NO_C
-                    .into_iter()
-                    .filter(|c| !c.is_swap_ab() || c.tile().0 as usize >= m)
-                    .collect();
+            Target::Sm90a => {
+                let candidates = Self::candidates_for_operands(m, has_c);
                 let (c, cost) = Self::plan_among(&candidates, m, n, k, slots_of);
                 (c, cost.splits as u32)
             }
-            _ => Self::plan_for(target, m, n, k, slots_of),
+            Target::Sm100a => Self::plan_for(target, m, n, k, slots_of),
         }
+    }
+
+    /// The sm_90a configurations [`plan_for_operands`](Self::plan_for_operands)
+    /// chooses among for `m` rows: [`CANDIDATES`](Self::CANDIDATES) with C;
+    /// without, [`CANDIDATES_NO_C`](Self::CANDIDATES_NO_C) less the swap-AB
+    /// tiles that do not hold all of M.
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert!(GemmConfig::candidates_for_operands(16, false).contains(&GemmConfig::SwapAb16));
+    /// assert!(!GemmConfig::candidates_for_operands(17, false).contains(&GemmConfig::SwapAb16));
+    /// assert_eq!(GemmConfig::candidates_for_operands(16, true), GemmConfig::CANDIDATES);
+    /// ```
+    pub fn candidates_for_operands(m: usize, has_c: bool) -> Vec<GemmConfig> {
+        if has_c {
+            return Self::CANDIDATES.to_vec();
+        }
+        // Swap-AB only with one tile row along M (`bm ≥ M`): the swapped
+        // kernel rasterizes along N, so several M tile rows re-read B in
+        // other waves, which the model's raster does not see (measured,
+        // session 9: 64×5000×4096 on 16-row tiles ran 35.2 µs against
+        // 21.8 µs for 128×64).
+        Self::CANDIDATES_NO_C
+            .into_iter()
+            .filter(|c| !c.is_swap_ab() || c.tile().0 as usize >= m)
+            .collect()
     }
 
     /// [`CANDIDATES`](Self::CANDIDATES) and the swap-AB configurations: what
@@ -351,11 +369,28 @@ impl GemmConfig {
     /// assert_eq!((c.units, c.splits), (8, 5));
     /// ```
     pub fn plan_cost(self, m: usize, n: usize, k: usize, slots: u32) -> TileCost {
+        self.plan_cost_for(&Problem::bf16(m, n, k), slots)
+    }
+
+    /// [`plan_cost`](Self::plan_cost) of a BF16 problem described in full:
+    /// its operands' row strides ([`Problem::with_row_bytes`]) and any copy
+    /// before the GEMM ([`Problem::with_repack_us`]).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// use baton_runtime::gemm::cost_model::Problem;
+    /// let p = Problem::bf16(4096, 4104, 2056);
+    /// // B's rows re-packed 4224 bytes apart: its loads at the aligned rate.
+    /// let repacked = p.with_row_bytes(4112.0, 4224.0);
+    /// let c = GemmConfig::T128x256C2;
+    /// assert!(c.plan_cost_for(&repacked, 66).l2_us < c.plan_cost_for(&p, 66).l2_us);
+    /// ```
+    pub fn plan_cost_for(self, p: &Problem, slots: u32) -> TileCost {
         self.tile_shape().cost_best_split_streaming(
-            &Problem::bf16(m, n, k),
+            p,
             &Machine::H100_BF16,
             slots,
-            self.max_splits(m, slots),
+            self.max_splits(p.m, slots),
             self.tile_overhead_k_blocks(),
             self.streaming(),
         )
@@ -436,11 +471,30 @@ impl GemmConfig {
         k: usize,
         slots_of: impl Fn(GemmConfig) -> u32,
     ) -> (GemmConfig, TileCost) {
+        Self::plan_among_for(candidates, &Problem::bf16(m, n, k), slots_of)
+    }
+
+    /// [`plan_among`](Self::plan_among) of a problem described in full
+    /// ([`plan_cost_for`](Self::plan_cost_for)).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// use baton_runtime::gemm::cost_model::Problem;
+    /// let slots = |c: GemmConfig| 132 / c.cluster_m();
+    /// let p = Problem::bf16(4096, 4096, 4096);
+    /// assert_eq!(GemmConfig::plan_among_for(&GemmConfig::ALL, &p, slots),
+    ///            GemmConfig::plan_among(&GemmConfig::ALL, 4096, 4096, 4096, slots));
+    /// ```
+    pub fn plan_among_for(
+        candidates: &[GemmConfig],
+        p: &Problem,
+        slots_of: impl Fn(GemmConfig) -> u32,
+    ) -> (GemmConfig, TileCost) {
         let candidates: Vec<_> = candidates.iter().map(|&c| (c, c.tile_shape())).collect();
-        let cost = |c: GemmConfig, _: &TileShape| c.plan_cost(m, n, k, slots_of(c));
+        let cost = |c: GemmConfig, _: &TileShape| c.plan_cost_for(p, slots_of(c));
         cheapest(&candidates, cost).unwrap_or_else(|| {
             let c = GemmConfig::T128x256;
-            (c, c.cost(m, n, k, slots_of(c)))
+            (c, c.cost(p.m, p.n, p.k, slots_of(c)))
         })
     }
 }

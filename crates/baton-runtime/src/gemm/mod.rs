@@ -15,6 +15,8 @@
 //!   B) and the kernel entries that read them;
 //! * [`fp8`]: the blockwise-scaled FP8 GEMM (sm_90a);
 //! * [`block_scaled`]: the MXFP8/NVFP4 block-scaled GEMM (sm_100a);
+//! * [`plan_with_repack`]: a misaligned BF16 operand re-packed at a
+//!   128-byte row stride where the cost model says it pays;
 //! * stream-K workspaces shared by the sm_90a plans.
 //!
 //! Every plan launches on its [`Gpu`](crate::Gpu)'s stream: make the `Gpu`
@@ -30,12 +32,17 @@ mod heuristic;
 pub mod matrix;
 pub mod mn_major;
 mod operand;
+mod repack;
 mod stream_k;
 pub mod views;
 
 pub use crate::error::gemm::{Fp8ShapeError, GemmError, GemmShapeError};
 pub use bf16::*;
 pub use heuristic::{STREAM_K_MIN_SEGMENT, STREAM_K_MIN_WAVES, stream_k_pays};
+pub use repack::{
+    REPACK_LAUNCH_US, REPACK_MIN_GAIN, REPACK_ROW_BYTES, Repack, RepackPlan, plan_with_repack,
+    repack_us, repacked_ld,
+};
 pub use views::{BF16_LAYOUT_RULE, FP8_LAYOUT_RULE, Scales, matmul_bf16, matmul_fp8_blockwise};
 
 /// Whether the byte ranges `[a, a + a_bytes)` and `[b, b + b_bytes)` meet.

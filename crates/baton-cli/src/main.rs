@@ -131,7 +131,7 @@ enum BenchWhat {
         split_k: Option<u32>,
         /// With --config: read A or B from a copy whose rows are 128 bytes apart, made before each launch (`a`, `b`; `none` reads both in place, the default with --config). Without --config the heuristic decides.
         #[arg(long, value_parser = parse_repack, requires = "config")]
-        repack: Option<Option<Repack>>,
+        repack: Option<RepackArg>,
     },
     /// Verify the blockwise FP8 GEMM, then time it against cuBLASLt blockwise and tensorwise FP8.
     GemmFp8 {
@@ -239,11 +239,15 @@ fn parse_config(s: &str) -> Result<GemmConfig, String> {
     })
 }
 
-fn parse_repack(s: &str) -> Result<Option<Repack>, String> {
+/// `--repack`'s value: the operand to re-pack, or none.
+#[derive(Clone, Copy, Debug)]
+struct RepackArg(Option<Repack>);
+
+fn parse_repack(s: &str) -> Result<RepackArg, String> {
     match s {
-        "a" | "A" => Ok(Some(Repack::A)),
-        "b" | "B" => Ok(Some(Repack::B)),
-        "none" => Ok(None),
+        "a" | "A" => Ok(RepackArg(Some(Repack::A))),
+        "b" | "B" => Ok(RepackArg(Some(Repack::B))),
+        "none" => Ok(RepackArg(None)),
         _ => Err(format!("unknown operand '{s}'; allowed: a, b, none")),
     }
 }
@@ -311,7 +315,7 @@ fn main() {
                     stream_k,
                     stream_k_waves: sk_waves,
                     split_k,
-                    repack: repack.flatten(),
+                    repack: repack.and_then(|r| r.0),
                 };
                 if sweep {
                     exit(sweep_bench::run(&sweep_bench::SweepArgs {
@@ -436,4 +440,24 @@ fn exit(outcome: Outcome) -> ! {
 /// GiB → bytes (a negative or NaN budget is 0: every shape skipped).
 fn gib_bytes(gib: f64) -> u64 {
     (gib.max(0.0) * (1u64 << 30) as f64) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repack_values_parse_and_bad_ones_list_the_allowed() {
+        assert_eq!(parse_repack("a").unwrap().0, Some(Repack::A));
+        assert_eq!(parse_repack("B").unwrap().0, Some(Repack::B));
+        assert_eq!(parse_repack("none").unwrap().0, None);
+        let e = parse_repack("c").unwrap_err();
+        assert!(e.contains("allowed: a, b, none"), "{e}");
+        // Through clap, as the bench takes it (it needs --config).
+        let cli = Cli::try_parse_from([
+            "baton", "bench", "gemm", "--config", "128x64", "--repack", "b",
+        ]);
+        assert!(cli.is_ok(), "{:?}", cli.err());
+        assert!(Cli::try_parse_from(["baton", "bench", "gemm", "--repack", "b"]).is_err());
+    }
 }

@@ -111,14 +111,17 @@ pub fn verify(gpu: &Gpu, kernels: &Kernels) -> bool {
 /// `json` when given.
 /// `kernel` forces one of [`VARIANTS`] instead of the heuristic;
 /// `stream_k = Some((min_segment, extra_waves))` turns stream-K on for the
-/// timed runs; `chart` writes a PNG bar chart of TFLOP/s per shape (ours,
-/// cuBLASLt blockwise, cuBLASLt tensorwise).
+/// timed runs; `split_k = Some(n)` runs `n` workers per work unit (with
+/// `kernel`: the calibration rows of the split-K cost, timed as the sweep
+/// times its rows; a count the plan refuses fails that shape's row with
+/// the typed error); `chart` writes a PNG bar chart of TFLOP/s per shape
+/// (ours, cuBLASLt blockwise, cuBLASLt tensorwise).
 pub fn gemm_fp8(
     ordinal: usize,
     shapes: &[(usize, usize, usize)],
     reps: usize,
     kernel: Option<&'static str>,
-    stream_k: Option<(u32, u32)>,
+    (stream_k, split_k): (Option<(u32, u32)>, Option<u32>),
     chart: Option<&Path>,
     json: Option<&Path>,
 ) -> Outcome {
@@ -133,12 +136,25 @@ pub fn gemm_fp8(
     }
     let bar = progress::bar((shapes.len() * reps) as u64);
     let mut rows: Vec<ShapeResult> = Vec::new();
+    // Each row's split count (the JSON has its grid and `stream_k: [1, 0]`).
+    let mut splits: Vec<Option<u32>> = Vec::new();
     let mut failed = false;
     for &mnk in shapes {
         bar.set_message(format!("{}x{}x{}", mnk.0, mnk.1, mnk.2));
-        let r = bench_shape(&gpu, &kernels, mnk, kernel, stream_k, reps, || bar.inc(1));
+        let r = bench_shape(
+            &gpu,
+            &kernels,
+            mnk,
+            kernel,
+            (stream_k, split_k),
+            reps,
+            || bar.inc(1),
+        );
         match r {
-            Ok(r) => rows.push(fp8_result(&r, reps)),
+            Ok(r) => {
+                splits.push(r.split_k);
+                rows.push(fp8_result(&r, reps))
+            }
             Err(e) => {
                 // Keep going: one shape's failure (ours or a reference's)
                 // should not hide the rest of a sweep.
@@ -152,7 +168,7 @@ pub fn gemm_fp8(
         "| M×N×K | ours: kernel / grid | ours ms | cuBLASLt blockwise ms | cuBLASLt tensorwise ms | ours TFLOP/s | blockwise TFLOP/s | tensorwise TFLOP/s | ours/blockwise | ours/tensorwise | check vs blockwise |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
-    for r in &rows {
+    for (r, split) in rows.iter().zip(&splits) {
         let (b, t) = (&r.references[0], &r.references[1]);
         println!(
             "| {}×{}×{} | {} / {} | {:.3} | {:.3} | {:.3} | {:.1} | {:.1} | {:.1} | {:.3} | {:.3} | {} |",
@@ -160,10 +176,7 @@ pub fn gemm_fp8(
             r.n,
             r.k,
             r.config,
-            match r.stream_k {
-                Some([s, w]) => format!("{} sk{s}w{w}", r.grid),
-                None => r.grid.to_string(),
-            },
+            grid_cell(r.grid, r.stream_k, *split),
             r.ours_ms,
             b.ms,
             t.ms,
@@ -201,6 +214,23 @@ pub fn gemm_fp8(
     };
     failed |= !crate::report::write_if_asked(json, &report);
     if failed { Outcome::Fail } else { Outcome::Pass }
+}
+
+/// The grid cell of a `gemm-fp8` table row: the CTAs, then `split N` for
+/// a split-K run or `skSwW` for stream-K (minimum segment, extra waves).
+///
+/// ```
+/// use baton_cli::fp8_bench::grid_cell;
+/// assert_eq!(grid_cell(128, None, None), "128");
+/// assert_eq!(grid_cell(128, Some([1, 0]), Some(8)), "128 split 8");
+/// assert_eq!(grid_cell(132, Some([4, 1]), None), "132 sk4w1");
+/// ```
+pub fn grid_cell(grid: u32, stream_k: Option<[u32; 2]>, split_k: Option<u32>) -> String {
+    match (split_k, stream_k) {
+        (Some(n), _) => format!("{grid} split {n}"),
+        (None, Some([s, w])) => format!("{grid} sk{s}w{w}"),
+        (None, None) => grid.to_string(),
+    }
 }
 
 /// A timed FP8 row as a [`ShapeResult`]: references cuBLASLt blockwise

@@ -171,8 +171,8 @@ enum BenchWhat {
         /// Time by the DeepGEMM anchor's method instead (issue #19): its input distribution, a 256 MiB L2 flush before each call, median of 50; ours (the library's plan, split-K included, or --kernel forced) vs cuBLASLt blockwise. Default shapes: the anchor's 20.
         #[arg(long, conflicts_with_all = ["sweep", "decode", "stream_k", "chart"])]
         flush_l2: bool,
-        /// With --flush-l2 and --kernel: each tile's K blocks on this many CTAs (split-K; 1: whole tiles).
-        #[arg(long, requires_all = ["flush_l2", "kernel"], value_parser = clap::value_parser!(u32).range(1..))]
+        /// With --kernel: each work unit's K blocks on this many CTAs (split-K; 1: whole units), timed queued as the sweep's rows, or by the anchor's method with --flush-l2. A count the kernel or the shape does not allow fails that shape's row.
+        #[arg(long, requires = "kernel", conflicts_with_all = ["stream_k", "sweep"], value_parser = clap::value_parser!(u32).range(1..))]
         fp8_split_k: Option<u32>,
         /// Write every result (shape, kernel, times, ratios, TFLOP/s, GB/s, checks) as JSON here.
         #[arg(long)]
@@ -394,7 +394,7 @@ fn main() {
                     &shapes,
                     reps.max(1),
                     kernel,
-                    stream_k.map(|s| (s, sk_waves.unwrap_or(1))),
+                    (stream_k.map(|s| (s, sk_waves.unwrap_or(1))), fp8_split_k),
                     chart.as_deref(),
                     json.as_deref(),
                 )
@@ -445,6 +445,68 @@ fn gib_bytes(gib: f64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::error::ErrorKind;
+
+    fn parse(args: &str) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("baton").chain(args.split_whitespace()))
+    }
+
+    /// `(kernel, fp8_split_k, flush_l2)` of a parsed `bench gemm-fp8`.
+    fn fp8_args(cli: Cli) -> (Option<&'static str>, Option<u32>, bool) {
+        match cli.cmd {
+            Cmd::Bench {
+                what:
+                    BenchWhat::GemmFp8 {
+                        kernel,
+                        fp8_split_k,
+                        flush_l2,
+                        ..
+                    },
+            } => (kernel, fp8_split_k, flush_l2),
+            _ => panic!("not bench gemm-fp8"),
+        }
+    }
+
+    #[test]
+    fn fp8_split_k_parses_queued_and_flushed() {
+        let k = "baton_gemm_fp8_blockwise_128x64_db";
+        let queued = parse(&format!(
+            "bench gemm-fp8 --shape 32x1024x32768 --kernel {k} --fp8-split-k 4"
+        ))
+        .unwrap();
+        assert_eq!(fp8_args(queued), (Some(k), Some(4), false));
+        let flushed = parse(&format!(
+            "bench gemm-fp8 --flush-l2 --shape 32x1024x32768 --kernel {k} --fp8-split-k 4"
+        ))
+        .unwrap();
+        assert_eq!(fp8_args(flushed), (Some(k), Some(4), true));
+    }
+
+    #[test]
+    fn fp8_split_k_refuses_bad_combinations() {
+        let k = "baton_gemm_fp8_blockwise_128x64_db";
+        let kind = |args: &str| parse(args).err().map(|e| e.kind());
+        assert_eq!(
+            kind("bench gemm-fp8 --shape 32x1024x32768 --fp8-split-k 4"),
+            Some(ErrorKind::MissingRequiredArgument)
+        );
+        assert_eq!(
+            kind(&format!(
+                "bench gemm-fp8 --shape 32x1024x32768 --kernel {k} --fp8-split-k 4 --stream-k 2"
+            )),
+            Some(ErrorKind::ArgumentConflict)
+        );
+        assert_eq!(
+            kind(&format!(
+                "bench gemm-fp8 --shape 32x1024x32768 --kernel {k} --fp8-split-k 0"
+            )),
+            Some(ErrorKind::ValueValidation)
+        );
+        assert!(matches!(
+            kind("bench gemm-fp8 --sweep --fp8-split-k 4"),
+            Some(ErrorKind::MissingRequiredArgument | ErrorKind::ArgumentConflict)
+        ));
+    }
 
     #[test]
     fn repack_values_parse_and_bad_ones_list_the_allowed() {

@@ -115,8 +115,10 @@ pub fn run(args: &SweepArgs<'_>) -> Outcome {
             )
             .map(|r| bf16_result(&r, s.reps)),
             _ => {
-                gemm_fp8_ref::bench_shape(&gpu, &kernels, s.mnk, None, None, s.reps, || bar.inc(1))
-                    .map(|r| fp8_result(&r, s.reps))
+                gemm_fp8_ref::bench_shape(&gpu, &kernels, s.mnk, None, (None, None), s.reps, || {
+                    bar.inc(1)
+                })
+                .map(|r| fp8_result(&r, s.reps))
             }
         };
         match r {

@@ -392,6 +392,9 @@ pub struct Fp8BenchRow {
     pub kernel: &'static str,
     /// Stream-K minimum segment, when on.
     pub stream_k: Option<(u32, u32)>,
+    /// Workers per work unit when ours ran split-K (the heuristic's count
+    /// or a forced one); `None` for whole units or stream-K.
+    pub split_k: Option<u32>,
     /// Ours, ms.
     pub ours_ms: f64,
     /// cuBLASLt blockwise, ms.
@@ -492,7 +495,12 @@ impl InputSets {
 /// heuristic's choice and split-K count, `fp8::plan`);
 /// `stream_k = Some((min_segment, extra_waves))` turns stream-K on
 /// ([`Fp8GemmPlan::set_stream_k`],
-/// [`Fp8GemmPlan::set_stream_k_extra_waves`]).
+/// [`Fp8GemmPlan::set_stream_k_extra_waves`]); `split_k = Some(n)` runs
+/// each work unit's K blocks on `n` workers ([`Fp8GemmPlan::set_split_k`];
+/// with a forced `kernel` that kernel's, else instead of the heuristic's
+/// count on its kernel; `Some(1)`: whole units). A count the kernel or the
+/// problem does not allow is the plan's typed error
+/// (`GemmError::SplitKCount`, or the kernel's lack of split-K).
 ///
 /// Each of the three reads cold operands: each rotates through its own
 /// copies of the random operands, enough that a rotation reads more than
@@ -504,7 +512,7 @@ pub fn bench_shape(
     kernels: &Kernels,
     (m, n, k): (usize, usize, usize),
     kernel: Option<&str>,
-    stream_k: Option<(u32, u32)>,
+    (stream_k, forced_split): (Option<(u32, u32)>, Option<u32>),
     reps: usize,
     mut progress: impl FnMut(),
 ) -> Result<Fp8BenchRow> {
@@ -519,7 +527,14 @@ pub fn bench_shape(
     // The heuristic's kernel and split-K count (what `Fp8GemmPlan::new`
     // runs), unless a kernel or stream-K is forced.
     let (kernel, split_k) = match kernel {
-        Some(kernel) => (kernel, None),
+        Some(kernel) => (kernel, forced_split),
+        // A forced count on the heuristic's kernel (a 256×128 pick runs
+        // its stream-K twin, as a split plan of `fp8::plan` does).
+        None if forced_split.is_some() => {
+            let kernel = baton_runtime::gemm::fp8::plan(m, n, k, gpu.sm_count()).0;
+            let kernel = baton_runtime::gemm::fp8::stream_k_kernel_of(kernel).unwrap_or(kernel);
+            (kernel, forced_split)
+        }
         None => {
             let (kernel, cost) = baton_runtime::gemm::fp8::plan(m, n, k, gpu.sm_count());
             // Forced stream-K runs the tile's stream-K kernel (256x128's twin).
@@ -597,7 +612,8 @@ pub fn bench_shape(
         // Split-K runs as stream-K with 1-block segments, no extra waves.
         stream_k: stream_k
             .filter(|_| ours[0].stream_k().is_some())
-            .or(split_k.map(|_| (1, 0))),
+            .or(ours[0].split_k().map(|_| (1, 0))),
+        split_k: ours[0].split_k(),
         ours_ms: median(t_ours),
         blockwise_ms: median(t_block),
         tensorwise_ms: median(t_tensor),

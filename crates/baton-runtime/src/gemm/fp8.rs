@@ -300,22 +300,7 @@ pub fn choose(m: usize, n: usize, k: usize, sms: u32) -> &'static str {
 /// ```
 pub fn plan(m: usize, n: usize, k: usize, sms: u32) -> (&'static str, super::cost_model::TileCost) {
     use super::cost_model::{Machine, Problem, TileShape, cheapest};
-    let tile = |bm, bn, speed| TileShape {
-        bm,
-        bn,
-        bk: SCALE_BLOCK,
-        cluster_m: 1,
-        speed,
-    };
-    let candidates = [
-        (KERNEL_128X32, tile(128, 32, SPEED_128X32)),
-        (KERNEL_128X64, tile(128, 64, 0.7)),
-        (KERNEL_128X96, tile(128, 96, SPEED_128X96)),
-        (KERNEL, tile(128, 128, 1.0)),
-        (KERNEL_256X96, tile(256, 96, SPEED_256X96)),
-        (KERNEL_256X128, tile(256, 128, SPEED_256X128)),
-        (KERNEL_256X128_MCA, tile(256, 128, SPEED_256X128_MCA)),
-    ];
+    let candidates = PLAN_CANDIDATES.map(|k| (k, cost_tile(k).expect("a candidate's tile")));
     // A-multicast clusters pair the tile columns: only where they pair up
     // (an odd count leaves a cluster's second CTA computing nothing), and
     // only for short K ([`MCAST_A_MAX_K_BLOCKS`]).
@@ -345,6 +330,83 @@ pub fn plan(m: usize, n: usize, k: usize, sms: u32) -> (&'static str, super::cos
         Some(sk) if cost.splits > 1 => (sk, cost),
         _ => (kernel, cost),
     }
+}
+
+/// The kernels [`plan`] chooses among (the last, [`KERNEL_256X128_MCA`],
+/// only where its clusters pair the tile columns and K is short).
+pub const PLAN_CANDIDATES: [&str; 7] = [
+    KERNEL_128X32,
+    KERNEL_128X64,
+    KERNEL_128X96,
+    KERNEL,
+    KERNEL_256X96,
+    KERNEL_256X128,
+    KERNEL_256X128_MCA,
+];
+
+/// A kernel of [`VARIANTS`] as the cost model sees it: its tile, K block
+/// (128), tiles per work unit along M and measured speed per SM relative
+/// to 128×128 ([`plan`]'s candidates, and [`KERNEL_256X128_SK`] as
+/// [`KERNEL_256X128`]). [`KERNEL_C2`] is costed as 128×128 at speed 1.0
+/// in 2-tile units (not measured apart from the forced rows; [`plan`]
+/// does not consider it); `None` for the kernels without a measured
+/// speed (128×192, 128×256, 128×128 with one partial) and other names.
+///
+/// ```
+/// use baton_runtime::gemm::fp8::{cost_tile, KERNEL_128X64, KERNEL_128X192};
+/// let t = cost_tile(KERNEL_128X64).unwrap();
+/// assert_eq!((t.bm, t.bn, t.bk, t.cluster_m, t.speed), (128, 64, 128, 1, 0.7));
+/// assert!(cost_tile(KERNEL_128X192).is_none());
+/// ```
+pub fn cost_tile(kernel: &str) -> Option<super::cost_model::TileShape> {
+    let (bm, bn, speed) = match kernel {
+        KERNEL_128X32 => (128, 32, SPEED_128X32),
+        KERNEL_128X64 => (128, 64, 0.7),
+        KERNEL_128X96 => (128, 96, SPEED_128X96),
+        KERNEL | KERNEL_C2 => (128, 128, 1.0),
+        KERNEL_256X96 => (256, 96, SPEED_256X96),
+        KERNEL_256X128 | KERNEL_256X128_SK => (256, 128, SPEED_256X128),
+        KERNEL_256X128_MCA => (256, 128, SPEED_256X128_MCA),
+        _ => return None,
+    };
+    Some(super::cost_model::TileShape {
+        bm,
+        bn,
+        bk: SCALE_BLOCK,
+        cluster_m: if kernel == KERNEL_C2 { 2 } else { 1 },
+        speed,
+    })
+}
+
+/// The cost model's estimate of `kernel` ([`cost_tile`]) on M×N×K with
+/// each work unit's K blocks on `splits` workers (1: whole units), on
+/// `sms` SMs (`sms / 2` slots for the 2-tile units of [`KERNEL_C2`]): what
+/// `Fp8GemmPlan::with_kernel` then `set_split_k(splits)` runs, as [`plan`]
+/// costs its candidates. `None` for a kernel without a cost tile. The
+/// split count is not checked against the plan's caps.
+///
+/// ```
+/// use baton_runtime::gemm::fp8::{plan, plan_cost, KERNEL_128X64};
+/// let (kernel, cost) = plan(32, 1024, 32768, 132);
+/// assert_eq!(kernel, KERNEL_128X64);
+/// assert_eq!(plan_cost(32, 1024, 32768, 132, kernel, cost.splits), Some(cost));
+/// ```
+pub fn plan_cost(
+    m: usize,
+    n: usize,
+    k: usize,
+    sms: u32,
+    kernel: &str,
+    splits: usize,
+) -> Option<super::cost_model::TileCost> {
+    let t = cost_tile(kernel)?;
+    let slots = sms / t.cluster_m as u32;
+    Some(t.cost_split(
+        &super::cost_model::Problem::fp8(m, n, k),
+        &super::cost_model::Machine::H100_FP8,
+        slots,
+        splits,
+    ))
 }
 
 /// Speed per SM of [`KERNEL_128X32`] (10 stages) relative to 128×128

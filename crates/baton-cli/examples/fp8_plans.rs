@@ -1,0 +1,125 @@
+//! Prints the FP8 heuristic's plan (`baton_runtime::gemm::fp8::plan`:
+//! kernel and split-K count) and the cost model's estimate for every shape
+//! of the FP8 sweep grid (`baton bench gemm-fp8 --sweep`: the shapes
+//! [`sweep::plan`] times at the default memory budget) and of issue #7's
+//! set ([`FP8_SHAPES`]), on an H100 (132 SMs). No GPU needed.
+//!
+//! One line per shape: `set M N K kernel ctas splits estimate math dram l2
+//! fixup` (µs; `kernel` without the `baton_gemm_fp8_blockwise_` prefix;
+//! `ctas` as the bench's grid counts them: `units · splits` for a split,
+//! else the equal-waves workers times the cluster size). Run it on two
+//! commits and join the lines by shape to list the plans that a
+//! cost-model change moves:
+//!
+//! ```text
+//! cargo run -q -p baton-cli --example fp8_plans > plans.txt
+//! cargo run -q -p baton-cli --example fp8_plans -- 32x1024x32768 32x1024x32768:128x32_db:4
+//! ```
+//!
+//! With arguments, those shapes instead (set `args`): `MxNxK` for the
+//! heuristic's plan, `MxNxK:KERNEL:SPLITS` (e.g. `32x1024x32768:128x32_db:4`,
+//! the kernel with or without its prefix) for the estimate of a forced plan
+//! (`fp8::plan_cost`, what `baton bench gemm-fp8 --kernel KERNEL
+//! --fp8-split-k SPLITS` runs; set `forced`; `cap` appended where the plan
+//! would refuse the count: `units · splits` over the slots, or fewer than
+//! one K block per worker).
+//!
+//! [`sweep::plan`]: baton_cli::sweep::plan
+//! [`FP8_SHAPES`]: baton_cli::fp8_bench::FP8_SHAPES
+
+use baton_cli::fp8_bench::FP8_SHAPES;
+use baton_cli::sweep::{self, DEFAULT_BUDGET_GIB, Family};
+use baton_runtime::gemm::cost_model::TileCost;
+use baton_runtime::gemm::fp8::{self, SCALE_BLOCK, VARIANTS};
+
+/// The H100's SMs.
+const SMS: u32 = 132;
+/// The kernels' name prefix.
+const PREFIX: &str = "baton_gemm_fp8_blockwise_";
+
+fn main() {
+    let args: Vec<Arg> = std::env::args().skip(1).map(|a| parse(&a)).collect();
+    println!("# set M N K kernel ctas splits estimate_us math_us dram_us l2_us fixup_us");
+    let mut shapes = Vec::new();
+    for &(shape, forced) in &args {
+        match forced {
+            Some((kernel, splits)) => {
+                let (m, n, k) = shape;
+                let Some(c) = fp8::plan_cost(m, n, k, SMS, kernel, splits) else {
+                    println!("# {m}x{n}x{k}: {kernel} has no cost tile");
+                    continue;
+                };
+                let capped = c.units * splits > c.slots || k / SCALE_BLOCK < splits;
+                print_line(
+                    "forced",
+                    shape,
+                    kernel,
+                    &c,
+                    if capped { " cap" } else { "" },
+                );
+            }
+            None => shapes.push((shape, "args")),
+        }
+    }
+    if args.is_empty() {
+        let budget = (DEFAULT_BUDGET_GIB * (1u64 << 30) as f64) as u64;
+        shapes.extend(
+            sweep::plan(Family::Fp8, budget, 21)
+                .into_iter()
+                .filter(|s| s.skip.is_none())
+                .map(|s| (s.mnk, "sweep")),
+        );
+        shapes.extend(FP8_SHAPES.iter().map(|&s| (s, "issue7")));
+    }
+    for ((m, n, k), set) in shapes {
+        let (kernel, c) = fp8::plan(m, n, k, SMS);
+        print_line(set, (m, n, k), kernel, &c, "");
+    }
+}
+
+/// One output line: `set M N K kernel ctas splits estimate math dram l2
+/// fixup`, then `tail`.
+fn print_line(set: &str, (m, n, k): (usize, usize, usize), kernel: &str, c: &TileCost, tail: &str) {
+    let cluster = fp8::cluster_of(kernel) as usize;
+    let ctas = if c.splits > 1 {
+        c.units * c.splits * cluster
+    } else {
+        fp8::equal_waves_workers(c.units as u32, c.slots as u32) as usize * cluster
+    };
+    println!(
+        "{set} {m} {n} {k} {} {ctas} {} {:.1} {:.1} {:.1} {:.1} {:.1}{tail}",
+        kernel.trim_start_matches(PREFIX),
+        c.splits,
+        c.estimate_us(),
+        c.math_us,
+        c.dram_us,
+        c.l2_us,
+        c.fixup_us
+    );
+}
+
+/// A command-line shape, and the kernel and split count forced on it, if
+/// any.
+type Arg = ((usize, usize, usize), Option<(&'static str, usize)>);
+
+/// `MxNxK` or `MxNxK:KERNEL:SPLITS` (KERNEL one of `fp8::VARIANTS`, with
+/// or without the `baton_gemm_fp8_blockwise_` prefix).
+fn parse(a: &str) -> Arg {
+    let mut parts = a.split(':');
+    let d: Vec<usize> = parts
+        .next()
+        .unwrap_or_default()
+        .split('x')
+        .map(|x| x.parse().expect("MxNxK"))
+        .collect();
+    assert_eq!(d.len(), 3, "MxNxK: {a}");
+    let forced = parts.next().map(|name| {
+        let kernel = VARIANTS
+            .into_iter()
+            .find(|v| *v == name || v.trim_start_matches(PREFIX) == name)
+            .unwrap_or_else(|| panic!("unknown FP8 kernel {name}"));
+        let splits = parts.next().map_or(1, |s| s.parse().expect("SPLITS"));
+        (kernel, splits)
+    });
+    ((d[0], d[1], d[2]), forced)
+}

@@ -195,6 +195,14 @@ impl Machine {
     /// bytes; 9.5 taken), 8.1 at 4096×4104×2048 and 7.3 at K = 2064 (rows
     /// of 4128 bytes), where 128×256 pairs ran at their aligned speed.
     ///
+    /// The unaligned rate refit on 2026-11-28 (session 16, H100, forced
+    /// rows at K = 2056, `docs/runs/2026-11-28-s16/call3/ragged-rows.txt`):
+    /// 4.8 → 4.55 TB/s. Without a copy, 256×128 pairs ran 79, 305 and 613
+    /// µs at M = 2048, 8192 and 16384 where their L2 term at 4.8 gave 74,
+    /// 297 and 595; 128×256 pairs 518 µs at 16384 against 490: 4.5–4.7
+    /// TB/s, 4.55 taken. (What it decides: whether a plan re-packs an
+    /// operand, [`plan_with_repack`](super::plan_with_repack).)
+    ///
     /// One CTA streams at most 110 GB/s from DRAM (session 9, measured:
     /// a single swap-AB CTA read 1 MiB and 8 MiB of B at 109 and 112 GB/s
     /// past the 5.3 µs launch floor); it binds only below ~30 busy CTAs
@@ -239,7 +247,7 @@ impl Machine {
         dram_bytes_per_s: 2.9e12,
         fixup_bytes_per_s: 70.0e9,
         l2_bytes_per_s: 11.6e12,
-        l2_unaligned_bytes_per_s: 4.8e12,
+        l2_unaligned_bytes_per_s: 4.55e12,
         l2_line_split_bytes_per_s: 9.5e12,
         cta_dram_bytes_per_s: 110.0e9,
         l2_split_k_bytes_per_s: 8.0e12,

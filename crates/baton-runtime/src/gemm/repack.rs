@@ -45,6 +45,15 @@ pub const REPACK_ROW_BYTES: usize = 128;
 /// `cuMemcpy2DAsync` enqueued ahead of the GEMM on the same stream).
 pub const REPACK_LAUNCH_US: f64 = 2.0;
 
+/// The bytes per second (read + written) the copy moves: the driver's
+/// pitched device-to-device copy of rows 4112 bytes apart ran at about
+/// half the DRAM rate (session 16, H100, forced rows in
+/// `docs/runs/2026-11-28-s16/call3/ragged-rows.txt`: re-packing B (4104 ×
+/// 2056) cost 0.051 ms at 512×4104×2056 against 0.026 ms re-packing A, and
+/// 0.099 against 0.070 ms at M = 2048: 20–25 µs for 34.6 MB, 1.4–1.7
+/// TB/s; the 1.4 taken).
+pub const REPACK_BYTES_PER_S: f64 = 1.4e12;
+
 /// The least relative gain in the estimate for which the heuristic
 /// re-packs (the copy needs memory and a launch: not for a coin flip).
 pub const REPACK_MIN_GAIN: f64 = 0.03;
@@ -62,20 +71,20 @@ pub const fn repacked_ld(cols: usize) -> usize {
 }
 
 /// The estimated time of re-packing a `rows × cols` BF16 operand, µs:
-/// [`REPACK_LAUNCH_US`] plus reading it and writing the copy at the DRAM
-/// rate of `machine`.
+/// [`REPACK_LAUNCH_US`] plus reading it and writing the copy at
+/// [`REPACK_BYTES_PER_S`] (the machine's DRAM rate if that is lower).
 ///
 /// ```
 /// use baton_runtime::gemm::repack_us;
 /// use baton_runtime::gemm::cost_model::Machine;
 /// let m = Machine::H100_BF16;
 /// // 4104 × 2056 bf16: 16.9 MB read, 17.3 MB written.
-/// let want = 2.0 + (4104.0 * 2056.0 * 2.0 + 4104.0 * 2112.0 * 2.0) / 2.9e12 * 1e6;
+/// let want = 2.0 + (4104.0 * 2056.0 * 2.0 + 4104.0 * 2112.0 * 2.0) / 1.4e12 * 1e6;
 /// assert!((repack_us(4104, 2056, &m) - want).abs() < 1e-9);
 /// ```
 pub fn repack_us(rows: usize, cols: usize, machine: &Machine) -> f64 {
     let bytes = (rows * cols * 2 + rows * repacked_ld(cols) * 2) as f64;
-    REPACK_LAUNCH_US + bytes / machine.dram_bytes_per_s * 1e6
+    REPACK_LAUNCH_US + bytes / REPACK_BYTES_PER_S.min(machine.dram_bytes_per_s) * 1e6
 }
 
 /// The heuristic's plan for a BF16 problem whose operand rows may be
@@ -230,13 +239,13 @@ mod tests {
         let given = Problem::bf16(4096, 4104, 2056);
         let half = 544.0 * 540_672.0;
         let c = t.cost(&given, &m, 66);
-        assert!(close(c.l2_us, 2.0 * half / 4.8e12 * 1e6), "{c:?}");
+        assert!(close(c.l2_us, 2.0 * half / 4.55e12 * 1e6), "{c:?}");
         let b_repacked = given
             .with_row_bytes(4112.0, 4224.0)
             .with_repack_us(repack_us(4104, 2056, &m));
         let r = t.cost(&b_repacked, &m, 66);
         assert!(
-            close(r.l2_us, (half / 4.8e12 + half / 11.6e12) * 1e6),
+            close(r.l2_us, (half / 4.55e12 + half / 11.6e12) * 1e6),
             "{r:?}"
         );
         // The copy is on the estimate, outside the max of the floors.

@@ -356,6 +356,12 @@ pub const FINALIZER: super::cost_model::Finalizer = super::cost_model::Finalizer
 
 /// The kernels [`plan`] chooses among (the last, [`KERNEL_256X128_MCA`],
 /// only where its clusters pair the tile columns and K is short).
+///
+/// ```
+/// use baton_runtime::gemm::fp8::{cost_tile, plan, PLAN_CANDIDATES};
+/// assert!(PLAN_CANDIDATES.iter().all(|k| cost_tile(k).is_some()));
+/// assert!(PLAN_CANDIDATES.contains(&plan(4096, 4096, 4096, 132).0));
+/// ```
 pub const PLAN_CANDIDATES: [&str; 7] = [
     KERNEL_128X32,
     KERNEL_128X64,

@@ -253,14 +253,38 @@ impl Machine {
         l2_split_k_bytes_per_s: 8.0e12,
     };
     /// H100 SXM, blockwise FP8: 128×128 tiles at 8192³ ran ≈ 1180 TFLOP/s
-    /// on 132 SMs (9.0 TFLOP/s per SM); DRAM as [`Machine::H100_BF16`], the
-    /// fixup as BF16's before its 2026-11-28 refit (50 GB/s, fitted with the
-    /// in-turn finalizer, which the FP8 heuristic still costs). The L2
-    /// floor is not calibrated for FP8 (no floor: infinite rates).
+    /// on 132 SMs (9.0 TFLOP/s per SM); DRAM as [`Machine::H100_BF16`]. The
+    /// L2 floor is not calibrated for FP8 (no floor: infinite rates; a
+    /// split-K L2 rate was tried in the fit below and binds nowhere at 10.5
+    /// TB/s or more, so it stays uncalibrated).
+    ///
+    /// Split-K fixup, refit on 2026-11-28 (session 16; until then BF16's
+    /// 50 GB/s of session 8): [`fixup_bytes_per_s`](Self::fixup_bytes_per_s)
+    /// **60 GB/s** with the in-turn finalizer the FP8 kernels run
+    /// ([`Finalizer::InTurn`]: `stream_k_fixup!` adds one contributor's
+    /// partial after the other; [`FIXUP_LATENCY_US`] per wave), fitted
+    /// together with `fp8::SPEED_128X32` (0.46 → 0.52) and the FP8 plan's
+    /// even-split rule on 33 rows: the sweep's 11 split plans at N = 1024
+    /// as the sweep timed them (queued, session 15 call 7; µs past the 5.3
+    /// µs launch floor) and 22 forced rows timed L2-flushed (session 16
+    /// call 1 at N = 1024, K = 32768; session 11's 128×32 rows at 64/128 ×
+    /// 2112/4096 × 7168), whose absolute times carry a per-shape flush
+    /// penalty at DRAM-bound shapes (e.g. 30.8 µs queued, 35.1 flushed) and
+    /// were compared after one additive offset per shape. Rms log error
+    /// **0.067** (0.099 before; the queued rows alone 0.066, 0.096 before),
+    /// and every pair of flushed rows at one shape ≥ 2.5 % apart ordered as
+    /// measured (before: 128×64 split 8 ahead of 128×32 split 4 at
+    /// 32×1024×32768, measured 29.1 vs 27.0 µs). Searched: fixup 40–190
+    /// GB/s, a fixed part 0–4 µs and a per-contributor part 0–1 µs per
+    /// wave, partial bytes of the warpgroups inside M only, `SPEED_128X32`
+    /// 0.44–0.55; with 0.46 kept no fixup orders all pairs, and the freer
+    /// forms fit 0.054–0.062, too little gain on 33 rows for a new term.
+    /// To be re-fitted on the queued forced rows of
+    /// `docs/runs/2026-11-28-s16/fp8-split-calib.sh`.
     pub const H100_FP8: Machine = Machine {
         flops_per_sm: 9.0e12,
         dram_bytes_per_s: 2.9e12,
-        fixup_bytes_per_s: 50.0e9,
+        fixup_bytes_per_s: 60.0e9,
         l2_bytes_per_s: f64::INFINITY,
         l2_unaligned_bytes_per_s: f64::INFINITY,
         l2_line_split_bytes_per_s: f64::INFINITY,
@@ -536,6 +560,9 @@ impl Finalizer {
     /// let us = Finalizer::OverlappedPartials { batch: 2 }.wave_us(8, 65536.0, &m);
     /// assert!((us - (6.0 * HANDOVER_US + 8.0 * 65536.0 / 70e9 * 1e6)).abs() < 1e-9);
     /// assert_eq!(Finalizer::Overlapped { batch: 4 }.wave_us(5, 8192.0, &m), 3.0 * HANDOVER_US);
+    /// // FP8 128×64 split 4 in turn: the hand-over, 4 partials of 32 KiB at 60 GB/s.
+    /// let us = Finalizer::InTurn.wave_us(4, 32768.0, &Machine::H100_FP8);
+    /// assert!((us - (3.0 + 4.0 * 32768.0 / 60e9 * 1e6)).abs() < 1e-9);
     /// ```
     pub fn wave_us(self, splits: usize, partial_bytes: f64, machine: &Machine) -> f64 {
         if splits <= 1 {
@@ -678,6 +705,74 @@ impl TileShape {
         overhead_k_blocks: f64,
     ) -> TileCost {
         self.cost_inner(p, machine, slots, splits, overhead_k_blocks, None)
+    }
+
+    /// [`cost_split`](Self::cost_split) of a kernel whose split-K fixup is
+    /// `finalizer`'s (instead of [`Finalizer::InTurn`]); DRAM and L2 as
+    /// [`cost_split`](Self::cost_split).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::cost_model::{Finalizer, Machine, Problem, TileShape};
+    /// let t = TileShape { bm: 128, bn: 64, bk: 128, cluster_m: 1, speed: 0.7 };
+    /// let (p, m) = (Problem::fp8(256, 1024, 32768), Machine::H100_FP8);
+    /// let c = t.cost_split_finalized(&p, &m, 132, 4, Finalizer::InTurn);
+    /// assert_eq!(c.fixup_us, Finalizer::InTurn.wave_us(4, 32768.0, &m));
+    /// assert_eq!(c.math_us, t.cost_split(&p, &m, 132, 4).math_us);
+    /// ```
+    pub fn cost_split_finalized(
+        &self,
+        p: &Problem,
+        machine: &Machine,
+        slots: u32,
+        splits: usize,
+        finalizer: Finalizer,
+    ) -> TileCost {
+        let mut c = self.cost_split(p, machine, slots, splits);
+        c.fixup_us =
+            c.waves as f64 * finalizer.wave_us(c.splits, (4 * self.bm * self.bn) as f64, machine);
+        c
+    }
+
+    /// [`cost_best_split`](Self::cost_best_split) with the fixup of
+    /// `finalizer` ([`cost_split_finalized`](Self::cost_split_finalized)),
+    /// under the same rules; with `even_splits`, only the counts that cut
+    /// the K blocks into equal ranges ([`even_split`]).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::cost_model::{Finalizer, Machine, Problem, TileShape};
+    /// let t = TileShape { bm: 128, bn: 64, bk: 128, cluster_m: 1, speed: 0.7 };
+    /// let m = Machine::H100_FP8;
+    /// let best = |p, even| t.cost_best_split_finalized(&p, &m, 132, 132, Finalizer::InTurn, even);
+    /// assert_eq!(best(Problem::fp8(8, 8192, 32768), true).splits, 1); // 128 units fill the GPU
+    /// // 16 units of 256 K blocks: 7 ways is the least estimate, 8 the least even one.
+    /// assert_eq!(best(Problem::fp8(8, 1024, 32768), false).splits, 7);
+    /// assert_eq!(best(Problem::fp8(8, 1024, 32768), true).splits, 8);
+    /// ```
+    pub fn cost_best_split_finalized(
+        &self,
+        p: &Problem,
+        machine: &Machine,
+        slots: u32,
+        max_splits: usize,
+        finalizer: Finalizer,
+        even_splits: bool,
+    ) -> TileCost {
+        let cost = |splits| self.cost_split_finalized(p, machine, slots, splits, finalizer);
+        let mut best = cost(1);
+        let k_blocks = p.k.div_ceil(self.bk);
+        for splits in 2..=max_splits {
+            if best.units * splits > best.slots || k_blocks < splits * MIN_SPLIT_K_BLOCKS {
+                break;
+            }
+            if even_splits && !even_split(k_blocks, splits) {
+                continue;
+            }
+            let c = cost(splits);
+            if c.estimate_us() < best.estimate_us() * (1.0 - EQUAL_WITHIN) {
+                best = c;
+            }
+        }
+        best
     }
 
     /// [`cost_split_with_overhead`](Self::cost_split_with_overhead) of a

@@ -126,7 +126,7 @@ fn stream_k_matches_cublas_after_a_data_parallel_wave() {
 /// and could add stale partials.
 #[test]
 fn stream_k_plan_relaunch_uses_fresh_partials() {
-    use baton_runtime::cudarc::driver::{DevicePtr, DevicePtrMut, result};
+    use baton_runtime::cudarc::driver::{DevicePtr, DevicePtrMut};
     let Some(gpu) = Gpu::for_test() else { return };
     let kernels = gpu
         .load_kernels(Variant::Release)
@@ -156,25 +156,46 @@ fn stream_k_plan_relaunch_uses_fresh_partials() {
     plan.set_stream_k(&gpu, Some(1)).unwrap();
     for launch in 0..3 {
         let a = gemm_check::random_bf16(m * k, &mut rng);
-        let poison = vec![gemm_check::POISON_BF16; m * n];
-        let mut d = vec![0u16; m * n];
         // SAFETY: a_ptr / d_ptr are A's and D's live buffers (m·k and m·n
-        // u16), used only on this stream while the plan borrows them; the
-        // copies are ordered around the launch on the stream, and the host
-        // vectors outlive them (synchronized before they are read or
-        // dropped).
-        unsafe {
-            result::memcpy_htod_async(a_ptr, &a, s.cu_stream()).unwrap();
-            result::memcpy_htod_async(d_ptr, &poison, s.cu_stream()).unwrap();
-            plan.run(&gpu, 1.0, 0.0).unwrap();
-            result::memcpy_dtoh_async(&mut d, d_ptr, s.cu_stream()).unwrap();
-        }
-        gpu.synchronize().unwrap();
+        // u16), used only on this stream while the plan borrows them.
+        let d = unsafe { run_with_new_input(&gpu, &plan, a_ptr, &a, d_ptr, m * n) };
         let reference = gemm_check::reference_f64(&a, &b, None, m, n, k, 1.0, 0.0);
         let cmp = gemm_check::Comparison::new(&d, &reference);
         println!("launch {launch}: rel {:.2e}", cmp.rel_error);
         assert!(cmp.passes(1e-2), "launch {launch}: {cmp:?}");
     }
+}
+
+/// Writes `input` into the device buffer at `input_ptr`, poisons the
+/// `d_len` outputs at `d_ptr`, runs `plan` (alpha 1, beta 0), and returns
+/// D read back after a synchronization.
+///
+/// # Safety
+/// `input_ptr` must be a live device buffer of `input.len()` u16 and
+/// `d_ptr` one of `d_len` u16, both used only on the GPU's stream.
+unsafe fn run_with_new_input(
+    gpu: &Gpu,
+    plan: &GemmPlan<'_>,
+    input_ptr: u64,
+    input: &[u16],
+    d_ptr: u64,
+    d_len: usize,
+) -> Vec<u16> {
+    use baton_runtime::cudarc::driver::result;
+    let s = gpu.stream();
+    let poison = vec![gemm_check::POISON_BF16; d_len];
+    let mut d = vec![0u16; d_len];
+    // SAFETY: the caller's buffers; the copies are ordered around the
+    // launch on the stream, and the host vectors outlive them
+    // (synchronized before they are read or dropped).
+    unsafe {
+        result::memcpy_htod_async(input_ptr, input, s.cu_stream()).unwrap();
+        result::memcpy_htod_async(d_ptr, &poison, s.cu_stream()).unwrap();
+        plan.run(gpu, 1.0, 0.0).unwrap();
+        result::memcpy_dtoh_async(&mut d, d_ptr, s.cu_stream()).unwrap();
+    }
+    gpu.synchronize().unwrap();
+    d
 }
 
 /// A `Gpu` made from the caller's own context and (non-blocking) stream:
@@ -416,7 +437,7 @@ fn repacked_operands_match_f64_reference() {
 /// must copy it again (a plan that copied once would multiply stale B).
 #[test]
 fn repacked_plan_relaunch_copies_fresh_data() {
-    use baton_runtime::cudarc::driver::{DevicePtr, DevicePtrMut, result};
+    use baton_runtime::cudarc::driver::{DevicePtr, DevicePtrMut};
     use baton_runtime::gemm::Repack;
     let Some(gpu) = Gpu::for_test() else { return };
     let kernels = gpu
@@ -448,20 +469,9 @@ fn repacked_plan_relaunch_copies_fresh_data() {
     assert_eq!(plan.repack(), Some(Repack::B));
     for launch in 0..3 {
         let b = gemm_check::random_bf16(n * k, &mut rng);
-        let poison = vec![gemm_check::POISON_BF16; m * n];
-        let mut d = vec![0u16; m * n];
         // SAFETY: b_ptr / d_ptr are B's and D's live buffers (n·k and m·n
-        // u16), used only on this stream while the plan borrows them; the
-        // copies are ordered around the launch on the stream, and the host
-        // vectors outlive them (synchronized before they are read or
-        // dropped).
-        unsafe {
-            result::memcpy_htod_async(b_ptr, &b, s.cu_stream()).unwrap();
-            result::memcpy_htod_async(d_ptr, &poison, s.cu_stream()).unwrap();
-            plan.run(&gpu, 1.0, 0.0).unwrap();
-            result::memcpy_dtoh_async(&mut d, d_ptr, s.cu_stream()).unwrap();
-        }
-        gpu.synchronize().unwrap();
+        // u16), used only on this stream while the plan borrows them.
+        let d = unsafe { run_with_new_input(&gpu, &plan, b_ptr, &b, d_ptr, m * n) };
         let reference = gemm_check::reference_f64(&a, &b, None, m, n, k, 1.0, 0.0);
         let cmp = gemm_check::Comparison::new(&d, &reference);
         println!("launch {launch}: rel {:.2e}", cmp.rel_error);

@@ -522,9 +522,7 @@ impl<'a> GemmPlan<'a> {
         n: usize,
         k: usize,
     ) -> Result<Self> {
-        validate(m, n, k, a.len(), b.len(), c.map(|c| c.len()), d.len(), 0.0)?;
-        let ops = packed_operands(gpu, a, b, c, d, m, n, k);
-        Self::for_operands(gpu, kernels, Some(config), ops, (m, n, k))
+        Self::with_config_repacked(gpu, kernels, config, None, a, b, c, d, m, n, k)
     }
 
     /// [`with_config`](Self::with_config) with `repack` (if any) read

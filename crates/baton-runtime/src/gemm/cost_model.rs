@@ -1035,10 +1035,11 @@ pub fn cheapest<T: Copy>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn close(got: f64, want: f64) -> bool {
+    /// Equal within 1e-9, relative (absolute below 1).
+    pub(crate) fn close(got: f64, want: f64) -> bool {
         (got - want).abs() <= 1e-9 * want.abs().max(1.0)
     }
 

@@ -216,10 +216,7 @@ pub(crate) unsafe fn enqueue_copy(
 mod tests {
     use super::*;
     use crate::gemm::cost_model::TileShape;
-
-    fn close(got: f64, want: f64) -> bool {
-        (got - want).abs() <= 1e-9 * want.abs().max(1.0)
-    }
+    use crate::gemm::cost_model::tests::close;
 
     /// 4096×4104×2056 on 128×256 pairs (66 slots): 16 × 17 = 272 units, 544
     /// tiles, 33 K blocks of 64 (2112 of K loaded); per tile 128 A rows and

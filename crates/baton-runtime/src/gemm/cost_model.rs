@@ -762,22 +762,9 @@ impl TileShape {
         finalizer: Finalizer,
         even_splits: bool,
     ) -> TileCost {
-        let cost = |splits| self.cost_split_finalized(p, machine, slots, splits, finalizer);
-        let mut best = cost(1);
-        let k_blocks = p.k.div_ceil(self.bk);
-        for splits in 2..=max_splits {
-            if best.units * splits > best.slots || k_blocks < splits * MIN_SPLIT_K_BLOCKS {
-                break;
-            }
-            if even_splits && !even_split(k_blocks, splits) {
-                continue;
-            }
-            let c = cost(splits);
-            if c.estimate_us() < best.estimate_us() * (1.0 - EQUAL_WITHIN) {
-                best = c;
-            }
-        }
-        best
+        self.best_split(p, max_splits, even_splits, |splits| {
+            self.cost_split_finalized(p, machine, slots, splits, finalizer)
+        })
     }
 
     /// [`cost_split_with_overhead`](Self::cost_split_with_overhead) of a
@@ -836,15 +823,31 @@ impl TileShape {
         overhead_k_blocks: f64,
         streaming: Streaming,
     ) -> TileCost {
-        let cost =
-            |splits| self.cost_streaming(p, machine, slots, splits, overhead_k_blocks, streaming);
+        self.best_split(p, max_splits, streaming.even_splits, |splits| {
+            self.cost_streaming(p, machine, slots, splits, overhead_k_blocks, streaming)
+        })
+    }
+
+    /// The split search of the `cost_best_split*` estimates: `cost(1)`,
+    /// then each count from 2 up to `max_splits` while every unit stays in
+    /// one wave (`units · splits ≤ slots`) and each worker keeps at least
+    /// [`MIN_SPLIT_K_BLOCKS`] K blocks, skipping uneven counts when
+    /// `even_splits`; a count replaces the best only when its estimate is
+    /// lower by more than [`EQUAL_WITHIN`] (ties keep fewer splits).
+    fn best_split(
+        &self,
+        p: &Problem,
+        max_splits: usize,
+        even_splits: bool,
+        cost: impl Fn(usize) -> TileCost,
+    ) -> TileCost {
         let mut best = cost(1);
         let k_blocks = p.k.div_ceil(self.bk);
         for splits in 2..=max_splits {
             if best.units * splits > best.slots || k_blocks < splits * MIN_SPLIT_K_BLOCKS {
                 break;
             }
-            if streaming.even_splits && !even_split(k_blocks, splits) {
+            if even_splits && !even_split(k_blocks, splits) {
                 continue;
             }
             let c = cost(splits);
@@ -984,18 +987,9 @@ impl TileShape {
         slots: u32,
         max_splits: usize,
     ) -> TileCost {
-        let mut best = self.cost(p, machine, slots);
-        let k_blocks = p.k.div_ceil(self.bk);
-        for splits in 2..=max_splits {
-            if best.units * splits > best.slots || k_blocks < splits * MIN_SPLIT_K_BLOCKS {
-                break;
-            }
-            let c = self.cost_split(p, machine, slots, splits);
-            if c.estimate_us() < best.estimate_us() * (1.0 - EQUAL_WITHIN) {
-                best = c;
-            }
-        }
-        best
+        self.best_split(p, max_splits, false, |splits| {
+            self.cost_split(p, machine, slots, splits)
+        })
     }
 }
 

@@ -21,6 +21,7 @@
 //! for the estimate of a forced plan (`GemmConfig::plan_cost_split`, what
 //! `baton bench gemm --config CONFIG --split-k SPLITS` runs; set `forced`).
 
+use baton_cli::args::{ForcedPlan, parse_config, parse_forced_plan};
 use baton_cli::bench::GEMM_SHAPES;
 use baton_cli::sweep::{LONG_K_MAX_OUTPUTS, SWEEP_M, SWEEP_NK, ShapeClass};
 use baton_runtime::Target;
@@ -92,26 +93,16 @@ fn print_line(
 
 /// A command-line shape, and the configuration and split count forced on
 /// it, if any.
-type Arg = ((usize, usize, usize), Option<(GemmConfig, usize)>);
+type Arg = ForcedPlan<GemmConfig>;
 
 /// `MxNxK` or `MxNxK:CONFIG:SPLITS` (CONFIG a sm_90a configuration's
 /// name, as `baton bench gemm --config` takes it).
 fn parse(a: &str) -> Arg {
-    let mut parts = a.split(':');
-    let d: Vec<usize> = parts
-        .next()
-        .unwrap_or_default()
-        .split('x')
-        .map(|x| x.parse().expect("MxNxK"))
-        .collect();
-    assert_eq!(d.len(), 3, "MxNxK: {a}");
-    let forced = parts.next().map(|name| {
-        let config = GemmConfig::SM90
-            .into_iter()
-            .find(|c| c.name() == name)
-            .unwrap_or_else(|| panic!("unknown configuration {name}"));
-        let splits = parts.next().map_or(1, |s| s.parse().expect("SPLITS"));
-        (config, splits)
-    });
-    ((d[0], d[1], d[2]), forced)
+    let sm90 = |name: &str| {
+        parse_config(name).and_then(|c| match c.target() {
+            Target::Sm90a => Ok(c),
+            _ => Err(format!("{name} is not a sm_90a configuration")),
+        })
+    };
+    parse_forced_plan(a, sm90).unwrap_or_else(|e| panic!("{e}"))
 }

@@ -27,15 +27,16 @@
 //! [`sweep::plan`]: baton_cli::sweep::plan
 //! [`FP8_SHAPES`]: baton_cli::fp8_bench::FP8_SHAPES
 
+use baton_cli::args::{
+    FP8_KERNEL_PREFIX as PREFIX, ForcedPlan, parse_forced_plan, parse_fp8_kernel,
+};
 use baton_cli::fp8_bench::FP8_SHAPES;
 use baton_cli::sweep::{self, DEFAULT_BUDGET_GIB, Family};
 use baton_runtime::gemm::cost_model::TileCost;
-use baton_runtime::gemm::fp8::{self, SCALE_BLOCK, VARIANTS};
+use baton_runtime::gemm::fp8::{self, SCALE_BLOCK};
 
 /// The H100's SMs.
 const SMS: u32 = 132;
-/// The kernels' name prefix.
-const PREFIX: &str = "baton_gemm_fp8_blockwise_";
 
 fn main() {
     let args: Vec<Arg> = std::env::args().skip(1).map(|a| parse(&a)).collect();
@@ -100,26 +101,10 @@ fn print_line(set: &str, (m, n, k): (usize, usize, usize), kernel: &str, c: &Til
 
 /// A command-line shape, and the kernel and split count forced on it, if
 /// any.
-type Arg = ((usize, usize, usize), Option<(&'static str, usize)>);
+type Arg = ForcedPlan<&'static str>;
 
 /// `MxNxK` or `MxNxK:KERNEL:SPLITS` (KERNEL one of `fp8::VARIANTS`, with
 /// or without the `baton_gemm_fp8_blockwise_` prefix).
 fn parse(a: &str) -> Arg {
-    let mut parts = a.split(':');
-    let d: Vec<usize> = parts
-        .next()
-        .unwrap_or_default()
-        .split('x')
-        .map(|x| x.parse().expect("MxNxK"))
-        .collect();
-    assert_eq!(d.len(), 3, "MxNxK: {a}");
-    let forced = parts.next().map(|name| {
-        let kernel = VARIANTS
-            .into_iter()
-            .find(|v| *v == name || v.trim_start_matches(PREFIX) == name)
-            .unwrap_or_else(|| panic!("unknown FP8 kernel {name}"));
-        let splits = parts.next().map_or(1, |s| s.parse().expect("SPLITS"));
-        (kernel, splits)
-    });
-    ((d[0], d[1], d[2]), forced)
+    parse_forced_plan(a, parse_fp8_kernel).unwrap_or_else(|e| panic!("{e}"))
 }

@@ -3,11 +3,14 @@
 //!
 //! * [`demo`]: the CPU-backend pipeline demo (`baton demo`).
 //! * [`commands`]: `info`, `smoke`, `probe` and their reports.
+//! * [`args`]: the argument values' parsers (shapes, configurations,
+//!   FP8 kernels, forced plans).
 //! * [`bench`], [`fp8_bench`], [`sweep_bench`] (grid: [`sweep`]): the GEMM
 //!   benchmarks; [`chart`] (PNG charts), [`progress`] (bars),
 //!   [`report`] (`--json`).
 #![warn(missing_docs)]
 
+pub mod args;
 pub mod attention_bench;
 pub mod bench;
 pub mod block_scaled_bench;

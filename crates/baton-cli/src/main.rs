@@ -9,6 +9,7 @@
 //! ```
 //! Exit codes: 0 pass, 1 fail, 77 skipped (no usable GPU / no PTX).
 
+use baton_cli::args::{parse_config, parse_fp8_kernel, parse_shape};
 use baton_cli::bench;
 use baton_cli::commands::{self, Outcome};
 use baton_cli::sweep::Family;
@@ -228,17 +229,6 @@ enum BenchWhat {
     },
 }
 
-fn parse_config(s: &str) -> Result<GemmConfig, String> {
-    let all = || GemmConfig::SM90.into_iter().chain(GemmConfig::SM100);
-    all().find(|c| c.name() == s).ok_or_else(|| {
-        let names: Vec<String> = all().map(|c| c.name()).collect();
-        format!(
-            "unknown tile configuration '{s}'; allowed: {}",
-            names.join(", ")
-        )
-    })
-}
-
 /// `--repack`'s value: the operand to re-pack, or none.
 #[derive(Clone, Copy, Debug)]
 struct RepackArg(Option<Repack>);
@@ -249,26 +239,6 @@ fn parse_repack(s: &str) -> Result<RepackArg, String> {
         "b" | "B" => Ok(RepackArg(Some(Repack::B))),
         "none" => Ok(RepackArg(None)),
         _ => Err(format!("unknown operand '{s}'; allowed: a, b, none")),
-    }
-}
-
-fn parse_fp8_kernel(s: &str) -> Result<&'static str, String> {
-    let variants = baton_runtime::gemm::fp8::VARIANTS;
-    variants
-        .into_iter()
-        .find(|v| *v == s || v.trim_start_matches("baton_gemm_fp8_blockwise_") == s)
-        .ok_or_else(|| format!("unknown FP8 kernel '{s}'; allowed: {}", variants.join(", ")))
-}
-
-fn parse_shape(s: &str) -> Result<(usize, usize, usize), String> {
-    let v: Vec<usize> = s
-        .split('x')
-        .map(|p| p.trim().parse::<usize>())
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("{s}: {e}"))?;
-    match v[..] {
-        [m, n, k] => Ok((m, n, k)),
-        _ => Err(format!("shape '{s}' must be MxNxK, e.g. 8192x8192x8192")),
     }
 }
 

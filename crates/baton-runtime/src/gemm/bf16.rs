@@ -475,6 +475,14 @@ pub(crate) struct Bf16Operands {
     pub batch: usize,
 }
 
+impl Bf16Operands {
+    /// Whether an operand may be re-packed ([`Repack`]): one matrix per
+    /// operand, A and B both K-major.
+    fn repackable(&self) -> bool {
+        self.batch == 1 && !self.layouts.a_m_major && !self.layouts.b_n_major
+    }
+}
+
 /// A plan's tensor maps: by value per batch (sm_90a), or uploaded
 /// (sm_100a, whose kernel still takes pointers).
 enum PlanMaps {
@@ -610,11 +618,7 @@ impl<'a> GemmPlan<'a> {
             // One K-major matrix per operand, not capturing (the copy's
             // buffer is allocated here): the rows' alignment is priced, and
             // an operand may be re-packed where that pays.
-            let repackable = gpu.target() == Target::Sm90a
-                && ops.batch == 1
-                && !ops.layouts.a_m_major
-                && !ops.layouts.b_n_major
-                && !capturing;
+            let repackable = gpu.target() == Target::Sm90a && ops.repackable() && !capturing;
             let (chosen, splits, repack) = if repackable {
                 let p = plan_with_repack(
                     m,
@@ -670,7 +674,7 @@ impl<'a> GemmPlan<'a> {
         };
         // The caller's operands (build_given checks the copy's).
         refuse_output_overlap(&ops)?;
-        if ops.batch != 1 || ops.layouts.a_m_major || ops.layouts.b_n_major {
+        if !ops.repackable() {
             return Err(MatrixError::NotSupported {
                 what: "re-packing an operand of a batch or an MN-major operand",
                 gemm: "BF16 GEMM plan",

@@ -3,7 +3,7 @@
 //!
 //! * A: M×K row-major bf16; B: N×K row-major bf16 (K-major, "TN"); C, D: M×N
 //!   row-major bf16; fp32 accumulation.
-//! * CTA tile 128 × BN × 64 (BN = 256, 224, 128 or 64; one kernel entry per
+//! * CTA tile 128 × BN × 64 (BN = 256, 224, 192, 160, 128 or 64; one kernel entry per
 //!   configuration, input stages derived from the shared-memory budget),
 //!   384 threads:
 //!   - warpgroup 0 (registers released to 40): warp 0's elected lane is the
@@ -71,7 +71,7 @@ use baton_kernel_roles::sm90::c_load::CLoad;
 use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
 use baton_kernel_roles::sm90::epilogue::{LoadedC, SUB_COLS, SUB_ROWS, StoreEpilogue};
 use baton_kernel_roles::sm90::mainloop_bf16::{
-    Bf16Mma, Bf16N64, Bf16N128, Bf16N128T, Bf16N224, Bf16N256, Bf16N256T, bf16_mainloop,
+    Bf16Mma, Bf16N64, Bf16N128, Bf16N128T, Bf16N160, Bf16N192, Bf16N224, Bf16N256, Bf16N256T, bf16_mainloop,
     bf16_pingpong_mainloop, finish_pingpong_mainloop,
 };
 use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile_3d};
@@ -178,6 +178,18 @@ gemm_entry!(
     /// multiples of 224 (7168 = 32 × 224) tile without a ragged column.
     abi::GEMM_128X224_C2,
     baton_gemm_bf16_128x224_c2, 224, 112, 112, 2, Bf16N224
+);
+gemm_entry!(
+    /// BF16 GEMM, 128×192×64 tiles, 2-CTA clusters with B multicast
+    /// (m64n192k16).
+    abi::GEMM_128X192_C2,
+    baton_gemm_bf16_128x192_c2, 192, 96, 96, 2, Bf16N192
+);
+gemm_entry!(
+    /// BF16 GEMM, 128×160×64 tiles, 2-CTA clusters with B multicast
+    /// (m64n160k16).
+    abi::GEMM_128X160_C2,
+    baton_gemm_bf16_128x160_c2, 160, 80, 80, 2, Bf16N160
 );
 gemm_entry!(
     /// BF16 GEMM, 128×128×64 tiles, 6 stages (m64n128k16).

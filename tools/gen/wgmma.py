@@ -9,7 +9,10 @@ SHAPES = [
     # (rust name, ptx shape+types, N, accumulators, doc)
     ("mma_m64n256k16_f32_bf16", "m64n256k16.f32.bf16.bf16", 256, "bf16 × bf16 → f32, K = 16", True),
     ("mma_m64n224k16_f32_bf16", "m64n224k16.f32.bf16.bf16", 224, "bf16 × bf16 → f32, K = 16", True),
+    # The BF16 GEMM's 128×192 and 128×160 tiles (block N between the powers of two).
+    ("mma_m64n192k16_f32_bf16", "m64n192k16.f32.bf16.bf16", 192, "bf16 × bf16 → f32, K = 16", True),
     ("mma_m64n176k16_f32_bf16", "m64n176k16.f32.bf16.bf16", 176, "bf16 × bf16 → f32, K = 16", True),
+    ("mma_m64n160k16_f32_bf16", "m64n160k16.f32.bf16.bf16", 160, "bf16 × bf16 → f32, K = 16", True),
     ("mma_m64n128k16_f32_bf16", "m64n128k16.f32.bf16.bf16", 128, "bf16 × bf16 → f32, K = 16", True),
     # Attention's K/V block at d = 64 on three consumer warpgroups.
     ("mma_m64n80k16_f32_bf16", "m64n80k16.f32.bf16.bf16", 80, "bf16 × bf16 → f32, K = 16", True),

@@ -114,7 +114,7 @@ enum BenchWhat {
         /// Write every result (shape, config, times, ratios, TFLOP/s, GB/s, checks) as JSON here.
         #[arg(long)]
         json: Option<std::path::PathBuf>,
-        /// Force a tile configuration (128x256c2, 128x256, 128x224c2, 128x128c2, 128x128, 128x64,
+        /// Force a tile configuration (128x256c2, 128x256, 128x224c2, 128x192c2, 128x160c2, 128x128c2, 128x128, 128x64,
         /// 256x128c2, 256x128, 128x128-pingpong, 128x128c2-pingpong) instead of the heuristic.
         #[arg(long, value_parser = parse_config)]
         config: Option<GemmConfig>,

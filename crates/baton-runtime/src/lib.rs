@@ -94,6 +94,16 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
+        name: "baton_gemm_bf16_128x192_c2",
+        about: "bf16 GEMM, 128x192x64 tiles, 2-CTA clusters (N multiple of 192)",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_bf16_128x160_c2",
+        about: "bf16 GEMM, 128x160x64 tiles, 2-CTA clusters (N multiple of 160)",
+        hot: true,
+    },
+    KernelInfo {
         name: "baton_gemm_bf16_128x128_c2",
         about: "bf16 GEMM, 128x128x64 tiles, 2-CTA clusters sharing B by TMA multicast",
         hot: true,

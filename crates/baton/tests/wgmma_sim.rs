@@ -166,7 +166,19 @@ fn ss_error(n: usize, fault: Fault) -> f64 {
                             db,
                             first,
                         ),
+                        160 => mma_m64n160k16_f32_bf16(
+                            (&mut acc[..]).try_into().unwrap(),
+                            da,
+                            db,
+                            first,
+                        ),
                         176 => mma_m64n176k16_f32_bf16(
+                            (&mut acc[..]).try_into().unwrap(),
+                            da,
+                            db,
+                            first,
+                        ),
+                        192 => mma_m64n192k16_f32_bf16(
                             (&mut acc[..]).try_into().unwrap(),
                             da,
                             db,
@@ -317,8 +329,8 @@ fn rs_error(n: usize, fault: Fault) -> f64 {
 const TOL: f64 = 1e-5;
 
 #[test]
-fn ss_matches_f64_at_n64_n128_n176_n224_n256() {
-    for n in [64, 128, 176, 224, 256] {
+fn ss_matches_f64_at_n64_n128_n160_n176_n192_n224_n256() {
+    for n in [64, 128, 160, 176, 192, 224, 256] {
         let e = ss_error(n, Fault::None);
         println!("SS N={n}: max rel error {e:.2e}");
         assert!(e <= TOL, "SS N={n}: error {e}");

@@ -175,6 +175,25 @@ pub const GEMM_128X256_C2: KernelSpec<GemmBf16Params> =
 /// ```
 pub const GEMM_128X224_C2: KernelSpec<GemmBf16Params> =
     spec::<224, { stages_for(224) }>("baton_gemm_bf16_128x224_c2", 2);
+/// 128×192×64 tiles, 2-CTA clusters: block N between the powers of two,
+/// for N that 192 divides (3072, 6144, 12288, 13824) or that leaves
+/// 128- and 256-wide tiles a ragged last wave.
+///
+/// ```
+/// use baton_kernels_abi::gemm_bf16::{GEMM_128X192_C2, stages_for};
+/// assert_eq!((GEMM_128X192_C2.cluster_size(), stages_for(192)), (2, 4));
+/// ```
+pub const GEMM_128X192_C2: KernelSpec<GemmBf16Params> =
+    spec::<192, { stages_for(192) }>("baton_gemm_bf16_128x192_c2", 2);
+/// 128×160×64 tiles, 2-CTA clusters: for N that 160 divides (2560, 5120)
+/// or that 160-wide tiles cover in fewer waves (N = 5000: 32 columns).
+///
+/// ```
+/// use baton_kernels_abi::gemm_bf16::{GEMM_128X160_C2, stages_for};
+/// assert_eq!((GEMM_128X160_C2.cluster_size(), stages_for(160)), (2, 5));
+/// ```
+pub const GEMM_128X160_C2: KernelSpec<GemmBf16Params> =
+    spec::<160, { stages_for(160) }>("baton_gemm_bf16_128x160_c2", 2);
 /// 128×128×64 tiles, 6 stages.
 ///
 /// ```

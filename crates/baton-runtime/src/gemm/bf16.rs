@@ -38,6 +38,13 @@ pub enum GemmConfig {
     /// 128×224 tiles in 2-CTA clusters with B multicast: N a multiple of
     /// 224 (e.g. 7168) tiles without ragged columns.
     T128x224C2,
+    /// 128×192 tiles in 2-CTA clusters with B multicast, 4 stages: block N
+    /// between the powers of two, for N that 192 divides (3072, 6144,
+    /// 12288) or that 128- and 256-wide tiles leave a ragged last wave.
+    T128x192C2,
+    /// 128×160 tiles in 2-CTA clusters with B multicast, 5 stages (N =
+    /// 5000: 32 columns of 160 where 128 needs 40).
+    T128x160C2,
     /// 128×128 tiles, 6 stages, `wgmma.m64n128k16`.
     T128x128,
     /// 128×128 tiles in 2-CTA clusters with B multicast.
@@ -77,10 +84,12 @@ pub enum GemmConfig {
 impl GemmConfig {
     /// Every cooperative sm_90a configuration (both consumer warpgroups on
     /// one tile; they run stream-K).
-    pub const ALL: [GemmConfig; 6] = [
+    pub const ALL: [GemmConfig; 8] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
         GemmConfig::T128x224C2,
+        GemmConfig::T128x192C2,
+        GemmConfig::T128x160C2,
         GemmConfig::T128x128C2,
         GemmConfig::T128x128,
         GemmConfig::T128x64,
@@ -116,10 +125,12 @@ impl GemmConfig {
     /// use baton_runtime::gemm::GemmConfig;
     /// assert_eq!(GemmConfig::SM90.len(), GemmConfig::ALL.len() + GemmConfig::TALL.len() + GemmConfig::PINGPONG.len() + GemmConfig::SWAP_AB.len());
     /// ```
-    pub const SM90: [GemmConfig; 13] = [
+    pub const SM90: [GemmConfig; 15] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
         GemmConfig::T128x224C2,
+        GemmConfig::T128x192C2,
+        GemmConfig::T128x160C2,
         GemmConfig::T128x128C2,
         GemmConfig::T128x128,
         GemmConfig::T128x64,
@@ -250,6 +261,8 @@ impl GemmConfig {
             GemmConfig::T128x256 => &bf16_abi::GEMM_128X256,
             GemmConfig::T128x256C2 => &bf16_abi::GEMM_128X256_C2,
             GemmConfig::T128x224C2 => &bf16_abi::GEMM_128X224_C2,
+            GemmConfig::T128x192C2 => &bf16_abi::GEMM_128X192_C2,
+            GemmConfig::T128x160C2 => &bf16_abi::GEMM_128X160_C2,
             GemmConfig::T128x128 => &bf16_abi::GEMM_128X128,
             GemmConfig::T128x128C2 => &bf16_abi::GEMM_128X128_C2,
             GemmConfig::T128x64 => &bf16_abi::GEMM_128X64,
@@ -280,6 +293,8 @@ impl GemmConfig {
                 (128, 256, 64)
             }
             GemmConfig::T128x224C2 => (128, 224, 64),
+            GemmConfig::T128x192C2 => (128, 192, 64),
+            GemmConfig::T128x160C2 => (128, 160, 64),
             GemmConfig::T128x128
             | GemmConfig::T128x128C2
             | GemmConfig::T128x128PingPong
@@ -311,6 +326,8 @@ impl GemmConfig {
         match self {
             GemmConfig::T128x256C2
             | GemmConfig::T128x224C2
+            | GemmConfig::T128x192C2
+            | GemmConfig::T128x160C2
             | GemmConfig::T128x128C2
             | GemmConfig::T256x128C2
             | GemmConfig::T128x128PingPongC2 => 2,

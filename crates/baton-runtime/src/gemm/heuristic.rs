@@ -26,6 +26,9 @@ impl GemmConfig {
         match self {
             GemmConfig::T128x256C2 => 1.02,
             GemmConfig::T128x224C2 => 1.0,
+            // Not measured yet: as 128×224 pairs, less the issue cost of
+            // narrower MMAs.
+            GemmConfig::T128x192C2 | GemmConfig::T128x160C2 => 0.98,
             GemmConfig::T128x256 => 1.0,
             GemmConfig::T128x128C2 => 0.85,
             GemmConfig::T128x128 => 0.93,
@@ -274,10 +277,12 @@ impl GemmConfig {
 
     /// [`CANDIDATES`](Self::CANDIDATES) and the swap-AB configurations: what
     /// the heuristic chooses among for a GEMM without C.
-    pub const CANDIDATES_NO_C: [GemmConfig; 12] = [
+    pub const CANDIDATES_NO_C: [GemmConfig; 14] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
         GemmConfig::T128x224C2,
+        GemmConfig::T128x192C2,
+        GemmConfig::T128x160C2,
         GemmConfig::T128x128C2,
         GemmConfig::T128x128,
         GemmConfig::T128x64,
@@ -316,10 +321,12 @@ impl GemmConfig {
     /// use baton_runtime::gemm::GemmConfig;
     /// assert!(!GemmConfig::CANDIDATES.contains(&GemmConfig::T128x128PingPongC2));
     /// ```
-    pub const CANDIDATES: [GemmConfig; 9] = [
+    pub const CANDIDATES: [GemmConfig; 11] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
         GemmConfig::T128x224C2,
+        GemmConfig::T128x192C2,
+        GemmConfig::T128x160C2,
         GemmConfig::T128x128C2,
         GemmConfig::T128x128,
         GemmConfig::T128x64,

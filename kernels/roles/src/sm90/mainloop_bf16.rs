@@ -10,8 +10,8 @@ use baton::arch::ptx::wgmma::{
     self, SplitDescriptor,
     ops::{
         mma_m64n16k16_f32_bf16, mma_m64n32k16_f32_bf16, mma_m64n64k16_f32_bf16,
-        mma_m64n128k16_f32_bf16, mma_m64n128k16_f32_bf16_t, mma_m64n224k16_f32_bf16,
-        mma_m64n256k16_f32_bf16, mma_m64n256k16_f32_bf16_t,
+        mma_m64n128k16_f32_bf16, mma_m64n128k16_f32_bf16_t, mma_m64n160k16_f32_bf16,
+        mma_m64n192k16_f32_bf16, mma_m64n224k16_f32_bf16, mma_m64n256k16_f32_bf16, mma_m64n256k16_f32_bf16_t,
     },
 };
 use baton::pipeline::PendingRelease;
@@ -75,6 +75,10 @@ impl<const TA: u32, const TB: u32> Bf16Mma<64> for Bf16N128T<TA, TB> {
 pub struct Bf16N256;
 /// `wgmma.m64n224k16` bf16 (112 accumulators).
 pub struct Bf16N224;
+/// `wgmma.m64n192k16` bf16 (96 accumulators).
+pub struct Bf16N192;
+/// `wgmma.m64n160k16` bf16 (80 accumulators).
+pub struct Bf16N160;
 /// `wgmma.m64n128k16` bf16 (64 accumulators).
 pub struct Bf16N128;
 /// `wgmma.m64n64k16` bf16 (32 accumulators).
@@ -96,6 +100,20 @@ impl Bf16Mma<112> for Bf16N224 {
     unsafe fn mma(acc: &mut [f32; 112], a: u64, b: u64, accumulate: bool) {
         // SAFETY: forwarded.
         unsafe { mma_m64n224k16_f32_bf16(acc, a, b, accumulate) }
+    }
+}
+impl Bf16Mma<96> for Bf16N192 {
+    #[inline(always)]
+    unsafe fn mma(acc: &mut [f32; 96], a: u64, b: u64, accumulate: bool) {
+        // SAFETY: forwarded.
+        unsafe { mma_m64n192k16_f32_bf16(acc, a, b, accumulate) }
+    }
+}
+impl Bf16Mma<80> for Bf16N160 {
+    #[inline(always)]
+    unsafe fn mma(acc: &mut [f32; 80], a: u64, b: u64, accumulate: bool) {
+        // SAFETY: forwarded.
+        unsafe { mma_m64n160k16_f32_bf16(acc, a, b, accumulate) }
     }
 }
 impl Bf16Mma<64> for Bf16N128 {

@@ -293,6 +293,127 @@ pub unsafe fn mma_m64n224k16_f32_bf16(acc: &mut [f32; 112], a: u64, b: u64, accu
     }
 }
 
+/// `wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16`: bf16 × bf16 → f32, K = 16; the warpgroup's
+/// 64×192 fp32 accumulator tile is `acc` (96 registers per thread).
+/// `a` and `b` are shared-memory matrix descriptors (both K-major);
+/// `accumulate == false` overwrites `acc` (scale-d = 0).
+///
+/// # Safety
+/// Executed by all 128 threads of a warpgroup after [`fence`](super::fence);
+/// the descriptors name initialized shared memory that stays valid and
+/// unmodified until [`wait_group`](super::wait_group) retires this MMA; `acc`
+/// must not be read or written until then.
+#[inline(always)]
+pub unsafe fn mma_m64n192k16_f32_bf16(acc: &mut [f32; 96], a: u64, b: u64, accumulate: bool) {
+    let scale_d = accumulate as u32;
+    // SAFETY: see the function contract.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0; wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 {{{d0}, {d1}, {d2}, {d3}, {d4}, {d5}, {d6}, {d7}, {d8}, {d9}, {d10}, {d11}, {d12}, {d13}, {d14}, {d15}, {d16}, {d17}, {d18}, {d19}, {d20}, {d21}, {d22}, {d23}, {d24}, {d25}, {d26}, {d27}, {d28}, {d29}, {d30}, {d31}, {d32}, {d33}, {d34}, {d35}, {d36}, {d37}, {d38}, {d39}, {d40}, {d41}, {d42}, {d43}, {d44}, {d45}, {d46}, {d47}, {d48}, {d49}, {d50}, {d51}, {d52}, {d53}, {d54}, {d55}, {d56}, {d57}, {d58}, {d59}, {d60}, {d61}, {d62}, {d63}, {d64}, {d65}, {d66}, {d67}, {d68}, {d69}, {d70}, {d71}, {d72}, {d73}, {d74}, {d75}, {d76}, {d77}, {d78}, {d79}, {d80}, {d81}, {d82}, {d83}, {d84}, {d85}, {d86}, {d87}, {d88}, {d89}, {d90}, {d91}, {d92}, {d93}, {d94}, {d95}}}, {a}, {b}, p, 1, 1, 0, 0; }}",
+            d0 = inout(reg32) acc[0],
+            d1 = inout(reg32) acc[1],
+            d2 = inout(reg32) acc[2],
+            d3 = inout(reg32) acc[3],
+            d4 = inout(reg32) acc[4],
+            d5 = inout(reg32) acc[5],
+            d6 = inout(reg32) acc[6],
+            d7 = inout(reg32) acc[7],
+            d8 = inout(reg32) acc[8],
+            d9 = inout(reg32) acc[9],
+            d10 = inout(reg32) acc[10],
+            d11 = inout(reg32) acc[11],
+            d12 = inout(reg32) acc[12],
+            d13 = inout(reg32) acc[13],
+            d14 = inout(reg32) acc[14],
+            d15 = inout(reg32) acc[15],
+            d16 = inout(reg32) acc[16],
+            d17 = inout(reg32) acc[17],
+            d18 = inout(reg32) acc[18],
+            d19 = inout(reg32) acc[19],
+            d20 = inout(reg32) acc[20],
+            d21 = inout(reg32) acc[21],
+            d22 = inout(reg32) acc[22],
+            d23 = inout(reg32) acc[23],
+            d24 = inout(reg32) acc[24],
+            d25 = inout(reg32) acc[25],
+            d26 = inout(reg32) acc[26],
+            d27 = inout(reg32) acc[27],
+            d28 = inout(reg32) acc[28],
+            d29 = inout(reg32) acc[29],
+            d30 = inout(reg32) acc[30],
+            d31 = inout(reg32) acc[31],
+            d32 = inout(reg32) acc[32],
+            d33 = inout(reg32) acc[33],
+            d34 = inout(reg32) acc[34],
+            d35 = inout(reg32) acc[35],
+            d36 = inout(reg32) acc[36],
+            d37 = inout(reg32) acc[37],
+            d38 = inout(reg32) acc[38],
+            d39 = inout(reg32) acc[39],
+            d40 = inout(reg32) acc[40],
+            d41 = inout(reg32) acc[41],
+            d42 = inout(reg32) acc[42],
+            d43 = inout(reg32) acc[43],
+            d44 = inout(reg32) acc[44],
+            d45 = inout(reg32) acc[45],
+            d46 = inout(reg32) acc[46],
+            d47 = inout(reg32) acc[47],
+            d48 = inout(reg32) acc[48],
+            d49 = inout(reg32) acc[49],
+            d50 = inout(reg32) acc[50],
+            d51 = inout(reg32) acc[51],
+            d52 = inout(reg32) acc[52],
+            d53 = inout(reg32) acc[53],
+            d54 = inout(reg32) acc[54],
+            d55 = inout(reg32) acc[55],
+            d56 = inout(reg32) acc[56],
+            d57 = inout(reg32) acc[57],
+            d58 = inout(reg32) acc[58],
+            d59 = inout(reg32) acc[59],
+            d60 = inout(reg32) acc[60],
+            d61 = inout(reg32) acc[61],
+            d62 = inout(reg32) acc[62],
+            d63 = inout(reg32) acc[63],
+            d64 = inout(reg32) acc[64],
+            d65 = inout(reg32) acc[65],
+            d66 = inout(reg32) acc[66],
+            d67 = inout(reg32) acc[67],
+            d68 = inout(reg32) acc[68],
+            d69 = inout(reg32) acc[69],
+            d70 = inout(reg32) acc[70],
+            d71 = inout(reg32) acc[71],
+            d72 = inout(reg32) acc[72],
+            d73 = inout(reg32) acc[73],
+            d74 = inout(reg32) acc[74],
+            d75 = inout(reg32) acc[75],
+            d76 = inout(reg32) acc[76],
+            d77 = inout(reg32) acc[77],
+            d78 = inout(reg32) acc[78],
+            d79 = inout(reg32) acc[79],
+            d80 = inout(reg32) acc[80],
+            d81 = inout(reg32) acc[81],
+            d82 = inout(reg32) acc[82],
+            d83 = inout(reg32) acc[83],
+            d84 = inout(reg32) acc[84],
+            d85 = inout(reg32) acc[85],
+            d86 = inout(reg32) acc[86],
+            d87 = inout(reg32) acc[87],
+            d88 = inout(reg32) acc[88],
+            d89 = inout(reg32) acc[89],
+            d90 = inout(reg32) acc[90],
+            d91 = inout(reg32) acc[91],
+            d92 = inout(reg32) acc[92],
+            d93 = inout(reg32) acc[93],
+            d94 = inout(reg32) acc[94],
+            d95 = inout(reg32) acc[95],
+            a = in(reg64) a,
+            b = in(reg64) b,
+            sd = in(reg32) scale_d,
+            options(nostack)
+        );
+    }
+}
+
 /// `wgmma.mma_async.sync.aligned.m64n176k16.f32.bf16.bf16`: bf16 × bf16 → f32, K = 16; the warpgroup's
 /// 64×176 fp32 accumulator tile is `acc` (88 registers per thread).
 /// `a` and `b` are shared-memory matrix descriptors (both K-major);
@@ -398,6 +519,111 @@ pub unsafe fn mma_m64n176k16_f32_bf16(acc: &mut [f32; 88], a: u64, b: u64, accum
             d85 = inout(reg32) acc[85],
             d86 = inout(reg32) acc[86],
             d87 = inout(reg32) acc[87],
+            a = in(reg64) a,
+            b = in(reg64) b,
+            sd = in(reg32) scale_d,
+            options(nostack)
+        );
+    }
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n160k16.f32.bf16.bf16`: bf16 × bf16 → f32, K = 16; the warpgroup's
+/// 64×160 fp32 accumulator tile is `acc` (80 registers per thread).
+/// `a` and `b` are shared-memory matrix descriptors (both K-major);
+/// `accumulate == false` overwrites `acc` (scale-d = 0).
+///
+/// # Safety
+/// Executed by all 128 threads of a warpgroup after [`fence`](super::fence);
+/// the descriptors name initialized shared memory that stays valid and
+/// unmodified until [`wait_group`](super::wait_group) retires this MMA; `acc`
+/// must not be read or written until then.
+#[inline(always)]
+pub unsafe fn mma_m64n160k16_f32_bf16(acc: &mut [f32; 80], a: u64, b: u64, accumulate: bool) {
+    let scale_d = accumulate as u32;
+    // SAFETY: see the function contract.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0; wgmma.mma_async.sync.aligned.m64n160k16.f32.bf16.bf16 {{{d0}, {d1}, {d2}, {d3}, {d4}, {d5}, {d6}, {d7}, {d8}, {d9}, {d10}, {d11}, {d12}, {d13}, {d14}, {d15}, {d16}, {d17}, {d18}, {d19}, {d20}, {d21}, {d22}, {d23}, {d24}, {d25}, {d26}, {d27}, {d28}, {d29}, {d30}, {d31}, {d32}, {d33}, {d34}, {d35}, {d36}, {d37}, {d38}, {d39}, {d40}, {d41}, {d42}, {d43}, {d44}, {d45}, {d46}, {d47}, {d48}, {d49}, {d50}, {d51}, {d52}, {d53}, {d54}, {d55}, {d56}, {d57}, {d58}, {d59}, {d60}, {d61}, {d62}, {d63}, {d64}, {d65}, {d66}, {d67}, {d68}, {d69}, {d70}, {d71}, {d72}, {d73}, {d74}, {d75}, {d76}, {d77}, {d78}, {d79}}}, {a}, {b}, p, 1, 1, 0, 0; }}",
+            d0 = inout(reg32) acc[0],
+            d1 = inout(reg32) acc[1],
+            d2 = inout(reg32) acc[2],
+            d3 = inout(reg32) acc[3],
+            d4 = inout(reg32) acc[4],
+            d5 = inout(reg32) acc[5],
+            d6 = inout(reg32) acc[6],
+            d7 = inout(reg32) acc[7],
+            d8 = inout(reg32) acc[8],
+            d9 = inout(reg32) acc[9],
+            d10 = inout(reg32) acc[10],
+            d11 = inout(reg32) acc[11],
+            d12 = inout(reg32) acc[12],
+            d13 = inout(reg32) acc[13],
+            d14 = inout(reg32) acc[14],
+            d15 = inout(reg32) acc[15],
+            d16 = inout(reg32) acc[16],
+            d17 = inout(reg32) acc[17],
+            d18 = inout(reg32) acc[18],
+            d19 = inout(reg32) acc[19],
+            d20 = inout(reg32) acc[20],
+            d21 = inout(reg32) acc[21],
+            d22 = inout(reg32) acc[22],
+            d23 = inout(reg32) acc[23],
+            d24 = inout(reg32) acc[24],
+            d25 = inout(reg32) acc[25],
+            d26 = inout(reg32) acc[26],
+            d27 = inout(reg32) acc[27],
+            d28 = inout(reg32) acc[28],
+            d29 = inout(reg32) acc[29],
+            d30 = inout(reg32) acc[30],
+            d31 = inout(reg32) acc[31],
+            d32 = inout(reg32) acc[32],
+            d33 = inout(reg32) acc[33],
+            d34 = inout(reg32) acc[34],
+            d35 = inout(reg32) acc[35],
+            d36 = inout(reg32) acc[36],
+            d37 = inout(reg32) acc[37],
+            d38 = inout(reg32) acc[38],
+            d39 = inout(reg32) acc[39],
+            d40 = inout(reg32) acc[40],
+            d41 = inout(reg32) acc[41],
+            d42 = inout(reg32) acc[42],
+            d43 = inout(reg32) acc[43],
+            d44 = inout(reg32) acc[44],
+            d45 = inout(reg32) acc[45],
+            d46 = inout(reg32) acc[46],
+            d47 = inout(reg32) acc[47],
+            d48 = inout(reg32) acc[48],
+            d49 = inout(reg32) acc[49],
+            d50 = inout(reg32) acc[50],
+            d51 = inout(reg32) acc[51],
+            d52 = inout(reg32) acc[52],
+            d53 = inout(reg32) acc[53],
+            d54 = inout(reg32) acc[54],
+            d55 = inout(reg32) acc[55],
+            d56 = inout(reg32) acc[56],
+            d57 = inout(reg32) acc[57],
+            d58 = inout(reg32) acc[58],
+            d59 = inout(reg32) acc[59],
+            d60 = inout(reg32) acc[60],
+            d61 = inout(reg32) acc[61],
+            d62 = inout(reg32) acc[62],
+            d63 = inout(reg32) acc[63],
+            d64 = inout(reg32) acc[64],
+            d65 = inout(reg32) acc[65],
+            d66 = inout(reg32) acc[66],
+            d67 = inout(reg32) acc[67],
+            d68 = inout(reg32) acc[68],
+            d69 = inout(reg32) acc[69],
+            d70 = inout(reg32) acc[70],
+            d71 = inout(reg32) acc[71],
+            d72 = inout(reg32) acc[72],
+            d73 = inout(reg32) acc[73],
+            d74 = inout(reg32) acc[74],
+            d75 = inout(reg32) acc[75],
+            d76 = inout(reg32) acc[76],
+            d77 = inout(reg32) acc[77],
+            d78 = inout(reg32) acc[78],
+            d79 = inout(reg32) acc[79],
             a = in(reg64) a,
             b = in(reg64) b,
             sd = in(reg32) scale_d,
@@ -1537,6 +1763,138 @@ pub unsafe fn mma_m64n224k16_f32_bf16_t<const TRANS_A: u32, const TRANS_B: u32>(
     }
 }
 
+/// `wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16` with the operands' layouts as
+/// const generics: bf16 × bf16 → f32, K = 16; the warpgroup's 64×192 fp32 accumulator tile is
+/// `acc` (96 registers per thread). `TRANS_A` / `TRANS_B` are the
+/// instruction's `imm-trans-a` / `imm-trans-b`: 0 for a K-major descriptor
+/// ([`descriptor_k_major`](super::descriptor_k_major)), 1 for an MN-major one
+/// ([`descriptor_mn_major`](super::descriptor_mn_major): A column-major, M
+/// contiguous; B with N contiguous). `accumulate == false` overwrites `acc`.
+///
+/// # Safety
+/// As the K-major wrapper: all 128 threads of a warpgroup after
+/// [`fence`](super::fence); the descriptors name initialized shared memory
+/// in the layouts the transpose bits say, valid and unmodified until
+/// [`wait_group`](super::wait_group) retires this MMA; `acc` untouched until then.
+#[inline(always)]
+pub unsafe fn mma_m64n192k16_f32_bf16_t<const TRANS_A: u32, const TRANS_B: u32>(
+    acc: &mut [f32; 96],
+    a: u64,
+    b: u64,
+    accumulate: bool,
+) {
+    const { assert!(TRANS_A < 2 && TRANS_B < 2) };
+    let scale_d = accumulate as u32;
+    // SAFETY: see the function contract.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0; wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 {{{d0}, {d1}, {d2}, {d3}, {d4}, {d5}, {d6}, {d7}, {d8}, {d9}, {d10}, {d11}, {d12}, {d13}, {d14}, {d15}, {d16}, {d17}, {d18}, {d19}, {d20}, {d21}, {d22}, {d23}, {d24}, {d25}, {d26}, {d27}, {d28}, {d29}, {d30}, {d31}, {d32}, {d33}, {d34}, {d35}, {d36}, {d37}, {d38}, {d39}, {d40}, {d41}, {d42}, {d43}, {d44}, {d45}, {d46}, {d47}, {d48}, {d49}, {d50}, {d51}, {d52}, {d53}, {d54}, {d55}, {d56}, {d57}, {d58}, {d59}, {d60}, {d61}, {d62}, {d63}, {d64}, {d65}, {d66}, {d67}, {d68}, {d69}, {d70}, {d71}, {d72}, {d73}, {d74}, {d75}, {d76}, {d77}, {d78}, {d79}, {d80}, {d81}, {d82}, {d83}, {d84}, {d85}, {d86}, {d87}, {d88}, {d89}, {d90}, {d91}, {d92}, {d93}, {d94}, {d95}}}, {a}, {b}, p, 1, 1, {ta}, {tb}; }}",
+            d0 = inout(reg32) acc[0],
+            d1 = inout(reg32) acc[1],
+            d2 = inout(reg32) acc[2],
+            d3 = inout(reg32) acc[3],
+            d4 = inout(reg32) acc[4],
+            d5 = inout(reg32) acc[5],
+            d6 = inout(reg32) acc[6],
+            d7 = inout(reg32) acc[7],
+            d8 = inout(reg32) acc[8],
+            d9 = inout(reg32) acc[9],
+            d10 = inout(reg32) acc[10],
+            d11 = inout(reg32) acc[11],
+            d12 = inout(reg32) acc[12],
+            d13 = inout(reg32) acc[13],
+            d14 = inout(reg32) acc[14],
+            d15 = inout(reg32) acc[15],
+            d16 = inout(reg32) acc[16],
+            d17 = inout(reg32) acc[17],
+            d18 = inout(reg32) acc[18],
+            d19 = inout(reg32) acc[19],
+            d20 = inout(reg32) acc[20],
+            d21 = inout(reg32) acc[21],
+            d22 = inout(reg32) acc[22],
+            d23 = inout(reg32) acc[23],
+            d24 = inout(reg32) acc[24],
+            d25 = inout(reg32) acc[25],
+            d26 = inout(reg32) acc[26],
+            d27 = inout(reg32) acc[27],
+            d28 = inout(reg32) acc[28],
+            d29 = inout(reg32) acc[29],
+            d30 = inout(reg32) acc[30],
+            d31 = inout(reg32) acc[31],
+            d32 = inout(reg32) acc[32],
+            d33 = inout(reg32) acc[33],
+            d34 = inout(reg32) acc[34],
+            d35 = inout(reg32) acc[35],
+            d36 = inout(reg32) acc[36],
+            d37 = inout(reg32) acc[37],
+            d38 = inout(reg32) acc[38],
+            d39 = inout(reg32) acc[39],
+            d40 = inout(reg32) acc[40],
+            d41 = inout(reg32) acc[41],
+            d42 = inout(reg32) acc[42],
+            d43 = inout(reg32) acc[43],
+            d44 = inout(reg32) acc[44],
+            d45 = inout(reg32) acc[45],
+            d46 = inout(reg32) acc[46],
+            d47 = inout(reg32) acc[47],
+            d48 = inout(reg32) acc[48],
+            d49 = inout(reg32) acc[49],
+            d50 = inout(reg32) acc[50],
+            d51 = inout(reg32) acc[51],
+            d52 = inout(reg32) acc[52],
+            d53 = inout(reg32) acc[53],
+            d54 = inout(reg32) acc[54],
+            d55 = inout(reg32) acc[55],
+            d56 = inout(reg32) acc[56],
+            d57 = inout(reg32) acc[57],
+            d58 = inout(reg32) acc[58],
+            d59 = inout(reg32) acc[59],
+            d60 = inout(reg32) acc[60],
+            d61 = inout(reg32) acc[61],
+            d62 = inout(reg32) acc[62],
+            d63 = inout(reg32) acc[63],
+            d64 = inout(reg32) acc[64],
+            d65 = inout(reg32) acc[65],
+            d66 = inout(reg32) acc[66],
+            d67 = inout(reg32) acc[67],
+            d68 = inout(reg32) acc[68],
+            d69 = inout(reg32) acc[69],
+            d70 = inout(reg32) acc[70],
+            d71 = inout(reg32) acc[71],
+            d72 = inout(reg32) acc[72],
+            d73 = inout(reg32) acc[73],
+            d74 = inout(reg32) acc[74],
+            d75 = inout(reg32) acc[75],
+            d76 = inout(reg32) acc[76],
+            d77 = inout(reg32) acc[77],
+            d78 = inout(reg32) acc[78],
+            d79 = inout(reg32) acc[79],
+            d80 = inout(reg32) acc[80],
+            d81 = inout(reg32) acc[81],
+            d82 = inout(reg32) acc[82],
+            d83 = inout(reg32) acc[83],
+            d84 = inout(reg32) acc[84],
+            d85 = inout(reg32) acc[85],
+            d86 = inout(reg32) acc[86],
+            d87 = inout(reg32) acc[87],
+            d88 = inout(reg32) acc[88],
+            d89 = inout(reg32) acc[89],
+            d90 = inout(reg32) acc[90],
+            d91 = inout(reg32) acc[91],
+            d92 = inout(reg32) acc[92],
+            d93 = inout(reg32) acc[93],
+            d94 = inout(reg32) acc[94],
+            d95 = inout(reg32) acc[95],
+            a = in(reg64) a,
+            b = in(reg64) b,
+            sd = in(reg32) scale_d,
+            ta = const TRANS_A,
+            tb = const TRANS_B,
+            options(nostack)
+        );
+    }
+}
+
 /// `wgmma.mma_async.sync.aligned.m64n176k16.f32.bf16.bf16` with the operands' layouts as
 /// const generics: bf16 × bf16 → f32, K = 16; the warpgroup's 64×176 fp32 accumulator tile is
 /// `acc` (88 registers per thread). `TRANS_A` / `TRANS_B` are the
@@ -1651,6 +2009,122 @@ pub unsafe fn mma_m64n176k16_f32_bf16_t<const TRANS_A: u32, const TRANS_B: u32>(
             d85 = inout(reg32) acc[85],
             d86 = inout(reg32) acc[86],
             d87 = inout(reg32) acc[87],
+            a = in(reg64) a,
+            b = in(reg64) b,
+            sd = in(reg32) scale_d,
+            ta = const TRANS_A,
+            tb = const TRANS_B,
+            options(nostack)
+        );
+    }
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n160k16.f32.bf16.bf16` with the operands' layouts as
+/// const generics: bf16 × bf16 → f32, K = 16; the warpgroup's 64×160 fp32 accumulator tile is
+/// `acc` (80 registers per thread). `TRANS_A` / `TRANS_B` are the
+/// instruction's `imm-trans-a` / `imm-trans-b`: 0 for a K-major descriptor
+/// ([`descriptor_k_major`](super::descriptor_k_major)), 1 for an MN-major one
+/// ([`descriptor_mn_major`](super::descriptor_mn_major): A column-major, M
+/// contiguous; B with N contiguous). `accumulate == false` overwrites `acc`.
+///
+/// # Safety
+/// As the K-major wrapper: all 128 threads of a warpgroup after
+/// [`fence`](super::fence); the descriptors name initialized shared memory
+/// in the layouts the transpose bits say, valid and unmodified until
+/// [`wait_group`](super::wait_group) retires this MMA; `acc` untouched until then.
+#[inline(always)]
+pub unsafe fn mma_m64n160k16_f32_bf16_t<const TRANS_A: u32, const TRANS_B: u32>(
+    acc: &mut [f32; 80],
+    a: u64,
+    b: u64,
+    accumulate: bool,
+) {
+    const { assert!(TRANS_A < 2 && TRANS_B < 2) };
+    let scale_d = accumulate as u32;
+    // SAFETY: see the function contract.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0; wgmma.mma_async.sync.aligned.m64n160k16.f32.bf16.bf16 {{{d0}, {d1}, {d2}, {d3}, {d4}, {d5}, {d6}, {d7}, {d8}, {d9}, {d10}, {d11}, {d12}, {d13}, {d14}, {d15}, {d16}, {d17}, {d18}, {d19}, {d20}, {d21}, {d22}, {d23}, {d24}, {d25}, {d26}, {d27}, {d28}, {d29}, {d30}, {d31}, {d32}, {d33}, {d34}, {d35}, {d36}, {d37}, {d38}, {d39}, {d40}, {d41}, {d42}, {d43}, {d44}, {d45}, {d46}, {d47}, {d48}, {d49}, {d50}, {d51}, {d52}, {d53}, {d54}, {d55}, {d56}, {d57}, {d58}, {d59}, {d60}, {d61}, {d62}, {d63}, {d64}, {d65}, {d66}, {d67}, {d68}, {d69}, {d70}, {d71}, {d72}, {d73}, {d74}, {d75}, {d76}, {d77}, {d78}, {d79}}}, {a}, {b}, p, 1, 1, {ta}, {tb}; }}",
+            d0 = inout(reg32) acc[0],
+            d1 = inout(reg32) acc[1],
+            d2 = inout(reg32) acc[2],
+            d3 = inout(reg32) acc[3],
+            d4 = inout(reg32) acc[4],
+            d5 = inout(reg32) acc[5],
+            d6 = inout(reg32) acc[6],
+            d7 = inout(reg32) acc[7],
+            d8 = inout(reg32) acc[8],
+            d9 = inout(reg32) acc[9],
+            d10 = inout(reg32) acc[10],
+            d11 = inout(reg32) acc[11],
+            d12 = inout(reg32) acc[12],
+            d13 = inout(reg32) acc[13],
+            d14 = inout(reg32) acc[14],
+            d15 = inout(reg32) acc[15],
+            d16 = inout(reg32) acc[16],
+            d17 = inout(reg32) acc[17],
+            d18 = inout(reg32) acc[18],
+            d19 = inout(reg32) acc[19],
+            d20 = inout(reg32) acc[20],
+            d21 = inout(reg32) acc[21],
+            d22 = inout(reg32) acc[22],
+            d23 = inout(reg32) acc[23],
+            d24 = inout(reg32) acc[24],
+            d25 = inout(reg32) acc[25],
+            d26 = inout(reg32) acc[26],
+            d27 = inout(reg32) acc[27],
+            d28 = inout(reg32) acc[28],
+            d29 = inout(reg32) acc[29],
+            d30 = inout(reg32) acc[30],
+            d31 = inout(reg32) acc[31],
+            d32 = inout(reg32) acc[32],
+            d33 = inout(reg32) acc[33],
+            d34 = inout(reg32) acc[34],
+            d35 = inout(reg32) acc[35],
+            d36 = inout(reg32) acc[36],
+            d37 = inout(reg32) acc[37],
+            d38 = inout(reg32) acc[38],
+            d39 = inout(reg32) acc[39],
+            d40 = inout(reg32) acc[40],
+            d41 = inout(reg32) acc[41],
+            d42 = inout(reg32) acc[42],
+            d43 = inout(reg32) acc[43],
+            d44 = inout(reg32) acc[44],
+            d45 = inout(reg32) acc[45],
+            d46 = inout(reg32) acc[46],
+            d47 = inout(reg32) acc[47],
+            d48 = inout(reg32) acc[48],
+            d49 = inout(reg32) acc[49],
+            d50 = inout(reg32) acc[50],
+            d51 = inout(reg32) acc[51],
+            d52 = inout(reg32) acc[52],
+            d53 = inout(reg32) acc[53],
+            d54 = inout(reg32) acc[54],
+            d55 = inout(reg32) acc[55],
+            d56 = inout(reg32) acc[56],
+            d57 = inout(reg32) acc[57],
+            d58 = inout(reg32) acc[58],
+            d59 = inout(reg32) acc[59],
+            d60 = inout(reg32) acc[60],
+            d61 = inout(reg32) acc[61],
+            d62 = inout(reg32) acc[62],
+            d63 = inout(reg32) acc[63],
+            d64 = inout(reg32) acc[64],
+            d65 = inout(reg32) acc[65],
+            d66 = inout(reg32) acc[66],
+            d67 = inout(reg32) acc[67],
+            d68 = inout(reg32) acc[68],
+            d69 = inout(reg32) acc[69],
+            d70 = inout(reg32) acc[70],
+            d71 = inout(reg32) acc[71],
+            d72 = inout(reg32) acc[72],
+            d73 = inout(reg32) acc[73],
+            d74 = inout(reg32) acc[74],
+            d75 = inout(reg32) acc[75],
+            d76 = inout(reg32) acc[76],
+            d77 = inout(reg32) acc[77],
+            d78 = inout(reg32) acc[78],
+            d79 = inout(reg32) acc[79],
             a = in(reg64) a,
             b = in(reg64) b,
             sd = in(reg32) scale_d,

@@ -76,7 +76,9 @@ macro_rules! rs_shape {
 
 ss_shape!(mma_m64n256k16_f32_bf16, 256, 128);
 ss_shape!(mma_m64n224k16_f32_bf16, 224, 112);
+ss_shape!(mma_m64n192k16_f32_bf16, 192, 96);
 ss_shape!(mma_m64n176k16_f32_bf16, 176, 88);
+ss_shape!(mma_m64n160k16_f32_bf16, 160, 80);
 ss_shape!(mma_m64n80k16_f32_bf16, 80, 40);
 ss_shape!(mma_m64n128k16_f32_bf16, 128, 64);
 ss_shape!(mma_m64n64k16_f32_bf16, 64, 32);

@@ -26,9 +26,17 @@ impl GemmConfig {
         match self {
             GemmConfig::T128x256C2 => 1.02,
             GemmConfig::T128x224C2 => 1.0,
-            // Not measured yet: as 128×224 pairs, less the issue cost of
-            // narrower MMAs.
-            GemmConfig::T128x192C2 | GemmConfig::T128x160C2 => 0.98,
+            // Measured, session 17 (H100, forced, same call; BENCHMARKS.md
+            // "Session 17"): at 8192×7680×4096, where 256, 192 and 160
+            // divide N and every width needs the same waves × columns,
+            // 128×192 pairs ran 0.993 and 128×160 pairs 0.967 of 128×256
+            // pairs' time (4096×6144×4096 and 8192×12288×4096: 192 at
+            // 0.993 and 0.992; 4096×5000×4096: 160 at 0.974). 192 is set
+            // to 1.0, not 1.013: those rows ran 128×256 pairs without the
+            // stream-K tail the plan adds to them, and at 1.01 the model
+            // moved 8192³ and 4096×16384×4096 to 128×192 pairs by < 1 %.
+            GemmConfig::T128x192C2 => 1.0,
+            GemmConfig::T128x160C2 => 0.99,
             GemmConfig::T128x256 => 1.0,
             GemmConfig::T128x128C2 => 0.85,
             GemmConfig::T128x128 => 0.93,
@@ -70,18 +78,26 @@ impl GemmConfig {
     /// where each split worker would hold two SMs for one row of tiles.
     /// (`GemmPlan::set_split_k` still runs any of them split.) 1 for
     /// configurations without split-K (ping-pong, tall:
-    /// [`runs_stream_k`](Self::runs_stream_k)).
+    /// [`runs_stream_k`](Self::runs_stream_k)), and for the 128×192 and
+    /// 128×160 pairs: split 2 of 128×160 pairs at 256×5000×4096 measured
+    /// 30 µs where the model said 20 (ping-pong, 28 µs, is the better
+    /// plan there; H100, session 17), and their split-K is not fitted.
     ///
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
     /// assert_eq!(GemmConfig::T128x64.max_splits(64, 132), 132);
     /// assert_eq!(GemmConfig::T128x128C2.max_splits(256, 66), 66);
     /// assert_eq!(GemmConfig::T128x128C2.max_splits(160, 66), 1);
+    /// assert_eq!(GemmConfig::T128x160C2.max_splits(4096, 66), 1);
     /// ```
     pub const fn max_splits(self, m: usize, slots: u32) -> usize {
         let (bm, _, _) = self.tile();
         let cluster_m = self.cluster_m() as usize;
-        if self.runs_stream_k() && (cluster_m == 1 || m >= cluster_m * bm as usize) {
+        let split_fitted = !matches!(self, GemmConfig::T128x192C2 | GemmConfig::T128x160C2);
+        if self.runs_stream_k()
+            && split_fitted
+            && (cluster_m == 1 || m >= cluster_m * bm as usize)
+        {
             slots as usize
         } else {
             1
@@ -497,14 +513,63 @@ impl GemmConfig {
         p: &Problem,
         slots_of: impl Fn(GemmConfig) -> u32,
     ) -> (GemmConfig, TileCost) {
-        let candidates: Vec<_> = candidates.iter().map(|&c| (c, c.tile_shape())).collect();
         let cost = |c: GemmConfig, _: &TileShape| c.plan_cost_for(p, slots_of(c));
-        cheapest(&candidates, cost).unwrap_or_else(|| {
-            let c = GemmConfig::T128x256;
-            (c, c.cost(p.m, p.n, p.k, slots_of(c)))
-        })
+        let among = |keep: &dyn Fn(GemmConfig) -> bool| {
+            let shapes: Vec<_> = candidates
+                .iter()
+                .filter(|&&c| keep(c))
+                .map(|&c| (c, c.tile_shape()))
+                .collect();
+            cheapest(&shapes, cost)
+        };
+        let best = among(&|_| true);
+        let settled = among(&|c| !c.is_narrow_pair());
+        match (best, settled) {
+            (Some((c, b)), Some(s)) if c.is_narrow_pair() => {
+                if b.estimate_us() <= (1.0 - NARROW_PAIR_MIN_GAIN) * s.1.estimate_us() {
+                    (c, b)
+                } else {
+                    s
+                }
+            }
+            (Some(b), _) => b,
+            (None, _) => {
+                let c = GemmConfig::T128x256;
+                (c, c.cost(p.m, p.n, p.k, slots_of(c)))
+            }
+        }
+    }
+
+    /// The 128×192 and 128×160 pairs ([`T128x192C2`](Self::T128x192C2),
+    /// [`T128x160C2`](Self::T128x160C2)): the heuristic takes one only
+    /// where it beats every other candidate by [`NARROW_PAIR_MIN_GAIN`].
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert!(GemmConfig::T128x160C2.is_narrow_pair() && !GemmConfig::T128x224C2.is_narrow_pair());
+    /// ```
+    pub const fn is_narrow_pair(self) -> bool {
+        matches!(self, GemmConfig::T128x192C2 | GemmConfig::T128x160C2)
     }
 }
+
+/// The least estimated gain for which the heuristic takes a
+/// [narrow pair](GemmConfig::is_narrow_pair) over the best other
+/// candidate. Their per-SM speed is fitted where many waves run
+/// (8192×7680×4096); at one or two waves they ran 4–18 % behind the
+/// model while the power-of-two tiles ran within 0–7 % (H100, session 17,
+/// BENCHMARKS.md): every measured shape where the model gave them ≥ 4 %
+/// gained 2.5–24 %, and the one it gave 0.7 % (160×24576×1536, against
+/// ping-pong) lost 10 %.
+///
+/// ```
+/// use baton_runtime::gemm::{GemmConfig, NARROW_PAIR_MIN_GAIN};
+/// let slots = |c: GemmConfig| 132 / c.cluster_m();
+/// assert_eq!(NARROW_PAIR_MIN_GAIN, 0.03);
+/// assert_eq!(GemmConfig::plan_with_slots(512, 5000, 4096, slots).0, GemmConfig::T128x160C2);
+/// assert_eq!(GemmConfig::plan_with_slots(160, 24576, 1536, slots).0, GemmConfig::T128x128PingPong);
+/// ```
+pub const NARROW_PAIR_MIN_GAIN: f64 = 0.03;
 
 /// Whether [`GemmPlan::new`](super::GemmPlan::new) turns stream-K on (segments of at least
 /// [`STREAM_K_MIN_SEGMENT`] K blocks, only the last wave's units split):

@@ -233,6 +233,11 @@ pub const KERNELS: &[KernelInfo] = &[
         about: "blockwise-scaled FP8 GEMM, 256x128x128 tiles, 2-CTA clusters along N sharing A by TMA multicast, no stream-K",
         hot: true,
     },
+    KernelInfo {
+        name: "baton_pitched_copy",
+        about: "pitched row copy (a BF16 GEMM operand re-packed to 128-byte rows), 16-byte vectors where aligned, grid-stride",
+        hot: true,
+    },
 ];
 
 /// Names of the hot kernels (see [`KernelInfo::hot`]).

@@ -39,6 +39,7 @@ pub mod error;
 pub mod gemm;
 mod gpu;
 mod launch;
+pub mod pitched_copy;
 pub mod ptx;
 mod target;
 pub mod tensor_map;

@@ -39,6 +39,9 @@ pub mod gemm_fp8;
 /// sm_100a only: built into `baton_sm100a.ptx` with `--features sm100`.
 #[cfg(feature = "sm100")]
 pub mod gemm_sm100;
+/// The pitched row copy (re-packing a GEMM operand to 128-byte rows);
+/// in every build.
+pub mod pitched_copy;
 
 /// A panic on the device ends the kernel with `trap`; the launch then fails
 /// on the host with an illegal-instruction error.

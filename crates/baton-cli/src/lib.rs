@@ -21,6 +21,7 @@ pub mod fp8_anchor_bench;
 pub mod fp8_bench;
 pub mod hang;
 pub mod progress;
+pub mod repack_bench;
 pub mod report;
 pub mod sweep;
 pub mod sweep_bench;

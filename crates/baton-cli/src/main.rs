@@ -218,6 +218,27 @@ enum BenchWhat {
         #[arg(long)]
         json: Option<std::path::PathBuf>,
     },
+    /// baton's pitched copy (the BF16 re-pack) vs cuMemcpy2DAsync vs a flat device copy of the same bytes (GB/s).
+    Repack {
+        /// CUDA device ordinal.
+        #[arg(long, default_value_t = 0)]
+        ordinal: usize,
+        /// Rows to copy.
+        #[arg(long, default_value_t = baton_cli::repack_bench::DEFAULT_ROWS)]
+        rows: usize,
+        /// Payload bytes per row.
+        #[arg(long, default_value_t = baton_cli::repack_bench::DEFAULT_ROW_BYTES)]
+        row_bytes: usize,
+        /// Source pitch, bytes (default: the row, packed).
+        #[arg(long)]
+        src_pitch: Option<usize>,
+        /// Destination pitch, bytes (default: the row rounded up to 128).
+        #[arg(long)]
+        dst_pitch: Option<usize>,
+        /// Timed runs of each copy (median reported).
+        #[arg(long, default_value_t = 50)]
+        reps: usize,
+    },
     /// Pipeline API vs hand-written mbarrier handoffs (throughput, loop sizes).
     ZeroCost {
         /// CUDA device ordinal.
@@ -383,6 +404,18 @@ fn main() {
                 json.as_deref(),
             ),
             BenchWhat::ZeroCost { ordinal, json } => bench::zero_cost(ordinal, json.as_deref()),
+            BenchWhat::Repack {
+                ordinal,
+                rows,
+                row_bytes,
+                src_pitch,
+                dst_pitch,
+                reps,
+            } => baton_cli::repack_bench::repack(
+                ordinal,
+                baton_cli::repack_bench::Geometry::new(rows, row_bytes, src_pitch, dst_pitch),
+                reps.max(1),
+            ),
             BenchWhat::TileCopy {
                 ordinal,
                 rows,
@@ -476,6 +509,33 @@ mod tests {
             kind("bench gemm-fp8 --sweep --fp8-split-k 4"),
             Some(ErrorKind::MissingRequiredArgument | ErrorKind::ArgumentConflict)
         ));
+    }
+
+    #[test]
+    fn bench_repack_takes_a_geometry_with_default_pitches() {
+        let geometry = |args: &str| match parse(args).unwrap().cmd {
+            Cmd::Bench {
+                what:
+                    BenchWhat::Repack {
+                        rows,
+                        row_bytes,
+                        src_pitch,
+                        dst_pitch,
+                        ..
+                    },
+            } => baton_cli::repack_bench::Geometry::new(rows, row_bytes, src_pitch, dst_pitch),
+            _ => panic!("not bench repack"),
+        };
+        let g = geometry("bench repack");
+        assert_eq!(
+            (g.rows, g.row_bytes, g.src_pitch, g.dst_pitch),
+            (4104, 4112, 4112, 4224)
+        );
+        let g = geometry("bench repack --rows 8 --row-bytes 100 --src-pitch 102 --dst-pitch 256");
+        assert_eq!(
+            (g.rows, g.row_bytes, g.src_pitch, g.dst_pitch),
+            (8, 100, 102, 256)
+        );
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! The runtime's typed errors.
 
+pub mod copy;
 pub mod gemm;
 pub mod launch;
 pub mod matrix;
 
+pub use copy::PitchedCopyError;
 pub use gemm::{Fp8ShapeError, GemmError, GemmShapeError};
 pub use launch::LaunchRule;
 pub use matrix::MatrixError;
@@ -209,6 +211,9 @@ pub enum Error {
     /// multiplied (shape, scale range, tile).
     #[error("block-scaled operand: {0}")]
     BlockScaled(#[from] BlockScaledError),
+    /// A pitched copy ([`crate::pitched_copy`]) refused before launch.
+    #[error("pitched copy: {0}")]
+    PitchedCopy(#[from] PitchedCopyError),
     /// A TMA tensor-map description that `cuTensorMapEncodeTiled` would
     /// refuse, caught by `TensorMapDesc::validate` before the driver call.
     #[error("invalid TMA tensor map: {0}")]

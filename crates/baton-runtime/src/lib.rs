@@ -39,6 +39,7 @@ pub mod error;
 pub mod gemm;
 mod gpu;
 mod launch;
+pub mod pitched_copy;
 pub mod ptx;
 mod target;
 pub mod tensor_map;
@@ -241,6 +242,11 @@ pub const KERNELS: &[KernelInfo] = &[
     KernelInfo {
         name: "baton_gemm_fp8_blockwise_256x128_mca",
         about: "blockwise-scaled FP8 GEMM, 256x128x128 tiles, 2-CTA clusters along N sharing A by TMA multicast, no stream-K",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_pitched_copy",
+        about: "pitched row copy (a BF16 GEMM operand re-packed to 128-byte rows), 16-byte vectors where aligned, grid-stride",
         hot: true,
     },
 ];

@@ -28,6 +28,7 @@ pub mod gemm_params;
 #[cfg(feature = "sm100")]
 pub mod gemm_sm100;
 pub mod pipeline;
+pub mod pitched_copy;
 pub mod sm100_smoke;
 pub mod smoke;
 pub mod tile_copy;

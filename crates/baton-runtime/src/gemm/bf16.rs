@@ -12,6 +12,7 @@ use super::ranges_overlap;
 use super::repack::{self, Repack, plan_with_repack, repacked_ld};
 use super::stream_k::StreamKWorkspace;
 use crate::error::{GemmError, GemmShapeError, MatrixError, Result};
+use crate::pitched_copy::CopyKernel;
 use crate::tensor_map::{self, DeviceTensorMaps, EncodedTensorMap};
 use crate::{Gpu, Kernel, Kernels, Target, TypedKernel};
 use baton::kernel::KernelSpec;
@@ -471,9 +472,11 @@ pub struct GemmPlan<'a> {
 }
 
 /// A plan's re-packed operand: the caller's matrix, and the buffer the
-/// kernel reads instead (rows `ld` elements apart), owned by the plan.
+/// kernel reads instead (rows `ld` elements apart), owned by the plan,
+/// filled by `copier` before each launch.
 struct RepackCopy {
     which: Repack,
+    copier: CopyKernel,
     src: RowMajorOperand,
     buffer: CudaSlice<u16>,
     ld: u64,
@@ -703,6 +706,7 @@ impl<'a> GemmPlan<'a> {
             Repack::A => ops.a,
             Repack::B => ops.b,
         };
+        let copier = CopyKernel::new(gpu, kernels)?;
         let ld = repacked_ld(k) as u64;
         let stream = gpu.stream();
         let mut buffer = stream.alloc_zeros::<u16>(src.rows as usize * ld as usize)?;
@@ -724,6 +728,7 @@ impl<'a> GemmPlan<'a> {
         let mut plan = Self::build_given(gpu, kernels, config, ops, (m, n, k))?;
         plan.repack = Some(RepackCopy {
             which,
+            copier,
             src,
             buffer,
             ld,
@@ -1118,7 +1123,7 @@ impl<'a> GemmPlan<'a> {
             // lifetime and validated in `for_operands`; `buffer` holds
             // `rows · ld` elements and only this plan's launches, enqueued
             // after the copy on the same stream, read it.
-            unsafe { repack::enqueue_copy(gpu.stream(), &r.src, dst, r.ld)? };
+            unsafe { repack::enqueue_copy(gpu.stream(), &r.copier, &r.src, dst, r.ld)? };
         }
         let grid = self.grid();
         match (&self.kernel, &self.maps) {

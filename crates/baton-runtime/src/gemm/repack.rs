@@ -16,12 +16,25 @@
 //! sides ([`plan_with_repack`]): the copy's DRAM traffic plus a launch
 //! ([`repack_us`]) against the L2 time it saves; the heuristic re-packs only
 //! where the estimate falls by at least [`REPACK_MIN_GAIN`].
+//!
+//! The copy is baton's own kernel, `baton_pitched_copy`
+//! ([`crate::pitched_copy`]): 16-byte vector loads and stores (a GEMM
+//! operand's rows are 16-byte aligned: TMA needs it) over every row's
+//! chunks, a grid-stride loop on up to 8 blocks of 256 threads per SM. The
+//! plan looks the kernel up when it is made (a module without it is an
+//! error then, [`Error::UnknownKernel`](crate::Error::UnknownKernel), never
+//! a silent fallback) and launches it on the GPU's stream, so a captured
+//! graph replays the copy with the GEMM. Only the `K` columns of each row
+//! are written: the padding up to the 128-byte stride stays as allocated
+//! (zeros), and the GEMM's tensor maps, `K` columns wide at the re-packed
+//! stride, never read it.
 
 use super::GemmConfig;
 use super::cost_model::{Machine, Problem, TileCost};
 use super::operand::RowMajorOperand;
-use crate::{Error, Result};
-use cudarc::driver::{CudaStream, sys};
+use crate::Result;
+use crate::pitched_copy::{CopyKernel, PitchedCopy};
+use cudarc::driver::CudaStream;
 
 /// Which operand a plan re-packs: A (M×K) or B (N×K), both K-major.
 ///
@@ -41,17 +54,21 @@ pub enum Repack {
 /// L2 line: a TMA box row of 128 bytes then reads one line).
 pub const REPACK_ROW_BYTES: usize = 128;
 
-/// The fixed cost of the copy's launch, µs (predicted: a device-to-device
-/// `cuMemcpy2DAsync` enqueued ahead of the GEMM on the same stream).
+/// The fixed cost of the copy's launch, µs (predicted: one kernel launch,
+/// `baton_pitched_copy`, enqueued ahead of the GEMM on the same stream).
 pub const REPACK_LAUNCH_US: f64 = 2.0;
 
-/// The bytes per second (read + written) the copy moves: the driver's
-/// pitched device-to-device copy of rows 4112 bytes apart ran at about
-/// half the DRAM rate (session 16, H100, forced rows in
+/// The bytes per second (read + written) the copy moves. Fitted to the
+/// driver's pitched device-to-device copy (`cuMemcpy2DAsync`), which the
+/// plans used before `baton_pitched_copy`: rows 4112 bytes apart ran at
+/// about half the DRAM rate (session 16, H100, forced rows in
 /// `docs/runs/2026-11-28-s16/call3/ragged-rows.txt`: re-packing B (4104 ×
 /// 2056) cost 0.051 ms at 512×4104×2056 against 0.026 ms re-packing A, and
 /// 0.099 against 0.070 ms at M = 2048: 20–25 µs for 34.6 MB, 1.4–1.7
-/// TB/s; the 1.4 taken).
+/// TB/s; the 1.4 taken). Not yet refitted to the kernel, which should
+/// come near a flat device-to-device copy (about 3.0 TB/s): measure with
+/// `baton bench repack` (ours, the driver's pitched copy and a flat copy
+/// of the same bytes) and refit from that.
 pub const REPACK_BYTES_PER_S: f64 = 1.4e12;
 
 /// The least relative gain in the estimate for which the heuristic
@@ -171,7 +188,12 @@ pub fn plan_with_repack(
 }
 
 /// Enqueues the copy of `src` (one matrix, K-major, `rows × cols` BF16)
-/// into `dst_address` with rows `dst_ld` elements apart, on `stream`.
+/// into `dst_address` with rows `dst_ld` elements apart, on `stream`, by
+/// `copier` (`baton_pitched_copy`): the `cols` elements of each row,
+/// nothing of the padding after them. Errors before anything is enqueued
+/// when the copy is refused ([`PitchedCopy::params`]: `dst_ld < cols`, the
+/// destination overlapping `src`); [`Error::Launch`](crate::Error::Launch)
+/// when the driver refuses the launch.
 ///
 /// # Safety
 /// `src` must describe a live device matrix and `dst_address` a live device
@@ -180,36 +202,23 @@ pub fn plan_with_repack(
 /// done.
 pub(crate) unsafe fn enqueue_copy(
     stream: &CudaStream,
+    copier: &CopyKernel,
     src: &RowMajorOperand,
     dst_address: u64,
     dst_ld: u64,
 ) -> Result<()> {
-    let elem = src.elem.bytes() as usize;
-    let copy = sys::CUDA_MEMCPY2D {
-        srcXInBytes: 0,
-        srcY: 0,
-        srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
-        srcHost: std::ptr::null(),
-        srcDevice: src.address,
-        srcArray: std::ptr::null_mut(),
-        srcPitch: elem * src.ld as usize,
-        dstXInBytes: 0,
-        dstY: 0,
-        dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
-        dstHost: std::ptr::null_mut(),
-        dstDevice: dst_address,
-        dstArray: std::ptr::null_mut(),
-        dstPitch: elem * dst_ld as usize,
-        WidthInBytes: elem * src.cols as usize,
-        Height: src.rows as usize,
+    let elem = src.elem.bytes() as u64;
+    let copy = PitchedCopy {
+        dst: dst_address,
+        dst_pitch: elem * dst_ld,
+        src: src.address,
+        src_pitch: elem * src.ld,
+        row_bytes: elem * src.cols,
+        rows: src.rows,
     };
     // SAFETY: the caller's contract: both ranges are live device memory of
     // the sizes above, ordered on `stream`.
-    let r = unsafe { sys::cuMemcpy2DAsync_v2(&copy, stream.cu_stream()) };
-    if r != sys::CUresult::CUDA_SUCCESS {
-        return Err(Error::Cuda(cudarc::driver::DriverError(r)));
-    }
-    Ok(())
+    unsafe { copier.enqueue(stream, &copy) }
 }
 
 #[cfg(test)]

@@ -224,3 +224,45 @@ pub unsafe fn ld_global_v4_f32(ptr: *const f32) -> [f32; 4] {
     };
     [a, b, c, d]
 }
+
+/// `ld.global.nc.v4.u32`: loads 16 bytes from `ptr` through the read-only
+/// (non-coherent) data path, as four words (a bulk copy's source).
+///
+/// # Safety
+/// `ptr` is a 16-byte-aligned global address of 16 readable bytes that no
+/// thread of this launch writes (the non-coherent cache would not see the
+/// write: the data must be constant for the kernel's lifetime; writes of
+/// earlier launches on the stream are visible).
+#[inline(always)]
+pub unsafe fn ld_global_nc_v4_u32(ptr: *const [u32; 4]) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    // SAFETY: forwarded to the caller. `readonly`, not `pure`: the value
+    // depends on memory the compiler cannot see.
+    unsafe {
+        asm!(
+            "ld.global.nc.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];",
+            p = in(reg64) ptr as u64,
+            a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+            options(nostack, readonly)
+        )
+    };
+    [a, b, c, d]
+}
+
+/// `st.global.v4.u32`: stores four words (16 bytes) at `ptr` in one store.
+///
+/// # Safety
+/// `ptr` is a 16-byte-aligned global address of 16 bytes this thread may
+/// write (no other thread of the launch reads or writes them unordered).
+#[inline(always)]
+pub unsafe fn st_global_v4_u32(ptr: *mut [u32; 4], v: [u32; 4]) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!(
+            "st.global.v4.u32 [{p}], {{{a}, {b}, {c}, {d}}};",
+            p = in(reg64) ptr as u64,
+            a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
+            options(nostack)
+        )
+    };
+}

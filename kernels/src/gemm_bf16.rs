@@ -71,8 +71,8 @@ use baton_kernel_roles::sm90::c_load::CLoad;
 use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
 use baton_kernel_roles::sm90::epilogue::{LoadedC, SUB_COLS, SUB_ROWS, StoreEpilogue};
 use baton_kernel_roles::sm90::mainloop_bf16::{
-    Bf16Mma, Bf16N64, Bf16N128, Bf16N128T, Bf16N160, Bf16N192, Bf16N224, Bf16N256, Bf16N256T, bf16_mainloop,
-    bf16_pingpong_mainloop, finish_pingpong_mainloop,
+    Bf16Mma, Bf16N64, Bf16N128, Bf16N128T, Bf16N160, Bf16N192, Bf16N224, Bf16N256, Bf16N256T,
+    bf16_mainloop, bf16_pingpong_mainloop, finish_pingpong_mainloop,
 };
 use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile_3d};
 use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};

@@ -1267,13 +1267,24 @@ pub(crate) mod tests {
     /// Session 12: at 4096×4104×2048 the 256×128 pairs fill 4 waves exactly
     /// (16 × 33 tiles, 264 units on 66 slots) where 128×224 pairs need 5
     /// (304 units): measured 100.5 µs against 108 µs (same call; 256×128
-    /// alone 103 µs).
+    /// alone 103 µs). Session 17: 128×160 pairs, 32 columns of 160 at N =
+    /// 5000, take both (measured 117 against 120 µs for 128×224 pairs, and
+    /// 60 against 68 µs for ping-pong; H100, forced, same call).
     #[test]
     fn misaligned_rows_move_the_pick_off_single_cta_tiles() {
         use super::super::GemmConfig;
         let pick = |m, n, k| GemmConfig::plan_with_slots(m, n, k, |c| 132 / c.cluster_m()).0;
-        assert_eq!(pick(2048, 5000, 4096), GemmConfig::T128x224C2);
-        assert_eq!(pick(1024, 5000, 4096), GemmConfig::T128x128PingPong);
+        assert_eq!(pick(2048, 5000, 4096), GemmConfig::T128x160C2);
+        assert_eq!(pick(1024, 5000, 4096), GemmConfig::T128x160C2);
+        let settled = |m, n, k| {
+            let c: Vec<_> = GemmConfig::CANDIDATES
+                .into_iter()
+                .filter(|c| !c.is_narrow_pair())
+                .collect();
+            GemmConfig::plan_among(&c, m, n, k, |c| 132 / c.cluster_m()).0
+        };
+        assert_eq!(settled(2048, 5000, 4096), GemmConfig::T128x224C2);
+        assert_eq!(settled(1024, 5000, 4096), GemmConfig::T128x128PingPong);
         assert_eq!(pick(4096, 4104, 2048), GemmConfig::T256x128C2);
         assert_eq!(pick(2048, 7168, 2048), GemmConfig::T128x128PingPong);
         assert_eq!(pick(2048, 8192, 1024), GemmConfig::T128x128PingPong);

@@ -8,6 +8,7 @@ use super::cost_model::{
     Finalizer, Machine, OVERLAPPED_BATCH, PINGPONG_TILE_OVERHEAD_K_BLOCKS, Problem, Streaming,
     TILE_OVERHEAD_K_BLOCKS, TileCost, TileShape, cheapest,
 };
+use super::repack::REPACK_ROW_BYTES;
 use crate::Target;
 use baton_kernels_abi::gemm_bf16 as bf16_abi;
 
@@ -94,9 +95,7 @@ impl GemmConfig {
         let (bm, _, _) = self.tile();
         let cluster_m = self.cluster_m() as usize;
         let split_fitted = !matches!(self, GemmConfig::T128x192C2 | GemmConfig::T128x160C2);
-        if self.runs_stream_k()
-            && split_fitted
-            && (cluster_m == 1 || m >= cluster_m * bm as usize)
+        if self.runs_stream_k() && split_fitted && (cluster_m == 1 || m >= cluster_m * bm as usize)
         {
             slots as usize
         } else {
@@ -522,7 +521,14 @@ impl GemmConfig {
                 .collect();
             cheapest(&shapes, cost)
         };
-        let best = among(&|_| true);
+        // Narrow pairs only where both operands' rows are whole L2 lines
+        // apart: at K = 2056 (rows 4112 bytes apart) 128×192 pairs ran
+        // 28 and 49 µs at 512 and 1024 × 4104, 53 % and 34 % over their
+        // estimates, behind the plans they would have replaced (25 and
+        // 36 µs; H100, session 17, `docs/runs/2026-11-28-s17/call3`).
+        let line = REPACK_ROW_BYTES as f64;
+        let aligned = p.a_row_bytes % line == 0.0 && p.b_row_bytes % line == 0.0;
+        let best = among(&|c| aligned || !c.is_narrow_pair());
         let settled = among(&|c| !c.is_narrow_pair());
         match (best, settled) {
             (Some((c, b)), Some(s)) if c.is_narrow_pair() => {
@@ -555,7 +561,8 @@ impl GemmConfig {
 
 /// The least estimated gain for which the heuristic takes a
 /// [narrow pair](GemmConfig::is_narrow_pair) over the best other
-/// candidate. Their per-SM speed is fitted where many waves run
+/// candidate (and only where both operands' rows are a multiple of
+/// [`REPACK_ROW_BYTES`](super::REPACK_ROW_BYTES) apart). Their per-SM speed is fitted where many waves run
 /// (8192×7680×4096); at one or two waves they ran 4–18 % behind the
 /// model while the power-of-two tiles ran within 0–7 % (H100, session 17,
 /// BENCHMARKS.md): every measured shape where the model gave them ≥ 4 %
@@ -884,7 +891,10 @@ mod tests {
     }
 
     /// A shape nobody named gets a plan: every sweep shape picks a
-    /// configuration whose estimate is the least (no NaN, no ties lost).
+    /// configuration whose estimate is the least (no NaN, no ties lost),
+    /// but for the narrow pairs, which must win by
+    /// [`NARROW_PAIR_MIN_GAIN`] and are not taken where rows are not whole
+    /// L2 lines apart (K = 4104, 3000).
     #[test]
     fn every_sweep_shape_gets_the_cheapest_estimate() {
         for m in [
@@ -895,10 +905,16 @@ mod tests {
                 let best = cost.estimate_us();
                 assert!(best.is_finite() && best > 0.0);
                 assert!(cost.splits == 1 || cost.units * cost.splits <= cost.slots);
+                let aligned = (2 * k) % 128 == 0;
                 for c in GemmConfig::CANDIDATES {
                     let e = c.plan_cost(m, n, k, h100_slots(c)).estimate_us();
+                    let margin = match (c.is_narrow_pair(), aligned) {
+                        (false, _) => super::super::cost_model::EQUAL_WITHIN,
+                        (true, true) => NARROW_PAIR_MIN_GAIN,
+                        (true, false) => continue,
+                    };
                     assert!(
-                        e >= best * (1.0 - super::super::cost_model::EQUAL_WITHIN),
+                        e >= best * (1.0 - margin),
                         "{m}x{n}x{k}: {c:?} {e} < {pick:?} {best}"
                     );
                 }

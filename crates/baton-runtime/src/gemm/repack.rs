@@ -58,18 +58,14 @@ pub const REPACK_ROW_BYTES: usize = 128;
 /// `baton_pitched_copy`, enqueued ahead of the GEMM on the same stream).
 pub const REPACK_LAUNCH_US: f64 = 2.0;
 
-/// The bytes per second (read + written) the copy moves. Fitted to the
-/// driver's pitched device-to-device copy (`cuMemcpy2DAsync`), which the
-/// plans used before `baton_pitched_copy`: rows 4112 bytes apart ran at
-/// about half the DRAM rate (session 16, H100, forced rows in
-/// `docs/runs/2026-11-28-s16/call3/ragged-rows.txt`: re-packing B (4104 ×
-/// 2056) cost 0.051 ms at 512×4104×2056 against 0.026 ms re-packing A, and
-/// 0.099 against 0.070 ms at M = 2048: 20–25 µs for 34.6 MB, 1.4–1.7
-/// TB/s; the 1.4 taken). Not yet refitted to the kernel, which should
-/// come near a flat device-to-device copy (about 3.0 TB/s): measure with
-/// `baton bench repack` (ours, the driver's pitched copy and a flat copy
-/// of the same bytes) and refit from that.
-pub const REPACK_BYTES_PER_S: f64 = 1.4e12;
+/// The bytes per second (read + written) the copy moves: fitted to
+/// `baton_pitched_copy` with [`REPACK_LAUNCH_US`] (session 17, H100, `baton
+/// bench repack --row-bytes 4112`, rows 2048 to 65536: 8.6 µs for 17.3 MB
+/// up to 208 µs for 552 MB, 2.4–2.7 TB/s after the launch; the flat
+/// device-to-device copy of the same bytes ran 1.9–3.0 TB/s, the driver's
+/// pitched copy `cuMemcpy2DAsync`, which the plans used before, 1.1–1.4).
+/// `docs/runs/2026-11-28-s17/call3/repack-bench.txt`.
+pub const REPACK_BYTES_PER_S: f64 = 2.5e12;
 
 /// The least relative gain in the estimate for which the heuristic
 /// re-packs (the copy needs memory and a launch: not for a coin flip).
@@ -96,7 +92,7 @@ pub const fn repacked_ld(cols: usize) -> usize {
 /// use baton_runtime::gemm::cost_model::Machine;
 /// let m = Machine::H100_BF16;
 /// // 4104 × 2056 bf16: 16.9 MB read, 17.3 MB written.
-/// let want = 2.0 + (4104.0 * 2056.0 * 2.0 + 4104.0 * 2112.0 * 2.0) / 1.4e12 * 1e6;
+/// let want = 2.0 + (4104.0 * 2056.0 * 2.0 + 4104.0 * 2112.0 * 2.0) / 2.5e12 * 1e6;
 /// assert!((repack_us(4104, 2056, &m) - want).abs() < 1e-9);
 /// ```
 pub fn repack_us(rows: usize, cols: usize, machine: &Machine) -> f64 {

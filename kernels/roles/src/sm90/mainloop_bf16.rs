@@ -11,7 +11,8 @@ use baton::arch::ptx::wgmma::{
     ops::{
         mma_m64n16k16_f32_bf16, mma_m64n32k16_f32_bf16, mma_m64n64k16_f32_bf16,
         mma_m64n128k16_f32_bf16, mma_m64n128k16_f32_bf16_t, mma_m64n160k16_f32_bf16,
-        mma_m64n192k16_f32_bf16, mma_m64n224k16_f32_bf16, mma_m64n256k16_f32_bf16, mma_m64n256k16_f32_bf16_t,
+        mma_m64n192k16_f32_bf16, mma_m64n224k16_f32_bf16, mma_m64n256k16_f32_bf16,
+        mma_m64n256k16_f32_bf16_t,
     },
 };
 use baton::pipeline::PendingRelease;

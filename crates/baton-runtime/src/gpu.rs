@@ -539,7 +539,8 @@ impl Kernel {
 
     /// Enqueues the kernel on the stream `args` was made for, through
     /// `cuLaunchKernelEx` (with the cluster-dimension attribute when
-    /// `cfg.cluster` is set), after raising the kernel's dynamic shared
+    /// `cfg.cluster` is set, the programmatic-stream-serialization one when
+    /// `cfg.programmatic` is), after raising the kernel's dynamic shared
     /// memory limit to `cfg.dynamic_smem_bytes`.
     ///
     /// Errors: [`Error::SmemTooLarge`] and [`Error::InvalidLaunch`] before
@@ -592,6 +593,13 @@ impl Kernel {
             a.value.clusterDim.x = x;
             a.value.clusterDim.y = y;
             a.value.clusterDim.z = z;
+            attrs.push(a);
+        }
+        if cfg.programmatic {
+            // SAFETY: an all-zero launch attribute is a valid bit pattern.
+            let mut a: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+            a.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+            a.value.programmaticStreamSerializationAllowed = 1;
             attrs.push(a);
         }
         let mut params = args.param_ptrs();

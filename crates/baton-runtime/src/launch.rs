@@ -9,12 +9,12 @@ use std::ffi::c_void;
 use std::mem::MaybeUninit;
 use std::sync::Arc;
 
-/// Grid, block, optional thread-block cluster and dynamic shared memory of a
-/// launch.
+/// Grid, block, optional thread-block cluster, dynamic shared memory and
+/// programmatic dependent launch of a launch.
 ///
 /// ```
 /// use baton_runtime::LaunchConfig;
-/// let cfg = LaunchConfig { grid: (132, 1, 1), block: (384, 1, 1), cluster: Some((2, 1, 1)), dynamic_smem_bytes: 200 * 1024 };
+/// let cfg = LaunchConfig { grid: (132, 1, 1), block: (384, 1, 1), cluster: Some((2, 1, 1)), dynamic_smem_bytes: 200 * 1024, programmatic: false };
 /// assert_eq!(cfg.threads_per_block(), 384);
 /// assert_eq!(cfg.cluster_size(), 2);
 /// ```
@@ -28,6 +28,28 @@ pub struct LaunchConfig {
     pub cluster: Option<(u32, u32, u32)>,
     /// Bytes of dynamic shared memory per block.
     pub dynamic_smem_bytes: u32,
+    /// Programmatic dependent launch
+    /// (`CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`): the kernel
+    /// may be scheduled before the kernel ahead of it on the stream has
+    /// finished (once that one's CTAs signalled or exited), so its setup
+    /// overlaps the other's tail. Only for a kernel that executes
+    /// `griddepcontrol.wait` before touching memory its predecessors use
+    /// (the Hopper GEMMs, through `init_then_sync`); the driver does not
+    /// check it.
+    pub programmatic: bool,
+}
+
+/// Whether kernels that support it ([`LaunchConfig::programmatic`]: the
+/// Hopper BF16 GEMM plans) are launched with programmatic dependent launch:
+/// yes unless the environment variable `BATON_PDL` is `0` when this is
+/// first called (for A/B timing; read once per process).
+///
+/// ```
+/// let _ = baton_runtime::programmatic_launch_enabled();
+/// ```
+pub fn programmatic_launch_enabled() -> bool {
+    static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var("BATON_PDL").as_deref() != Ok("0"))
 }
 
 /// Device and kernel limits a launch is checked against.
@@ -65,6 +87,7 @@ impl LaunchConfig {
             block: (threads, 1, 1),
             cluster: None,
             dynamic_smem_bytes,
+            programmatic: false,
         }
     }
 
@@ -354,6 +377,7 @@ pub fn launch_config<P>(spec: &KernelSpec<P>, grid: impl Into<Grid>) -> LaunchCo
         block: (spec.threads, 1, 1),
         cluster: (spec.cluster_size() > 1).then_some((cx, cy, cz)),
         dynamic_smem_bytes: spec.dynamic_smem_bytes,
+        programmatic: false,
     }
 }
 
@@ -808,6 +832,7 @@ mod tests {
             block,
             cluster,
             dynamic_smem_bytes: 0,
+            programmatic: false,
         };
         assert_eq!(
             rule(with((0, 1, 1), (32, 1, 1), None)),

@@ -58,7 +58,7 @@ pub use error::{Error, Result};
 pub use gpu::{Gpu, Kernel, KernelAttrs, Kernels, report_skip};
 pub use launch::{
     DeviceSpec, Grid, KernelArgs, LaunchConfig, LaunchLimits, PORTABLE_CLUSTER_SIZE, TypedKernel,
-    device_specs, launch_config,
+    device_specs, launch_config, programmatic_launch_enabled,
 };
 pub use target::{REQUIRED_ARCH, SM100A_ARCH, Target, Variant};
 

@@ -14,7 +14,7 @@ use super::stream_k::StreamKWorkspace;
 use crate::error::{GemmError, GemmShapeError, MatrixError, Result};
 use crate::pitched_copy::CopyKernel;
 use crate::tensor_map::{self, DeviceTensorMaps, EncodedTensorMap};
-use crate::{Gpu, Kernel, Kernels, Target, TypedKernel};
+use crate::{Gpu, Kernel, Kernels, LaunchConfig, Target, TypedKernel, programmatic_launch_enabled};
 use baton::kernel::KernelSpec;
 use baton::tensor_map::{ElemType, Swizzle};
 use baton_kernels_abi::gemm_bf16 as bf16_abi;
@@ -1169,12 +1169,19 @@ impl<'a> GemmPlan<'a> {
                         batch: self.launch_batch,
                         batch_broadcast: self.batch_broadcast,
                     };
+                    // Programmatic dependent launch: every sm_90a GEMM
+                    // entry waits for its predecessors (`griddepcontrol.wait`
+                    // in `init_then_sync`) before its roles touch memory.
+                    let cfg = LaunchConfig {
+                        programmatic: programmatic_launch_enabled(),
+                        ..k.launch_config(grid)
+                    };
                     // SAFETY: the stream-K workspace is off (null,
                     // min_segment 0) or sized for this grid, each launch
                     // with a new epoch; the tensor maps describe operands
                     // borrowed for the plan's lifetime, validated in
-                    // `for_operands`.
-                    unsafe { k.launch(gpu.stream(), grid, &params)? }
+                    // `for_operands`; `cfg` is the spec's own configuration.
+                    unsafe { k.launch_with(gpu.stream(), &cfg, &params)? }
                 }
                 Ok(())
             }

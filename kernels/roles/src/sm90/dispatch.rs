@@ -2,7 +2,10 @@
 //! how many registers) and its dispatch; the CTA's setup before the roles
 //! start.
 
-use baton::arch::ptx::{cluster_sync, sync_threads, thread_idx_x};
+use baton::arch::ptx::{
+    cluster_sync, grid_dependency_launch_dependents, grid_dependency_wait, sync_threads,
+    thread_idx_x,
+};
 // For `dispatch_roles!` (expanded in the kernel crate).
 #[doc(hidden)]
 pub use baton::arch::ptx::wgmma::{setmaxnreg_dec, setmaxnreg_inc};
@@ -115,6 +118,15 @@ macro_rules! dispatch_roles {
 /// of the whole cluster when `CLUSTER_M > 1`, because peers arrive on and
 /// multicast into this CTA's barriers — waits until all are initialized.
 ///
+/// Then every thread waits for the kernels before this one on the stream
+/// (`griddepcontrol.wait`) and lets the next one be scheduled
+/// (`griddepcontrol.launch_dependents`): `init` must not touch global
+/// memory but the read-only tensor maps, and the roles touch it only after
+/// this returns, so a kernel built on it may be launched with programmatic
+/// stream serialization (its setup then overlaps its predecessor's tail;
+/// `LaunchConfig::programmatic` on the host). Without that launch
+/// attribute both instructions return at once.
+///
 /// ```ignore
 /// init_then_sync::<CLUSTER_M>(|| input.init(2 * CLUSTER_M));
 /// ```
@@ -128,4 +140,6 @@ pub fn init_then_sync<const CLUSTER_M: u32>(init: impl FnOnce()) {
     } else {
         sync_threads();
     }
+    grid_dependency_wait();
+    grid_dependency_launch_dependents();
 }

@@ -138,6 +138,33 @@ pub fn cluster_sync() {
     };
 }
 
+/// `griddepcontrol.wait`: blocks until every grid this one depends on
+/// (the kernels before it on the stream) has completed and its memory
+/// operations are visible. A kernel launched with programmatic stream
+/// serialization (`CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`)
+/// may start while its predecessor still runs; it must execute this before
+/// its first access to memory a predecessor writes or reads. Without that
+/// attribute it returns at once (the predecessor has finished).
+#[inline(always)]
+pub fn grid_dependency_wait() {
+    // SAFETY: a wait with no operands; orders this thread's later memory
+    // accesses after the prerequisite grids' (a compiler barrier too:
+    // `asm!` without `nomem`).
+    unsafe { asm!("griddepcontrol.wait;", options(nostack)) };
+}
+
+/// `griddepcontrol.launch_dependents`: lets the kernel after this one on
+/// the stream, if launched with programmatic stream serialization, be
+/// scheduled once every CTA of this grid has signalled or exited (its
+/// CTAs then take SMs as this grid's CTAs leave them, and run their
+/// prologue up to their own [`grid_dependency_wait`]). It does not make
+/// this grid's memory visible to the dependent: that is the wait's job.
+#[inline(always)]
+pub fn grid_dependency_launch_dependents() {
+    // SAFETY: a hint with no operands; no memory is accessed.
+    unsafe { asm!("griddepcontrol.launch_dependents;", options(nostack)) };
+}
+
 /// `%globaltimer` in nanoseconds.
 #[inline(always)]
 pub fn global_timer_ns() -> u64 {

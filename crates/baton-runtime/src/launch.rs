@@ -41,15 +41,19 @@ pub struct LaunchConfig {
 
 /// Whether kernels that support it ([`LaunchConfig::programmatic`]: the
 /// Hopper BF16 GEMM plans) are launched with programmatic dependent launch:
-/// yes unless the environment variable `BATON_PDL` is `0` when this is
-/// first called (for A/B timing; read once per process).
+/// only when the environment variable `BATON_PDL` is `1` when this is first
+/// called (read once per process). Off by default: on the H100 the BF16
+/// sweep's launches, queued back to back, took the same time with it
+/// (our time 1.002× over the 36 shapes under 30 µs, 1.003× over all 84;
+/// session 17, `docs/runs/2026-11-28-s17/call6`), and a gain not measured
+/// is not worth a launch attribute every caller's graph inherits.
 ///
 /// ```
 /// let _ = baton_runtime::programmatic_launch_enabled();
 /// ```
 pub fn programmatic_launch_enabled() -> bool {
     static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ENABLED.get_or_init(|| std::env::var("BATON_PDL").as_deref() != Ok("0"))
+    *ENABLED.get_or_init(|| std::env::var("BATON_PDL").as_deref() == Ok("1"))
 }
 
 /// Device and kernel limits a launch is checked against.

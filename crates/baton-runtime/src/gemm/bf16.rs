@@ -1169,9 +1169,10 @@ impl<'a> GemmPlan<'a> {
                         batch: self.launch_batch,
                         batch_broadcast: self.batch_broadcast,
                     };
-                    // Programmatic dependent launch: every sm_90a GEMM
-                    // entry waits for its predecessors (`griddepcontrol.wait`
-                    // in `init_then_sync`) before its roles touch memory.
+                    // Programmatic dependent launch (opt-in, `BATON_PDL=1`):
+                    // every sm_90a GEMM entry waits for its predecessors
+                    // (`griddepcontrol.wait` in `init_then_sync`) before its
+                    // roles touch memory.
                     let cfg = LaunchConfig {
                         programmatic: programmatic_launch_enabled(),
                         ..k.launch_config(grid)

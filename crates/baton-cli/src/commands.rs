@@ -61,6 +61,16 @@ pub(crate) fn open_gpu(ordinal: usize) -> Result<Gpu, (Outcome, String)> {
     Ok(gpu)
 }
 
+/// Prints the line a bench starts with: `GPU: NAME (N SMs), driver V`.
+pub(crate) fn print_gpu_line(gpu: &Gpu) {
+    println!(
+        "GPU: {} ({} SMs), driver {}",
+        gpu.name(),
+        gpu.sm_count(),
+        gpu.driver_version()
+    );
+}
+
 /// Opens GPU `ordinal` and loads `variant` of the kernels, or prints why
 /// not (`SKIPPED: …` without a usable GPU, `FAIL: …` otherwise) and returns
 /// the outcome to exit with.

@@ -225,12 +225,7 @@ pub fn repack(ordinal: usize, g: Geometry, reps: usize) -> Outcome {
             return Outcome::Fail;
         }
     };
-    println!(
-        "GPU: {} ({} SMs), driver {}",
-        gpu.name(),
-        gpu.sm_count(),
-        gpu.driver_version()
-    );
+    crate::commands::print_gpu_line(&gpu);
     println!(
         "{} rows of {} bytes, pitch {} -> {}: {:.1} MB read + written; 3 warm-up + {reps} timed runs each (median, CUDA events, queued)",
         g.rows,

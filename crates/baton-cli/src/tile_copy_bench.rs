@@ -268,12 +268,7 @@ pub fn tile_copy(
         }
     };
     let mib = (rows * cols * 2) as f64 / (1 << 20) as f64;
-    println!(
-        "GPU: {} ({} SMs), driver {}",
-        gpu.name(),
-        gpu.sm_count(),
-        gpu.driver_version()
-    );
+    crate::commands::print_gpu_line(&gpu);
     println!(
         "tile copy {rows}×{cols} bf16: {mib:.0} MiB read + {mib:.0} MiB written; {warmup} warm-up + {reps} timed runs each (median, CUDA events)"
     );

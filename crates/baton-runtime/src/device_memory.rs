@@ -1,7 +1,7 @@
 //! Device buffers the runtime allocates for itself (a stream-K workspace),
 //! with running out of GPU memory as [`Error::OutOfDeviceMemory`] — what
 //! the buffer was for, its size, and the free and total memory — instead of
-//! a bare driver code.
+//! a bare driver code; and whether two device byte ranges overlap.
 
 use crate::Gpu;
 use crate::error::{Error, Result};
@@ -28,4 +28,10 @@ pub(crate) fn alloc_zeros<T: DeviceRepr + ValidAsZeroBits>(
             total: total as u64,
         }
     })
+}
+
+/// Whether the byte ranges `[a, a + a_bytes)` and `[b, b + b_bytes)` meet
+/// (ends saturate at `u64::MAX`, so no address overflows).
+pub(crate) fn ranges_overlap(a: u64, a_bytes: u64, b: u64, b_bytes: u64) -> bool {
+    a < b.saturating_add(b_bytes) && b < a.saturating_add(a_bytes)
 }

@@ -44,6 +44,7 @@
 //! # Ok::<(), baton_runtime::Error>(())
 //! ```
 
+use crate::device_memory::ranges_overlap;
 pub use crate::error::PitchedCopyError;
 use crate::{Gpu, Kernels, Result, TypedKernel};
 use baton_kernels_abi::pitched_copy::{self as abi, MAX_ROW_BYTES, MAX_ROWS};
@@ -177,9 +178,7 @@ impl PitchedCopy {
             }
         }
         let (dst_span, src_span) = (self.span(self.dst_pitch), self.span(self.src_pitch));
-        if self.dst < self.src.saturating_add(src_span)
-            && self.src < self.dst.saturating_add(dst_span)
-        {
+        if ranges_overlap(self.dst, dst_span, self.src, src_span) {
             return Err(PitchedCopyError::Overlap {
                 dst: self.dst,
                 dst_span,

@@ -94,8 +94,9 @@ impl GemmConfig {
     pub const fn max_splits(self, m: usize, slots: u32) -> usize {
         let (bm, _, _) = self.tile();
         let cluster_m = self.cluster_m() as usize;
-        let split_fitted = !matches!(self, GemmConfig::T128x192C2 | GemmConfig::T128x160C2);
-        if self.runs_stream_k() && split_fitted && (cluster_m == 1 || m >= cluster_m * bm as usize)
+        if self.runs_stream_k()
+            && !self.is_narrow_pair()
+            && (cluster_m == 1 || m >= cluster_m * bm as usize)
         {
             slots as usize
         } else {
@@ -512,14 +513,18 @@ impl GemmConfig {
         p: &Problem,
         slots_of: impl Fn(GemmConfig) -> u32,
     ) -> (GemmConfig, TileCost) {
-        let cost = |c: GemmConfig, _: &TileShape| c.plan_cost_for(p, slots_of(c));
+        // Each candidate costed once; both picks below choose among these
+        // (by index, with `cheapest`'s tie rule).
+        let costs: Vec<(GemmConfig, TileCost)> = candidates
+            .iter()
+            .map(|&c| (c, c.plan_cost_for(p, slots_of(c))))
+            .collect();
         let among = |keep: &dyn Fn(GemmConfig) -> bool| {
-            let shapes: Vec<_> = candidates
-                .iter()
-                .filter(|&&c| keep(c))
-                .map(|&c| (c, c.tile_shape()))
+            let shapes: Vec<_> = (0..costs.len())
+                .filter(|&i| keep(costs[i].0))
+                .map(|i| (i, costs[i].0.tile_shape()))
                 .collect();
-            cheapest(&shapes, cost)
+            cheapest(&shapes, |i, _| costs[i].1).map(|(i, t)| (costs[i].0, t))
         };
         // Narrow pairs only where both operands' rows are whole L2 lines
         // apart: at K = 2056 (rows 4112 bytes apart) 128×192 pairs ran

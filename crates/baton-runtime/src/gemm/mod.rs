@@ -47,7 +47,4 @@ pub use repack::{
 };
 pub use views::{BF16_LAYOUT_RULE, FP8_LAYOUT_RULE, Scales, matmul_bf16, matmul_fp8_blockwise};
 
-/// Whether the byte ranges `[a, a + a_bytes)` and `[b, b + b_bytes)` meet.
-pub(crate) fn ranges_overlap(a: u64, a_bytes: u64, b: u64, b_bytes: u64) -> bool {
-    a < b + b_bytes && b < a + a_bytes
-}
+pub(crate) use crate::device_memory::ranges_overlap;

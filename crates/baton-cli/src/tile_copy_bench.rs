@@ -9,6 +9,7 @@
 
 use crate::commands::{Outcome, open_gpu};
 use baton_reference::random::XorShift;
+use baton_reference::timing::median;
 use baton_runtime::cudarc::driver::sys::CUevent_flags;
 use baton_runtime::cudarc::driver::{CudaSlice, DevicePtrMut, result};
 use baton_runtime::{Gpu, Variant};
@@ -38,11 +39,6 @@ pub struct Timing {
     pub min_ms: f64,
     /// GB/s (10^9 bytes) read + written, at the median.
     pub gbps: f64,
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 fn poison(gpu: &Gpu, buf: &mut CudaSlice<u16>) -> Result<()> {
@@ -169,10 +165,10 @@ pub fn measure(
     }
     Ok(grids_of
         .iter()
-        .zip(times.iter_mut())
+        .zip(times.iter())
         .map(|(&(p, grid), t)| {
-            let median_ms = median(t);
-            let min_ms = t[0];
+            let median_ms = median(t.clone());
+            let min_ms = t.iter().copied().fold(f64::INFINITY, f64::min);
             let mode = p.map(|p| modes[p]);
             Timing {
                 what: match mode {

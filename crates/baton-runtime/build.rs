@@ -15,6 +15,11 @@
 //! * `BATON_PTX_DIR=<dir>`: embed `<dir>/baton_sm90a.ptx` and
 //!   `<dir>/baton_sm90a_debug.ptx` (and their `.ptxas.txt` reports if
 //!   present) instead of building; `<dir>/baton_sm100a.ptx` too if present.
+//! * `BATON_TRACE=1`: build the sm_90a kernels with their `trace` feature
+//!   (timeline stamps, `baton_kernel_roles::trace`) for `baton trace gemm`;
+//!   a profiling build, not for production (use its own target directory;
+//!   the hot-kernel spill rule is off there: stamps spill in the kernels at
+//!   their register limit, listed in the ptxas report).
 //! * `BATON_SKIP_PTX=1`, or the `gemm-kernels` feature off: embed nothing
 //!   (`load_kernels` then fails with `Error::PtxNotBuilt` naming why).
 //! * Device toolchain missing: embed nothing and warn with the command to
@@ -38,7 +43,7 @@ fn main() {
         .canonicalize()
         .expect("repository root");
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
-    for v in ["BATON_PTX_DIR", "BATON_SKIP_PTX"] {
+    for v in ["BATON_PTX_DIR", "BATON_SKIP_PTX", "BATON_TRACE"] {
         println!("cargo:rerun-if-env-changed={v}");
     }
 
@@ -88,12 +93,20 @@ fn main() {
 /// Builds the kernel crate at `kernels` for sm_90a (release + debug) and
 /// sm_100a into `OUT_DIR` as `<name>_sm90a[_debug].ptx`, `<name>_sm100a.ptx`.
 fn build(kernels: &Path, name: &str) -> String {
-    let sm90 = KernelCrate::new(kernels)
+    let traced = env::var_os("BATON_TRACE").is_some_and(|v| v == "1");
+    let mut sm90 = KernelCrate::new(kernels)
         .target(Target::Sm90a)
         .variant(Variant::Release)
         .variant(Variant::Debug)
-        .output_name(name)
-        .build();
+        .output_name(name);
+    if traced {
+        warn(
+            "BATON_TRACE=1: the sm_90a kernels carry timeline stamps (a profiling build; the hot-kernel \
+             spill rule is off: see the ptxas report)",
+        );
+        sm90 = sm90.feature("trace").hot_rule(false);
+    }
+    let sm90 = sm90.build();
     let sm90 = match sm90 {
         Ok(b) => b,
         Err(BuildError::ToolchainMissing { what, install }) => {
@@ -115,10 +128,15 @@ fn build(kernels: &Path, name: &str) -> String {
     {
         baton_build::fail(&format!("sm_100a kernels ({name}): {e}"));
     }
-    if sm90.toolchain.ptxas.is_some() {
-        "built by baton-build, checked by ptxas".to_string()
+    let checked = if sm90.toolchain.ptxas.is_some() {
+        "built by baton-build, checked by ptxas"
     } else {
-        "built by baton-build (no ptxas check)".to_string()
+        "built by baton-build (no ptxas check)"
+    };
+    if traced {
+        format!("{checked}, traced (BATON_TRACE=1)")
+    } else {
+        checked.to_string()
     }
 }
 

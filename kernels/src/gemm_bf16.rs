@@ -79,6 +79,7 @@ use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};
 use baton_kernel_roles::sm90::stage_descriptors::{MN_BOX_BYTES, StageDescriptors};
 use baton_kernel_roles::sm90::stream_k::StreamKFixup;
 use baton_kernel_roles::stream_k_fixup_overlapped;
+use baton_kernel_roles::trace::{self, Event};
 
 use baton_kernels_abi::gemm_bf16::{
     self as abi, A_MN_MAJOR, B_MN_MAJOR, GemmSmem, K_MAJOR, PINGPONG_GROUPS, PINGPONG_TURNS,
@@ -644,7 +645,9 @@ unsafe fn gemm<
                 d_next += subtiles;
             }
             if signaller {
+                trace::stamp_consumer0(Event::LastStoreIssued, false);
                 store_wait_group::<0>();
+                trace::stamp_consumer0(Event::Exit, false);
             }
         },
     );
@@ -827,7 +830,9 @@ unsafe fn gemm_tall<
                 d_next += 2 * subtiles;
             }
             if signaller {
+                trace::stamp_consumer0(Event::LastStoreIssued, false);
                 store_wait_group::<0>();
+                trace::stamp_consumer0(Event::Exit, false);
             }
         },
     );
@@ -1031,7 +1036,9 @@ unsafe fn gemm_pingpong<
                 d_next += 2 * subtiles;
             }
             if signaller {
+                trace::stamp_consumer0(Event::LastStoreIssued, false);
                 store_wait_group::<0>();
+                trace::stamp_consumer0(Event::Exit, false);
             }
         },
     );

@@ -30,6 +30,7 @@ use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};
 use baton_kernel_roles::sm90::stage_descriptors::StageDescriptors;
 use baton_kernel_roles::sm90::stream_k::StreamKFixup;
 use baton_kernel_roles::stream_k_fixup_overlapped;
+use baton_kernel_roles::trace::{self, Event};
 use baton_kernels_abi::gemm_bf16::{BK, BM, GemmSmem, Payload, Stage};
 use baton_kernels_abi::gemm_bf16_swap_ab::{self as abi, swap_ab_stages};
 use baton_kernels_abi::gemm_params::{GemmBf16Params, StreamKParams};
@@ -224,7 +225,9 @@ unsafe fn gemm_swap_ab<M: Bf16Mma<ACC>, const BN: usize, const ACC: usize, const
                 d_next += 2;
             }
             if signaller {
+                trace::stamp_consumer0(Event::LastStoreIssued, false);
                 store_wait_group::<0>();
+                trace::stamp_consumer0(Event::Exit, false);
             }
         },
     );

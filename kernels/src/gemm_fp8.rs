@@ -128,6 +128,7 @@ use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};
 use baton_kernel_roles::sm90::stage_descriptors::StageDescriptors;
 use baton_kernel_roles::sm90::stream_k::StreamKFixup;
 use baton_kernel_roles::stream_k_fixup;
+use baton_kernel_roles::trace::{self, Event};
 
 /// Tiles along M grouped together for L2 reuse.
 const GROUP_M: u32 = 8;
@@ -707,7 +708,9 @@ unsafe fn gemm<
                 });
             }
             if signaller {
+                trace::stamp_consumer0(Event::LastStoreIssued, false);
                 store_wait_group::<0>();
+                trace::stamp_consumer0(Event::Exit, false);
             }
         },
     );

@@ -194,6 +194,7 @@ pub struct KernelCrate {
     target_dir: Option<PathBuf>,
     install_toolchain: bool,
     cargo_directives: Option<bool>,
+    hot_rule: bool,
 }
 
 impl KernelCrate {
@@ -210,6 +211,7 @@ impl KernelCrate {
             target_dir: None,
             install_toolchain: false,
             cargo_directives: None,
+            hot_rule: true,
         }
     }
 
@@ -226,6 +228,20 @@ impl KernelCrate {
         if !self.variants.contains(&variant) {
             self.variants.push(variant);
         }
+        self
+    }
+
+    /// Whether a hot kernel's spills or stack frame fail the release build
+    /// (default `true`). Off for profiling builds only, whose
+    /// instrumentation may spill where the production kernels do not
+    /// (`BATON_TRACE=1`); the spills are still in the ptxas report.
+    ///
+    /// ```
+    /// let k = baton_build::KernelCrate::new("kernels").hot_rule(false);
+    /// # let _ = k;
+    /// ```
+    pub fn hot_rule(mut self, enforce: bool) -> Self {
+        self.hot_rule = enforce;
         self
     }
 
@@ -535,7 +551,10 @@ impl KernelCrate {
             // The debug variant's bounded waits print hang reports through
             // vprintf, which needs a stack frame: the rule is for release.
             let dirty = match variant {
-                Variant::Release => hot_kernels_not_clean(&rewritten.specs, &resources),
+                Variant::Release if self.hot_rule => {
+                    hot_kernels_not_clean(&rewritten.specs, &resources)
+                }
+                Variant::Release => Vec::new(),
                 Variant::Debug => Vec::new(),
             };
             if !dirty.is_empty() {

@@ -26,3 +26,4 @@ pub mod report;
 pub mod sweep;
 pub mod sweep_bench;
 pub mod tile_copy_bench;
+pub mod trace_bench;

@@ -239,6 +239,27 @@ enum BenchWhat {
         #[arg(long, default_value_t = 50)]
         reps: usize,
     },
+    /// Where a BF16 GEMM launch spends its time: per-CTA timeline stamps (a build with BATON_TRACE=1) beside cuBLAS.
+    TraceGemm {
+        /// CUDA device ordinal.
+        #[arg(long, default_value_t = 0)]
+        ordinal: usize,
+        /// Shapes as MxNxK (repeatable).
+        #[arg(long, value_parser = parse_shape, required = true)]
+        shape: Vec<(usize, usize, usize)>,
+        /// Timed runs of ours and cuBLAS before the traced launch (median reported).
+        #[arg(long, default_value_t = 21)]
+        reps: usize,
+        /// Force a tile configuration (as `bench gemm --config`).
+        #[arg(long, value_parser = parse_config)]
+        config: Option<GemmConfig>,
+        /// Split-K workers per unit (as `bench gemm --split-k`).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        split_k: Option<u32>,
+        /// Stream-K minimum segment (as `bench gemm --stream-k`; 0: off).
+        #[arg(long)]
+        stream_k: Option<u32>,
+    },
     /// Pipeline API vs hand-written mbarrier handoffs (throughput, loop sizes).
     ZeroCost {
         /// CUDA device ordinal.
@@ -284,6 +305,24 @@ fn main() {
         Cmd::HangCheck { ordinal } => baton_cli::hang::hang_check(ordinal),
         Cmd::Bench { what } => match what {
             BenchWhat::Attention(args) => baton_cli::attention_bench::run(&args),
+            BenchWhat::TraceGemm {
+                ordinal,
+                shape,
+                reps,
+                config,
+                split_k,
+                stream_k,
+            } => baton_cli::trace_bench::run(
+                ordinal,
+                &shape,
+                baton_reference::gemm_check::GemmTuning {
+                    config,
+                    split_k,
+                    stream_k,
+                    ..Default::default()
+                },
+                reps.max(1),
+            ),
             BenchWhat::Gemm {
                 ordinal,
                 reps,

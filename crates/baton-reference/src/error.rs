@@ -88,6 +88,13 @@ pub enum Error {
         /// Its value.
         value: f64,
     },
+    /// The loaded kernels carry no timeline trace (`baton bench
+    /// trace-gemm` needs a module built with `BATON_TRACE=1`).
+    #[error(
+        "the loaded kernels carry no trace: build the CLI with BATON_TRACE=1 in its own target \
+         directory (BATON_TRACE=1 CARGO_TARGET_DIR=target/trace cargo build --release -p baton-cli)"
+    )]
+    NotTraced,
 }
 
 /// Errors the runtime wraps, taken through it (so they read as the
@@ -137,6 +144,7 @@ mod tests {
         }
         .to_string();
         assert!(e.contains("D[3][4]") && e.contains("NaN"), "{e}");
+        assert!(Error::NotTraced.to_string().contains("BATON_TRACE=1"));
     }
 
     #[test]

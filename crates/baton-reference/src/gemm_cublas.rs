@@ -308,3 +308,91 @@ pub fn bench_shape(
         check,
     })
 }
+
+/// A traced launch of ours beside cuBLAS ([`trace_shape`]).
+#[derive(Clone, Debug)]
+pub struct TraceRow {
+    /// The plan's configuration, split count (1: whole tiles) and CTAs.
+    pub plan: (GemmConfig, u32, u32),
+    /// Our median time over the queued repetitions, ms.
+    pub ours_ms: f64,
+    /// cuBLAS's median time over the same repetitions, ms.
+    pub cublas_ms: f64,
+    /// The traced launch's own event time, ms (after a cuBLAS launch, as
+    /// in the repetitions).
+    pub traced_ms: f64,
+    /// The traced launch's timeline.
+    pub timeline: baton_runtime::trace::Timeline,
+}
+
+/// Times ours and cuBLAS as [`bench_shape`] does (cold inputs, queued,
+/// `reps` each, beta = 0), then traces one more launch of ours, enqueued
+/// after a cuBLAS launch like every timed one: zero the trace array, cuBLAS,
+/// ours between its events. `kernels` must be a traced module
+/// ([`baton_runtime::trace::TraceBuffer::of`]); otherwise
+/// [`Error::NotTraced`] says how to build one.
+pub fn trace_shape(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    blas: &cudarc::cublas::CudaBlas,
+    (m, n, k): (usize, usize, usize),
+    tuning: GemmTuning,
+    reps: usize,
+) -> Result<TraceRow> {
+    let Some(trace) = baton_runtime::trace::TraceBuffer::of(kernels)? else {
+        return Err(Error::NotTraced);
+    };
+    let stream = gpu.stream();
+    let mut rng = XorShift::new(XorShift::seed_from_time());
+    let sets = cold_inputs::sets_per_library(2 * (m * k + n * k), cold_inputs::l2_bytes(gpu));
+    let (a0, b0) = (
+        stream.clone_htod(&random_bf16(m * k, &mut rng))?,
+        stream.clone_htod(&random_bf16(n * k, &mut rng))?,
+    );
+    let mut ours_in = InputSets::copies(gpu, (&a0, &b0, None), m, n, sets)?;
+    let mut ref_in = InputSets::copies(gpu, (&a0, &b0, None), m, n, sets)?;
+    drop((a0, b0));
+    let (ours_a, ours_b) = (&ours_in.a, &ours_in.b);
+    let plans: Vec<GemmPlan<'_>> = ours_in
+        .d
+        .iter_mut()
+        .enumerate()
+        .map(|(i, d)| {
+            plan(
+                gpu,
+                kernels,
+                tuning,
+                &ours_a[i],
+                &ours_b[i],
+                None,
+                d,
+                (m, n, k),
+            )
+        })
+        .collect::<Result<_>>()?;
+    let warmup = cold_inputs::warmup_launches(sets);
+    let mut timer = QueuedTimer::<3>::new();
+    let total = reps + warmup;
+    for rep in 0..=total {
+        let i = rep % sets;
+        let (a, b, d) = (&ref_in.a[i], &ref_in.b[i], &mut ref_in.d[i]);
+        if rep == total {
+            trace.clear(gpu)?;
+        }
+        timer.time(gpu, 1, || {
+            cublas_gemm_bf16(blas, gpu, a, b, d, m, n, k, 1.0, 0.0)
+        })?;
+        let slot = if rep == total { 2 } else { 0 };
+        timer.time(gpu, slot, || plans[i].run(gpu, 1.0, 0.0))?;
+    }
+    let timeline = trace.read(gpu)?;
+    let [ours, theirs, traced] = timer.finish(gpu, 0)?;
+    let p = &plans[0];
+    Ok(TraceRow {
+        plan: (p.config(), p.split_k().unwrap_or(1), p.grid()),
+        ours_ms: median(ours.into_iter().skip(warmup).collect()),
+        cublas_ms: median(theirs.into_iter().skip(warmup).collect()),
+        traced_ms: traced.first().copied().unwrap_or(f64::NAN),
+        timeline,
+    })
+}

@@ -438,6 +438,34 @@ impl Kernels {
         Ok(k)
     }
 
+    /// The device address and size in bytes of the module's global
+    /// variable `name` (`cuModuleGetGlobal`), or `None` when the module
+    /// has none of that name (e.g. [`crate::trace`]'s array outside a
+    /// traced build).
+    ///
+    /// ```no_run
+    /// let gpu = baton_runtime::Gpu::new(0)?;
+    /// let kernels = gpu.load_kernels(baton_runtime::Variant::Release)?;
+    /// assert!(kernels.global("no_such_global")?.is_none());
+    /// # Ok::<(), baton_runtime::Error>(())
+    /// ```
+    pub fn global(&self, name: &str) -> Result<Option<(sys::CUdeviceptr, usize)>> {
+        let Ok(cname) = CString::new(name) else {
+            return Ok(None);
+        };
+        self.module.ctx.bind_to_thread()?;
+        let (mut ptr, mut bytes): (sys::CUdeviceptr, usize) = (0, 0);
+        // SAFETY: valid module handle, NUL-terminated name; writes two scalars.
+        let r = unsafe {
+            sys::cuModuleGetGlobal_v2(&mut ptr, &mut bytes, self.module.handle, cname.as_ptr())
+        };
+        if r == CUresult::CUDA_ERROR_NOT_FOUND {
+            return Ok(None);
+        }
+        check(r)?;
+        Ok(Some((ptr, bytes)))
+    }
+
     /// The kernel `name` (a fresh lookup: see [`shared`](Self::shared)).
     /// Errors: [`Error::UnknownKernel`] listing the module's kernels.
     pub fn get(&self, name: &str) -> Result<Kernel> {

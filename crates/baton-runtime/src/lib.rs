@@ -43,6 +43,7 @@ pub mod pitched_copy;
 pub mod ptx;
 mod target;
 pub mod tensor_map;
+pub mod trace;
 
 /// The README's Rust examples ("Use from Rust", the CPU pipeline), compiled
 /// and run as this crate's doc tests.

@@ -31,3 +31,4 @@ pub mod gemm_sm100;
 pub mod gemm_sm100_block_scaled;
 pub mod sm90;
 pub mod smem_io;
+pub mod trace;

@@ -2,6 +2,7 @@
 //! how many registers) and its dispatch; the CTA's setup before the roles
 //! start.
 
+use crate::trace::{self, Event};
 use baton::arch::ptx::{
     cluster_sync, grid_dependency_launch_dependents, grid_dependency_wait, sync_threads,
     thread_idx_x,
@@ -133,6 +134,8 @@ macro_rules! dispatch_roles {
 #[inline(always)]
 pub fn init_then_sync<const CLUSTER_M: u32>(init: impl FnOnce()) {
     if thread_idx_x() == 0 {
+        trace::stamp(Event::Entry, false);
+        trace::stamp_sm_id();
         init();
     }
     if CLUSTER_M > 1 {
@@ -142,4 +145,7 @@ pub fn init_then_sync<const CLUSTER_M: u32>(init: impl FnOnce()) {
     }
     grid_dependency_wait();
     grid_dependency_launch_dependents();
+    if thread_idx_x() == 0 {
+        trace::stamp(Event::Synced, false);
+    }
 }

@@ -6,6 +6,7 @@
 //! the MMAs that read it.
 
 use super::stage_descriptors::StageDescriptors;
+use crate::trace::{self, Event};
 use baton::arch::ptx::wgmma::{
     self, SplitDescriptor,
     ops::{
@@ -217,6 +218,7 @@ pub fn bf16_mainloop<
 ) {
     // K block kb's MMAs stay in flight while kb-1's stage is handed back.
     let stage = consumer.acquire_stage();
+    trace::stamp_consumer0(Event::FirstFull, true);
     mma_k_block::<M, ACC>(acc, descs.at(stage.index()), false);
     let mut pending: PendingRelease<'a> = stage.defer_release();
     for _ in 1..k_blocks {
@@ -227,6 +229,7 @@ pub fn bf16_mainloop<
         pending = stage.defer_release();
     }
     wgmma::wait_group::<0>();
+    trace::stamp_consumer0(Event::LastMainloopDone, false);
     release_stage::<CLUSTER_M>(pending, signaller);
 }
 
@@ -299,6 +302,7 @@ pub fn bf16_pingpong_mainloop<
     signaller: bool,
 ) -> PendingRelease<'a> {
     let stage = consumer.acquire_stage();
+    trace::stamp_consumer0(Event::FirstFull, true);
     let s = stage.index();
     mma_k_block_128::<M, ACC>(top, bottom, top_descs.at(s), bottom_descs.at(s).0, false);
     let mut pending: PendingRelease<'a> = stage.defer_release();
@@ -326,5 +330,6 @@ pub fn finish_pingpong_mainloop<const CLUSTER_M: u32>(
     signaller: bool,
 ) {
     wgmma::wait_group::<0>();
+    trace::stamp_consumer0(Event::LastMainloopDone, false);
     release_stage::<CLUSTER_M>(pending, signaller);
 }

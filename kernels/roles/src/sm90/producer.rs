@@ -5,6 +5,7 @@
 //! kernel's loader.
 
 use super::schedule::{ClusterWork, TileRows};
+use crate::trace::{self, Event};
 use baton::arch::ptx::BarrierRef;
 use baton::arch::ptx::tma::{TensorMap, load_2d, load_2d_multicast, load_3d, load_3d_multicast};
 use baton::smem::SharedRef;
@@ -108,6 +109,7 @@ impl<'a, P: TilePayload, const STAGES: usize, const CLUSTER_M: u32>
         tile_of: impl Fn(&ClusterWork<CLUSTER_M>, u32) -> (u32, u32, u32),
         mut per_tile: impl FnMut(ProducerTile) -> (u32, L),
     ) {
+        trace::stamp(Event::ProducerStart, false);
         let mut producer = self.input.producer();
         for seg in self.work.segments() {
             let (batch, tm, tn) = tile_of(&self.work, seg.unit);
@@ -128,7 +130,9 @@ impl<'a, P: TilePayload, const STAGES: usize, const CLUSTER_M: u32>
                 load(stage.tiles(), stage.barrier(), kb);
             }
         }
+        trace::stamp(Event::LastLoadIssued, false);
         producer.drain();
+        trace::stamp(Event::ProducerDone, false);
     }
 
     /// [`run`](Self::run) where every stage's `full` barrier expects the
@@ -143,6 +147,7 @@ impl<'a, P: TilePayload, const STAGES: usize, const CLUSTER_M: u32>
         self,
         mut per_tile: impl FnMut(ProducerTile) -> (u32, L),
     ) {
+        trace::stamp(Event::ProducerStart, false);
         let mut producer = self.input.producer();
         for seg in self.work.segments() {
             let (tm, tn) = self.work.tile_of(seg.unit);
@@ -159,7 +164,9 @@ impl<'a, P: TilePayload, const STAGES: usize, const CLUSTER_M: u32>
                 load(stage.tiles(), stage.barrier(), kb);
             }
         }
+        trace::stamp(Event::LastLoadIssued, false);
         producer.drain();
+        trace::stamp(Event::ProducerDone, false);
     }
 }
 

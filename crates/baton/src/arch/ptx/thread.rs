@@ -31,6 +31,9 @@ special_reg!(/// Rank of this CTA in its cluster.
     cluster_cta_rank, "%cluster_ctarank");
 special_reg!(/// Number of CTAs in the cluster.
     cluster_size, "%cluster_nctarank");
+special_reg!(/// The SM this thread runs on (`%smid`; for traces, not for indexing:
+    /// not guaranteed contiguous).
+    sm_id, "%smid");
 
 /// Warp index in the block (`threadIdx.x / 32`); uniform across the warp.
 #[inline(always)]
@@ -171,6 +174,15 @@ pub fn global_timer_ns() -> u64 {
     let r: u64;
     // SAFETY: reads a special register (volatile: no `pure`).
     unsafe { asm!("mov.u64 {r}, %globaltimer;", r = out(reg64) r, options(nomem, nostack)) };
+    r
+}
+
+/// `%clock64`: this SM's cycle counter (not synchronized across SMs).
+#[inline(always)]
+pub fn clock_cycles() -> u64 {
+    let r: u64;
+    // SAFETY: reads a special register (volatile: no `pure`).
+    unsafe { asm!("mov.u64 {r}, %clock64;", r = out(reg64) r, options(nomem, nostack)) };
     r
 }
 

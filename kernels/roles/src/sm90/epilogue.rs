@@ -74,6 +74,26 @@ pub fn wait_ring_read<const RING: usize>() {
     }
 }
 
+/// [`wait_ring_read`] with the ring's size as a value (`groups`, 1..=8;
+/// it folds to the one instruction where `groups` is a constant).
+///
+/// ```ignore
+/// if tid == 0 { wait_ring_read_groups(4); } // cp.async.bulk.wait_group.read 3
+/// ```
+#[inline(always)]
+pub fn wait_ring_read_groups(groups: usize) {
+    match groups {
+        0 | 1 => wait_ring_read::<1>(),
+        2 => wait_ring_read::<2>(),
+        3 => wait_ring_read::<3>(),
+        4 => wait_ring_read::<4>(),
+        5 => wait_ring_read::<5>(),
+        6 => wait_ring_read::<6>(),
+        7 => wait_ring_read::<7>(),
+        _ => wait_ring_read::<8>(),
+    }
+}
+
 /// Where the epilogue's C comes from: nowhere ([`NoC`], D = alpha·acc) or
 /// the warpgroup's `EpiLoadPipeline` ([`LoadedC`]).
 pub trait CSource {
@@ -194,10 +214,15 @@ impl StoreOrigin for (i32, i32, i32) {
 ///
 /// Protocol contract:
 /// * beta = 0: D rotates through the `RING` buffers across tiles
-///   (`d_next` counts the sub-tiles stored so far); before writing buffer
-///   `s` the signalling thread waits until at most `RING - 1` stores are
-///   still reading (`cp.async.bulk.wait_group.read`), then a named barrier
-///   (`1 + wg`, 128 threads) lets the warpgroup write it;
+///   (`d_next` counts the sub-tiles stored so far), in batches of up to
+///   `RING` sub-tiles (rings of 4 or more; one sub-tile with fewer): before
+///   writing a batch the signalling thread waits until the batch's buffers
+///   are read (`cp.async.bulk.wait_group.read`: 0 groups of stores still
+///   reading for a whole-ring batch, `RING − 1` for one sub-tile),
+///   then a named barrier (`1 + wg`, 128 threads) lets the warpgroup write
+///   the batch into distinct buffers; after the writes one
+///   `fence.proxy.async.shared` and one named barrier, then the signalling
+///   thread issues the batch's stores as one commit group;
 /// * beta ≠ 0: sub-tile `j` is C stage `wait_full()` of the warpgroup's
 ///   `EpiLoadPipeline`; every thread reads its C values and writes D over
 ///   them (same addresses, same thread); the stage goes back to the C-load
@@ -205,8 +230,9 @@ impl StoreOrigin for (i32, i32, i32) {
 ///   later, the tile's last at the tile's end — so up to `RING` C loads are
 ///   in flight and D needs no buffer of its own.
 ///
-/// In both, after the writes: `fence.proxy.async.shared`, the named
-/// barrier, and the signalling thread issues the TMA store and commits it.
+/// With beta ≠ 0, after each sub-tile's writes: `fence.proxy.async.shared`,
+/// the named barrier, and the signalling thread issues the TMA store and
+/// commits it.
 /// TMA clips ragged edges; stores drain while the warpgroup starts the
 /// next tile's main loop (wait for them all before exit:
 /// `store_wait_group::<0>()`). Build it per tile, after the main loop
@@ -261,27 +287,13 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
         let residual = c.active();
         let beta = c.beta();
         let bufs = self.bufs;
-        baton::unroll!(J in [0, 1, 2, 3, 4, 5, 6, 7] {
-          if J < subtiles {
-            let slot = if residual {
-                c.wait_full()
-            } else {
-                // The buffer is free once the store issued from it one
-                // rotation ago has finished reading it.
-                if signaller {
-                    wait_ring_read::<RING>();
-                }
-                named_barrier_sync(1 + wg, 128);
-                (d_next + J) % RING as u32
-            };
-            // SAFETY: slot < RING.
-            let buf_tile = unsafe { bufs.at_unchecked(slot as usize) };
-            let buf = buf_tile.addr();
+        // One sub-tile's registers (16J + 4Q + 2H (+1): row + 8H, columns
+        // 8Q + 2(lane % 4) (+1) of sub-tile J) into `buf`, as bf16
+        // `alpha·acc + beta·C` (C read from `buf` first when active).
+        let write = |j: usize, buf: u32| {
             baton::unroll!(Q in [0, 1, 2, 3] {
                 baton::unroll!(H in [0, 1] {
-                    // Registers 16J + 4Q + 2H (+1): row + 8H, columns
-                    // 8Q + 2(lane % 4) (+1) of sub-tile J.
-                    let i = (16 * J + 4 * Q + 2 * H) as usize;
+                    let i = 16 * j + (4 * Q + 2 * H) as usize;
                     let r = row + 8 * H;
                     let off = swizzled64(r, 4 * Q + lane % 4);
                     let (mut x0, mut x1) = (alpha * acc[i], alpha * acc[i + 1]);
@@ -298,6 +310,77 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
                     unsafe { st_shared_u32(buf + off, pack_bf16x2(x0, x1)) };
                 });
             });
+        };
+        if !residual && RING >= 4 {
+            // The D ring in batches of its RING sub-tiles (rings of 4 or
+            // more; the FP8 kernels' rings of 2 keep one sub-tile at a
+            // time below, where this form costs the two-wave 128×256 FP8
+            // kernel a spill): wait until the batch's buffers are read, write the batch into distinct
+            // buffers, then one proxy fence, one barrier and the batch's
+            // stores as one commit group — two barriers and one fence per
+            // batch instead of per sub-tile (session 18's trace: ~620
+            // cycles per sub-tile, 5.4 k cycles per 128×256 tile).
+            let batch_len = RING;
+            baton::unroll!(J in [0, 1, 2, 3, 4, 5, 6, 7] {
+              if J < subtiles {
+                let batch_start = J as usize % batch_len == 0;
+                let batch_end = J as usize % batch_len == batch_len - 1 || J + 1 == subtiles;
+                if batch_start {
+                    if signaller {
+                        // Groups of `batch_len` stores: a batch's buffers are
+                        // free once at most RING / batch_len − 1 groups read.
+                        wait_ring_read_groups(RING / batch_len);
+                    }
+                    named_barrier_sync(1 + wg, 128);
+                }
+                let slot = (d_next + J) % RING as u32;
+                // SAFETY: slot < RING.
+                let buf_tile = unsafe { bufs.at_unchecked(slot as usize) };
+                write(J as usize, buf_tile.addr());
+                if batch_end {
+                    fence_proxy_async_shared();
+                    named_barrier_sync(1 + wg, 128);
+                    if signaller {
+                        // The batch's sub-tiles (constants: the batch is
+                        // known at each unrolled J).
+                        baton::unroll!(I in [0, 1, 2, 3, 4, 5, 6, 7] {
+                          if I <= J && I >= J - J % batch_len as u32 {
+                            // SAFETY: slot < RING; D map per the contract;
+                            // the buffer holds the finished sub-tile I
+                            // (fenced for the async proxy).
+                            unsafe {
+                                let buf = if I == J {
+                                    buf_tile
+                                } else {
+                                    bufs.at_unchecked(((d_next + I) % RING as u32) as usize)
+                                };
+                                origin(I).store(self.map_d, buf);
+                            }
+                          }
+                        });
+                        store_commit_group();
+                    }
+                }
+              }
+            });
+            return;
+        }
+        baton::unroll!(J in [0, 1, 2, 3, 4, 5, 6, 7] {
+          if J < subtiles {
+            let slot = if residual {
+                c.wait_full()
+            } else {
+                // The buffer is free once the store issued from it one
+                // rotation ago has finished reading it.
+                if signaller {
+                    wait_ring_read::<RING>();
+                }
+                named_barrier_sync(1 + wg, 128);
+                (d_next + J) % RING as u32
+            };
+            // SAFETY: slot < RING.
+            let buf_tile = unsafe { bufs.at_unchecked(slot as usize) };
+            write(J as usize, buf_tile.addr());
             fence_proxy_async_shared();
             named_barrier_sync(1 + wg, 128);
             if signaller {

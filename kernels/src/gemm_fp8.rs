@@ -691,15 +691,22 @@ unsafe fn gemm<
                   if (W as usize) < waves {
                     let acc = if W == 0 { &acc } else { &acc_hi };
                     let (wm, wn) = if m_waves == 2 { (W, 0) } else { (0, W) };
-                    // SAFETY: D map per the kernel contract.
+                    let origin = |j: u32| {
+                        (
+                            (tn * bn + wn * 128) as i32 + (j as usize * SUB_COLS) as i32,
+                            (tm * bm + wm * WAVE_M) as i32 + (wg * SUB_ROWS) as i32,
+                        )
+                    };
+                    let subtiles = (wave_n / SUB_COLS) as u32;
+                    // SAFETY: D map per the kernel contract. The 256-row
+                    // kernels write their ring of 2 as one batch (the
+                    // 128×256 one spills 8 bytes with it).
                     unsafe {
-                        epilogue.store(acc, 1.0, &mut NoC, d_next, (wave_n / SUB_COLS) as u32, #[inline(always)]
-                        |j| {
-                            (
-                                (tn * bn + wn * 128) as i32 + (j as usize * SUB_COLS) as i32,
-                                (tm * bm + wm * WAVE_M) as i32 + (wg * SUB_ROWS) as i32,
-                            )
-                        })
+                        if BM == 256 {
+                            epilogue.store(acc, 1.0, &mut NoC, d_next, subtiles, origin)
+                        } else {
+                            epilogue.store_one_at_a_time(acc, 1.0, &mut NoC, d_next, subtiles, origin)
+                        }
                     };
                     if (wave_n / SUB_COLS) % 2 == 1 {
                         d_next ^= 1;

@@ -215,7 +215,7 @@ impl StoreOrigin for (i32, i32, i32) {
 /// Protocol contract:
 /// * beta = 0: D rotates through the `RING` buffers across tiles
 ///   (`d_next` counts the sub-tiles stored so far), in batches of up to
-///   `RING` sub-tiles (rings of 4 or more; one sub-tile with fewer): before
+///   `RING` sub-tiles with [`store`](Self::store), one at a time with [`store_one_at_a_time`](Self::store_one_at_a_time)): before
 ///   writing a batch the signalling thread waits until the batch's buffers
 ///   are read (`cp.async.bulk.wait_group.read`: 0 groups of stores still
 ///   reading for a whole-ring batch, `RING − 1` for one sub-tile),
@@ -259,7 +259,11 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
     /// (registers `16J + 4Q + 2H (+1)` hold row `row + 8H`, columns
     /// `8Q + 2(lane % 4) (+1)` of sub-tile `J`) as bf16
     /// `alpha·acc + beta·C`; `origin(J)` is sub-tile `J`'s (column, row) in
-    /// D, or (column, row, matrix) of a batched D ([`StoreOrigin`]).
+    /// D, or (column, row, matrix) of a batched D ([`StoreOrigin`]). With
+    /// beta = 0 it writes the ring's `RING` sub-tiles as one batch (one
+    /// proxy fence, two barriers, one commit group: see the contract);
+    /// [`store_one_at_a_time`](Self::store_one_at_a_time) is the form
+    /// without batches.
     ///
     /// # Safety
     /// `map_d` is a valid tensor map of D; with `c` active, the C-load
@@ -272,6 +276,48 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub unsafe fn store<const ACC: usize, C: CSource, O: StoreOrigin>(
+        &self,
+        acc: &[f32; ACC],
+        alpha: f32,
+        c: &mut C,
+        d_next: u32,
+        subtiles: u32,
+        origin: impl Fn(u32) -> O,
+    ) {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.store_with::<true, ACC, C, O>(acc, alpha, c, d_next, subtiles, origin) }
+    }
+
+    /// [`store`](Self::store) one sub-tile at a time with beta = 0 too
+    /// (a fence and two barriers per sub-tile; the wait before writing a
+    /// buffer lets `RING − 1` stores still read): the FP8 kernels' rings of
+    /// 2 except in the 256-row ones (the 128×256 FP8 kernel spills 8 bytes
+    /// with batches).
+    ///
+    /// # Safety
+    /// As [`store`](Self::store).
+    ///
+    /// ```ignore
+    /// unsafe { epilogue.store_one_at_a_time(&acc, 1.0, &mut NoC, d_next, 4, |j| (col0 + 32 * j as i32, row0)) };
+    /// ```
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn store_one_at_a_time<const ACC: usize, C: CSource, O: StoreOrigin>(
+        &self,
+        acc: &[f32; ACC],
+        alpha: f32,
+        c: &mut C,
+        d_next: u32,
+        subtiles: u32,
+        origin: impl Fn(u32) -> O,
+    ) {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.store_with::<false, ACC, C, O>(acc, alpha, c, d_next, subtiles, origin) }
+    }
+
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn store_with<const BATCH: bool, const ACC: usize, C: CSource, O: StoreOrigin>(
         &self,
         acc: &[f32; ACC],
         alpha: f32,
@@ -311,15 +357,13 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
                 });
             });
         };
-        if !residual && RING >= 4 {
-            // The D ring in batches of its RING sub-tiles (rings of 4 or
-            // more; the FP8 kernels' rings of 2 keep one sub-tile at a
-            // time below, where this form costs the two-wave 128×256 FP8
-            // kernel a spill): wait until the batch's buffers are read, write the batch into distinct
-            // buffers, then one proxy fence, one barrier and the batch's
-            // stores as one commit group — two barriers and one fence per
-            // batch instead of per sub-tile (session 18's trace: ~620
-            // cycles per sub-tile, 5.4 k cycles per 128×256 tile).
+        if !residual && BATCH {
+            // The D ring in batches of its RING sub-tiles (`store`): wait
+            // until the batch's buffers are read, write the batch into
+            // distinct buffers, then one proxy fence, one barrier and the
+            // batch's stores as one commit group — two barriers and one
+            // fence per batch instead of per sub-tile (session 18's trace:
+            // ~620 cycles per sub-tile, 5.4 k cycles per 128×256 tile).
             let batch_len = RING;
             baton::unroll!(J in [0, 1, 2, 3, 4, 5, 6, 7] {
               if J < subtiles {

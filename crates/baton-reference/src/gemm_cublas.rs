@@ -159,6 +159,35 @@ struct InputSets {
 }
 
 impl InputSets {
+    /// Fresh random A, B (and C when `with_c`) copied into two libraries'
+    /// input sets, each enough sets that a rotation reads more than twice
+    /// the L2 cache ([`cold_inputs`]); returns (ours, the reference's,
+    /// sets per library).
+    fn cold_pair(
+        gpu: &Gpu,
+        (m, n, k): (usize, usize, usize),
+        with_c: bool,
+    ) -> Result<(Self, Self, usize)> {
+        let stream = gpu.stream();
+        let mut rng = XorShift::new(XorShift::seed_from_time());
+        // Bytes one launch reads: A, B and (with beta) C.
+        let read_bytes = 2 * (m * k + n * k + if with_c { m * n } else { 0 });
+        let sets = cold_inputs::sets_per_library(read_bytes, cold_inputs::l2_bytes(gpu));
+        let (a0, b0) = (
+            stream.clone_htod(&random_bf16(m * k, &mut rng))?,
+            stream.clone_htod(&random_bf16(n * k, &mut rng))?,
+        );
+        let c0 = with_c
+            .then(|| stream.clone_htod(&random_bf16(m * n, &mut rng)))
+            .transpose()?;
+        let first = (&a0, &b0, c0.as_ref());
+        Ok((
+            Self::copies(gpu, first, m, n, sets)?,
+            Self::copies(gpu, first, m, n, sets)?,
+            sets,
+        ))
+    }
+
     /// `sets` copies of the first set's A, B and C (device-to-device: the
     /// same values at other addresses), each with its own NaN-poisoned D.
     fn copies(
@@ -211,22 +240,7 @@ pub fn bench_shape(
     mut progress: impl FnMut(),
 ) -> Result<BenchRow> {
     let stream = gpu.stream();
-    let mut rng = XorShift::new(XorShift::seed_from_time());
-    let with_c = beta != 0.0;
-    // Bytes one launch reads: A, B and (with beta) C.
-    let read_bytes = 2 * (m * k + n * k + if with_c { m * n } else { 0 });
-    let sets = cold_inputs::sets_per_library(read_bytes, cold_inputs::l2_bytes(gpu));
-    let (a0, b0) = (
-        stream.clone_htod(&random_bf16(m * k, &mut rng))?,
-        stream.clone_htod(&random_bf16(n * k, &mut rng))?,
-    );
-    let c0 = with_c
-        .then(|| stream.clone_htod(&random_bf16(m * n, &mut rng)))
-        .transpose()?;
-    let first = (&a0, &b0, c0.as_ref());
-    let mut ours_in = InputSets::copies(gpu, first, m, n, sets)?;
-    let mut ref_in = InputSets::copies(gpu, first, m, n, sets)?;
-    drop((a0, b0, c0));
+    let (mut ours_in, mut ref_in, sets) = InputSets::cold_pair(gpu, (m, n, k), beta != 0.0)?;
     // Verify before timing: ours and cuBLAS on their first sets (same
     // values; D poisoned).
     {
@@ -342,16 +356,7 @@ pub fn trace_shape(
     let Some(trace) = baton_runtime::trace::TraceBuffer::of(kernels)? else {
         return Err(Error::NotTraced);
     };
-    let stream = gpu.stream();
-    let mut rng = XorShift::new(XorShift::seed_from_time());
-    let sets = cold_inputs::sets_per_library(2 * (m * k + n * k), cold_inputs::l2_bytes(gpu));
-    let (a0, b0) = (
-        stream.clone_htod(&random_bf16(m * k, &mut rng))?,
-        stream.clone_htod(&random_bf16(n * k, &mut rng))?,
-    );
-    let mut ours_in = InputSets::copies(gpu, (&a0, &b0, None), m, n, sets)?;
-    let mut ref_in = InputSets::copies(gpu, (&a0, &b0, None), m, n, sets)?;
-    drop((a0, b0));
+    let (mut ours_in, mut ref_in, sets) = InputSets::cold_pair(gpu, (m, n, k), false)?;
     let (ours_a, ours_b) = (&ours_in.a, &ours_in.b);
     let plans: Vec<GemmPlan<'_>> = ours_in
         .d

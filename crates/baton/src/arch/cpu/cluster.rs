@@ -21,7 +21,10 @@
 //! A thread outside any runner (a plain test thread, a loom model) is CTA 0
 //! of a cluster of one: `arrive_cluster(0)` works, other ranks panic.
 
-use super::block::{BlockBarrier, Warp};
+use super::block::BlockBarrier;
+// The cluster runner's (not built under loom, whose models run no cluster).
+#[cfg(not(loom))]
+use super::block::Warp;
 use super::sync::thread_local;
 use super::tcgen05::TmemState;
 use crate::smem::SharedRef;

@@ -100,6 +100,8 @@ impl TmemInner {
     }
 }
 
+// Used by the cluster runner, which loom builds leave out.
+#[cfg_attr(loom, allow(dead_code))]
 impl TmemState {
     pub(crate) fn new() -> Self {
         Self {

@@ -259,6 +259,9 @@ enum BenchWhat {
         /// Stream-K minimum segment (as `bench gemm --stream-k`; 0: off).
         #[arg(long)]
         stream_k: Option<u32>,
+        /// One input set per library instead of cold rotating sets: the operands stay in L2 between launches (what is left of the first stage's latency is not DRAM's).
+        #[arg(long)]
+        hot: bool,
     },
     /// Pipeline API vs hand-written mbarrier handoffs (throughput, loop sizes).
     ZeroCost {
@@ -312,6 +315,7 @@ fn main() {
                 config,
                 split_k,
                 stream_k,
+                hot,
             } => baton_cli::trace_bench::run(
                 ordinal,
                 &shape,
@@ -322,6 +326,7 @@ fn main() {
                     ..Default::default()
                 },
                 reps.max(1),
+                hot,
             ),
             BenchWhat::Gemm {
                 ordinal,

@@ -3,8 +3,8 @@
 //! `baton_runtime::trace`), beside cuBLAS in the same process.
 //!
 //! Per shape: ours and cuBLAS timed as `bench gemm` times them (cold
-//! inputs, queued, median), then one traced launch of ours after a cuBLAS
-//! launch. Printed: the plan, both medians and the ratio, the traced
+//! inputs, queued, median; `--hot`: one input set each, L2-resident), then
+//! one traced launch of ours after a cuBLAS launch. Printed: the plan, both medians and the ratio, the traced
 //! launch's event time, its CTAs' span (first entry to last exit) and the
 //! difference (time outside any CTA: launch latency and teardown), and the
 //! per-event and per-phase spreads over CTAs.
@@ -46,12 +46,14 @@ pub fn render((m, n, k): (usize, usize, usize), row: &TraceRow) -> String {
     )
 }
 
-/// Runs the trace for each shape; fails on the first error.
+/// Runs the trace for each shape (`hot`: one input set per library, the
+/// operands L2-resident; see `trace_shape`); fails on the first error.
 pub fn run(
     ordinal: usize,
     shapes: &[(usize, usize, usize)],
     tuning: GemmTuning,
     reps: usize,
+    hot: bool,
 ) -> Outcome {
     let (gpu, kernels) = match open_gpu_kernels(ordinal, Variant::Release) {
         Ok(x) => x,
@@ -66,7 +68,7 @@ pub fn run(
         }
     };
     for &shape in shapes {
-        match trace_shape(&gpu, &kernels, &blas, shape, tuning, reps) {
+        match trace_shape(&gpu, &kernels, &blas, shape, tuning, reps, hot) {
             Ok(row) => println!("{}", render(shape, &row)),
             Err(e) => {
                 println!("FAIL {}x{}x{}: {e}", shape.0, shape.1, shape.2);

@@ -161,18 +161,24 @@ struct InputSets {
 impl InputSets {
     /// Fresh random A, B (and C when `with_c`) copied into two libraries'
     /// input sets, each enough sets that a rotation reads more than twice
-    /// the L2 cache ([`cold_inputs`]); returns (ours, the reference's,
-    /// sets per library).
+    /// the L2 cache ([`cold_inputs`]), or one set each when `hot` (every
+    /// launch then finds its operands in L2, as far as they fit); returns
+    /// (ours, the reference's, sets per library).
     fn cold_pair(
         gpu: &Gpu,
         (m, n, k): (usize, usize, usize),
         with_c: bool,
+        hot: bool,
     ) -> Result<(Self, Self, usize)> {
         let stream = gpu.stream();
         let mut rng = XorShift::new(XorShift::seed_from_time());
         // Bytes one launch reads: A, B and (with beta) C.
         let read_bytes = 2 * (m * k + n * k + if with_c { m * n } else { 0 });
-        let sets = cold_inputs::sets_per_library(read_bytes, cold_inputs::l2_bytes(gpu));
+        let sets = if hot {
+            1
+        } else {
+            cold_inputs::sets_per_library(read_bytes, cold_inputs::l2_bytes(gpu))
+        };
         let (a0, b0) = (
             stream.clone_htod(&random_bf16(m * k, &mut rng))?,
             stream.clone_htod(&random_bf16(n * k, &mut rng))?,
@@ -240,7 +246,7 @@ pub fn bench_shape(
     mut progress: impl FnMut(),
 ) -> Result<BenchRow> {
     let stream = gpu.stream();
-    let (mut ours_in, mut ref_in, sets) = InputSets::cold_pair(gpu, (m, n, k), beta != 0.0)?;
+    let (mut ours_in, mut ref_in, sets) = InputSets::cold_pair(gpu, (m, n, k), beta != 0.0, false)?;
     // Verify before timing: ours and cuBLAS on their first sets (same
     // values; D poisoned).
     {
@@ -342,7 +348,10 @@ pub struct TraceRow {
 /// Times ours and cuBLAS as [`bench_shape`] does (cold inputs, queued,
 /// `reps` each, beta = 0), then traces one more launch of ours, enqueued
 /// after a cuBLAS launch like every timed one: zero the trace array, cuBLAS,
-/// ours between its events. `kernels` must be a traced module
+/// ours between its events. With `hot`, each library runs on one input
+/// set, so its operands stay in L2 between launches (as far as they fit):
+/// what is left of the time to the first full stage is not DRAM's.
+/// `kernels` must be a traced module
 /// ([`baton_runtime::trace::TraceBuffer::of`]); otherwise
 /// [`Error::NotTraced`] says how to build one.
 pub fn trace_shape(
@@ -352,11 +361,12 @@ pub fn trace_shape(
     (m, n, k): (usize, usize, usize),
     tuning: GemmTuning,
     reps: usize,
+    hot: bool,
 ) -> Result<TraceRow> {
     let Some(trace) = baton_runtime::trace::TraceBuffer::of(kernels)? else {
         return Err(Error::NotTraced);
     };
-    let (mut ours_in, mut ref_in, sets) = InputSets::cold_pair(gpu, (m, n, k), false)?;
+    let (mut ours_in, mut ref_in, sets) = InputSets::cold_pair(gpu, (m, n, k), false, hot)?;
     let (ours_a, ours_b) = (&ours_in.a, &ours_in.b);
     let plans: Vec<GemmPlan<'_>> = ours_in
         .d

@@ -74,26 +74,6 @@ pub fn wait_ring_read<const RING: usize>() {
     }
 }
 
-/// [`wait_ring_read`] with the ring's size as a value (`groups`, 1..=8;
-/// it folds to the one instruction where `groups` is a constant).
-///
-/// ```ignore
-/// if tid == 0 { wait_ring_read_groups(4); } // cp.async.bulk.wait_group.read 3
-/// ```
-#[inline(always)]
-pub fn wait_ring_read_groups(groups: usize) {
-    match groups {
-        0 | 1 => wait_ring_read::<1>(),
-        2 => wait_ring_read::<2>(),
-        3 => wait_ring_read::<3>(),
-        4 => wait_ring_read::<4>(),
-        5 => wait_ring_read::<5>(),
-        6 => wait_ring_read::<6>(),
-        7 => wait_ring_read::<7>(),
-        _ => wait_ring_read::<8>(),
-    }
-}
-
 /// Where the epilogue's C comes from: nowhere ([`NoC`], D = alpha·acc) or
 /// the warpgroup's `EpiLoadPipeline` ([`LoadedC`]).
 pub trait CSource {
@@ -364,16 +344,15 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
             // batch's stores as one commit group — two barriers and one
             // fence per batch instead of per sub-tile (session 18's trace:
             // ~620 cycles per sub-tile, 5.4 k cycles per 128×256 tile).
-            let batch_len = RING;
             baton::unroll!(J in [0, 1, 2, 3, 4, 5, 6, 7] {
               if J < subtiles {
-                let batch_start = J as usize % batch_len == 0;
-                let batch_end = J as usize % batch_len == batch_len - 1 || J + 1 == subtiles;
+                let batch_start = J as usize % RING == 0;
+                let batch_end = J as usize % RING == RING - 1 || J + 1 == subtiles;
                 if batch_start {
                     if signaller {
-                        // Groups of `batch_len` stores: a batch's buffers are
-                        // free once at most RING / batch_len − 1 groups read.
-                        wait_ring_read_groups(RING / batch_len);
+                        // A batch uses the whole ring: free once no
+                        // earlier store still reads.
+                        store_wait_group_read::<0>();
                     }
                     named_barrier_sync(1 + wg, 128);
                 }
@@ -388,7 +367,7 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
                         // The batch's sub-tiles (constants: the batch is
                         // known at each unrolled J).
                         baton::unroll!(I in [0, 1, 2, 3, 4, 5, 6, 7] {
-                          if I <= J && I >= J - J % batch_len as u32 {
+                          if I <= J && I >= J - J % RING as u32 {
                             // SAFETY: slot < RING; D map per the contract;
                             // the buffer holds the finished sub-tile I
                             // (fenced for the async proxy).

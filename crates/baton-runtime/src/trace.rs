@@ -29,15 +29,7 @@
 use crate::error::Result;
 use crate::{Gpu, Kernels};
 pub use baton_kernel_roles::trace::{EVENTS, Event, MAX_CTAS, SYMBOL, WORDS, WORDS_PER_RECORD};
-use cudarc::driver::DriverError;
-use cudarc::driver::sys::{self, CUresult};
-
-fn check(r: CUresult) -> std::result::Result<(), DriverError> {
-    match r {
-        CUresult::CUDA_SUCCESS => Ok(()),
-        e => Err(DriverError(e)),
-    }
-}
+use cudarc::driver::{result, sys};
 
 /// A traced module's trace array ([`SYMBOL`]).
 #[derive(Clone, Copy, Debug)]
@@ -75,7 +67,7 @@ impl TraceBuffer {
     pub fn clear(&self, gpu: &Gpu) -> Result<()> {
         gpu.context().bind_to_thread()?;
         // SAFETY: the module's global of `bytes` bytes; stream-ordered.
-        check(unsafe { sys::cuMemsetD8Async(self.ptr, 0, self.bytes, gpu.stream().cu_stream()) })?;
+        unsafe { result::memset_d8_async(self.ptr, 0, self.bytes, gpu.stream().cu_stream()) }?;
         Ok(())
     }
 
@@ -92,7 +84,7 @@ impl TraceBuffer {
         let mut words = vec![0u64; WORDS];
         // SAFETY: `words` holds `bytes` bytes (checked in `of`); the stream
         // is idle.
-        check(unsafe { sys::cuMemcpyDtoH_v2(words.as_mut_ptr().cast(), self.ptr, self.bytes) })?;
+        unsafe { result::memcpy_dtoh_sync(&mut words, self.ptr) }?;
         Ok(Timeline::from_words(&words))
     }
 }

@@ -159,6 +159,24 @@ struct InputSets {
 }
 
 impl InputSets {
+    /// One plan per set, each over that set's A, B, C and D. C only where
+    /// it is read (beta ≠ 0: sets without C have none): the plans of a
+    /// GEMM without C may be swap-AB (small M), as a caller's would.
+    fn plans(
+        &mut self,
+        gpu: &Gpu,
+        kernels: &Kernels,
+        tuning: GemmTuning,
+        mnk: (usize, usize, usize),
+    ) -> Result<Vec<GemmPlan<'_>>> {
+        let (a, b, c) = (&self.a, &self.b, &self.c);
+        self.d
+            .iter_mut()
+            .enumerate()
+            .map(|(i, d)| plan(gpu, kernels, tuning, &a[i], &b[i], c.get(i), d, mnk))
+            .collect()
+    }
+
     /// Fresh random A, B (and C when `with_c`) copied into two libraries'
     /// input sets, each enough sets that a rotation reads more than twice
     /// the L2 cache ([`cold_inputs`]), or one set each when `hot` (every
@@ -276,22 +294,7 @@ pub fn bench_shape(
         .collect();
     let check = Comparison::new(&stream.clone_dtoh(&ours_in.d[0])?, &theirs);
     drop(theirs);
-    let InputSets {
-        a: ours_a,
-        b: ours_b,
-        c: ours_c,
-        d: mut ours_d,
-    } = ours_in;
-    let plans: Vec<GemmPlan<'_>> = ours_d
-        .iter_mut()
-        .enumerate()
-        // C only where it is read (beta ≠ 0): the plans of a GEMM
-        // without C may be swap-AB (small M), as a caller's would.
-        .map(|(i, d)| {
-            let (a, b, c) = (&ours_a[i], &ours_b[i], ours_c.get(i));
-            plan(gpu, kernels, tuning, a, b, c, d, (m, n, k))
-        })
-        .collect::<Result<_>>()?;
+    let plans = ours_in.plans(gpu, kernels, tuning, (m, n, k))?;
     // Queued back to back, each launch between its own events (see
     // `timing`): neither side's host launch overhead is timed.
     let warmup = cold_inputs::warmup_launches(sets);
@@ -367,24 +370,7 @@ pub fn trace_shape(
         return Err(Error::NotTraced);
     };
     let (mut ours_in, mut ref_in, sets) = InputSets::cold_pair(gpu, (m, n, k), false, hot)?;
-    let (ours_a, ours_b) = (&ours_in.a, &ours_in.b);
-    let plans: Vec<GemmPlan<'_>> = ours_in
-        .d
-        .iter_mut()
-        .enumerate()
-        .map(|(i, d)| {
-            plan(
-                gpu,
-                kernels,
-                tuning,
-                &ours_a[i],
-                &ours_b[i],
-                None,
-                d,
-                (m, n, k),
-            )
-        })
-        .collect::<Result<_>>()?;
+    let plans = ours_in.plans(gpu, kernels, tuning, (m, n, k))?;
     let warmup = cold_inputs::warmup_launches(sets);
     let mut timer = QueuedTimer::<3>::new();
     let total = reps + warmup;

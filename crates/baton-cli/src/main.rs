@@ -262,6 +262,9 @@ enum BenchWhat {
         /// One input set per library instead of cold rotating sets: the operands stay in L2 between launches (what is left of the first stage's latency is not DRAM's).
         #[arg(long)]
         hot: bool,
+        /// Also write every CTA's events (its SM, µs after the first entry) as CSV here.
+        #[arg(long)]
+        per_cta: Option<std::path::PathBuf>,
     },
     /// Pipeline API vs hand-written mbarrier handoffs (throughput, loop sizes).
     ZeroCost {
@@ -316,6 +319,7 @@ fn main() {
                 split_k,
                 stream_k,
                 hot,
+                per_cta,
             } => baton_cli::trace_bench::run(
                 ordinal,
                 &shape,
@@ -327,6 +331,7 @@ fn main() {
                 },
                 reps.max(1),
                 hot,
+                per_cta.as_deref(),
             ),
             BenchWhat::Gemm {
                 ordinal,

@@ -14,6 +14,8 @@ use crate::commands::{Outcome, open_gpu_kernels, print_gpu_line};
 use baton_reference::gemm_check::GemmTuning;
 use baton_reference::gemm_cublas::{TraceRow, trace_shape};
 use baton_runtime::Variant;
+use baton_runtime::trace::Timeline;
+use std::path::Path;
 
 /// One shape's report, as printed.
 ///
@@ -48,12 +50,15 @@ pub fn render((m, n, k): (usize, usize, usize), row: &TraceRow) -> String {
 
 /// Runs the trace for each shape (`hot`: one input set per library, the
 /// operands L2-resident; see `trace_shape`); fails on the first error.
+/// With `per_cta`, every CTA's events go to that CSV file too
+/// (`Timeline::csv`).
 pub fn run(
     ordinal: usize,
     shapes: &[(usize, usize, usize)],
     tuning: GemmTuning,
     reps: usize,
     hot: bool,
+    per_cta: Option<&Path>,
 ) -> Outcome {
     let (gpu, kernels) = match open_gpu_kernels(ordinal, Variant::Release) {
         Ok(x) => x,
@@ -67,14 +72,28 @@ pub fn run(
             return Outcome::Fail;
         }
     };
+    let mut csv = Timeline::csv_header() + "\n";
     for &shape in shapes {
         match trace_shape(&gpu, &kernels, &blas, shape, tuning, reps, hot) {
-            Ok(row) => println!("{}", render(shape, &row)),
+            Ok(row) => {
+                println!("{}", render(shape, &row));
+                csv.push_str(
+                    &row.timeline
+                        .csv(&format!("{}x{}x{}", shape.0, shape.1, shape.2)),
+                );
+            }
             Err(e) => {
                 println!("FAIL {}x{}x{}: {e}", shape.0, shape.1, shape.2);
                 return Outcome::Fail;
             }
         }
+    }
+    if let Some(path) = per_cta {
+        if let Err(e) = std::fs::write(path, csv) {
+            println!("FAIL: writing {}: {e}", path.display());
+            return Outcome::Fail;
+        }
+        println!("per-CTA events: {}", path.display());
     }
     Outcome::Pass
 }

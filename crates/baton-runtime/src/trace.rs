@@ -254,6 +254,60 @@ impl Timeline {
         Timeline { ctas }
     }
 
+    /// One CSV line per CTA, prefixed by `label` (e.g. the shape): the
+    /// CTA, its SM, then per event (header [`Timeline::csv_header`]) its
+    /// time after the first entry in µs, empty where not recorded — to
+    /// tell slow CTAs apart by where they ran.
+    ///
+    /// ```
+    /// use baton_runtime::trace::{CtaTrace, Event, Timeline, EVENTS};
+    /// let mut events = [None; EVENTS];
+    /// events[Event::Entry as usize] = Some((1000, 0));
+    /// events[Event::Exit as usize] = Some((3500, 4500));
+    /// let t = Timeline { ctas: vec![CtaTrace { cta: 3, sm: Some(17), events }] };
+    /// let csv = t.csv("64x64x64");
+    /// assert!(csv.starts_with("64x64x64,3,17,0.000,"));
+    /// assert!(csv.trim_end().ends_with(",2.500"));
+    /// ```
+    pub fn csv(&self, label: &str) -> String {
+        let t0 = self
+            .ctas
+            .iter()
+            .filter_map(|c| c.ns(Event::Entry))
+            .min()
+            .unwrap_or(0);
+        let mut out = String::new();
+        for c in &self.ctas {
+            let sm = c.sm.map_or(String::new(), |s| s.to_string());
+            let times: Vec<String> = Event::ALL
+                .iter()
+                .filter(|&&e| e != Event::SmId)
+                .map(|&e| {
+                    c.ns(e).map_or(String::new(), |t| {
+                        format!("{:.3}", t.saturating_sub(t0) as f64 / 1e3)
+                    })
+                })
+                .collect();
+            out.push_str(&format!("{label},{},{sm},{}\n", c.cta, times.join(",")));
+        }
+        out
+    }
+
+    /// The header of [`csv`](Self::csv)'s lines: `shape,cta,sm` and the
+    /// events' names (µs after the first entry).
+    ///
+    /// ```
+    /// assert!(baton_runtime::trace::Timeline::csv_header().starts_with("shape,cta,sm,entry,"));
+    /// ```
+    pub fn csv_header() -> String {
+        let names: Vec<&str> = Event::ALL
+            .iter()
+            .filter(|&&e| e != Event::SmId)
+            .map(|e| e.name())
+            .collect();
+        format!("shape,cta,sm,{}", names.join(",")).replace(' ', "_")
+    }
+
     /// Event times relative to the first entry (µs) and phase cycles,
     /// each as a [`Spread`] over the CTAs that recorded them.
     ///

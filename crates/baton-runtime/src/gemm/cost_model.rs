@@ -617,6 +617,14 @@ pub struct Streaming {
 /// row, overlapped finalizer) showed no such step in session 10's grid (5
 /// ways of 64 K blocks ran best at 1×1024×4096).
 ///
+/// Since session 19 the schedule cuts a split-K grid unit by unit
+/// (`baton::protocol::tile_scheduler::StreamKSchedule::sk_splits`): no
+/// range crosses a unit, whatever the count. Measured on an H200 (call 3,
+/// `docs/runs/2026-11-28-s19/call3`): 128×64 split 3 at 256×1024×4096
+/// 17.2 → 14.8 µs (the plan's even split 4: 13.2–13.7), swap-AB split 5
+/// plans 3 % faster (geomean of 12 rows). The cooperative plans still try
+/// even counts only: uneven ones are not yet re-measured against them.
+///
 /// ```
 /// use baton_runtime::gemm::cost_model::even_split;
 /// assert!(even_split(512, 4) && !even_split(512, 3) && even_split(33, 3));

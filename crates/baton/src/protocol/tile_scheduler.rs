@@ -152,6 +152,15 @@ impl Segment {
 ///   contiguous ranges of equal length (±1), in unit-major order. A range
 ///   shorter than `min_segment` K blocks would cost more in fixup than it
 ///   saves, so the region then uses fewer workers (each `≥ min_segment`).
+/// * When the region's workers are a multiple `s ≥ 2` of its units (split-K:
+///   `units · s` workers), each unit's K blocks are cut into `s` ranges of
+///   equal length (±1) instead, so no range crosses a unit: the same
+///   lengths, but no worker is a contributor of one unit and then the
+///   finalizer of the next (the cut of the flat division whenever `s` does
+///   not divide `k_blocks`). Such a worker ran two tile prologues, two
+///   fixups and two epilogues and ended its launch ~2.4 µs after the others
+///   (an H200 trace of 1×1024×4096 split 5, session 19:
+///   `docs/runs/2026-11-28-s19/call2/percta.csv`).
 ///
 /// Data-parallel units come first, so every worker has the same number of
 /// them and all reach the stream-K region together.
@@ -174,10 +183,17 @@ pub struct StreamKSchedule {
     workers: u32,
     dp_units: u32,
     sk_workers: u32,
-    /// Iterations of the stream-K region per worker (the first `sk_extra`
-    /// workers take one more).
+    /// Iterations of the stream-K region per worker (the first `extra`
+    /// workers take one more); with `splits > 0`, per worker of a unit
+    /// (its first `extra` take one more).
     sk_base: u32,
-    sk_extra: u32,
+    /// `extra | splits << 16`: `splits` the workers per unit when the
+    /// stream-K region is cut unit by unit (its workers a multiple ≥ 2 of
+    /// its units), 0 for one flat division; `extra < 2^16` (fewer than
+    /// the workers). One word, not two: the schedule lives in registers
+    /// through every role's loop (a second word made the FP8 128×256
+    /// kernel spill).
+    sk_extra_splits: u32,
 }
 
 impl StreamKSchedule {
@@ -212,8 +228,8 @@ impl StreamKSchedule {
         let workers = if workers == 0 { 1 } else { workers };
         let k_blocks = if k_blocks == 0 { 1 } else { k_blocks };
         let rem = units % workers;
-        let (dp_units, sk_workers, sk_base, sk_extra) = if rem == 0 || min_segment == 0 {
-            (units, 0, 0, 0)
+        let (dp_units, sk_workers, sk_base, sk_extra, sk_splits) = if rem == 0 || min_segment == 0 {
+            (units, 0, 0, 0, 0)
         } else {
             let full_waves = units / workers;
             let waves = if extra_waves < full_waves {
@@ -228,15 +244,32 @@ impl StreamKSchedule {
             if by_len < w {
                 w = by_len;
             }
+            // At most 2^16 − 1 stream-K workers (`sk_extra_splits` packs
+            // counts below it); the rest of a larger grid takes none.
+            if w > 0xFFFF {
+                w = 0xFFFF;
+            }
             if w <= 1 {
                 // Too short to split: the units stay whole.
-                (units, 0, 0, 0)
+                (units, 0, 0, 0, 0)
+            } else if w.is_multiple_of(sk_units as u64) && w / sk_units as u64 >= 2 {
+                // Unit by unit: `splits ≤ k_blocks` workers per unit (w ≤
+                // iters), ranges of k_blocks / splits (±1) as flat ones.
+                let splits = (w / sk_units as u64) as u32;
+                (
+                    units - sk_units,
+                    w as u32,
+                    k_blocks / splits,
+                    k_blocks % splits,
+                    splits,
+                )
             } else {
                 (
                     units - sk_units,
                     w as u32,
                     (iters / w) as u32,
                     (iters % w) as u32,
+                    0,
                 )
             }
         };
@@ -247,8 +280,34 @@ impl StreamKSchedule {
             dp_units,
             sk_workers,
             sk_base,
-            sk_extra,
+            sk_extra_splits: sk_extra | sk_splits << 16,
         }
+    }
+
+    /// Workers per stream-K unit when the region is cut unit by unit (its
+    /// workers a multiple ≥ 2 of its units: split-K), else 0 (one flat
+    /// division of the region, whose ranges may cross units).
+    ///
+    /// ```
+    /// use baton::protocol::tile_scheduler::StreamKSchedule;
+    /// // Split-K: 8 units of 64 K blocks on 40 workers (5 each), all split.
+    /// let s = StreamKSchedule::with_extra_waves(8, 64, 40, 1, 0);
+    /// assert_eq!(s.sk_splits(), 5);
+    /// // Each unit's 64 K blocks as 13, 13, 13, 13, 12: no range crosses a unit.
+    /// assert_eq!((s.sk_range(4), s.sk_range(5)), ((52, 64), (64, 77)));
+    /// // The last partial wave of 8192³ on 66 clusters: flat.
+    /// assert_eq!(StreamKSchedule::with_extra_waves(1024, 128, 66, 8, 0).sk_splits(), 0);
+    /// ```
+    #[inline(always)]
+    pub const fn sk_splits(&self) -> u32 {
+        self.sk_extra_splits >> 16
+    }
+
+    /// Stream-K workers (of the region, or of a unit when cut unit by unit)
+    /// that take `sk_base + 1` iterations.
+    #[inline(always)]
+    const fn sk_extra(&self) -> u32 {
+        self.sk_extra_splits & 0xFFFF
     }
 
     /// Units in total.
@@ -296,22 +355,32 @@ impl StreamKSchedule {
         if w >= self.sk_workers {
             return (0, 0);
         }
-        let extra_before = if w < self.sk_extra { w } else { self.sk_extra };
-        let begin = w * self.sk_base + extra_before;
-        let len = self.sk_base + if w < self.sk_extra { 1 } else { 0 };
+        // Unit by unit: worker `j` of unit `u` (flat: unit 0, j = w).
+        let (splits, extra) = (self.sk_splits(), self.sk_extra());
+        let (unit_start, j) = match w.checked_div(splits) {
+            Some(unit) => (unit * self.k_blocks, w - unit * splits),
+            None => (0, w),
+        };
+        let extra_before = if j < extra { j } else { extra };
+        let begin = unit_start + j * self.sk_base + extra_before;
+        let len = self.sk_base + if j < extra { 1 } else { 0 };
         (begin, begin + len)
     }
 
     /// The stream-K worker whose range holds stream-K iteration `i`.
     #[inline(always)]
     const fn sk_worker_of(&self, i: u32) -> u32 {
-        // The first `sk_extra` workers have `sk_base + 1` iterations.
+        // Unit by unit: iteration `r` of unit `u` (flat: the region as one).
+        // Flat division only ([`contributors`](Self::contributors) takes
+        // the unit-by-unit case itself). The first `extra` workers have
+        // `sk_base + 1` iterations.
+        let extra = self.sk_extra();
         let long = self.sk_base + 1;
-        let in_long = self.sk_extra * long;
+        let in_long = extra * long;
         if i < in_long {
             i / long
         } else {
-            self.sk_extra + (i - in_long) / self.sk_base
+            extra + (i - in_long) / self.sk_base
         }
     }
 
@@ -350,6 +419,12 @@ impl StreamKSchedule {
     pub const fn contributors(&self, unit: u32) -> (u32, u32) {
         if unit < self.dp_units || !self.has_stream_k() {
             return (1, 0);
+        }
+        let splits = self.sk_splits();
+        if splits > 0 {
+            // Unit by unit: the unit's `splits` workers in order.
+            let finalizer = (unit - self.dp_units) * splits;
+            return (finalizer + 1, finalizer + splits - 1);
         }
         let i0 = (unit - self.dp_units) * self.k_blocks;
         let finalizer = self.sk_worker_of(i0);
@@ -499,6 +574,57 @@ mod tests {
         ] {
             check(u, k, w, 8);
         }
+    }
+
+    #[test]
+    fn split_k_ranges_stay_in_their_unit() {
+        // Split-K grids (every unit on `splits` workers) for every count,
+        // dividing or not: each worker one segment, a unit's segments
+        // within one K block of each other, finalizer first.
+        for units in 1..20 {
+            for k_blocks in [1, 2, 3, 5, 13, 32, 33, 64] {
+                for splits in 2..=9u32.min(k_blocks) {
+                    let workers = units * splits;
+                    let s = StreamKSchedule::with_extra_waves(units, k_blocks, workers, 1, 0);
+                    assert_eq!(s.sk_splits(), splits, "{units} {k_blocks} {splits}");
+                    check_waves(units, k_blocks, workers, 1, 0);
+                    for u in 0..units {
+                        let lens: Vec<u32> = (u * splits..(u + 1) * splits)
+                            .map(|w| {
+                                let segs: Vec<Segment> = s.segments(w).collect();
+                                assert_eq!(segs.len(), 1, "worker {w}: {segs:?}");
+                                assert_eq!(segs[0].unit, u);
+                                segs[0].len()
+                            })
+                            .collect();
+                        let (lo, hi) = (lens.iter().min().unwrap(), lens.iter().max().unwrap());
+                        assert!(hi - lo <= 1, "{lens:?}");
+                        assert_eq!(s.contributors(u), (u * splits + 1, (u + 1) * splits - 1));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn flat_division_crosses_units_where_split_k_does_not() {
+        // 8 units of 64 K blocks on 40 workers: flat ranges of 13 would
+        // give worker 4 K blocks 52..65 (the end of unit 0, the start of
+        // unit 1); unit by unit it keeps 52..64.
+        let s = StreamKSchedule::with_extra_waves(8, 64, 40, 1, 0);
+        let segs: Vec<Segment> = s.segments(4).collect();
+        assert_eq!(segs.len(), 1);
+        assert_eq!((segs[0].unit, segs[0].k_begin, segs[0].k_end), (0, 52, 64));
+        // A region of 6 units (2 left over + 1 full wave) on 4 workers
+        // stays flat; its last 2 units alone on 4 workers go 2 per unit.
+        assert_eq!(
+            StreamKSchedule::with_extra_waves(10, 8, 4, 1, 1).sk_splits(),
+            0
+        );
+        assert_eq!(
+            StreamKSchedule::with_extra_waves(10, 8, 4, 1, 0).sk_splits(),
+            2
+        );
     }
 
     #[test]

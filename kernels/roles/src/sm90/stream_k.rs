@@ -2,8 +2,27 @@
 //! partial accumulators handed from contributors to a unit's finalizer
 //! through global memory ([`StreamKFixup`], [`stream_k_fixup!`](crate::stream_k_fixup)).
 
-use baton::arch::ptx::{block_idx_x, ld_global_v4_f32, named_barrier_sync, st_global_v4_f32};
+#[cfg(not(target_arch = "nvptx64"))]
+use baton::arch::ptx::block_idx_x;
+use baton::arch::ptx::{ld_global_v4_f32, named_barrier_sync, st_global_v4_f32};
 use baton::protocol::stream_k::FixupFlags;
+
+/// `%ctaid.x`, read where it is called: no `pure`, so LLVM neither
+/// merges nor hoists it (see [`StreamKFixup::own_slot`]).
+#[inline(always)]
+fn block_idx_here() -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: u32;
+        // SAFETY: reads a special register; no memory is accessed.
+        unsafe {
+            core::arch::asm!("mov.u32 {r}, %ctaid.x;", r = out(reg32) r, options(nomem, nostack))
+        };
+        r
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    block_idx_x()
+}
 
 /// A launch's stream-K fixup state in global memory (see
 /// `baton::protocol::stream_k`): one partial-accumulator slot and one flag
@@ -57,13 +76,17 @@ impl StreamKFixup {
     }
 
     /// This CTA's slot for consumer warpgroup `wg` (0 or 1): `2·block + wg`.
+    /// `blockIdx.x` is read here, where the slot is used (an asm without
+    /// `pure`): as a plain value LLVM hoists the slot's flag address to
+    /// the kernel's start and keeps it through the main loop (the FP8
+    /// 128×256 kernel, at its register limit, spilled it).
     ///
     /// ```ignore
     /// let slot = StreamKFixup::own_slot(wg);
     /// ```
     #[inline(always)]
     pub fn own_slot(wg: u32) -> u32 {
-        block_idx_x() * 2 + wg
+        block_idx_here() * 2 + wg
     }
 
     /// The flag of `slot` alone (a one-flag view: no bounds check, hence

@@ -68,7 +68,7 @@ use baton::tile_pipeline::Tile;
 use baton::tile_pipeline::{InputConsumer, InputTilePipeline};
 use baton_kernel_roles::dispatch_roles;
 use baton_kernel_roles::sm90::c_load::CLoad;
-use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
+use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync, init_then_sync_scheduled};
 use baton_kernel_roles::sm90::epilogue::{LoadedC, SUB_COLS, SUB_ROWS, StoreEpilogue};
 use baton_kernel_roles::sm90::mainloop_bf16::{
     Bf16Mma, Bf16N64, Bf16N128, Bf16N128T, Bf16N160, Bf16N192, Bf16N224, Bf16N256, Bf16N256T,
@@ -496,7 +496,12 @@ unsafe fn gemm<
     let subtiles = (BN / SUB_COLS) as u32;
     let bn = BN as u32;
     let epi_for = |w: usize| EpiLoadPipeline::new(epi_bars.at(w), c"gemm-epi-load");
-    init_then_sync::<CLUSTER_M>(
+    // The schedule is computed while the barriers are initialized
+    // (`init_then_sync_scheduled`).
+
+    // Every role walks the same schedule (data-parallel units, then this
+    // worker's stream-K share): see `ClusterWork`.
+    let work = init_then_sync_scheduled::<CLUSTER_M, _>(
         #[inline(always)]
         || {
             // Fetch the tensor maps into the descriptor cache while the
@@ -523,17 +528,17 @@ unsafe fn gemm<
             epi_for(0).init_barriers(1, 1);
             epi_for(1).init_barriers(1, 1);
         },
-    );
-
-    // Every role walks the same schedule (data-parallel units, then this
-    // worker's stream-K share): see `ClusterWork`.
-    let work = ClusterWork::<CLUSTER_M>::batched(
-        batch,
-        m.div_ceil(BM),
-        n.div_ceil(bn),
-        k.div_ceil(BK),
-        group_m,
-        (sk_min_segment, sk_extra_waves),
+        #[inline(always)]
+        || {
+            ClusterWork::<CLUSTER_M>::batched(
+                batch,
+                m.div_ceil(BM),
+                n.div_ceil(bn),
+                k.div_ceil(BK),
+                group_m,
+                (sk_min_segment, sk_extra_waves),
+            )
+        },
     );
     let (sched, rank) = (work.sched, work.rank);
     let residual = beta != 0.0;

@@ -22,7 +22,7 @@ use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tile_pipeline::{InputConsumer, InputTilePipeline};
 use baton_kernel_roles::dispatch_roles;
-use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
+use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync_scheduled};
 use baton_kernel_roles::sm90::epilogue_transposed::{TRANSPOSED_SUB_COLS, TransposedEpilogue};
 use baton_kernel_roles::sm90::mainloop_bf16::{Bf16Mma, Bf16N16, Bf16N32, Bf16N64, bf16_mainloop};
 use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile};
@@ -120,7 +120,9 @@ unsafe fn gemm_swap_ab<M: Bf16Mma<ACC>, const BN: usize, const ACC: usize, const
     );
     let epi_tiles = smem_field!(smem, GemmSmem<BN, STAGES>, epi_tiles);
     let bn = BN as u32;
-    init_then_sync::<1>(
+    // The schedule is computed while the barriers are initialized
+    // (`init_then_sync_scheduled`).
+    let work = init_then_sync_scheduled::<1, _>(
         #[inline(always)]
         || {
             // SAFETY: the maps are valid per the kernel contract.
@@ -135,14 +137,16 @@ unsafe fn gemm_swap_ab<M: Bf16Mma<ACC>, const BN: usize, const ACC: usize, const
             // Empty barriers: one arrival per consumer warpgroup.
             input.init(GEMM_ROLES.consumer_warpgroups);
         },
-    );
-
-    let work = ClusterWork::<1>::new(
-        m.div_ceil(BM),
-        n.div_ceil(bn),
-        k.div_ceil(BK),
-        group_m,
-        (sk_min_segment, sk_extra_waves),
+        #[inline(always)]
+        || {
+            ClusterWork::<1>::new(
+                m.div_ceil(BM),
+                n.div_ceil(bn),
+                k.div_ceil(BK),
+                group_m,
+                (sk_min_segment, sk_extra_waves),
+            )
+        },
     );
     let sched = work.sched;
     let rows = TileRows {

@@ -114,6 +114,71 @@ macro_rules! dispatch_roles {
     }};
 }
 
+/// The warp whose lane 0 runs the barrier initialization of
+/// [`init_then_sync_scheduled`]: warp 3, idle in warpgroup 0 (the
+/// producer is warp 0, the C-load role warp 1: [`GEMM_ROLES`]).
+pub const INIT_WARP: u32 = 3;
+
+/// [`init_then_sync`] overlapped with the CTA's schedule: lane 0 of
+/// [`INIT_WARP`] runs `init` while every other warp computes `schedule()`
+/// (the schedule every role walks, ~500–1000 cycles of integer divisions
+/// that ran after the barrier, on the producer's way to its first load:
+/// session 18's traces, "synced → producer start"); the init warp computes
+/// it after the barrier, where it does not delay the first load. Returns
+/// the schedule. `schedule` must be pure arithmetic on kernel parameters
+/// and special registers (each thread computes its own copy, the same in
+/// every thread of the CTA), and `init` as [`init_then_sync`]'s.
+///
+/// Protocol: the barrier (CTA or cluster) orders the initialization before
+/// every role's first use of the barriers, as in [`init_then_sync`]; the
+/// two barrier instructions (one per branch) are one barrier: each warp
+/// reaches exactly one of them, converged.
+///
+/// Only for kernels with registers to spare: in the two-wave and
+/// ping-pong kernels (at their register limit) ptxas spilled with this
+/// form (session 19), so they keep [`init_then_sync`].
+///
+/// ```ignore
+/// let work = init_then_sync_scheduled::<CLUSTER_M, _>(|| input.init(2), || ClusterWork::<1>::new(tm, tn, kb, 8, (0, 0)));
+/// ```
+#[inline(always)]
+pub fn init_then_sync_scheduled<const CLUSTER_M: u32, W>(
+    init: impl FnOnce(),
+    schedule: impl Fn() -> W,
+) -> W {
+    if thread_idx_x() == 0 {
+        trace::stamp(Event::Entry, false);
+        trace::stamp_sm_id();
+    }
+    let work = if warp_idx() == INIT_WARP {
+        if thread_idx_x() == 32 * INIT_WARP {
+            init();
+        }
+        cta_or_cluster_sync::<CLUSTER_M>();
+        schedule()
+    } else {
+        let work = schedule();
+        cta_or_cluster_sync::<CLUSTER_M>();
+        work
+    };
+    grid_dependency_wait();
+    grid_dependency_launch_dependents();
+    if thread_idx_x() == 0 {
+        trace::stamp(Event::Synced, false);
+    }
+    work
+}
+
+/// The setup barrier: the CTA's, or the cluster's when `CLUSTER_M > 1`.
+#[inline(always)]
+fn cta_or_cluster_sync<const CLUSTER_M: u32>() {
+    if CLUSTER_M > 1 {
+        cluster_sync();
+    } else {
+        sync_threads();
+    }
+}
+
 /// CTA setup before the roles start: thread 0 runs `init` (barrier
 /// initialization, tensor-map prefetches), then every thread of the CTA —
 /// of the whole cluster when `CLUSTER_M > 1`, because peers arrive on and

@@ -15,9 +15,11 @@
 //! worker suffice, and contributors never wait: with every worker of a
 //! persistent grid resident, the fixup cannot deadlock.
 //!
-//! The flags are `AtomicU32`s: on the GPU (global memory) LLVM lowers the
-//! release store and acquire load to `st.release` / `ld.acquire` at system
-//! scope; on the host they are the CPU's (loom's under `--cfg loom`).
+//! The flags are `AtomicU32`s: on the GPU (global memory) the release store
+//! and acquire load are `st.release.gpu` / `ld.acquire.gpu` (GPU scope: the
+//! readers are CTAs of the same grid; a Rust atomic's system scope cost a
+//! `MEMBAR.ALL.SYS` per hand-over); on the host they are the CPU's (loom's
+//! under `--cfg loom`).
 //!
 //! ```
 //! use baton::protocol::stream_k::FixupFlags;
@@ -33,7 +35,9 @@
 use loom::sync::atomic::{AtomicU32, Ordering};
 
 #[cfg(not(all(loom, not(target_arch = "nvptx64"))))]
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::AtomicU32;
+#[cfg(not(any(loom, target_arch = "nvptx64")))]
+use core::sync::atomic::Ordering;
 
 /// One flag per worker of a stream-K grid.
 #[derive(Clone, Copy)]
@@ -68,13 +72,28 @@ impl<'a> FixupFlags<'a> {
     /// publishes.
     #[inline(always)]
     pub fn publish(&self, worker: u32, epoch: u32) {
-        self.flags[worker as usize].store(epoch, Ordering::Release);
+        let flag = &self.flags[worker as usize];
+        // GPU scope: the finalizers are CTAs of the same grid.
+        #[cfg(target_arch = "nvptx64")]
+        // SAFETY: the flag is a live, aligned u32 of global memory (`new`,
+        // `from_raw`) that every thread accesses atomically.
+        unsafe {
+            crate::arch::ptx::st_release_gpu_u32(flag.as_ptr(), epoch)
+        };
+        #[cfg(not(target_arch = "nvptx64"))]
+        flag.store(epoch, Ordering::Release);
     }
 
     /// Whether `worker` has published in `epoch` (one acquire load).
     #[inline(always)]
     pub fn is_published(&self, worker: u32, epoch: u32) -> bool {
-        self.flags[worker as usize].load(Ordering::Acquire) == epoch
+        let flag = &self.flags[worker as usize];
+        #[cfg(target_arch = "nvptx64")]
+        // SAFETY: as in `publish`.
+        let v = unsafe { crate::arch::ptx::ld_acquire_gpu_u32(flag.as_ptr()) };
+        #[cfg(not(target_arch = "nvptx64"))]
+        let v = flag.load(Ordering::Acquire);
+        v == epoch
     }
 
     /// Finalizer: waits until contributor `worker` published in `epoch`;

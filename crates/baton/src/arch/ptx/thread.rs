@@ -223,6 +223,49 @@ pub unsafe fn ld_shared_u32(addr: u32) -> u32 {
     v
 }
 
+/// `st.release.gpu.u32`: stores `v` at `ptr` with release semantics at
+/// GPU scope: every memory operation this thread performed or observed
+/// before it (cumulatively: also those ordered before it by a CTA
+/// barrier) is visible to a thread of the same GPU that reads `v` with an
+/// acquire at GPU scope ([`ld_acquire_gpu_u32`]). For flags that only CTAs
+/// of one grid read: the system scope of a Rust `Ordering::Release` store
+/// (`st.release.sys`, a `MEMBAR.ALL.SYS` in SASS) waits for the whole
+/// memory system.
+///
+/// # Safety
+/// `ptr` is a 4-byte-aligned address of global memory that every thread
+/// accessing it meanwhile accesses atomically.
+///
+/// ```ignore
+/// unsafe { st_release_gpu_u32(flag, epoch) };
+/// ```
+#[inline(always)]
+pub unsafe fn st_release_gpu_u32(ptr: *mut u32, v: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("st.release.gpu.u32 [{p}], {v};", p = in(reg64) ptr as u64, v = in(reg32) v, options(nostack))
+    };
+}
+
+/// `ld.acquire.gpu.u32`: loads the `u32` at `ptr` with acquire semantics at
+/// GPU scope (the reading side of [`st_release_gpu_u32`]).
+///
+/// # Safety
+/// As [`st_release_gpu_u32`].
+///
+/// ```ignore
+/// while unsafe { ld_acquire_gpu_u32(flag) } != epoch {}
+/// ```
+#[inline(always)]
+pub unsafe fn ld_acquire_gpu_u32(ptr: *const u32) -> u32 {
+    let v: u32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("ld.acquire.gpu.u32 {v}, [{p}];", p = in(reg64) ptr as u64, v = out(reg32) v, options(nostack))
+    };
+    v
+}
+
 /// `st.global.v4.f32`: stores four floats at `ptr` (one 16-byte store).
 ///
 /// # Safety

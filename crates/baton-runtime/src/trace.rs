@@ -254,6 +254,17 @@ impl Timeline {
         Timeline { ctas }
     }
 
+    /// The earliest entry of any CTA, ns (`%globaltimer`; 0 without CTAs):
+    /// the origin of [`summary`](Self::summary)'s and [`csv`](Self::csv)'s
+    /// times.
+    fn first_entry_ns(&self) -> u64 {
+        self.ctas
+            .iter()
+            .filter_map(|c| c.ns(Event::Entry))
+            .min()
+            .unwrap_or(0)
+    }
+
     /// One CSV line per CTA, prefixed by `label` (e.g. the shape): the
     /// CTA, its SM, then per event (header [`Timeline::csv_header`]) its
     /// time after the first entry in µs, empty where not recorded — to
@@ -270,12 +281,7 @@ impl Timeline {
     /// assert!(csv.trim_end().ends_with(",2.500"));
     /// ```
     pub fn csv(&self, label: &str) -> String {
-        let t0 = self
-            .ctas
-            .iter()
-            .filter_map(|c| c.ns(Event::Entry))
-            .min()
-            .unwrap_or(0);
+        let t0 = self.first_entry_ns();
         let mut out = String::new();
         for c in &self.ctas {
             let sm = c.sm.map_or(String::new(), |s| s.to_string());
@@ -325,12 +331,7 @@ impl Timeline {
     /// assert!((s.sm_ghz - 1.8).abs() < 1e-9);
     /// ```
     pub fn summary(&self) -> TimelineSummary {
-        let t0 = self
-            .ctas
-            .iter()
-            .filter_map(|c| c.ns(Event::Entry))
-            .min()
-            .unwrap_or(0);
+        let t0 = self.first_entry_ns();
         let rel = |t: u64| t.saturating_sub(t0) as f64 / 1e3;
         let events = Event::ALL
             .iter()

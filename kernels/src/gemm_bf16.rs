@@ -496,11 +496,9 @@ unsafe fn gemm<
     let subtiles = (BN / SUB_COLS) as u32;
     let bn = BN as u32;
     let epi_for = |w: usize| EpiLoadPipeline::new(epi_bars.at(w), c"gemm-epi-load");
-    // The schedule is computed while the barriers are initialized
-    // (`init_then_sync_scheduled`).
-
     // Every role walks the same schedule (data-parallel units, then this
-    // worker's stream-K share): see `ClusterWork`.
+    // worker's stream-K share): see `ClusterWork`. It is computed while the
+    // barriers are initialized (`init_then_sync_scheduled`).
     let work = init_then_sync_scheduled::<CLUSTER_M, _>(
         #[inline(always)]
         || {

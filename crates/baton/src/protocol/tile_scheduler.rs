@@ -370,7 +370,6 @@ impl StreamKSchedule {
     /// The stream-K worker whose range holds stream-K iteration `i`.
     #[inline(always)]
     const fn sk_worker_of(&self, i: u32) -> u32 {
-        // Unit by unit: iteration `r` of unit `u` (flat: the region as one).
         // Flat division only ([`contributors`](Self::contributors) takes
         // the unit-by-unit case itself). The first `extra` workers have
         // `sk_base + 1` iterations.

@@ -147,8 +147,7 @@ pub fn init_then_sync_scheduled<const CLUSTER_M: u32, W>(
     schedule: impl Fn() -> W,
 ) -> W {
     if thread_idx_x() == 0 {
-        trace::stamp(Event::Entry, false);
-        trace::stamp_sm_id();
+        stamp_entry();
     }
     let work = if warp_idx() == INIT_WARP {
         if thread_idx_x() == 32 * INIT_WARP {
@@ -161,12 +160,15 @@ pub fn init_then_sync_scheduled<const CLUSTER_M: u32, W>(
         cta_or_cluster_sync::<CLUSTER_M>();
         work
     };
-    grid_dependency_wait();
-    grid_dependency_launch_dependents();
-    if thread_idx_x() == 0 {
-        trace::stamp(Event::Synced, false);
-    }
+    after_setup_barrier();
     work
+}
+
+/// Thread 0's trace stamps at the CTA's entry (no-ops untraced).
+#[inline(always)]
+fn stamp_entry() {
+    trace::stamp(Event::Entry, false);
+    trace::stamp_sm_id();
 }
 
 /// The setup barrier: the CTA's, or the cluster's when `CLUSTER_M > 1`.
@@ -176,6 +178,19 @@ fn cta_or_cluster_sync<const CLUSTER_M: u32>() {
         cluster_sync();
     } else {
         sync_threads();
+    }
+}
+
+/// What every thread does right after the setup barrier: wait for the
+/// kernels before this one on the stream and let the next be scheduled
+/// (programmatic dependent launch; see [`init_then_sync`]), then thread 0
+/// stamps [`Event::Synced`].
+#[inline(always)]
+fn after_setup_barrier() {
+    grid_dependency_wait();
+    grid_dependency_launch_dependents();
+    if thread_idx_x() == 0 {
+        trace::stamp(Event::Synced, false);
     }
 }
 
@@ -199,18 +214,9 @@ fn cta_or_cluster_sync<const CLUSTER_M: u32>() {
 #[inline(always)]
 pub fn init_then_sync<const CLUSTER_M: u32>(init: impl FnOnce()) {
     if thread_idx_x() == 0 {
-        trace::stamp(Event::Entry, false);
-        trace::stamp_sm_id();
+        stamp_entry();
         init();
     }
-    if CLUSTER_M > 1 {
-        cluster_sync();
-    } else {
-        sync_threads();
-    }
-    grid_dependency_wait();
-    grid_dependency_launch_dependents();
-    if thread_idx_x() == 0 {
-        trace::stamp(Event::Synced, false);
-    }
+    cta_or_cluster_sync::<CLUSTER_M>();
+    after_setup_barrier();
 }

@@ -132,14 +132,13 @@ macro_rules! gemm_entry {
             /// is then never read).
             /// `group_m ≥ 1`: cluster-unit rows per rasterization group.
             ///
-            /// Stream-K (`sk_min_segment > 0`): the last `units mod workers`
-            /// (+ `sk_extra_waves` full waves) work units are split along K
-            /// across all workers
-            /// (`StreamKSchedule`), with segments of at least `sk_min_segment`
-            /// K blocks; `sk_partials` then holds `2 · grid · 64 · BN` floats and
-            /// `sk_flags` `2 · grid` `u32`s (zeroed once), and `sk_epoch ≠ 0`
-            /// differs from the previous launch's on these buffers. With
-            /// `sk_min_segment == 0` they are never touched (may be null).
+            /// Stream-K (`stream_k.schedule` with stream-K workers: the
+            /// host's `StreamKSchedule::launch_words` for this launch's
+            /// units, K blocks and workers): `partials` then holds
+            /// `2 · grid · 64 · BN` floats and `flags` `2 · grid` `u32`s
+            /// (zeroed once), and `epoch ≠ 0` differs from the previous
+            /// launch's on these buffers. With no stream-K workers
+            /// (`StreamKParams::OFF`) they are never touched (may be null).
             ///
             /// `tail_rows` is `M mod 128`; when it is not 0, `tma_a_tail`
             /// describes A with a box of `tail_rows` rows (the last tile row
@@ -151,13 +150,13 @@ macro_rules! gemm_entry {
             /// set in `batch_broadcast` (`BROADCAST_A/B/C`) is read at
             /// batch coordinate 0 for every matrix.
             pub fn $name(p: GemmBf16Params) {
-                let GemmBf16Params { m, n, k, group_m, alpha, beta, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves }, tail_rows, batch, batch_broadcast, .. } = p;
+                let GemmBf16Params { m, n, k, group_m, alpha, beta, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, schedule: sk_schedule }, tail_rows, batch, batch_broadcast, .. } = p;
                 let (tma_a, tma_b, tma_c, tma_d, tma_a_tail) = param_maps!($name);
                 const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<GemmSmem<$bn, { stages_for($bn) }>>(), "the spec's shared memory is not this entry's layout") };
                 // SAFETY: forwarded to the kernel's contract.
                 let fixup = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
                 // SAFETY: forwarded to the kernel's contract.
-                unsafe { gemm::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster, { $layout }>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta, fixup, (sk_min_segment, sk_extra_waves), (tma_a_tail, tail_rows), (batch, batch_broadcast)) }
+                unsafe { gemm::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster, { $layout }>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta, fixup, sk_schedule, (tma_a_tail, tail_rows), (batch, batch_broadcast)) }
             }
         }
     };
@@ -479,7 +478,7 @@ unsafe fn gemm<
     alpha: f32,
     beta: f32,
     fixup: StreamKFixup,
-    (sk_min_segment, sk_extra_waves): (u32, u32),
+    sk_schedule: [u32; 4],
     (tma_a_tail, tail_rows): (*const TensorMap, u32),
     (batch, broadcast): (u32, u32),
 ) {
@@ -534,7 +533,7 @@ unsafe fn gemm<
                 n.div_ceil(bn),
                 k.div_ceil(BK),
                 group_m,
-                (sk_min_segment, sk_extra_waves),
+                sk_schedule,
             )
         },
     );
@@ -744,7 +743,7 @@ unsafe fn gemm_tall<
         n.div_ceil(bn),
         k.div_ceil(BK),
         group_m,
-        (0, 0),
+        [0; 4],
     );
     let rank = work.rank;
     let rows = TileRows {
@@ -933,7 +932,7 @@ unsafe fn gemm_pingpong<
         n.div_ceil(bn),
         k.div_ceil(BK),
         group_m,
-        (0, 0),
+        [0; 4],
     );
     let rank = work.rank;
     let rows = TileRows {

@@ -16,7 +16,7 @@
 //! (`baton_kernels_abi::gemm_bf16_swap_ab::GEMM_SWAP_AB_16` documents
 //! them): `m` is the user's N, `n` the user's M.
 
-use baton::arch::ptx::tma::{TensorMap, load_2d, prefetch_tensormap, store_wait_group};
+use baton::arch::ptx::tma::{TensorMap, load_2d, prefetch_tensormap};
 use baton::arch::ptx::{dynamic_smem, thread_idx_x};
 use baton::smem::SharedRef;
 use baton::smem_field;
@@ -53,7 +53,7 @@ macro_rules! swap_ab_entry {
             /// {32, `min(n, BN)`}); `beta == 0`; `group_m ≥ 1`; the
             /// stream-K workspace as the cooperative kernels'.
             pub fn $name(p: GemmBf16Params) {
-                let GemmBf16Params { m, n, k, group_m, alpha, stream_k: StreamKParams { partials, flags, epoch, min_segment, extra_waves }, tail_rows, .. } = p;
+                let GemmBf16Params { m, n, k, group_m, alpha, stream_k: StreamKParams { partials, flags, epoch, schedule }, tail_rows, .. } = p;
                 let params = baton::entry_param_address!($name);
                 let map = |offset: usize| params.wrapping_add(offset) as *const TensorMap;
                 let maps = (
@@ -66,7 +66,7 @@ macro_rules! swap_ab_entry {
                 // SAFETY: forwarded to the kernel's contract.
                 let fixup = unsafe { StreamKFixup::new(partials, flags, epoch) };
                 // SAFETY: forwarded to the kernel's contract.
-                unsafe { gemm_swap_ab::<$mma, $bn, $acc, { swap_ab_stages($bn) }>(maps, (m, n, k), group_m, alpha, fixup, (min_segment, extra_waves), tail_rows) }
+                unsafe { gemm_swap_ab::<$mma, $bn, $acc, { swap_ab_stages($bn) }>(maps, (m, n, k), group_m, alpha, fixup, schedule, tail_rows) }
             }
         }
     };
@@ -107,7 +107,7 @@ unsafe fn gemm_swap_ab<M: Bf16Mma<ACC>, const BN: usize, const ACC: usize, const
     group_m: u32,
     alpha: f32,
     fixup: StreamKFixup,
-    (sk_min_segment, sk_extra_waves): (u32, u32),
+    sk_schedule: [u32; 4],
     tail_rows: u32,
 ) {
     // SAFETY: launched with size_of::<GemmSmem<BN, STAGES>>() of dynamic
@@ -144,7 +144,7 @@ unsafe fn gemm_swap_ab<M: Bf16Mma<ACC>, const BN: usize, const ACC: usize, const
                 n.div_ceil(bn),
                 k.div_ceil(BK),
                 group_m,
-                (sk_min_segment, sk_extra_waves),
+                sk_schedule,
             )
         },
     );
@@ -230,7 +230,10 @@ unsafe fn gemm_swap_ab<M: Bf16Mma<ACC>, const BN: usize, const ACC: usize, const
             }
             if signaller {
                 trace::stamp_consumer0(Event::LastStoreIssued, false);
-                store_wait_group::<0>();
+            }
+            // Both warp pairs' signallers wait for their stores.
+            TransposedEpilogue { bufs: epi_tiles.at(wg), map_d: tma_d, wg: wg as u32, tid }.drain();
+            if signaller {
                 trace::stamp_consumer0(Event::Exit, false);
             }
         },

@@ -146,7 +146,7 @@ macro_rules! fp8_entry {
             #[spec($spec)]
             $(#[$doc])*
             pub fn $name(p: GemmFp8Params) {
-                let GemmFp8Params { b_scales, m, n, k, tail_rows, sa_ld, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, min_segment: sk_min_segment, extra_waves: sk_extra_waves }, .. } = p;
+                let GemmFp8Params { b_scales, m, n, k, tail_rows, sa_ld, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, schedule: sk_schedule }, .. } = p;
                 // The tensor maps stay in the parameter space (by value, no
                 // copy): TMA reads them through their generic addresses,
                 // each taken where it is used (two instructions) rather
@@ -169,7 +169,7 @@ macro_rules! fp8_entry {
                     gemm::<$mma, $bm, $bn, $acc, $stages, $double, $cluster, $stream_k, { false $(|| $mcast_a)? }, { $bm / 2 }, _>(
                         (tma_a, tma_b, tma_sa, tma_d),
                         (tma_a_tail, tma_sa_tail, tail_rows),
-                        (b_scales, sa_ld), m, n, k, sk, (sk_min_segment, sk_extra_waves),
+                        (b_scales, sa_ld), m, n, k, sk, sk_schedule,
                     )
                 }
             }
@@ -200,14 +200,12 @@ fp8_entry!(
     /// (the last tile row's partial box; when `tail_rows mod 128` is 0 it
     /// is never read), otherwise they are never read.
     ///
-    /// Stream-K (`sk_min_segment > 0`): the units left after the last full
-    /// wave (+ `sk_extra_waves` full waves) are split along K across all
-    /// workers
-    /// (`StreamKSchedule`), segments of at least `sk_min_segment` K blocks;
-    /// `sk_partials` then holds `grid · BM · BN` floats and `sk_flags`
-    /// `2 · grid` `u32`s (zeroed once), and `sk_epoch ≠ 0` differs from the
-    /// previous launch's on these buffers. With `sk_min_segment == 0` they are
-    /// never touched (may be null).
+    /// Stream-K (`stream_k.schedule` with stream-K workers: the host's
+    /// `StreamKSchedule::launch_words` for this launch's units, K blocks and
+    /// workers): `partials` then holds `grid · BM · BN` floats and `flags`
+    /// `2 · grid` `u32`s (zeroed once), and `epoch ≠ 0` differs from the
+    /// previous launch's on these buffers. With no stream-K workers
+    /// (`StreamKParams::OFF`) they are never touched (may be null).
     abi::GEMM_128X128,
     baton_gemm_fp8_blockwise_128x128,
     Fp8N128, 128, 128, 64, 6, false, 1, true
@@ -409,7 +407,7 @@ unsafe fn gemm<
     n: u32,
     k: u32,
     fixup: StreamKFixup,
-    (sk_min_segment, sk_extra_waves): (u32, u32),
+    sk_schedule: [u32; 4],
 ) {
     const {
         assert!(
@@ -439,11 +437,7 @@ unsafe fn gemm<
     let wave_n = BN / n_waves;
     // Without stream-K every segment is a whole tile: the schedule's
     // stream-K region and the fixup compile away.
-    let (sk_min_segment, sk_extra_waves) = if STREAM_K {
-        (sk_min_segment, sk_extra_waves)
-    } else {
-        (0, 0)
-    };
+    let sk_schedule = if STREAM_K { sk_schedule } else { [0; 4] };
     // SAFETY: launched with size_of::<Fp8Smem<BM, BN, STAGES>>() of dynamic shared memory
     // (the kernel traps otherwise).
     let smem: SharedRef<'static, Fp8Smem<BM, BN, STAGES>> =
@@ -495,21 +489,9 @@ unsafe fn gemm<
     // (row, column) is this CTA's (tile column, tile row).
     let tiles_n = n.div_ceil(bn);
     let work = if MCAST_A {
-        ClusterWork::<CLUSTER_M>::new(
-            tiles_n,
-            tiles_m,
-            k_blocks,
-            GROUP_M,
-            (sk_min_segment, sk_extra_waves),
-        )
+        ClusterWork::<CLUSTER_M>::new(tiles_n, tiles_m, k_blocks, GROUP_M, sk_schedule)
     } else {
-        ClusterWork::<CLUSTER_M>::new(
-            tiles_m,
-            tiles_n,
-            k_blocks,
-            GROUP_M,
-            (sk_min_segment, sk_extra_waves),
-        )
+        ClusterWork::<CLUSTER_M>::new(tiles_m, tiles_n, k_blocks, GROUP_M, sk_schedule)
     };
     let (sched, rank) = (work.sched, work.rank);
     // Unit → this CTA's (tile row, tile column).

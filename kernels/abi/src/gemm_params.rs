@@ -31,12 +31,18 @@ impl TensorMapParam {
     pub const UNUSED: TensorMapParam = TensorMapParam { bytes: [0; 128] };
 }
 
-/// The stream-K workspace a Hopper GEMM takes: with `min_segment == 0`
-/// stream-K is off and the pointers are never touched (may be null).
+/// The stream-K workspace a Hopper GEMM takes, and the launch's stream-K
+/// schedule as the host computed it: `schedule` is
+/// `StreamKSchedule::launch_words` of
+/// `StreamKSchedule::with_extra_waves(units, k_blocks, workers, ..)` for
+/// this launch's units, K blocks and workers (the kernel rebuilds it with
+/// `StreamKSchedule::from_launch_words`, without dividing). With
+/// `schedule[1] == 0` (no stream-K workers: [`OFF`](Self::OFF)) stream-K is
+/// off and the pointers are never touched (may be null).
 ///
 /// ```
 /// let sk = baton_kernels_abi::gemm_params::StreamKParams::OFF;
-/// assert_eq!(sk.min_segment, 0);
+/// assert_eq!(sk.schedule, [0; 4]);
 /// ```
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -47,10 +53,9 @@ pub struct StreamKParams {
     pub flags: *mut u32,
     /// Differs from the previous launch's on these buffers (≠ 0).
     pub epoch: u32,
-    /// Least K blocks per stream-K segment; 0: stream-K off.
-    pub min_segment: u32,
-    /// Full waves split along K besides the partial last one.
-    pub extra_waves: u32,
+    /// `[dp_units, sk_workers, sk_base, sk_extra | splits << 16]`
+    /// (`StreamKSchedule::launch_words`); all 0: stream-K off.
+    pub schedule: [u32; 4],
 }
 
 impl StreamKParams {
@@ -59,8 +64,7 @@ impl StreamKParams {
         partials: core::ptr::null_mut(),
         flags: core::ptr::null_mut(),
         epoch: 0,
-        min_segment: 0,
-        extra_waves: 0,
+        schedule: [0; 4],
     };
 }
 

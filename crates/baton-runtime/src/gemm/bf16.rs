@@ -1151,7 +1151,14 @@ impl<'a> GemmPlan<'a> {
                 } else {
                     (self.m, self.n)
                 };
+                let (_, _, bk) = self.config.tile();
                 for [tma_a, tma_b, tma_c, tma_d, tma_a_tail] in maps.iter().copied() {
+                    let sk_params = StreamKWorkspace::launch_params(
+                        self.stream_k.as_ref(),
+                        self.units(),
+                        self.k.div_ceil(bk),
+                        self.config.cluster_m(),
+                    );
                     let params = GemmBf16Params {
                         tma_a,
                         tma_b,
@@ -1164,7 +1171,7 @@ impl<'a> GemmPlan<'a> {
                         group_m: self.group_m,
                         alpha,
                         beta,
-                        stream_k: StreamKWorkspace::launch_params(self.stream_k.as_ref()),
+                        stream_k: sk_params,
                         tail_rows: self.tail_rows,
                         batch: self.launch_batch,
                         batch_broadcast: self.batch_broadcast,

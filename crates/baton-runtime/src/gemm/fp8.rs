@@ -1048,7 +1048,12 @@ impl<'a> Fp8GemmPlan<'a> {
             k: self.k,
             tail_rows: self.tail_rows,
             sa_ld: self.sa_ld,
-            stream_k: StreamKWorkspace::launch_params(self.stream_k.as_ref()),
+            stream_k: StreamKWorkspace::launch_params(
+                self.stream_k.as_ref(),
+                self.units(),
+                self.k / 128,
+                self.cluster,
+            ),
         };
         // SAFETY: the maps and the B-scale pointer name operands borrowed
         // for the plan's lifetime, validated in `new`; the stream-K

@@ -1,13 +1,15 @@
 //! The host side of stream-K (`baton::protocol::stream_k`): the fixup
 //! workspace a GEMM plan owns, and the four kernel arguments it adds.
 //!
-//! Every Hopper GEMM kernel (BF16 and FP8) ends its argument list with
-//! `sk_partials: *mut f32, sk_flags: *mut u32, sk_epoch: u32,
-//! sk_min_segment: u32, sk_extra_waves: u32`; `sk_min_segment == 0` turns
-//! stream-K off (the pointers are then never read).
+//! Every Hopper GEMM kernel (BF16 and FP8) takes a `StreamKParams`: the
+//! workspace's pointers, the launch's epoch and the launch's schedule as
+//! the host computed it (`StreamKSchedule::launch_words`); no stream-K
+//! workers in it (`StreamKParams::OFF`) turn stream-K off (the pointers
+//! are then never read).
 
 use crate::Gpu;
 use crate::error::{GemmError, Result};
+use baton::protocol::tile_scheduler::StreamKSchedule;
 use baton_kernels_abi::gemm_params::StreamKParams;
 use cudarc::driver::{CudaSlice, DevicePtr};
 use std::cell::Cell;
@@ -154,10 +156,19 @@ impl StreamKWorkspace {
         self.grid
     }
 
-    /// The stream-K parameters of a launch, with a new nonzero epoch (flags
-    /// from earlier launches never match it: 2^32 − 1 launches apart at the
-    /// least), or, for `None`, stream-K off.
-    pub(crate) fn launch_params(ws: Option<&Self>) -> StreamKParams {
+    /// The stream-K parameters of a launch of `units` work units of
+    /// `k_blocks` K blocks on this workspace's grid in clusters of
+    /// `cluster` CTAs (`grid / cluster` workers), with a new nonzero epoch
+    /// (flags from earlier launches never match it: 2^32 − 1 launches apart
+    /// at the least) and the schedule computed here, once per launch
+    /// (`StreamKSchedule::launch_words`; the kernel rebuilds it without
+    /// dividing), or, for `None`, stream-K off.
+    pub(crate) fn launch_params(
+        ws: Option<&Self>,
+        units: u32,
+        k_blocks: u32,
+        cluster: u32,
+    ) -> StreamKParams {
         match ws {
             Some(w) => {
                 let epoch = match w.epoch.get().wrapping_add(1) {
@@ -169,12 +180,24 @@ impl StreamKWorkspace {
                     partials: w.partials_ptr as *mut f32,
                     flags: w.flags_ptr as *mut u32,
                     epoch,
-                    min_segment: w.min_segment,
-                    extra_waves: w.extra_waves.get(),
+                    schedule: w.schedule(units, k_blocks, cluster).launch_words(),
                 }
             }
             None => StreamKParams::OFF,
         }
+    }
+
+    /// The stream-K schedule this workspace's launches of `units` units of
+    /// `k_blocks` K blocks run, in clusters of `cluster` CTAs (what each
+    /// kernel computed itself before session 20).
+    pub(crate) fn schedule(&self, units: u32, k_blocks: u32, cluster: u32) -> StreamKSchedule {
+        StreamKSchedule::with_extra_waves(
+            units,
+            k_blocks,
+            self.grid / cluster.max(1),
+            self.min_segment,
+            self.extra_waves.get(),
+        )
     }
 }
 

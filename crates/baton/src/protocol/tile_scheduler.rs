@@ -284,6 +284,73 @@ impl StreamKSchedule {
         }
     }
 
+    /// The four words of this schedule that its inputs do not give at once
+    /// (`[dp_units, sk_workers, sk_base, extra | splits << 16]`), for a
+    /// host that computes the schedule once per launch and passes them as
+    /// kernel arguments: [`from_launch_words`](Self::from_launch_words)
+    /// rebuilds the schedule on the GPU without a division.
+    /// [`with_extra_waves`](Self::with_extra_waves) divides (64-bit, too):
+    /// computed in every CTA it cost ~800 cycles of setup per launch (an
+    /// H200 trace of 1×256×1024 split 4, session 20).
+    ///
+    /// ```
+    /// use baton::protocol::tile_scheduler::StreamKSchedule;
+    /// let s = StreamKSchedule::with_extra_waves(8, 64, 40, 1, 0);
+    /// assert_eq!(StreamKSchedule::from_launch_words(8, 64, 40, s.launch_words()), s);
+    /// ```
+    #[inline(always)]
+    pub const fn launch_words(&self) -> [u32; 4] {
+        [
+            self.dp_units,
+            self.sk_workers,
+            self.sk_base,
+            self.sk_extra_splits,
+        ]
+    }
+
+    /// The schedule of `units` units of `k_blocks ≥ 1` K blocks on
+    /// `workers ≥ 1` workers whose [`launch_words`](Self::launch_words) are
+    /// `words`: equal to the schedule they came from when it was made for
+    /// the same `units`, `k_blocks` and `workers`. Words with
+    /// `sk_workers == 0` (`[0; 4]` among them) give every unit whole.
+    ///
+    /// ```
+    /// use baton::protocol::tile_scheduler::StreamKSchedule;
+    /// // No stream-K words: 10 units on 4 workers, all data-parallel.
+    /// let s = StreamKSchedule::from_launch_words(10, 8, 4, [0; 4]);
+    /// assert_eq!(s, StreamKSchedule::new(10, 8, 4, 0));
+    /// assert_eq!(s.segments(1).map(|g| g.unit).collect::<Vec<_>>(), [1, 5, 9]);
+    /// ```
+    #[inline(always)]
+    pub const fn from_launch_words(
+        units: u32,
+        k_blocks: u32,
+        workers: u32,
+        words: [u32; 4],
+    ) -> Self {
+        let [dp_units, sk_workers, sk_base, sk_extra_splits] = words;
+        if sk_workers == 0 {
+            return Self {
+                units,
+                k_blocks,
+                workers,
+                dp_units: units,
+                sk_workers: 0,
+                sk_base: 0,
+                sk_extra_splits: 0,
+            };
+        }
+        Self {
+            units,
+            k_blocks,
+            workers,
+            dp_units,
+            sk_workers,
+            sk_base,
+            sk_extra_splits,
+        }
+    }
+
     /// Workers per stream-K unit when the region is cut unit by unit (its
     /// workers a multiple ≥ 2 of its units: split-K), else 0 (one flat
     /// division of the region, whose ranges may cross units).
@@ -682,6 +749,46 @@ mod tests {
                 assert_eq!(s.contributors(u), (u * splits + 1, u * splits + splits - 1));
             }
         }
+    }
+
+    /// The words a host passes rebuild the schedule exactly, on every grid
+    /// the other tests walk (stream-K, split-K, data-parallel, too short).
+    #[test]
+    fn launch_words_rebuild_the_schedule() {
+        for units in 0..40 {
+            for k_blocks in [1, 2, 3, 7, 16, 64] {
+                for workers in 1..20 {
+                    for min_segment in [0, 1, 2, 5] {
+                        for extra_waves in [0, 1, 2] {
+                            let s = StreamKSchedule::with_extra_waves(
+                                units,
+                                k_blocks,
+                                workers,
+                                min_segment,
+                                extra_waves,
+                            );
+                            let r = StreamKSchedule::from_launch_words(
+                                units,
+                                k_blocks,
+                                workers,
+                                s.launch_words(),
+                            );
+                            assert_eq!(r, s, "{units} {k_blocks} {workers} {min_segment}");
+                        }
+                    }
+                }
+            }
+            for splits in (2..=8).filter(|_| units > 0) {
+                let s = StreamKSchedule::with_extra_waves(units, 64, units * splits, 1, 0);
+                let r =
+                    StreamKSchedule::from_launch_words(units, 64, units * splits, s.launch_words());
+                assert_eq!(r, s);
+            }
+        }
+        assert_eq!(
+            StreamKSchedule::from_launch_words(264, 64, 132, [0; 4]),
+            StreamKSchedule::new(264, 64, 132, 0)
+        );
     }
 
     #[test]

@@ -36,7 +36,7 @@ pub fn run(p: &GemmParams) {
         input.init(GEMM_ROLES.consumer_warpgroups);
     });
     let (tiles_m, tiles_n) = (p.m.div_ceil(BM), p.n.div_ceil(BN));
-    let work = ClusterWork::<1>::new(tiles_m, tiles_n, p.k.div_ceil(BK), 8, (0, 0));
+    let work = ClusterWork::<1>::new(tiles_m, tiles_n, p.k.div_ceil(BK), 8, [0; 4]);
     // tail_rows 0: every tile row loads a full 128-row box of A (zero fill past M).
     let rows = TileRows {
         tiles_m,

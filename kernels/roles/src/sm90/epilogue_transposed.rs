@@ -8,7 +8,7 @@
 //! beta = 0 only (no C).
 
 use super::epilogue::{SubTile, swizzled64, wait_ring_read};
-use baton::arch::ptx::tma::{TensorMap, store_2d, store_commit_group};
+use baton::arch::ptx::tma::{TensorMap, store_2d, store_commit_group, store_wait_group};
 use baton::arch::ptx::{fence_proxy_async_shared, named_barrier_sync};
 use baton::smem::SharedRef;
 use core::arch::asm;
@@ -40,31 +40,43 @@ fn to_bf16(x: f32) -> u16 {
 }
 
 /// The transposed epilogue of one consumer warpgroup (all 128 threads run
-/// it) over its `RING` sub-tile buffers.
+/// it) over its `RING` sub-tile buffers (`RING` even).
 ///
-/// Protocol contract (as [`StoreEpilogue`](super::epilogue::StoreEpilogue)
-/// with beta = 0): D rotates through the `RING` buffers across tiles
-/// (`d_next` counts the sub-tiles stored so far); before writing buffer
-/// `s` the signalling thread waits until at most `RING - 1` stores are
-/// still reading (`cp.async.bulk.wait_group.read`), then the named barrier
-/// `1 + wg` (128 threads) lets the warpgroup write it; after the writes
-/// `fence.proxy.async.shared`, the named barrier again, and the signalling
-/// thread issues the TMA store and commits it. TMA clips D's edges (rows
-/// past the user's M, columns past N). Wait for the stores before exit
-/// (`store_wait_group::<0>()`).
+/// Protocol contract (beta = 0): a tile's two sub-tiles come from
+/// different warps — sub-tile `J` (32 user columns) from warps `2J` and
+/// `2J + 1` of the warpgroup — so each warp pair writes and stores its own
+/// sub-tile, concurrently with the other pair. D rotates through the
+/// `RING` buffers across tiles (`d_next`, even, counts the sub-tiles
+/// stored so far): pair `J` always uses the buffers of parity `J`, and its
+/// first thread (the pair's signaller, `tid % 64 == 0`) issues every store
+/// from them, so its own bulk async-groups track exactly those buffers.
+/// Before writing a buffer the signaller waits until at most
+/// `RING / 2 − 1` of its stores are still reading
+/// (`cp.async.bulk.wait_group.read`), then the pair's named barrier
+/// (`3 + 2·wg + J`, 64 threads) lets the pair write it; after the writes
+/// `fence.proxy.async.shared`, the pair's barrier again, and the signaller
+/// issues the TMA store and commits it. TMA clips D's edges (rows past the
+/// user's M, columns past N). Before exit both signallers wait for their
+/// stores ([`drain`](Self::drain)).
+///
+/// One fence and two 64-thread barriers per warp instead of two fences and
+/// four 128-thread barriers, and the two sub-tiles written at once rather
+/// than one after the other.
 ///
 /// ```ignore
 /// let epi = TransposedEpilogue { bufs: epi_tiles.at(wg), map_d: tma_d, wg, tid };
 /// unsafe { epi.store(&acc, alpha, d_next, |j| (n0 + 32 * j as i32, m0)) };
+/// epi.drain();
 /// ```
 pub struct TransposedEpilogue<'a, const RING: usize> {
     /// This warpgroup's sub-tile buffers.
     pub bufs: SharedRef<'a, [SubTile; RING]>,
     /// D's tensor map (bf16, box {32, rows}, 64-byte swizzle).
     pub map_d: *const TensorMap,
-    /// Consumer warpgroup (0 or 1): named barrier `1 + wg`.
+    /// Consumer warpgroup (0 or 1): named barriers `3 + 2·wg` and
+    /// `4 + 2·wg` (one per warp pair).
     pub wg: u32,
-    /// Thread index in the warpgroup (0..128); thread 0 signals.
+    /// Thread index in the warpgroup (0..128); threads 0 and 64 signal.
     pub tid: u32,
 }
 
@@ -74,7 +86,7 @@ impl<const RING: usize> TransposedEpilogue<'_, RING> {
     /// `16·warp + lane / 4 + 8H` — the user's column — and kernel column
     /// `8Q + 2(lane % 4) + E` — the user's row) as bf16 `alpha·acc`, in two
     /// sub-tiles of 32 user columns; `origin(J)` is sub-tile `J`'s (column,
-    /// row) in D.
+    /// row) in D. `d_next` is even (2 per tile).
     ///
     /// # Safety
     /// `map_d` is a valid tensor map of D with a box of at most 64 rows.
@@ -86,53 +98,67 @@ impl<const RING: usize> TransposedEpilogue<'_, RING> {
         d_next: u32,
         origin: impl Fn(u32) -> (i32, i32),
     ) {
-        const { assert!(ACC * 2 <= 64 && ACC % 4 == 0) };
-        let (tid, wg) = (self.tid, self.wg);
-        let signaller = tid == 0;
-        let (warp, lane) = (tid / 32, tid % 32);
-        let bufs = self.bufs;
-        baton::unroll!(J in [0, 1] {
-            // The buffer is free once the store issued from it one rotation
-            // ago has finished reading it.
-            if signaller {
-                wait_ring_read::<RING>();
+        const { assert!(ACC * 2 <= 64 && ACC % 4 == 0 && RING % 2 == 0 && RING >= 2 && RING <= 8) };
+        let (warp, lane) = (self.tid / 32, self.tid % 32);
+        // This warp pair's sub-tile: warps 2J and 2J + 1 hold kernel rows
+        // 32J .. 32J + 32, its columns.
+        let pair = warp / 2;
+        let signaller = self.tid % 64 == 0;
+        let bar = 3 + 2 * self.wg + pair;
+        if signaller {
+            // The buffer is free once the store this thread issued from it
+            // one rotation (RING / 2 of its stores) ago has read it.
+            // (`RING / 2` folds: one instruction.)
+            match RING / 2 {
+                1 => wait_ring_read::<1>(),
+                2 => wait_ring_read::<2>(),
+                3 => wait_ring_read::<3>(),
+                _ => wait_ring_read::<4>(),
             }
-            named_barrier_sync(1 + wg, 128);
-            let slot = (d_next + J) % RING as u32;
-            // SAFETY: slot < RING.
-            let buf_tile = unsafe { bufs.at_unchecked(slot as usize) };
-            let buf = buf_tile.addr();
-            // Warps 2J and 2J + 1 hold kernel rows 32J .. 32J + 32: this
-            // sub-tile's columns.
-            if warp / 2 == J {
-                baton::unroll!(H in [0, 1] {
-                    // The user's column inside the sub-tile.
-                    let col = (warp % 2) * 16 + lane / 4 + 8 * H;
-                    baton::unroll!(Q in [0, 1, 2, 3, 4, 5, 6, 7] {
-                        if (Q as usize) < ACC / 4 {
-                            baton::unroll!(E in [0, 1] {
-                                // The user's row: kernel column 8Q + 2(lane % 4) + E.
-                                let row = 8 * Q + 2 * (lane % 4) + E;
-                                let off = swizzled64(row, col / 2) + 2 * (col % 2);
-                                let x = alpha * acc[(4 * Q + 2 * H + E) as usize % ACC];
-                                // SAFETY: the buffer is this warpgroup's and
-                                // its store has read it; row < 64, col < 32:
-                                // in bounds.
-                                unsafe { st_shared_u16(buf + off, to_bf16(x)) };
-                            });
-                        }
+        }
+        named_barrier_sync(bar, 64);
+        let slot = (d_next + pair) % RING as u32;
+        // SAFETY: slot < RING.
+        let buf_tile = unsafe { self.bufs.at_unchecked(slot as usize) };
+        let buf = buf_tile.addr();
+        baton::unroll!(H in [0, 1] {
+            // The user's column inside the sub-tile.
+            let col = (warp % 2) * 16 + lane / 4 + 8 * H;
+            baton::unroll!(Q in [0, 1, 2, 3, 4, 5, 6, 7] {
+                if (Q as usize) < ACC / 4 {
+                    baton::unroll!(E in [0, 1] {
+                        // The user's row: kernel column 8Q + 2(lane % 4) + E.
+                        let row = 8 * Q + 2 * (lane % 4) + E;
+                        let off = swizzled64(row, col / 2) + 2 * (col % 2);
+                        let x = alpha * acc[(4 * Q + 2 * H + E) as usize % ACC];
+                        // SAFETY: the buffer is this pair's and its last
+                        // store has read it; row < 64, col < 32: in bounds.
+                        unsafe { st_shared_u16(buf + off, to_bf16(x)) };
                     });
-                });
-            }
-            fence_proxy_async_shared();
-            named_barrier_sync(1 + wg, 128);
-            if signaller {
-                let (c0, r0) = origin(J);
-                // SAFETY: D map per the contract; the buffer holds the
-                // finished sub-tile (fenced for the async proxy).
-                unsafe { store_2d(self.map_d, buf_tile, c0, r0) };
-                store_commit_group();
-            }
+                }
+            });
         });
+        fence_proxy_async_shared();
+        named_barrier_sync(bar, 64);
+        if signaller {
+            let (c0, r0) = origin(pair);
+            // SAFETY: D map per the contract; the buffer holds the finished
+            // sub-tile (fenced for the async proxy).
+            unsafe { store_2d(self.map_d, buf_tile, c0, r0) };
+            store_commit_group();
+        }
+    }
+
+    /// Before the CTA exits: each signaller waits until its stores are
+    /// complete (all 128 threads may call it; the others return at once).
+    ///
+    /// ```ignore
+    /// epi.drain();
+    /// ```
+    #[inline(always)]
+    pub fn drain(&self) {
+        if self.tid % 64 == 0 {
+            store_wait_group::<0>();
+        }
     }
 }

@@ -52,7 +52,7 @@ pub fn tile_coords(t: u32, tiles_m: u32, tiles_n: u32, group_m: u32) -> (u32, u3
 /// segment would pair stages of different tiles.
 ///
 /// ```ignore
-/// let work = ClusterWork::<2>::new(m.div_ceil(128), n.div_ceil(256), k.div_ceil(64), group_m, (0, 0));
+/// let work = ClusterWork::<2>::new(m.div_ceil(128), n.div_ceil(256), k.div_ceil(64), group_m, [0; 4]);
 /// for seg in work.segments() {
 ///     let (tm, tn) = work.tile_of(seg.unit);
 ///     for kb in seg.k_begin..seg.k_end { /* one stage */ }
@@ -78,11 +78,14 @@ pub struct ClusterWork<const CLUSTER_M: u32> {
 #[cfg(target_arch = "nvptx64")]
 impl<const CLUSTER_M: u32> ClusterWork<CLUSTER_M> {
     /// The schedule of a `tiles_m × tiles_n` tile grid with `k_blocks` K
-    /// blocks per tile on this launch's grid; stream-K per
-    /// `(min_segment, extra_waves)` (`min_segment == 0`: off).
+    /// blocks per tile on this launch's grid; stream-K per `schedule`, the
+    /// host's `StreamKSchedule::launch_words` for these units, K blocks and
+    /// workers (`[0; 4]`: off). Nothing here divides by a launch value
+    /// (`CLUSTER_M` is a constant): the schedule's divisions, 64-bit ones
+    /// among them, cost ~800 cycles of setup when every CTA made them.
     ///
     /// ```ignore
-    /// let work = ClusterWork::<1>::new(tiles_m, tiles_n, k_blocks, 8, (sk_min_segment, sk_extra_waves));
+    /// let work = ClusterWork::<1>::new(tiles_m, tiles_n, k_blocks, 8, sk_schedule);
     /// ```
     #[inline(always)]
     pub fn new(
@@ -90,17 +93,16 @@ impl<const CLUSTER_M: u32> ClusterWork<CLUSTER_M> {
         tiles_n: u32,
         k_blocks: u32,
         group_m: u32,
-        (min_segment, extra_waves): (u32, u32),
+        schedule: [u32; 4],
     ) -> Self {
         let units_m = tiles_m.div_ceil(CLUSTER_M);
         let workers = grid_dim_x() / CLUSTER_M;
         Self {
-            sched: StreamKSchedule::with_extra_waves(
+            sched: StreamKSchedule::from_launch_words(
                 units_m * tiles_n,
                 k_blocks,
                 workers,
-                min_segment,
-                extra_waves,
+                schedule,
             ),
             worker: block_idx_x() / CLUSTER_M,
             rank: if CLUSTER_M > 1 { cluster_cta_rank() } else { 0 },
@@ -119,7 +121,7 @@ impl<const CLUSTER_M: u32> ClusterWork<CLUSTER_M> {
     /// [`batch_tile_of`](Self::batch_tile_of).
     ///
     /// ```ignore
-    /// let work = ClusterWork::<1>::batched(batch, tiles_m, tiles_n, k_blocks, 8, (0, 0));
+    /// let work = ClusterWork::<1>::batched(batch, tiles_m, tiles_n, k_blocks, 8, [0; 4]);
     /// ```
     #[inline(always)]
     pub fn batched(
@@ -128,7 +130,7 @@ impl<const CLUSTER_M: u32> ClusterWork<CLUSTER_M> {
         tiles_n: u32,
         k_blocks: u32,
         group_m: u32,
-        stream_k: (u32, u32),
+        stream_k: [u32; 4],
     ) -> Self {
         let per_batch = tiles_m.div_ceil(CLUSTER_M);
         let mut work = Self::new(

@@ -88,6 +88,81 @@ fn swap_ab_matches_f64_on_ragged_shapes() {
     }
 }
 
+/// Split-K inside clusters (the contributors' partials handed over through
+/// the finalizer's shared memory) is what `set_split_k` runs for every
+/// swap-AB configuration and cluster-sized split count, and gives the same
+/// bits as the global-memory fixup (the same sum in the same order) on
+/// fresh random inputs at ragged shapes; both outputs are finite.
+#[test]
+fn swap_ab_cluster_split_k_matches_global_fixup_bit_for_bit() {
+    use baton_reference::random::XorShift;
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut rng = XorShift::new(XorShift::seed_from_time());
+    let s = gpu.stream();
+    let shapes: &[_] = if small() {
+        &[(7, 200, 1032)]
+    } else {
+        &[
+            (7, 200, 1032),
+            (1, 1024, 4096),
+            (33, 264, 2056),
+            (64, 520, 1032),
+        ]
+    };
+    for config in GemmConfig::SWAP_AB {
+        let bm = config.tile().0 as usize;
+        for &(m, n, k) in shapes {
+            if m > bm {
+                continue;
+            }
+            let a = s
+                .clone_htod(&gemm_check::random_bf16(m * k, &mut rng))
+                .unwrap();
+            let b = s
+                .clone_htod(&gemm_check::random_bf16(n * k, &mut rng))
+                .unwrap();
+            for splits in 2..=config.max_cluster_splits() {
+                if k.div_ceil(64) < splits as usize {
+                    continue;
+                }
+                let mut outs = Vec::new();
+                for cluster in [true, false] {
+                    let mut d = s.clone_htod(&vec![gemm_check::POISON_BF16; m * n]).unwrap();
+                    let mut plan = GemmPlan::with_config_repacked(
+                        &gpu, &kernels, config, None, &a, &b, None, &mut d, m, n, k,
+                    )
+                    .unwrap_or_else(|e| panic!("{config:?} {m}x{n}x{k}: {e}"));
+                    plan.set_split_k(&gpu, splits).unwrap();
+                    let on = plan.use_cluster_split_k(cluster).unwrap();
+                    assert_eq!(
+                        on, cluster,
+                        "{config:?} split {splits}: cluster split-K {on}"
+                    );
+                    assert_eq!(plan.cluster_split_k(), cluster.then_some(splits));
+                    plan.run(&gpu, 1.0, 0.0).unwrap();
+                    drop(plan);
+                    gpu.synchronize().unwrap();
+                    let out = s.clone_dtoh(&d).unwrap();
+                    assert!(
+                        out.iter().all(|&x| x & 0x7F80 != 0x7F80),
+                        "{config:?} split {splits} {m}x{n}x{k} cluster {cluster}: a non-finite (or unwritten) output"
+                    );
+                    outs.push(out);
+                }
+                let diff = outs[0].iter().zip(&outs[1]).filter(|(x, y)| x != y).count();
+                println!(
+                    "{config:?} split {splits} {m}x{n}x{k}: {diff} of {} outputs differ",
+                    m * n
+                );
+                assert_eq!(diff, 0, "{config:?} split {splits} {m}x{n}x{k}");
+            }
+        }
+    }
+}
+
 /// The heuristic's plans (no C: swap-AB may be chosen) and every swap-AB
 /// configuration against cuBLAS at sweep shapes with small M.
 #[cfg(feature = "cublas")]

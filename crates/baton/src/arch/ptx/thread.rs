@@ -141,6 +141,89 @@ pub fn cluster_sync() {
     };
 }
 
+/// The arriving half of [`cluster_sync`] (`barrier.cluster.arrive.release`):
+/// every thread of every CTA of the cluster arrives once; a thread that
+/// later needs the others' earlier writes (barrier initialization before a
+/// remote arrive, say) waits with [`cluster_wait`], the others may go on
+/// (or exit) without waiting. With a cluster of one CTA the pair orders
+/// the CTA's own threads.
+///
+/// ```ignore
+/// cluster_arrive(); // after the barriers are initialized
+/// // … later, before the first remote arrive:
+/// cluster_wait();
+/// ```
+#[inline(always)]
+pub fn cluster_arrive() {
+    // SAFETY: every thread of every CTA in the cluster reaches it once.
+    unsafe { asm!("barrier.cluster.arrive.release;", options(nostack)) };
+}
+
+/// The waiting half of [`cluster_sync`] (`barrier.cluster.wait.acquire`):
+/// blocks until every non-exited thread of the cluster has executed
+/// [`cluster_arrive`]; their writes before it are visible afterwards.
+///
+/// ```ignore
+/// cluster_wait();
+/// ```
+#[inline(always)]
+pub fn cluster_wait() {
+    // SAFETY: called after this thread's `cluster_arrive`.
+    unsafe { asm!("barrier.cluster.wait.acquire;", options(nostack)) };
+}
+
+/// `st.shared::cluster.v4.f32`: stores four floats at the shared address
+/// `addr` of CTA `cta_rank` of the cluster (`mapa` of this CTA's own
+/// address `addr`: the same offset in the peer's shared memory).
+///
+/// # Safety
+/// `addr` is a 16-byte-aligned shared address; `cta_rank` names a CTA of
+/// this cluster that may receive these bytes there (its protocol says
+/// when) and does not exit before a later release by this thread is
+/// observed.
+///
+/// ```ignore
+/// unsafe { st_shared_cluster_v4_f32(slot + 16 * tid, 0, [a, b, c, d]) };
+/// ```
+#[inline(always)]
+pub unsafe fn st_shared_cluster_v4_f32(addr: u32, cta_rank: u32, v: [f32; 4]) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!(
+            "{{ .reg .b32 ra; mapa.shared::cluster.u32 ra, {a}, {r}; st.shared::cluster.v4.f32 [ra], {{{x}, {y}, {z}, {w}}}; }}",
+            a = in(reg32) addr, r = in(reg32) cta_rank,
+            x = in(reg32) v[0], y = in(reg32) v[1], z = in(reg32) v[2], w = in(reg32) v[3],
+            options(nostack)
+        )
+    };
+}
+
+/// `ld.shared.v4.f32`: loads four floats from this CTA's shared address
+/// `addr`.
+///
+/// # Safety
+/// `addr` is a 16-byte-aligned shared address whose writers are ordered
+/// before this load (a barrier wait with acquire semantics).
+///
+/// ```ignore
+/// let v = unsafe { ld_shared_v4_f32(slot + 16 * tid) };
+/// ```
+#[inline(always)]
+pub unsafe fn ld_shared_v4_f32(addr: u32) -> [f32; 4] {
+    let (a, b, c, d): (f32, f32, f32, f32);
+    // SAFETY: forwarded to the caller. Not `pure`: written by other CTAs,
+    // ordered by synchronization the compiler cannot see.
+    unsafe {
+        asm!(
+            "ld.shared.v4.f32 {{{a}, {b}, {c}, {d}}}, [{p}];",
+            p = in(reg32) addr,
+            a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+            options(nostack, readonly)
+        )
+    };
+    [a, b, c, d]
+}
+
 /// `griddepcontrol.wait`: blocks until every grid this one depends on
 /// (the kernels before it on the stream) has completed and its memory
 /// operations are visible. A kernel launched with programmatic stream

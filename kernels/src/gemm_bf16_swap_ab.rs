@@ -18,14 +18,13 @@
 
 use baton::arch::ptx::tma::{TensorMap, load_2d, prefetch_tensormap};
 use baton::arch::ptx::{
-    BarrierRef, cluster_cta_rank, cluster_size, cluster_sync, dynamic_smem, fence_barrier_init,
-    thread_idx_x,
+    BarrierRef, cluster_cta_rank, cluster_size, dynamic_smem, fence_barrier_init, thread_idx_x,
 };
 use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tile_pipeline::{InputConsumer, InputTilePipeline};
 use baton_kernel_roles::dispatch_roles;
-use baton_kernel_roles::sm90::cluster_split_k::ClusterSplitK;
+use baton_kernel_roles::sm90::cluster_split_k::{ClusterSplitK, cluster_arrive};
 use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync_scheduled};
 use baton_kernel_roles::sm90::epilogue_transposed::{TRANSPOSED_SUB_COLS, TransposedEpilogue};
 use baton_kernel_roles::sm90::mainloop_bf16::{Bf16Mma, Bf16N16, Bf16N32, Bf16N64, bf16_mainloop};
@@ -182,9 +181,10 @@ unsafe fn gemm_swap_ab<M: Bf16Mma<ACC>, const BN: usize, const ACC: usize, const
     let sched = work.sched;
     let splits = cluster_size();
     if splits > 1 {
-        // Every CTA of the cluster has initialized its barriers before any
-        // peer arrives on them (`ClusterSplitK::open`, `contribute`).
-        cluster_sync();
+        // Every thread, once its CTA's barriers are initialized: the
+        // finalizer waits for the whole cluster before its first remote
+        // arrival (`ClusterSplitK::open`).
+        cluster_arrive();
     }
     let rows = TileRows {
         tiles_m: m.div_ceil(BM),

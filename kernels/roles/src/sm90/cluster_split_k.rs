@@ -16,8 +16,8 @@
 //!
 //! | who | does |
 //! |---|---|
-//! | every thread, at setup | a cluster barrier (`cluster_sync`) once its CTA's barriers are initialized |
-//! | finalizer (rank 0), both consumer warpgroups | after the main loop (all `wgmma` retired): a 256-thread named barrier, so no warpgroup still reads a stage; then one thread arrives on every contributor's `ready` (release, cluster scope) |
+//! | every thread, at setup | [`cluster_arrive`] once its CTA's barriers are initialized |
+//! | finalizer (rank 0), both consumer warpgroups | after the main loop (all `wgmma` retired): a 256-thread named barrier, so no warpgroup still reads a stage; then one thread waits for the cluster's setup ([`cluster_wait`]) and arrives on every contributor's `ready` (release, cluster scope) |
 //! | contributor (rank `r ≥ 1`), consumer warpgroup `wg` | waits on its `ready` (acquire, cluster scope); stores its `64 × BN` fp32 accumulators into slot `(r − 1, wg)` of the finalizer's input stages; a named barrier over the warpgroup; one thread arrives on the finalizer's `filled[wg]` (release, cluster scope) |
 //! | finalizer, consumer warpgroup `wg` | waits on `filled[wg]` (`splits − 1` arrivals; acquire, cluster scope), adds slots `(1, wg) … (splits − 1, wg)` in rank order, then runs the epilogue |
 //!
@@ -30,9 +30,11 @@
 //! contributor's `filled` arrival before it reads and exits).
 
 use baton::arch::ptx::{
-    BarrierRef, ld_shared_v4_f32, named_barrier_sync, st_shared_cluster_v4_f32,
+    BarrierRef, cluster_wait, ld_shared_v4_f32, named_barrier_sync, st_shared_cluster_v4_f32,
 };
 use baton::protocol::diag::{Role, WaitSite};
+
+pub use baton::arch::ptx::cluster_arrive;
 
 /// Named barrier over both consumer warpgroups (256 threads) of the
 /// finalizer, before its stages are handed to the contributors. Barriers
@@ -61,8 +63,8 @@ pub struct ClusterSplitK<'a> {
 
 impl ClusterSplitK<'_> {
     /// Initializes the barriers for `splits` CTAs per cluster (one thread,
-    /// before the cluster barrier of the setup; `fence_barrier_init`
-    /// afterwards).
+    /// before the CTA's setup barrier and [`cluster_arrive`];
+    /// `fence_barrier_init` afterwards).
     ///
     /// # Safety
     /// As `BarrierRef::init`.
@@ -100,9 +102,9 @@ impl ClusterSplitK<'_> {
 
     /// Finalizer, both consumer warpgroups (all 256 threads): its stages
     /// are free (every `wgmma` of this warpgroup retired before the call);
-    /// once both warpgroups are here, thread 0 of warpgroup 0 arrives on
-    /// the `ready` of ranks `1 .. splits` (initialized: the setup's cluster
-    /// barrier).
+    /// once both warpgroups are here, thread 0 of warpgroup 0 waits for
+    /// the cluster's setup and arrives on the `ready` of ranks
+    /// `1 .. splits`.
     ///
     /// ```ignore
     /// split.open(splits, wg, tid);
@@ -111,6 +113,8 @@ impl ClusterSplitK<'_> {
     pub fn open(&self, splits: u32, wg: u32, tid: u32) {
         named_barrier_sync(CONSUMERS_BARRIER, 256);
         if wg == 0 && tid == 0 {
+            // Every CTA of the cluster initialized its barriers.
+            cluster_wait();
             let mut r = 1;
             while r < splits {
                 self.ready.arrive_cluster(r);

@@ -141,6 +141,37 @@ pub fn cluster_sync() {
     };
 }
 
+/// The arriving half of [`cluster_sync`] (`barrier.cluster.arrive.release`):
+/// every thread of every CTA of the cluster arrives once; a thread that
+/// later needs the others' earlier writes (barrier initialization before a
+/// remote arrive, say) waits with [`cluster_wait`], the others may go on
+/// (or exit) without waiting. With a cluster of one CTA the pair orders
+/// the CTA's own threads.
+///
+/// ```ignore
+/// cluster_arrive(); // after the barriers are initialized
+/// // … later, before the first remote arrive:
+/// cluster_wait();
+/// ```
+#[inline(always)]
+pub fn cluster_arrive() {
+    // SAFETY: every thread of every CTA in the cluster reaches it once.
+    unsafe { asm!("barrier.cluster.arrive.release;", options(nostack)) };
+}
+
+/// The waiting half of [`cluster_sync`] (`barrier.cluster.wait.acquire`):
+/// blocks until every non-exited thread of the cluster has executed
+/// [`cluster_arrive`]; their writes before it are visible afterwards.
+///
+/// ```ignore
+/// cluster_wait();
+/// ```
+#[inline(always)]
+pub fn cluster_wait() {
+    // SAFETY: called after this thread's `cluster_arrive`.
+    unsafe { asm!("barrier.cluster.wait.acquire;", options(nostack)) };
+}
+
 /// `st.shared::cluster.v4.f32`: stores four floats at the shared address
 /// `addr` of CTA `cta_rank` of the cluster (`mapa` of this CTA's own
 /// address `addr`: the same offset in the peer's shared memory).

@@ -17,14 +17,11 @@
 //! them): `m` is the user's N, `n` the user's M.
 
 use baton::arch::ptx::tma::{TensorMap, load_2d, prefetch_tensormap};
-use baton::arch::ptx::{
-    BarrierRef, cluster_cta_rank, cluster_size, dynamic_smem, fence_barrier_init, thread_idx_x,
-};
+use baton::arch::ptx::{dynamic_smem, thread_idx_x};
 use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tile_pipeline::{InputConsumer, InputTilePipeline};
 use baton_kernel_roles::dispatch_roles;
-use baton_kernel_roles::sm90::cluster_split_k::{ClusterSplitK, cluster_arrive};
 use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync_scheduled};
 use baton_kernel_roles::sm90::epilogue_transposed::{TRANSPOSED_SUB_COLS, TransposedEpilogue};
 use baton_kernel_roles::sm90::mainloop_bf16::{Bf16Mma, Bf16N16, Bf16N32, Bf16N64, bf16_mainloop};
@@ -34,11 +31,8 @@ use baton_kernel_roles::sm90::stage_descriptors::StageDescriptors;
 use baton_kernel_roles::sm90::stream_k::StreamKFixup;
 use baton_kernel_roles::stream_k_fixup_overlapped;
 use baton_kernel_roles::trace::{self, Event};
-use baton_kernels_abi::gemm_bf16::{BK, BM, Payload, Stage};
-use baton_kernels_abi::gemm_bf16_swap_ab::{
-    self as abi, ClusterSplitKBarriers, SwapAbSmem, cluster_partial_bytes, max_cluster_splits,
-    swap_ab_stages,
-};
+use baton_kernels_abi::gemm_bf16::{BK, BM, GemmSmem, Payload, Stage};
+use baton_kernels_abi::gemm_bf16_swap_ab::{self as abi, swap_ab_stages};
 use baton_kernels_abi::gemm_params::{GemmBf16Params, StreamKParams};
 
 macro_rules! swap_ab_entry {
@@ -68,7 +62,7 @@ macro_rules! swap_ab_entry {
                     map(core::mem::offset_of!(GemmBf16Params, tma_d)),
                     map(core::mem::offset_of!(GemmBf16Params, tma_a_tail)),
                 );
-                const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<SwapAbSmem<$bn, { swap_ab_stages($bn) }>>(), "the spec's shared memory is not this entry's layout") };
+                const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<GemmSmem<$bn, { swap_ab_stages($bn) }>>(), "the spec's shared memory is not this entry's layout") };
                 // SAFETY: forwarded to the kernel's contract.
                 let fixup = unsafe { StreamKFixup::new(partials, flags, epoch) };
                 // SAFETY: forwarded to the kernel's contract.
@@ -116,33 +110,15 @@ unsafe fn gemm_swap_ab<M: Bf16Mma<ACC>, const BN: usize, const ACC: usize, const
     sk_schedule: [u32; 4],
     tail_rows: u32,
 ) {
-    // SAFETY: launched with size_of::<SwapAbSmem<BN, STAGES>>() of dynamic
+    // SAFETY: launched with size_of::<GemmSmem<BN, STAGES>>() of dynamic
     // shared memory (the kernel traps otherwise).
-    let smem: SharedRef<'static, SwapAbSmem<BN, STAGES>> =
-        unsafe { dynamic_smem::<SwapAbSmem<BN, STAGES>>() };
+    let smem: SharedRef<'static, GemmSmem<BN, STAGES>> =
+        unsafe { dynamic_smem::<GemmSmem<BN, STAGES>>() };
     let input = InputTilePipeline::<Payload<BN>, STAGES>::new(
-        smem_field!(smem, SwapAbSmem<BN, STAGES>, input),
+        smem_field!(smem, GemmSmem<BN, STAGES>, input),
         c"gemm-swap-ab-mainloop",
     );
-    let epi_tiles = smem_field!(smem, SwapAbSmem<BN, STAGES>, epi_tiles);
-    let split_bars = smem_field!(smem, SwapAbSmem<BN, STAGES>, split_bars);
-    // Split-K inside a cluster (launched in clusters of `splits` CTAs, one
-    // unit each): the contributors' partials land in the finalizer's stages.
-    const {
-        assert!(
-            (max_cluster_splits(BN) as usize - 1) * cluster_partial_bytes(BN)
-                <= STAGES * core::mem::size_of::<Stage<BN>>(),
-            "the contributors' partials must fit in the finalizer's input stages"
-        )
-    };
-    let split = ClusterSplitK {
-        ready: BarrierRef::new(smem_field!(split_bars, ClusterSplitKBarriers, ready)),
-        filled: [
-            BarrierRef::new(smem_field!(split_bars, ClusterSplitKBarriers, filled).at(0)),
-            BarrierRef::new(smem_field!(split_bars, ClusterSplitKBarriers, filled).at(1)),
-        ],
-        landing: input.stage(0).addr(),
-    };
+    let epi_tiles = smem_field!(smem, GemmSmem<BN, STAGES>, epi_tiles);
     let bn = BN as u32;
     // The schedule is computed while the barriers are initialized
     // (`init_then_sync_scheduled`).
@@ -160,12 +136,6 @@ unsafe fn gemm_swap_ab<M: Bf16Mma<ACC>, const BN: usize, const ACC: usize, const
             }
             // Empty barriers: one arrival per consumer warpgroup.
             input.init(GEMM_ROLES.consumer_warpgroups);
-            let splits = cluster_size();
-            if splits > 1 {
-                // SAFETY: this thread initializes, before the setup barrier.
-                unsafe { split.init(splits) };
-                fence_barrier_init();
-            }
         },
         #[inline(always)]
         || {
@@ -179,13 +149,6 @@ unsafe fn gemm_swap_ab<M: Bf16Mma<ACC>, const BN: usize, const ACC: usize, const
         },
     );
     let sched = work.sched;
-    let splits = cluster_size();
-    if splits > 1 {
-        // Every thread, once its CTA's barriers are initialized: the
-        // finalizer waits for the whole cluster before its first remote
-        // arrival (`ClusterSplitK::open`).
-        cluster_arrive();
-    }
     let rows = TileRows {
         tiles_m: m.div_ceil(BM),
         tail_rows,
@@ -248,23 +211,7 @@ unsafe fn gemm_swap_ab<M: Bf16Mma<ACC>, const BN: usize, const ACC: usize, const
             for seg in work.segments() {
                 let (tm, tn) = work.tile_of(seg.unit);
                 bf16_mainloop::<M, _, ACC, STAGES, 1>(&mut consumer, descs, seg.len(), &mut acc, signaller);
-                if splits > 1 {
-                    // Split-K inside the cluster: one unit per cluster,
-                    // worker (cluster rank) 0 its finalizer.
-                    if seg.is_contributor() {
-                        // SAFETY: launched split-K in clusters of `splits`
-                        // whose partials fit in the stages (the const
-                        // assertion above; the host keeps splits ≤
-                        // max_cluster_splits); a contributor's rank is ≥ 1.
-                        unsafe { split.contribute::<ACC>(cluster_cta_rank(), wg as u32, tid, &acc) };
-                        continue;
-                    }
-                    split.open(splits, wg as u32, tid);
-                    // SAFETY: as above, on the finalizer.
-                    unsafe { split.accumulate::<ACC>(splits, wg as u32, tid, &mut acc) };
-                } else {
-                    stream_k_fixup_overlapped!(fixup, sched, seg, 1, 0, wg as u32, tid, acc, ACC);
-                }
+                stream_k_fixup_overlapped!(fixup, sched, seg, 1, 0, wg as u32, tid, acc, ACC);
                 let epilogue = TransposedEpilogue {
                     bufs: epi_tiles.at(wg),
                     map_d: tma_d,

@@ -159,24 +159,6 @@ impl GemmConfig {
         )
     }
 
-    /// The most CTAs per cluster (= split-K count) this configuration runs
-    /// split-K inside clusters with (swap-AB: 8, or 7 for 64-row tiles,
-    /// whose contributors' partials must fit in the finalizer's input
-    /// stages); 0 for the others.
-    ///
-    /// ```
-    /// use baton_runtime::gemm::GemmConfig;
-    /// assert_eq!(GemmConfig::SwapAb64.max_cluster_splits(), 7);
-    /// assert_eq!(GemmConfig::T128x64.max_cluster_splits(), 0);
-    /// ```
-    pub const fn max_cluster_splits(self) -> u32 {
-        if self.is_swap_ab() {
-            swap_ab_abi::max_cluster_splits(self.tile().0 as usize)
-        } else {
-            0
-        }
-    }
-
     /// Whether this is a ping-pong configuration (each consumer warpgroup
     /// owns whole tiles, in turns); those have no stream-K.
     ///
@@ -474,12 +456,6 @@ pub struct GemmPlan<'a> {
     slots: u32,
     /// Stream-K workspace, when enabled.
     stream_k: Option<StreamKWorkspace>,
-    /// Split-K inside clusters (swap-AB): launched in clusters of this many
-    /// CTAs, one work unit each, whose contributors hand their partials to
-    /// the finalizer through distributed shared memory
-    /// (`baton_kernel_roles::sm90::cluster_split_k`) instead of the
-    /// workspace.
-    cluster_split: Option<u32>,
     /// Which kernel operands are MN-major (the entry's layout).
     layouts: Bf16Layouts,
     /// Matrices in the batch.
@@ -829,7 +805,6 @@ impl<'a> GemmPlan<'a> {
                 group_m: DEFAULT_GROUP_M,
                 slots: gpu.sm_count(),
                 stream_k: None,
-                cluster_split: None,
                 layouts: ops.layouts,
                 batch: ops.batch,
                 // One launch per matrix (rank-2 maps).
@@ -967,7 +942,6 @@ impl<'a> GemmPlan<'a> {
             group_m: DEFAULT_GROUP_M,
             slots,
             stream_k: None,
-            cluster_split: None,
             layouts: ops.layouts,
             batch: ops.batch,
             launch_batch,
@@ -1000,7 +974,6 @@ impl<'a> GemmPlan<'a> {
     pub fn set_stream_k(&mut self, gpu: &Gpu, min_segment: Option<u32>) -> Result<()> {
         let Some(min_segment) = min_segment else {
             self.stream_k = None;
-            self.cluster_split = None;
             return Ok(());
         };
         if !self.config.runs_stream_k() {
@@ -1013,7 +986,6 @@ impl<'a> GemmPlan<'a> {
         let grid = self.slots * self.config.cluster_m();
         let (bm, bn, _) = self.config.tile();
         self.stream_k = Some(StreamKWorkspace::new(gpu, min_segment, grid, bm * bn)?);
-        self.cluster_split = None;
         Ok(())
     }
 
@@ -1061,78 +1033,11 @@ impl<'a> GemmPlan<'a> {
         if splits == 1 {
             super::stream_k::check_split_k(splits, shape.0, shape.1, shape.2)?;
             self.stream_k = None;
-            self.cluster_split = None;
             return Ok(());
         }
         let ws = StreamKWorkspace::split_k(gpu, splits, shape, self.config.cluster_m(), bm * bn)?;
         self.stream_k = Some(ws);
-        self.cluster_split = self.cluster_split_for(splits)?;
         Ok(())
-    }
-
-    /// Whether split-K with `splits` runs inside clusters of `splits` CTAs:
-    /// swap-AB kernels, `splits ≤ max_cluster_splits` (the contributors'
-    /// partials fit in the finalizer's input stages) and at least one such
-    /// cluster resident.
-    fn cluster_split_for(&self, splits: u32) -> Result<Option<u32>> {
-        if !self.config.is_swap_ab() || splits < 2 {
-            return Ok(None);
-        }
-        if splits > self.config.max_cluster_splits() {
-            return Ok(None);
-        }
-        let resident = self.kernel.kernel().max_active_clusters(
-            (splits, 1, 1),
-            self.config.threads(),
-            self.kernel.dynamic_smem_bytes(),
-        )?;
-        Ok((resident >= 1).then_some(splits))
-    }
-
-    /// Split-K inside clusters on (the default wherever
-    /// [`set_split_k`](Self::set_split_k) can use it) or off: off, the
-    /// contributors hand their partials over through the global workspace
-    /// as every other split plan does — the same sum in the same order, so
-    /// the same bits (for comparisons and tests). Returns whether it is on.
-    ///
-    /// ```no_run
-    /// # fn f(gpu: &baton_runtime::Gpu, k: &baton_runtime::Kernels) -> baton_runtime::Result<()> {
-    /// use baton_runtime::gemm::GemmPlan;
-    /// let (m, n, kk) = (8, 1024, 4096);
-    /// let a = gpu.stream().alloc_zeros::<u16>(m * kk)?;
-    /// let b = gpu.stream().alloc_zeros::<u16>(n * kk)?;
-    /// let mut d = gpu.stream().alloc_zeros::<u16>(m * n)?;
-    /// let mut plan = GemmPlan::new(gpu, k, &a, &b, None, &mut d, m, n, kk)?;
-    /// plan.set_split_k(gpu, 4)?;
-    /// let on = plan.use_cluster_split_k(false)?;
-    /// assert!(!on && plan.cluster_split_k().is_none());
-    /// # Ok(()) }
-    /// ```
-    pub fn use_cluster_split_k(&mut self, on: bool) -> Result<bool> {
-        self.cluster_split = match (on, self.split_k()) {
-            (true, Some(s)) => self.cluster_split_for(s)?,
-            _ => None,
-        };
-        Ok(self.cluster_split.is_some())
-    }
-
-    /// CTAs per cluster of split-K inside clusters, when this plan runs it
-    /// (swap-AB split-K; see [`set_split_k`](Self::set_split_k)).
-    ///
-    /// ```no_run
-    /// # fn f(gpu: &baton_runtime::Gpu, k: &baton_runtime::Kernels) -> baton_runtime::Result<()> {
-    /// use baton_runtime::gemm::GemmPlan;
-    /// let (m, n, kk) = (8, 1024, 4096);
-    /// let a = gpu.stream().alloc_zeros::<u16>(m * kk)?;
-    /// let b = gpu.stream().alloc_zeros::<u16>(n * kk)?;
-    /// let mut d = gpu.stream().alloc_zeros::<u16>(m * n)?;
-    /// let mut plan = GemmPlan::new(gpu, k, &a, &b, None, &mut d, m, n, kk)?;
-    /// plan.set_split_k(gpu, 4)?;
-    /// println!("{:?}", plan.cluster_split_k());
-    /// # Ok(()) }
-    /// ```
-    pub fn cluster_split_k(&self) -> Option<u32> {
-        self.cluster_split
     }
 
     /// Workers per unit when split-K is on ([`set_split_k`](Self::set_split_k)).
@@ -1275,11 +1180,9 @@ impl<'a> GemmPlan<'a> {
                     // every sm_90a GEMM entry waits for its predecessors
                     // (`griddepcontrol.wait` in `init_then_sync`) before its
                     // roles touch memory.
-                    let base = k.launch_config(grid);
                     let cfg = LaunchConfig {
                         programmatic: programmatic_launch_enabled(),
-                        cluster: self.cluster_split.map(|s| (s, 1, 1)).or(base.cluster),
-                        ..base
+                        ..k.launch_config(grid)
                     };
                     // SAFETY: the stream-K workspace is off (null,
                     // min_segment 0) or sized for this grid, each launch

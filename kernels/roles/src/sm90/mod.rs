@@ -29,8 +29,6 @@
 #[cfg(target_arch = "nvptx64")]
 pub mod c_load;
 #[cfg(target_arch = "nvptx64")]
-pub mod cluster_split_k;
-#[cfg(target_arch = "nvptx64")]
 pub mod dispatch;
 #[cfg(target_arch = "nvptx64")]
 pub mod epilogue;

@@ -164,27 +164,13 @@ impl<'a> BarrierRef<'a> {
     /// Non-blocking test: has the phase with parity `parity` completed?
     #[inline(always)]
     pub fn try_wait_parity(self, parity: u32) -> bool {
-        self.try_wait_parity_at::<false>(parity)
-    }
-
-    /// [`try_wait_parity`](Self::try_wait_parity) with acquire semantics at
-    /// cluster scope (`CLUSTER`) or CTA scope (the default).
-    #[inline(always)]
-    fn try_wait_parity_at<const CLUSTER: bool>(self, parity: u32) -> bool {
         let r: u32;
         // SAFETY: as `arrive`.
         unsafe {
-            if CLUSTER {
-                asm!(
-                    "{{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [{a}], {ph}; selp.u32 {r}, 1, 0, p; }}",
-                    a = in(reg32) self.addr(), ph = in(reg32) parity, r = out(reg32) r, options(nostack)
-                )
-            } else {
-                asm!(
-                    "{{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [{a}], {ph}; selp.u32 {r}, 1, 0, p; }}",
-                    a = in(reg32) self.addr(), ph = in(reg32) parity, r = out(reg32) r, options(nostack)
-                )
-            }
+            asm!(
+                "{{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [{a}], {ph}; selp.u32 {r}, 1, 0, p; }}",
+                a = in(reg32) self.addr(), ph = in(reg32) parity, r = out(reg32) r, options(nostack)
+            )
         };
         r != 0
     }
@@ -197,22 +183,6 @@ impl<'a> BarrierRef<'a> {
     /// [`WAIT_BOUND_NS`] and then print `site()` and trap.
     #[inline(always)]
     pub fn wait_parity(self, parity: u32, site: impl FnOnce() -> WaitSite) {
-        self.wait_parity_at::<false>(parity, site)
-    }
-
-    /// [`wait_parity`](Self::wait_parity) with acquire semantics at cluster
-    /// scope (`mbarrier.try_wait.parity.acquire.cluster`): for a phase that
-    /// CTAs of the cluster completed with releases at cluster scope
-    /// ([`arrive_cluster`](Self::arrive_cluster)) after writing this CTA's
-    /// shared memory (or after their last read of memory this thread then
-    /// writes).
-    #[inline(always)]
-    pub fn wait_parity_cluster(self, parity: u32, site: impl FnOnce() -> WaitSite) {
-        self.wait_parity_at::<true>(parity, site)
-    }
-
-    #[inline(always)]
-    fn wait_parity_at<const CLUSTER: bool>(self, parity: u32, site: impl FnOnce() -> WaitSite) {
         #[cfg(not(debug_assertions))]
         {
             let _ = site;
@@ -220,26 +190,19 @@ impl<'a> BarrierRef<'a> {
             // block may be inlined many times into one function.
             #[allow(named_asm_labels)]
             unsafe {
-                if CLUSTER {
-                    asm!(
-                        "{{ .reg .pred p; BATON_WAIT: mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [{a}], {ph}; @!p bra BATON_WAIT; }}",
-                        a = in(reg32) self.addr(), ph = in(reg32) parity, options(nostack)
-                    )
-                } else {
-                    asm!(
-                        "{{ .reg .pred p; BATON_WAIT: mbarrier.try_wait.parity.shared::cta.b64 p, [{a}], {ph}; @!p bra BATON_WAIT; }}",
-                        a = in(reg32) self.addr(), ph = in(reg32) parity, options(nostack)
-                    )
-                }
+                asm!(
+                    "{{ .reg .pred p; BATON_WAIT: mbarrier.try_wait.parity.shared::cta.b64 p, [{a}], {ph}; @!p bra BATON_WAIT; }}",
+                    a = in(reg32) self.addr(), ph = in(reg32) parity, options(nostack)
+                )
             };
         }
         #[cfg(debug_assertions)]
         {
-            if self.try_wait_parity_at::<CLUSTER>(parity) {
+            if self.try_wait_parity(parity) {
                 return;
             }
             let start = super::global_timer_ns();
-            while !self.try_wait_parity_at::<CLUSTER>(parity) {
+            while !self.try_wait_parity(parity) {
                 if super::global_timer_ns().wrapping_sub(start) > WAIT_BOUND_NS {
                     super::report_hang(&site());
                 }

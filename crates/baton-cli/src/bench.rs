@@ -250,7 +250,7 @@ pub fn gemm(
     for r in &rows {
         let reference = &r.references[0];
         println!(
-            "{:<22} {:<13} {:>6} {:>10.3} {:>10.3} {:>9.1} {:>9.1} {:>7.3}  {}",
+            "{:<22} {:<13} {:>6} {:>10.4} {:>10.4} {:>9.1} {:>9.1} {:>7.3}  {}",
             format!("{}x{}x{}", r.m, r.n, r.k),
             match r.stream_k {
                 Some([s, w]) => format!("{}/{}/sk{s}w{w}", r.config, r.grid),

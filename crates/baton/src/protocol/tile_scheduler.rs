@@ -329,25 +329,16 @@ impl StreamKSchedule {
         words: [u32; 4],
     ) -> Self {
         let [dp_units, sk_workers, sk_base, sk_extra_splits] = words;
-        if sk_workers == 0 {
-            return Self {
-                units,
-                k_blocks,
-                workers,
-                dp_units: units,
-                sk_workers: 0,
-                sk_base: 0,
-                sk_extra_splits: 0,
-            };
-        }
+        // No stream-K workers: every unit whole, whatever the other words.
+        let off = sk_workers == 0;
         Self {
             units,
             k_blocks,
             workers,
-            dp_units,
+            dp_units: if off { units } else { dp_units },
             sk_workers,
-            sk_base,
-            sk_extra_splits,
+            sk_base: if off { 0 } else { sk_base },
+            sk_extra_splits: if off { 0 } else { sk_extra_splits },
         }
     }
 

@@ -1028,8 +1028,8 @@ impl<'a> GemmPlan<'a> {
             }
             .into());
         }
-        let (bm, bn, bk) = self.config.tile();
-        let shape = (self.units(), self.k.div_ceil(bk), self.slots);
+        let (bm, bn, _) = self.config.tile();
+        let shape = (self.units(), self.k_blocks(), self.slots);
         if splits == 1 {
             super::stream_k::check_split_k(splits, shape.0, shape.1, shape.2)?;
             self.stream_k = None;
@@ -1082,6 +1082,11 @@ impl<'a> GemmPlan<'a> {
         self.m.div_ceil(bm).div_ceil(self.config.cluster_m())
             * self.n.div_ceil(bn)
             * self.launch_batch
+    }
+
+    /// K blocks of a work unit (the kernel's `k.div_ceil(BK)`).
+    fn k_blocks(&self) -> u32 {
+        self.k.div_ceil(self.config.tile().2)
     }
 
     /// Matrices in the batch (1 for the slice APIs).
@@ -1151,12 +1156,11 @@ impl<'a> GemmPlan<'a> {
                 } else {
                     (self.m, self.n)
                 };
-                let (_, _, bk) = self.config.tile();
                 for [tma_a, tma_b, tma_c, tma_d, tma_a_tail] in maps.iter().copied() {
                     let sk_params = StreamKWorkspace::launch_params(
                         self.stream_k.as_ref(),
                         self.units(),
-                        self.k.div_ceil(bk),
+                        self.k_blocks(),
                         self.config.cluster_m(),
                     );
                     let params = GemmBf16Params {

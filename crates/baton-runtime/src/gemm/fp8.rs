@@ -933,7 +933,7 @@ impl<'a> Fp8GemmPlan<'a> {
             self.require_stream_k()?;
         }
         let units = self.units();
-        let shape = (units, self.k / SCALE_BLOCK as u32, self.slots);
+        let shape = (units, self.k_blocks(), self.slots);
         if splits == 1 {
             super::stream_k::check_split_k(splits, shape.0, shape.1, shape.2)?;
             self.stream_k = None;
@@ -985,6 +985,11 @@ impl<'a> Fp8GemmPlan<'a> {
             self.cluster,
             self.along_n,
         )
+    }
+
+    /// K blocks of a work unit (K is a multiple of the 128-wide scale block).
+    fn k_blocks(&self) -> u32 {
+        self.k / SCALE_BLOCK as u32
     }
 
     /// The kernel this plan launches.
@@ -1051,7 +1056,7 @@ impl<'a> Fp8GemmPlan<'a> {
             stream_k: StreamKWorkspace::launch_params(
                 self.stream_k.as_ref(),
                 self.units(),
-                self.k / 128,
+                self.k_blocks(),
                 self.cluster,
             ),
         };

@@ -190,7 +190,7 @@ impl StreamKWorkspace {
     /// The stream-K schedule this workspace's launches of `units` units of
     /// `k_blocks` K blocks run, in clusters of `cluster` CTAs (what each
     /// kernel computed itself before session 20).
-    pub(crate) fn schedule(&self, units: u32, k_blocks: u32, cluster: u32) -> StreamKSchedule {
+    fn schedule(&self, units: u32, k_blocks: u32, cluster: u32) -> StreamKSchedule {
         StreamKSchedule::with_extra_waves(
             units,
             k_blocks,

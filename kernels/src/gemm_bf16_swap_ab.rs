@@ -12,6 +12,10 @@
 //! writes each warpgroup's `64 × BN` accumulators transposed into shared memory and
 //! TMA-stores them into the user's row-major D. beta = 0 only (no C).
 //!
+//! The narrow entries (`baton_gemm_bf16_swap_ab_narrow_*`) run the same
+//! body on tiles of 64 of the user's N with one consumer warpgroup
+//! ([`SWAP_AB_NARROW_ROLES`], 256 threads): twice the CTAs on one problem.
+//!
 //! Parameters: [`GemmBf16Params`] with the operands swapped
 //! (`baton_kernels_abi::gemm_bf16_swap_ab::GEMM_SWAP_AB_16` documents
 //! them): `m` is the user's N, `n` the user's M.
@@ -22,7 +26,7 @@ use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tile_pipeline::{InputConsumer, InputTilePipeline};
 use baton_kernel_roles::dispatch_roles;
-use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync_scheduled};
+use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, RoleTable, init_then_sync_scheduled};
 use baton_kernel_roles::sm90::epilogue_transposed::{TRANSPOSED_SUB_COLS, TransposedEpilogue};
 use baton_kernel_roles::sm90::mainloop_bf16::{Bf16Mma, Bf16N16, Bf16N32, Bf16N64, bf16_mainloop};
 use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile};
@@ -32,16 +36,26 @@ use baton_kernel_roles::sm90::stream_k::StreamKFixup;
 use baton_kernel_roles::stream_k_fixup_overlapped;
 use baton_kernel_roles::trace::{self, Event};
 use baton_kernels_abi::gemm_bf16::{BK, BM, GemmSmem, Payload, Stage};
-use baton_kernels_abi::gemm_bf16_swap_ab::{self as abi, swap_ab_stages};
+use baton_kernels_abi::gemm_bf16_swap_ab::{
+    self as abi, NARROW_ROWS, swap_ab_narrow_stages, swap_ab_stages,
+};
+use core::mem::size_of;
+
+/// The role table of the narrow swap-AB entries: the producer warpgroup and
+/// one consumer warpgroup (256 threads).
+pub const SWAP_AB_NARROW_ROLES: RoleTable = RoleTable {
+    consumer_warpgroups: 1,
+    ..GEMM_ROLES
+};
 use baton_kernels_abi::gemm_params::{GemmBf16Params, StreamKParams};
 
 macro_rules! swap_ab_entry {
-    ($(#[$doc:meta])* $spec:path, $name:ident, $bn:literal, $acc:literal, $mma:ty) => {
+    ($(#[$doc:meta])* $spec:path, $name:ident, $bn:literal, $acc:literal, $mma:ty, $rows:expr, $stages:expr, $roles:expr) => {
         baton::kernel! {
             #[spec($spec)]
             $(#[$doc])*
             ///
-            /// Launch: grid = min(tiles, SMs) CTAs of 384 threads (with
+            /// Launch: grid = min(tiles, SMs) CTAs of the spec's threads (with
             /// split-K / stream-K: every worker), with `size_of` the
             /// configuration's `GemmSmem` as dynamic shared memory.
             ///
@@ -62,11 +76,12 @@ macro_rules! swap_ab_entry {
                     map(core::mem::offset_of!(GemmBf16Params, tma_d)),
                     map(core::mem::offset_of!(GemmBf16Params, tma_a_tail)),
                 );
-                const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<GemmSmem<$bn, { swap_ab_stages($bn) }>>(), "the spec's shared memory is not this entry's layout") };
+                const { assert!($spec.dynamic_smem_bytes as usize == size_of::<GemmSmem<$bn, { $stages }, { $rows }>>(), "the spec's shared memory is not this entry's layout") };
+                const { assert!($spec.threads == $roles.threads() && $rows == 64 * $roles.consumer_warpgroups as usize, "the spec's threads or the tile's rows are not this entry's roles") };
                 // SAFETY: forwarded to the kernel's contract.
                 let fixup = unsafe { StreamKFixup::new(partials, flags, epoch) };
                 // SAFETY: forwarded to the kernel's contract.
-                unsafe { gemm_swap_ab::<$mma, $bn, $acc, { swap_ab_stages($bn) }>(maps, (m, n, k), group_m, alpha, fixup, schedule, tail_rows) }
+                unsafe { gemm_swap_ab::<$mma, $bn, $acc, { $stages }, { $rows }>($roles, maps, (m, n, k), group_m, alpha, fixup, schedule, tail_rows) }
             }
         }
     };
@@ -76,27 +91,53 @@ swap_ab_entry!(
     /// BF16 GEMM for M ≤ 16 (swap-AB): tiles of 128 of the user's N × 16
     /// of its M × 64 K, `wgmma.m64n16k16`.
     abi::GEMM_SWAP_AB_16,
-    baton_gemm_bf16_swap_ab_16, 16, 8, Bf16N16
+    baton_gemm_bf16_swap_ab_16, 16, 8, Bf16N16, BM as usize, swap_ab_stages(16), GEMM_ROLES
 );
 swap_ab_entry!(
     /// BF16 GEMM for M ≤ 32 (swap-AB): tiles of 128 of N × 32 of M,
     /// `wgmma.m64n32k16`.
     abi::GEMM_SWAP_AB_32,
-    baton_gemm_bf16_swap_ab_32, 32, 16, Bf16N32
+    baton_gemm_bf16_swap_ab_32, 32, 16, Bf16N32, BM as usize, swap_ab_stages(32), GEMM_ROLES
 );
 swap_ab_entry!(
     /// BF16 GEMM for M ≤ 64 (swap-AB): tiles of 128 of N × 64 of M,
     /// `wgmma.m64n64k16`.
     abi::GEMM_SWAP_AB_64,
-    baton_gemm_bf16_swap_ab_64, 64, 32, Bf16N64
+    baton_gemm_bf16_swap_ab_64, 64, 32, Bf16N64, BM as usize, swap_ab_stages(64), GEMM_ROLES
+);
+swap_ab_entry!(
+    /// BF16 GEMM for M ≤ 16 (narrow swap-AB): tiles of 64 of the user's N
+    /// × 16 of its M × 64 K on one consumer warpgroup, `wgmma.m64n16k16`.
+    abi::GEMM_SWAP_AB_NARROW_16,
+    baton_gemm_bf16_swap_ab_narrow_16, 16, 8, Bf16N16, NARROW_ROWS as usize, swap_ab_narrow_stages(16), SWAP_AB_NARROW_ROLES
+);
+swap_ab_entry!(
+    /// BF16 GEMM for M ≤ 32 (narrow swap-AB): tiles of 64 of N × 32 of M,
+    /// `wgmma.m64n32k16`.
+    abi::GEMM_SWAP_AB_NARROW_32,
+    baton_gemm_bf16_swap_ab_narrow_32, 32, 16, Bf16N32, NARROW_ROWS as usize, swap_ab_narrow_stages(32), SWAP_AB_NARROW_ROLES
+);
+swap_ab_entry!(
+    /// BF16 GEMM for M ≤ 64 (narrow swap-AB): tiles of 64 of N × 64 of M,
+    /// `wgmma.m64n64k16`.
+    abi::GEMM_SWAP_AB_NARROW_64,
+    baton_gemm_bf16_swap_ab_narrow_64, 64, 32, Bf16N64, NARROW_ROWS as usize, swap_ab_narrow_stages(64), SWAP_AB_NARROW_ROLES
 );
 
 /// The swap-AB kernel body; in the kernel's own terms (the user's
 /// operands swapped): A is `m × k` (the user's B), B is `n × k` (the
-/// user's A), the output `Dᵀ` is `m × n`.
+/// user's A), the output `Dᵀ` is `m × n`. Tiles of `ROWS` (128 or 64) rows,
+/// 64 per consumer warpgroup of `roles`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn gemm_swap_ab<M: Bf16Mma<ACC>, const BN: usize, const ACC: usize, const STAGES: usize>(
+unsafe fn gemm_swap_ab<
+    M: Bf16Mma<ACC>,
+    const BN: usize,
+    const ACC: usize,
+    const STAGES: usize,
+    const ROWS: usize,
+>(
+    roles: RoleTable,
     (tma_a, tma_b, tma_d, tma_a_tail): (
         *const TensorMap,
         *const TensorMap,
@@ -110,16 +151,17 @@ unsafe fn gemm_swap_ab<M: Bf16Mma<ACC>, const BN: usize, const ACC: usize, const
     sk_schedule: [u32; 4],
     tail_rows: u32,
 ) {
-    // SAFETY: launched with size_of::<GemmSmem<BN, STAGES>>() of dynamic
-    // shared memory (the kernel traps otherwise).
-    let smem: SharedRef<'static, GemmSmem<BN, STAGES>> =
-        unsafe { dynamic_smem::<GemmSmem<BN, STAGES>>() };
-    let input = InputTilePipeline::<Payload<BN>, STAGES>::new(
-        smem_field!(smem, GemmSmem<BN, STAGES>, input),
+    // SAFETY: launched with size_of::<GemmSmem<BN, STAGES, ROWS>>() of
+    // dynamic shared memory (the kernel traps otherwise).
+    let smem: SharedRef<'static, GemmSmem<BN, STAGES, ROWS>> =
+        unsafe { dynamic_smem::<GemmSmem<BN, STAGES, ROWS>>() };
+    let input = InputTilePipeline::<Payload<BN, ROWS>, STAGES>::new(
+        smem_field!(smem, GemmSmem<BN, STAGES, ROWS>, input),
         c"gemm-swap-ab-mainloop",
     );
-    let epi_tiles = smem_field!(smem, GemmSmem<BN, STAGES>, epi_tiles);
+    let epi_tiles = smem_field!(smem, GemmSmem<BN, STAGES, ROWS>, epi_tiles);
     let bn = BN as u32;
+    let rows_per_tile = ROWS as u32;
     // The schedule is computed while the barriers are initialized
     // (`init_then_sync_scheduled`).
     let work = init_then_sync_scheduled::<1, _>(
@@ -135,12 +177,12 @@ unsafe fn gemm_swap_ab<M: Bf16Mma<ACC>, const BN: usize, const ACC: usize, const
                 }
             }
             // Empty barriers: one arrival per consumer warpgroup.
-            input.init(GEMM_ROLES.consumer_warpgroups);
+            input.init(roles.consumer_warpgroups);
         },
         #[inline(always)]
         || {
             ClusterWork::<1>::new(
-                m.div_ceil(BM),
+                m.div_ceil(rows_per_tile),
                 n.div_ceil(bn),
                 k.div_ceil(BK),
                 group_m,
@@ -150,16 +192,16 @@ unsafe fn gemm_swap_ab<M: Bf16Mma<ACC>, const BN: usize, const ACC: usize, const
     );
     let sched = work.sched;
     let rows = TileRows {
-        tiles_m: m.div_ceil(BM),
+        tiles_m: m.div_ceil(rows_per_tile),
         tail_rows,
-        bm: BM,
+        bm: rows_per_tile,
     };
     let a_row_bytes = BK * 2;
     // B's box has min(n, BN) rows (no zero fill when the user's M < BN):
     // every stage's B bytes.
     let b_bytes = if n < bn { n } else { bn } * BK * 2;
 
-    dispatch_roles!(GEMM_ROLES, c_load_active: false,
+    dispatch_roles!(roles, c_load_active: false,
         // TMA producer: A (its loaded rows) and B per stage; the full
         // barrier expects exactly the bytes loaded.
         producer => {
@@ -171,7 +213,7 @@ unsafe fn gemm_swap_ab<M: Bf16Mma<ACC>, const BN: usize, const ACC: usize, const
             .run_exact_bytes(
                 #[inline(always)]
                 |t| {
-                    let map_a = if t.a_rows == BM { tma_a } else { tma_a_tail };
+                    let map_a = if t.a_rows == rows_per_tile { tma_a } else { tma_a_tail };
                     (
                         t.a_rows * a_row_bytes + b_bytes,
                         #[inline(always)]
@@ -181,9 +223,9 @@ unsafe fn gemm_swap_ab<M: Bf16Mma<ACC>, const BN: usize, const ACC: usize, const
                             // is ours and its full barrier expects these bytes.
                             unsafe {
                                 if t.a_rows != 0 {
-                                    load_2d(map_a, smem_field!(tiles, Stage<BN>, a), bar, kc, (t.tm * BM) as i32);
+                                    load_2d(map_a, smem_field!(tiles, Stage<BN, ROWS>, a), bar, kc, (t.tm * rows_per_tile) as i32);
                                 }
-                                load_b_tile::<u16, BN, BN, { BK as usize }, 1>(tma_b, smem_field!(tiles, Stage<BN>, b), bar, kc, t.tn * bn, 0);
+                                load_b_tile::<u16, BN, BN, { BK as usize }, 1>(tma_b, smem_field!(tiles, Stage<BN, ROWS>, b), bar, kc, t.tn * bn, 0);
                             }
                         },
                     )
@@ -197,15 +239,15 @@ unsafe fn gemm_swap_ab<M: Bf16Mma<ACC>, const BN: usize, const ACC: usize, const
             let wg = wg as usize;
             let tid = thread_idx_x() % 128;
             let signaller = tid == 0;
-            let mut consumer: InputConsumer<'_, Payload<BN>, STAGES> = input.consumer();
+            let mut consumer: InputConsumer<'_, Payload<BN, ROWS>, STAGES> = input.consumer();
             // SAFETY: all-zero is a valid [f32; ACC].
             let mut acc: [f32; ACC] = unsafe { core::mem::zeroed() };
             // This warpgroup's 64 rows of A (64 rows × 128 bytes further).
             let st0 = input.stage(0);
             let descs = StageDescriptors::new(
-                smem_field!(st0, Stage<BN>, a).addr() + (wg * 64 * 128) as u32,
-                smem_field!(st0, Stage<BN>, b).addr(),
-                core::mem::size_of::<Stage<BN>>() as u32,
+                smem_field!(st0, Stage<BN, ROWS>, a).addr() + (wg * 64 * 128) as u32,
+                smem_field!(st0, Stage<BN, ROWS>, b).addr(),
+                size_of::<Stage<BN, ROWS>>() as u32,
             );
             let mut d_next = 0u32;
             for seg in work.segments() {
@@ -218,9 +260,9 @@ unsafe fn gemm_swap_ab<M: Bf16Mma<ACC>, const BN: usize, const ACC: usize, const
                     wg: wg as u32,
                     tid,
                 };
-                // The user's D: columns tm·128 + 64·wg + 32·J (kernel rows),
-                // rows tn·BN (kernel columns).
-                let col0 = (tm * BM) as i32 + (wg * 64) as i32;
+                // The user's D: columns tm·ROWS + 64·wg + 32·J (kernel
+                // rows), rows tn·BN (kernel columns).
+                let col0 = (tm * rows_per_tile) as i32 + (wg * 64) as i32;
                 let row0 = (tn * bn) as i32;
                 // SAFETY: D map per the kernel contract.
                 unsafe {

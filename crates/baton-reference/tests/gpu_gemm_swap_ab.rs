@@ -35,7 +35,7 @@ fn small() -> bool {
 /// Ragged small-M shapes: M below, at and above a tile's rows (16, 32,
 /// 64); N with a ragged last 128-row tile of B (200, 264) or whole (1024);
 /// K with a ragged last K block (520, 1032) or whole (256).
-const RAGGED: [(usize, usize, usize); 7] = [
+const RAGGED: [(usize, usize, usize); 8] = [
     (1, 264, 520),
     (7, 200, 1032),
     (16, 1024, 256),
@@ -43,6 +43,8 @@ const RAGGED: [(usize, usize, usize); 7] = [
     (64, 200, 1032),
     (1, 8, 64),
     (40, 1032, 520),
+    // N mod 64 = 40, N mod 128 = 104: a different tail in the narrow tiles.
+    (24, 1000, 136),
 ];
 
 #[test]
@@ -62,7 +64,8 @@ fn swap_ab_matches_f64_on_ragged_shapes() {
                     split_k: Some(splits),
                     ..GemmTuning::default()
                 };
-                let units = m.div_ceil(config.tile().0 as usize) * n.div_ceil(128);
+                let (bm, bn, _) = config.tile();
+                let units = m.div_ceil(bm as usize) * n.div_ceil(bn as usize);
                 if k.div_ceil(64) < splits as usize
                     || units * splits as usize > gpu.sm_count() as usize
                 {

@@ -156,6 +156,21 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
+        name: "baton_gemm_bf16_swap_ab_narrow_16",
+        about: "bf16 GEMM for small M (narrow swap-AB), 64 rows of N x 16 of M x 64 tiles, one consumer warpgroup, 16 stages",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_bf16_swap_ab_narrow_32",
+        about: "bf16 GEMM for small M (narrow swap-AB), 64 rows of N x 32 of M x 64 tiles, 16 stages",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_bf16_swap_ab_narrow_64",
+        about: "bf16 GEMM for small M (narrow swap-AB), 64 rows of N x 64 of M x 64 tiles, 12 stages",
+        hot: true,
+    },
+    KernelInfo {
         name: "baton_gemm_bf16_128x256_am",
         about: "bf16 GEMM, 128x256x64 tiles, A M-major (column-major A), wgmma imm-trans-a",
         hot: true,

@@ -5,6 +5,12 @@
 //! kernels' [`GemmSmem`] of a `128 × BN` tile; the parameters are
 //! [`GemmBf16Params`] with the roles of the operands swapped (see
 //! [`GEMM_SWAP_AB_16`]).
+//!
+//! The narrow configurations ([`GEMM_SWAP_AB_NARROW_16`], …) take 64 of the
+//! user's N per tile on one consumer warpgroup (256 threads): twice the
+//! CTAs of the 128-row tiles on the same problem, for the small-M shapes
+//! whose 128-row tiles leave most SMs idle (e.g. 64×4104×2056: 33 CTAs of
+//! 128 rows; cuBLAS runs 65–88 CTAs of 48–64 rows there).
 
 use crate::gemm_bf16::{BK, BM, GemmSmem, SMEM_FIXED, SMEM_LIMIT, THREADS};
 use crate::gemm_params::GemmBf16Params;
@@ -34,6 +40,55 @@ pub const fn swap_ab_stages(bn: usize) -> usize {
     } else {
         n
     }
+}
+
+/// Rows of the user's N per tile of the narrow swap-AB configurations: the
+/// `wgmma` M of their single consumer warpgroup.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_bf16_swap_ab::NARROW_ROWS, 64);
+/// ```
+pub const NARROW_ROWS: u32 = 64;
+
+/// Threads of a narrow swap-AB CTA: the producer warpgroup and one consumer
+/// warpgroup.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_bf16_swap_ab::NARROW_THREADS, 256);
+/// ```
+pub const NARROW_THREADS: u32 = 256;
+
+/// Most input stages of a narrow swap-AB configuration.
+pub const MAX_NARROW_STAGES: usize = 16;
+
+/// Input stages of the narrow swap-AB configuration with `bn` of the user's
+/// rows per tile: as [`swap_ab_stages`] with 64-row stages, at most
+/// [`MAX_NARROW_STAGES`] (a stage of 16 user rows is 10 KiB: 16 stages keep
+/// 160 KiB in flight, about what the 128-row tiles keep with 10).
+///
+/// ```
+/// use baton_kernels_abi::gemm_bf16_swap_ab::swap_ab_narrow_stages;
+/// assert_eq!((swap_ab_narrow_stages(16), swap_ab_narrow_stages(32), swap_ab_narrow_stages(64)), (16, 16, 12));
+/// ```
+pub const fn swap_ab_narrow_stages(bn: usize) -> usize {
+    let stage = (NARROW_ROWS as usize + bn) * BK as usize * 2;
+    let n = (SMEM_LIMIT - SMEM_FIXED) / stage;
+    if n > MAX_NARROW_STAGES {
+        MAX_NARROW_STAGES
+    } else {
+        n
+    }
+}
+
+/// The spec of the narrow swap-AB configuration with `BN` of the user's
+/// rows per tile.
+const fn narrow_spec<const BN: usize, const STAGES: usize>(
+    name: &'static str,
+) -> KernelSpec<GemmBf16Params> {
+    assert!(core::mem::size_of::<GemmSmem<BN, STAGES, { NARROW_ROWS as usize }>>() <= SMEM_LIMIT);
+    KernelSpec::new(name, NARROW_THREADS)
+        .with_dynamic_smem::<GemmSmem<BN, STAGES, { NARROW_ROWS as usize }>>()
+        .hot()
 }
 
 /// The spec of the swap-AB configuration with `BN` of the user's rows per
@@ -78,3 +133,31 @@ pub const GEMM_SWAP_AB_32: KernelSpec<GemmBf16Params> =
 /// ```
 pub const GEMM_SWAP_AB_64: KernelSpec<GemmBf16Params> =
     spec::<64, { swap_ab_stages(64) }>("baton_gemm_bf16_swap_ab_64");
+
+/// Narrow swap-AB, 64 of the user's N × 16 of its rows per tile
+/// (`wgmma.m64n16k16` on one consumer warpgroup, 256 threads), 16 stages.
+/// Parameters as [`GEMM_SWAP_AB_16`], except that `tma_a`'s box has 64
+/// rows and `tail_rows` is `N mod 64`.
+///
+/// ```
+/// use baton_kernels_abi::gemm_bf16_swap_ab::GEMM_SWAP_AB_NARROW_16;
+/// assert_eq!((GEMM_SWAP_AB_NARROW_16.threads, GEMM_SWAP_AB_NARROW_16.cluster_size()), (256, 1));
+/// ```
+pub const GEMM_SWAP_AB_NARROW_16: KernelSpec<GemmBf16Params> =
+    narrow_spec::<16, { swap_ab_narrow_stages(16) }>("baton_gemm_bf16_swap_ab_narrow_16");
+/// Narrow swap-AB, 64 of N × 32 of M per tile (`wgmma.m64n32k16`), 16
+/// stages (parameters as [`GEMM_SWAP_AB_NARROW_16`]).
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_bf16_swap_ab::GEMM_SWAP_AB_NARROW_32.name, "baton_gemm_bf16_swap_ab_narrow_32");
+/// ```
+pub const GEMM_SWAP_AB_NARROW_32: KernelSpec<GemmBf16Params> =
+    narrow_spec::<32, { swap_ab_narrow_stages(32) }>("baton_gemm_bf16_swap_ab_narrow_32");
+/// Narrow swap-AB, 64 of N × 64 of M per tile (`wgmma.m64n64k16`), 12
+/// stages (parameters as [`GEMM_SWAP_AB_NARROW_16`]).
+///
+/// ```
+/// assert!(baton_kernels_abi::gemm_bf16_swap_ab::GEMM_SWAP_AB_NARROW_64.hot);
+/// ```
+pub const GEMM_SWAP_AB_NARROW_64: KernelSpec<GemmBf16Params> =
+    narrow_spec::<64, { swap_ab_narrow_stages(64) }>("baton_gemm_bf16_swap_ab_narrow_64");

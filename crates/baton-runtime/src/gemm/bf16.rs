@@ -76,6 +76,14 @@ pub enum GemmConfig {
     SwapAb32,
     /// Swap-AB with 64 rows of D per tile (`wgmma.m64n64k16`).
     SwapAb64,
+    /// Narrow swap-AB: 16 rows of D × 64 columns per tile on one consumer
+    /// warpgroup (256 threads, 16 stages): twice the CTAs of
+    /// [`SwapAb16`](Self::SwapAb16) on one problem.
+    SwapAbNarrow16,
+    /// Narrow swap-AB with 32 rows of D per tile (16 stages).
+    SwapAbNarrow32,
+    /// Narrow swap-AB with 64 rows of D per tile (12 stages).
+    SwapAbNarrow64,
     /// Blackwell (sm_100a): 128×256×64 tiles, 4 stages, `tcgen05.mma` into
     /// two TMEM accumulator stages, 256 threads
     /// (`kernels/roles/src/gemm_sm100.rs`). **Assembled, never run.**
@@ -112,10 +120,13 @@ impl GemmConfig {
 
     /// The swap-AB sm_90a configurations ([`is_swap_ab`](Self::is_swap_ab)):
     /// small M, no C.
-    pub const SWAP_AB: [GemmConfig; 3] = [
+    pub const SWAP_AB: [GemmConfig; 6] = [
         GemmConfig::SwapAb16,
         GemmConfig::SwapAb32,
         GemmConfig::SwapAb64,
+        GemmConfig::SwapAbNarrow16,
+        GemmConfig::SwapAbNarrow32,
+        GemmConfig::SwapAbNarrow64,
     ];
 
     /// Every sm_90a configuration: [`ALL`](Self::ALL), then
@@ -126,7 +137,7 @@ impl GemmConfig {
     /// use baton_runtime::gemm::GemmConfig;
     /// assert_eq!(GemmConfig::SM90.len(), GemmConfig::ALL.len() + GemmConfig::TALL.len() + GemmConfig::PINGPONG.len() + GemmConfig::SWAP_AB.len());
     /// ```
-    pub const SM90: [GemmConfig; 15] = [
+    pub const SM90: [GemmConfig; 18] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
         GemmConfig::T128x224C2,
@@ -142,6 +153,9 @@ impl GemmConfig {
         GemmConfig::SwapAb16,
         GemmConfig::SwapAb32,
         GemmConfig::SwapAb64,
+        GemmConfig::SwapAbNarrow16,
+        GemmConfig::SwapAbNarrow32,
+        GemmConfig::SwapAbNarrow64,
     ];
 
     /// Whether this is a swap-AB configuration (`Dᵀ = B·Aᵀ` for small M;
@@ -155,8 +169,48 @@ impl GemmConfig {
     pub const fn is_swap_ab(self) -> bool {
         matches!(
             self,
-            GemmConfig::SwapAb16 | GemmConfig::SwapAb32 | GemmConfig::SwapAb64
+            GemmConfig::SwapAb16
+                | GemmConfig::SwapAb32
+                | GemmConfig::SwapAb64
+                | GemmConfig::SwapAbNarrow16
+                | GemmConfig::SwapAbNarrow32
+                | GemmConfig::SwapAbNarrow64
         )
+    }
+
+    /// Whether this is a narrow swap-AB configuration (64 columns of D per
+    /// tile, one consumer warpgroup).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert!(GemmConfig::SwapAbNarrow16.is_narrow_swap_ab());
+    /// assert!(!GemmConfig::SwapAb16.is_narrow_swap_ab());
+    /// ```
+    pub const fn is_narrow_swap_ab(self) -> bool {
+        matches!(
+            self,
+            GemmConfig::SwapAbNarrow16 | GemmConfig::SwapAbNarrow32 | GemmConfig::SwapAbNarrow64
+        )
+    }
+
+    /// fp32 elements of stream-K / split-K partials per CTA: the tile's
+    /// `BM × BN`, except that a narrow swap-AB CTA (one consumer
+    /// warpgroup, half the tile) still owns two warpgroup slots of the
+    /// fixup workspace (`StreamKFixup::own_slot`: slot `2·block + wg`), so
+    /// it gets twice its tile.
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert_eq!(GemmConfig::SwapAb16.partial_floats(), 16 * 128);
+    /// assert_eq!(GemmConfig::SwapAbNarrow16.partial_floats(), 2 * 16 * 64);
+    /// ```
+    pub const fn partial_floats(self) -> u32 {
+        let (bm, bn, _) = self.tile();
+        if self.is_narrow_swap_ab() {
+            2 * bm * bn
+        } else {
+            bm * bn
+        }
     }
 
     /// Whether this is a ping-pong configuration (each consumer warpgroup
@@ -274,22 +328,29 @@ impl GemmConfig {
             GemmConfig::SwapAb16 => &swap_ab_abi::GEMM_SWAP_AB_16,
             GemmConfig::SwapAb32 => &swap_ab_abi::GEMM_SWAP_AB_32,
             GemmConfig::SwapAb64 => &swap_ab_abi::GEMM_SWAP_AB_64,
+            GemmConfig::SwapAbNarrow16 => &swap_ab_abi::GEMM_SWAP_AB_NARROW_16,
+            GemmConfig::SwapAbNarrow32 => &swap_ab_abi::GEMM_SWAP_AB_NARROW_32,
+            GemmConfig::SwapAbNarrow64 => &swap_ab_abi::GEMM_SWAP_AB_NARROW_64,
             GemmConfig::Sm100T128x256 => return None,
         })
     }
 
     /// Tile (M, N, K) of D: swap-AB tiles have few rows (16, 32, 64) and
-    /// 128 columns.
+    /// 128 columns (narrow: 64).
     ///
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
     /// assert_eq!(GemmConfig::SwapAb16.tile(), (16, 128, 64));
+    /// assert_eq!(GemmConfig::SwapAbNarrow64.tile(), (64, 64, 64));
     /// ```
     pub const fn tile(self) -> (u32, u32, u32) {
         match self {
             GemmConfig::SwapAb16 => (16, 128, 64),
             GemmConfig::SwapAb32 => (32, 128, 64),
             GemmConfig::SwapAb64 => (64, 128, 64),
+            GemmConfig::SwapAbNarrow16 => (16, swap_ab_abi::NARROW_ROWS, 64),
+            GemmConfig::SwapAbNarrow32 => (32, swap_ab_abi::NARROW_ROWS, 64),
+            GemmConfig::SwapAbNarrow64 => (64, swap_ab_abi::NARROW_ROWS, 64),
             GemmConfig::T128x256 | GemmConfig::T128x256C2 | GemmConfig::Sm100T128x256 => {
                 (128, 256, 64)
             }
@@ -316,6 +377,9 @@ impl GemmConfig {
         let (bm, bn, _) = self.tile();
         // Swap-AB: the kernel's tile is 128 × bm (operands swapped), with
         // its own stage count.
+        if self.is_narrow_swap_ab() {
+            return swap_ab_abi::swap_ab_narrow_stages(bm as usize) as u32;
+        }
         if self.is_swap_ab() {
             return swap_ab_abi::swap_ab_stages(bm as usize) as u32;
         }
@@ -765,15 +829,15 @@ impl<'a> GemmPlan<'a> {
         let (a_mn, b_mn) = (ops.layouts.a_m_major, ops.layouts.b_n_major);
         let (bm, bn, bk) = config.tile();
         if config.is_swap_ab() {
-            // Dᵀ = B·Aᵀ: B's rows fill the kernel's 128-row tiles (its
-            // ragged last tile row through the tail map), A's rows (at most
-            // `bm` per tile) are the MMA's N, with a box of min(M, bm) rows
-            // so that M < bm loads no zero fill; D is stored transposed in
-            // boxes of 32 columns × min(M, bm) rows.
-            let tail_rows = (n % 128) as u32;
+            // Dᵀ = B·Aᵀ: B's rows fill the kernel's `bn`-row tiles (128, or
+            // 64 narrow; its ragged last tile row through the tail map),
+            // A's rows (at most `bm` per tile) are the MMA's N, with a box
+            // of min(M, bm) rows so that M < bm loads no zero fill; D is
+            // stored transposed in boxes of 32 columns × min(M, bm) rows.
+            let tail_rows = (n % bn as usize) as u32;
             let a_box = bm.min(m as u32);
             let batch_maps = |b: usize| -> Result<[EncodedTensorMap; 5]> {
-                let kernel_a = ops.b.map(b, 128, bk, Swizzle::B128)?;
+                let kernel_a = ops.b.map(b, bn, bk, Swizzle::B128)?;
                 let d = ops.d.map(b, a_box, 32, Swizzle::B64)?;
                 Ok([
                     kernel_a,
@@ -984,8 +1048,13 @@ impl<'a> GemmPlan<'a> {
             .into());
         }
         let grid = self.slots * self.config.cluster_m();
-        let (bm, bn, _) = self.config.tile();
-        self.stream_k = Some(StreamKWorkspace::new(gpu, min_segment, grid, bm * bn)?);
+        let partial_floats = self.config.partial_floats();
+        self.stream_k = Some(StreamKWorkspace::new(
+            gpu,
+            min_segment,
+            grid,
+            partial_floats,
+        )?);
         Ok(())
     }
 
@@ -1028,14 +1097,20 @@ impl<'a> GemmPlan<'a> {
             }
             .into());
         }
-        let (bm, bn, _) = self.config.tile();
+
         let shape = (self.units(), self.k_blocks(), self.slots);
         if splits == 1 {
             super::stream_k::check_split_k(splits, shape.0, shape.1, shape.2)?;
             self.stream_k = None;
             return Ok(());
         }
-        let ws = StreamKWorkspace::split_k(gpu, splits, shape, self.config.cluster_m(), bm * bn)?;
+        let ws = StreamKWorkspace::split_k(
+            gpu,
+            splits,
+            shape,
+            self.config.cluster_m(),
+            self.config.partial_floats(),
+        )?;
         self.stream_k = Some(ws);
         Ok(())
     }

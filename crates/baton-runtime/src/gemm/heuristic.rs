@@ -65,6 +65,11 @@ impl GemmConfig {
             // Swap-AB (small M): not measured yet; as 128×64 (its MMAs
             // are narrow, and at the M it runs for it is DRAM-bound).
             GemmConfig::SwapAb16 | GemmConfig::SwapAb32 | GemmConfig::SwapAb64 => 0.85,
+            // Narrow swap-AB (one consumer warpgroup per SM): not measured
+            // yet; as the 128-row swap-AB tiles.
+            GemmConfig::SwapAbNarrow16
+            | GemmConfig::SwapAbNarrow32
+            | GemmConfig::SwapAbNarrow64 => 0.85,
             GemmConfig::Sm100T128x256 => 1.0,
         }
     }
@@ -293,7 +298,7 @@ impl GemmConfig {
 
     /// [`CANDIDATES`](Self::CANDIDATES) and the swap-AB configurations: what
     /// the heuristic chooses among for a GEMM without C.
-    pub const CANDIDATES_NO_C: [GemmConfig; 14] = [
+    pub const CANDIDATES_NO_C: [GemmConfig; 17] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
         GemmConfig::T128x224C2,
@@ -308,6 +313,9 @@ impl GemmConfig {
         GemmConfig::SwapAb16,
         GemmConfig::SwapAb32,
         GemmConfig::SwapAb64,
+        GemmConfig::SwapAbNarrow16,
+        GemmConfig::SwapAbNarrow32,
+        GemmConfig::SwapAbNarrow64,
     ];
 
     /// [`choose`](Self::choose) with the number of work units (CTAs, or
@@ -695,6 +703,15 @@ mod tests {
     ///   0.745 µs; fixup 0.65 µs · (2 + ⌈4 / 4⌉) = 1.95 µs; estimate 4.846
     ///   µs — the least (4 splits: 32 CTAs at 2.516 TB/s, 3.338 + 1.95 =
     ///   5.288 µs; 6: 2.896 + 2.6 = 5.496 µs).
+    /// * The narrow 16-row tiles (64 columns, 16 stages of (1 + 64) · 128
+    ///   B): 16 tiles; split 3 (22 K blocks per worker at most) on 48
+    ///   CTAs keep 6,389,760 B in flight (3.04 TB/s, capped at 2.9):
+    ///   2.896 µs; math 2·16·64·64 · (22 + 1.5) at 5.1e12: 0.604 µs; fixup
+    ///   0.65 · (2 + ⌈2 / 4⌉) = 1.95 µs; estimate 4.846 µs, equal to the
+    ///   128-column split 5, and the pick: less math among equals
+    ///   (`cheapest`). (Measured on an H200, session 21 call 3, one process
+    ///   per row: 13.5 vs 12.5 µs, where this shape's times are bimodal
+    ///   across processes: BENCHMARKS.md "Session 20".)
     ///
     /// With C the swap-AB kernels are not candidates: 128×64, whose
     /// cooperative kernel splits only into equal K ranges
@@ -710,8 +727,17 @@ mod tests {
     fn swap_ab_small_m_by_hand() {
         let (m, n, k) = (1, 1024, 4096);
         let (c, splits) = GemmConfig::plan_for_operands(Target::Sm90a, m, n, k, false, h100_slots);
-        assert_eq!((c, splits), (GemmConfig::SwapAb16, 5));
+        assert_eq!((c, splits), (GemmConfig::SwapAbNarrow16, 3));
         let bytes = 8_398_848.0;
+        let narrow = GemmConfig::SwapAbNarrow16.plan_cost(m, n, k, 132);
+        assert_eq!((narrow.units, narrow.splits), (16, 3));
+        assert!(
+            (narrow.dram_us - bytes / 2.9e12 * 1e6).abs() < 1e-9,
+            "{narrow:?}"
+        );
+        assert!((narrow.math_us - 2.0 * 16.0 * 64.0 * 64.0 * 23.5 / 5.1e12 * 1e6).abs() < 1e-9);
+        assert!((narrow.fixup_us - 1.95).abs() < 1e-9, "{narrow:?}");
+        assert!((narrow.estimate_us() - 4.846).abs() < 1e-3, "{narrow:?}");
         let whole = GemmConfig::SwapAb16.tile_shape().cost_streaming(
             &Problem::bf16(m, n, k),
             &Machine::H100_BF16,
@@ -749,10 +775,9 @@ mod tests {
         assert!((with_c.estimate_us() - 7.963).abs() < 1e-3, "{with_c:?}");
         let (c, _) =
             GemmConfig::plan_for_operands(Target::Sm90a, 64, 5000, 4096, false, h100_slots);
-        assert!(
-            c == GemmConfig::T128x64 || c == GemmConfig::SwapAb64,
-            "{c:?}"
-        );
+        // Measured (H200, session 21 call 3): narrow 64-row tiles 17.0 µs,
+        // 128-row swap-AB 19.6, 128×64 19.1.
+        assert_eq!(c, GemmConfig::SwapAbNarrow64);
     }
 
     /// The L2 floor by hand (session 8): 8192×4104×2056 with 128×128

@@ -71,8 +71,8 @@ use baton_kernel_roles::sm90::c_load::CLoad;
 use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync, init_then_sync_scheduled};
 use baton_kernel_roles::sm90::epilogue::{LoadedC, SUB_COLS, SUB_ROWS, StoreEpilogue};
 use baton_kernel_roles::sm90::mainloop_bf16::{
-    Bf16Mma, Bf16N64, Bf16N128, Bf16N128T, Bf16N160, Bf16N192, Bf16N224, Bf16N256, Bf16N256T,
-    bf16_mainloop, bf16_pingpong_mainloop, finish_pingpong_mainloop,
+    Bf16Mma, Bf16N32, Bf16N64, Bf16N128, Bf16N128T, Bf16N160, Bf16N192, Bf16N224, Bf16N256,
+    Bf16N256T, bf16_mainloop, bf16_pingpong_mainloop, finish_pingpong_mainloop,
 };
 use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile_3d};
 use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};
@@ -205,6 +205,12 @@ gemm_entry!(
     /// BF16 GEMM, 128×64×64 tiles, 8 stages (m64n64k16): for few, skinny tiles.
     abi::GEMM_128X64,
     baton_gemm_bf16_128x64, 64, 64, 32, 1, Bf16N64
+);
+gemm_entry!(
+    /// BF16 GEMM, 128×32×64 tiles, 8 stages (m64n32k16): twice the CTAs of
+    /// 128×64 where there are few tile rows.
+    abi::GEMM_128X32,
+    baton_gemm_bf16_128x32, 32, 32, 16, 1, Bf16N32
 );
 
 gemm_entry!(

@@ -121,6 +121,11 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
+        name: "baton_gemm_bf16_128x32",
+        about: "bf16 GEMM, 128x32x64 tiles, 8 stages (few tile rows: twice the CTAs of 128x64)",
+        hot: true,
+    },
+    KernelInfo {
         name: "baton_gemm_bf16_256x128",
         about: "bf16 GEMM, 256x128x64 tiles, 4 stages, each consumer warpgroup 128 rows (2 x m64n128k16)",
         hot: true,

@@ -216,6 +216,16 @@ pub const GEMM_128X128_C2: KernelSpec<GemmBf16Params> =
 pub const GEMM_128X64: KernelSpec<GemmBf16Params> =
     spec::<64, { stages_for(64) }>("baton_gemm_bf16_128x64", 1);
 
+/// 128×32 tiles, 8 stages (`wgmma.m64n32k16`): the narrowest cooperative
+/// tile, twice the CTAs of [`GEMM_128X64`] on a problem with few tile
+/// rows (M ≤ 128: cuBLAS runs 64×32 tiles on 128 CTAs at 64×4096×4096).
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_bf16::GEMM_128X32.name, "baton_gemm_bf16_128x32");
+/// ```
+pub const GEMM_128X32: KernelSpec<GemmBf16Params> =
+    spec::<32, { stages_for(32) }>("baton_gemm_bf16_128x32", 1);
+
 /// The spec of the tall `256 × BN` configuration ([`TALL_BM`]) in
 /// clusters of `cluster` CTAs along M.
 const fn tall_spec<const BN: usize, const STAGES: usize>(

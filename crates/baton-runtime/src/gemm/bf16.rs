@@ -52,6 +52,9 @@ pub enum GemmConfig {
     T128x128C2,
     /// 128×64 tiles, 8 stages, `wgmma.m64n64k16`: few, skinny tiles (small M).
     T128x64,
+    /// 128×32 tiles, 8 stages, `wgmma.m64n32k16`: twice the CTAs of
+    /// 128×64 where there are few tile rows.
+    T128x32,
     /// 256×128 tiles, 4 stages: each consumer warpgroup computes 128 rows
     /// (2 × `wgmma.m64n128k16` per K step). Fewer tile columns than 128-row
     /// tiles of the same area where N is just past a multiple of 256
@@ -93,7 +96,7 @@ pub enum GemmConfig {
 impl GemmConfig {
     /// Every cooperative sm_90a configuration (both consumer warpgroups on
     /// one tile; they run stream-K).
-    pub const ALL: [GemmConfig; 8] = [
+    pub const ALL: [GemmConfig; 9] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
         GemmConfig::T128x224C2,
@@ -102,6 +105,7 @@ impl GemmConfig {
         GemmConfig::T128x128C2,
         GemmConfig::T128x128,
         GemmConfig::T128x64,
+        GemmConfig::T128x32,
     ];
 
     /// The ping-pong sm_90a configurations ([`is_pingpong`](Self::is_pingpong)):
@@ -137,7 +141,7 @@ impl GemmConfig {
     /// use baton_runtime::gemm::GemmConfig;
     /// assert_eq!(GemmConfig::SM90.len(), GemmConfig::ALL.len() + GemmConfig::TALL.len() + GemmConfig::PINGPONG.len() + GemmConfig::SWAP_AB.len());
     /// ```
-    pub const SM90: [GemmConfig; 18] = [
+    pub const SM90: [GemmConfig; 19] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
         GemmConfig::T128x224C2,
@@ -146,6 +150,7 @@ impl GemmConfig {
         GemmConfig::T128x128C2,
         GemmConfig::T128x128,
         GemmConfig::T128x64,
+        GemmConfig::T128x32,
         GemmConfig::T256x128C2,
         GemmConfig::T256x128,
         GemmConfig::T128x128PingPongC2,
@@ -321,6 +326,7 @@ impl GemmConfig {
             GemmConfig::T128x128 => &bf16_abi::GEMM_128X128,
             GemmConfig::T128x128C2 => &bf16_abi::GEMM_128X128_C2,
             GemmConfig::T128x64 => &bf16_abi::GEMM_128X64,
+            GemmConfig::T128x32 => &bf16_abi::GEMM_128X32,
             GemmConfig::T256x128 => &bf16_abi::GEMM_256X128,
             GemmConfig::T256x128C2 => &bf16_abi::GEMM_256X128_C2,
             GemmConfig::T128x128PingPong => &bf16_abi::GEMM_128X128_PINGPONG,
@@ -362,6 +368,7 @@ impl GemmConfig {
             | GemmConfig::T128x128PingPong
             | GemmConfig::T128x128PingPongC2 => (128, 128, 64),
             GemmConfig::T128x64 => (128, 64, 64),
+            GemmConfig::T128x32 => (128, 32, 64),
             GemmConfig::T256x128 | GemmConfig::T256x128C2 => (256, 128, 64),
         }
     }

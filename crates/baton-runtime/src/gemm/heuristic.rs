@@ -42,6 +42,10 @@ impl GemmConfig {
             GemmConfig::T128x128C2 => 0.85,
             GemmConfig::T128x128 => 0.93,
             GemmConfig::T128x64 => 0.85,
+            // Not measured yet. Predicted from shared-memory reads per
+            // FLOP: an m64n32k16 reads 2 + 1 KiB for half the FLOPs of an
+            // m64n64k16's 2 + 2 KiB, 1.5× the bytes per FLOP: 0.85 / 1.5.
+            GemmConfig::T128x32 => 0.57,
             // Fitted to the same-call measurements of session 8
             // (BENCHMARKS.md "Session 8 — ping-pong"): with the epilogue
             // hidden (`tile_overhead_k_blocks`), ping-pong 128×128 ran
@@ -298,7 +302,7 @@ impl GemmConfig {
 
     /// [`CANDIDATES`](Self::CANDIDATES) and the swap-AB configurations: what
     /// the heuristic chooses among for a GEMM without C.
-    pub const CANDIDATES_NO_C: [GemmConfig; 17] = [
+    pub const CANDIDATES_NO_C: [GemmConfig; 18] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
         GemmConfig::T128x224C2,
@@ -307,6 +311,7 @@ impl GemmConfig {
         GemmConfig::T128x128C2,
         GemmConfig::T128x128,
         GemmConfig::T128x64,
+        GemmConfig::T128x32,
         GemmConfig::T256x128C2,
         GemmConfig::T256x128,
         GemmConfig::T128x128PingPong,
@@ -345,7 +350,7 @@ impl GemmConfig {
     /// use baton_runtime::gemm::GemmConfig;
     /// assert!(!GemmConfig::CANDIDATES.contains(&GemmConfig::T128x128PingPongC2));
     /// ```
-    pub const CANDIDATES: [GemmConfig; 11] = [
+    pub const CANDIDATES: [GemmConfig; 12] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
         GemmConfig::T128x224C2,
@@ -354,6 +359,7 @@ impl GemmConfig {
         GemmConfig::T128x128C2,
         GemmConfig::T128x128,
         GemmConfig::T128x64,
+        GemmConfig::T128x32,
         GemmConfig::T256x128C2,
         GemmConfig::T256x128,
         GemmConfig::T128x128PingPong,
@@ -713,7 +719,12 @@ mod tests {
     ///   per row: 13.5 vs 12.5 µs, where this shape's times are bimodal
     ///   across processes: BENCHMARKS.md "Session 20".)
     ///
-    /// With C the swap-AB kernels are not candidates: 128×64, whose
+    /// With C the swap-AB kernels are not candidates. 128×32 split 4 (128
+    /// CTAs, 8 stages of (1 + 32) · 128 B in flight: 2.060 TB/s, 4.078 µs;
+    /// math 2·128·32·64 · 17.5 at 6.0e12 · 0.57: 2.683 µs; fixup 1.95 µs
+    /// and 4 · 16 KiB at 70 GB/s: 2.886 µs) estimates 6.964 µs, the pick
+    /// (measured at 128×1024×4096, H200, session 21 call 5: 128×32 split 4
+    /// 11.7 µs, 128×64 split 4 13.8). 128×64, whose
     /// cooperative kernel splits only into equal K ranges
     /// (`cost_model::even_split`: 2, 4, 8 … of 64 K blocks), split 4 (64
     /// CTAs, 8 stages of (1 + 64) · 128 B in flight: 2.028 TB/s, 4.140 µs;
@@ -768,7 +779,13 @@ mod tests {
         assert!((split.fixup_us - 1.95).abs() < 1e-9, "{split:?}");
         assert!((split.estimate_us() - 4.846).abs() < 1e-3, "{split:?}");
         let (c, splits) = GemmConfig::plan_for_operands(Target::Sm90a, m, n, k, true, h100_slots);
-        assert_eq!((c, splits), (GemmConfig::T128x64, 4));
+        assert_eq!((c, splits), (GemmConfig::T128x32, 4));
+        let narrow_n = GemmConfig::T128x32.plan_cost(m, n, k, 132);
+        assert!((narrow_n.dram_us - bytes / (4_325_376.0 / 2.1e-6) * 1e6).abs() < 1e-9);
+        let math = 2.0 * 128.0 * 32.0 * 64.0 * 17.5 / (6.0e12 * 0.57) * 1e6;
+        assert!((narrow_n.math_us - math).abs() < 1e-9, "{narrow_n:?}");
+        assert!((narrow_n.fixup_us - (1.95 + 4.0 * 16384.0 / 70e9 * 1e6)).abs() < 1e-9);
+        assert!((narrow_n.estimate_us() - 6.964).abs() < 1e-3, "{narrow_n:?}");
         let with_c = GemmConfig::T128x64.plan_cost(m, n, k, 132);
         assert!((with_c.dram_us - bytes / (4_259_840.0 / 2.1e-6) * 1e6).abs() < 1e-9);
         assert!((with_c.fixup_us - (1.95 + 4.0 * 32768.0 / 70e9 * 1e6)).abs() < 1e-9);

@@ -33,13 +33,15 @@ pub const MAX_SWAP_AB_STAGES: usize = 12;
 /// assert_eq!((swap_ab_stages(16), swap_ab_stages(32), swap_ab_stages(64)), (10, 9, 8));
 /// ```
 pub const fn swap_ab_stages(bn: usize) -> usize {
-    let stage = (BM as usize + bn) * BK as usize * 2;
+    stages_within(BM as usize, bn, MAX_SWAP_AB_STAGES)
+}
+
+/// Input stages of `rows × 64` + `bn × 64` bf16 that the shared-memory
+/// budget holds after the fixed part, at most `max`.
+const fn stages_within(rows: usize, bn: usize, max: usize) -> usize {
+    let stage = (rows + bn) * BK as usize * 2;
     let n = (SMEM_LIMIT - SMEM_FIXED) / stage;
-    if n > MAX_SWAP_AB_STAGES {
-        MAX_SWAP_AB_STAGES
-    } else {
-        n
-    }
+    if n > max { max } else { n }
 }
 
 /// Rows of the user's N per tile of the narrow swap-AB configurations: the
@@ -71,34 +73,19 @@ pub const MAX_NARROW_STAGES: usize = 16;
 /// assert_eq!((swap_ab_narrow_stages(16), swap_ab_narrow_stages(32), swap_ab_narrow_stages(64)), (16, 16, 12));
 /// ```
 pub const fn swap_ab_narrow_stages(bn: usize) -> usize {
-    let stage = (NARROW_ROWS as usize + bn) * BK as usize * 2;
-    let n = (SMEM_LIMIT - SMEM_FIXED) / stage;
-    if n > MAX_NARROW_STAGES {
-        MAX_NARROW_STAGES
-    } else {
-        n
-    }
+    stages_within(NARROW_ROWS as usize, bn, MAX_NARROW_STAGES)
 }
 
-/// The spec of the narrow swap-AB configuration with `BN` of the user's
-/// rows per tile.
-const fn narrow_spec<const BN: usize, const STAGES: usize>(
+/// The spec of the swap-AB configuration with `BN` of the user's rows and
+/// `ROWS` of its N per tile (128 on [`THREADS`], or [`NARROW_ROWS`] on
+/// [`NARROW_THREADS`]).
+const fn spec<const BN: usize, const STAGES: usize, const ROWS: usize>(
     name: &'static str,
+    threads: u32,
 ) -> KernelSpec<GemmBf16Params> {
-    assert!(core::mem::size_of::<GemmSmem<BN, STAGES, { NARROW_ROWS as usize }>>() <= SMEM_LIMIT);
-    KernelSpec::new(name, NARROW_THREADS)
-        .with_dynamic_smem::<GemmSmem<BN, STAGES, { NARROW_ROWS as usize }>>()
-        .hot()
-}
-
-/// The spec of the swap-AB configuration with `BN` of the user's rows per
-/// tile.
-const fn spec<const BN: usize, const STAGES: usize>(
-    name: &'static str,
-) -> KernelSpec<GemmBf16Params> {
-    assert!(core::mem::size_of::<GemmSmem<BN, STAGES>>() <= SMEM_LIMIT);
-    KernelSpec::new(name, THREADS)
-        .with_dynamic_smem::<GemmSmem<BN, STAGES>>()
+    assert!(core::mem::size_of::<GemmSmem<BN, STAGES, ROWS>>() <= SMEM_LIMIT);
+    KernelSpec::new(name, threads)
+        .with_dynamic_smem::<GemmSmem<BN, STAGES, ROWS>>()
         .hot()
 }
 
@@ -116,7 +103,7 @@ const fn spec<const BN: usize, const STAGES: usize>(
 /// assert_eq!((GEMM_SWAP_AB_16.threads, GEMM_SWAP_AB_16.cluster_size()), (384, 1));
 /// ```
 pub const GEMM_SWAP_AB_16: KernelSpec<GemmBf16Params> =
-    spec::<16, { swap_ab_stages(16) }>("baton_gemm_bf16_swap_ab_16");
+    spec::<16, { swap_ab_stages(16) }, { BM as usize }>("baton_gemm_bf16_swap_ab_16", THREADS);
 /// Swap-AB, 32 of the user's rows per tile (`wgmma.m64n32k16`), 9 stages
 /// (parameters as [`GEMM_SWAP_AB_16`]).
 ///
@@ -124,7 +111,7 @@ pub const GEMM_SWAP_AB_16: KernelSpec<GemmBf16Params> =
 /// assert_eq!(baton_kernels_abi::gemm_bf16_swap_ab::GEMM_SWAP_AB_32.name, "baton_gemm_bf16_swap_ab_32");
 /// ```
 pub const GEMM_SWAP_AB_32: KernelSpec<GemmBf16Params> =
-    spec::<32, { swap_ab_stages(32) }>("baton_gemm_bf16_swap_ab_32");
+    spec::<32, { swap_ab_stages(32) }, { BM as usize }>("baton_gemm_bf16_swap_ab_32", THREADS);
 /// Swap-AB, 64 of the user's rows per tile (`wgmma.m64n64k16`), 8 stages
 /// (parameters as [`GEMM_SWAP_AB_16`]).
 ///
@@ -132,7 +119,7 @@ pub const GEMM_SWAP_AB_32: KernelSpec<GemmBf16Params> =
 /// assert!(baton_kernels_abi::gemm_bf16_swap_ab::GEMM_SWAP_AB_64.hot);
 /// ```
 pub const GEMM_SWAP_AB_64: KernelSpec<GemmBf16Params> =
-    spec::<64, { swap_ab_stages(64) }>("baton_gemm_bf16_swap_ab_64");
+    spec::<64, { swap_ab_stages(64) }, { BM as usize }>("baton_gemm_bf16_swap_ab_64", THREADS);
 
 /// Narrow swap-AB, 64 of the user's N × 16 of its rows per tile
 /// (`wgmma.m64n16k16` on one consumer warpgroup, 256 threads), 16 stages.
@@ -144,7 +131,10 @@ pub const GEMM_SWAP_AB_64: KernelSpec<GemmBf16Params> =
 /// assert_eq!((GEMM_SWAP_AB_NARROW_16.threads, GEMM_SWAP_AB_NARROW_16.cluster_size()), (256, 1));
 /// ```
 pub const GEMM_SWAP_AB_NARROW_16: KernelSpec<GemmBf16Params> =
-    narrow_spec::<16, { swap_ab_narrow_stages(16) }>("baton_gemm_bf16_swap_ab_narrow_16");
+    spec::<16, { swap_ab_narrow_stages(16) }, { NARROW_ROWS as usize }>(
+        "baton_gemm_bf16_swap_ab_narrow_16",
+        NARROW_THREADS,
+    );
 /// Narrow swap-AB, 64 of N × 32 of M per tile (`wgmma.m64n32k16`), 16
 /// stages (parameters as [`GEMM_SWAP_AB_NARROW_16`]).
 ///
@@ -152,7 +142,10 @@ pub const GEMM_SWAP_AB_NARROW_16: KernelSpec<GemmBf16Params> =
 /// assert_eq!(baton_kernels_abi::gemm_bf16_swap_ab::GEMM_SWAP_AB_NARROW_32.name, "baton_gemm_bf16_swap_ab_narrow_32");
 /// ```
 pub const GEMM_SWAP_AB_NARROW_32: KernelSpec<GemmBf16Params> =
-    narrow_spec::<32, { swap_ab_narrow_stages(32) }>("baton_gemm_bf16_swap_ab_narrow_32");
+    spec::<32, { swap_ab_narrow_stages(32) }, { NARROW_ROWS as usize }>(
+        "baton_gemm_bf16_swap_ab_narrow_32",
+        NARROW_THREADS,
+    );
 /// Narrow swap-AB, 64 of N × 64 of M per tile (`wgmma.m64n64k16`), 12
 /// stages (parameters as [`GEMM_SWAP_AB_NARROW_16`]).
 ///
@@ -160,4 +153,7 @@ pub const GEMM_SWAP_AB_NARROW_32: KernelSpec<GemmBf16Params> =
 /// assert!(baton_kernels_abi::gemm_bf16_swap_ab::GEMM_SWAP_AB_NARROW_64.hot);
 /// ```
 pub const GEMM_SWAP_AB_NARROW_64: KernelSpec<GemmBf16Params> =
-    narrow_spec::<64, { swap_ab_narrow_stages(64) }>("baton_gemm_bf16_swap_ab_narrow_64");
+    spec::<64, { swap_ab_narrow_stages(64) }, { NARROW_ROWS as usize }>(
+        "baton_gemm_bf16_swap_ab_narrow_64",
+        NARROW_THREADS,
+    );

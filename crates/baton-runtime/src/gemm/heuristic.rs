@@ -785,7 +785,10 @@ mod tests {
         let math = 2.0 * 128.0 * 32.0 * 64.0 * 17.5 / (6.0e12 * 0.57) * 1e6;
         assert!((narrow_n.math_us - math).abs() < 1e-9, "{narrow_n:?}");
         assert!((narrow_n.fixup_us - (1.95 + 4.0 * 16384.0 / 70e9 * 1e6)).abs() < 1e-9);
-        assert!((narrow_n.estimate_us() - 6.964).abs() < 1e-3, "{narrow_n:?}");
+        assert!(
+            (narrow_n.estimate_us() - 6.964).abs() < 1e-3,
+            "{narrow_n:?}"
+        );
         let with_c = GemmConfig::T128x64.plan_cost(m, n, k, 132);
         assert!((with_c.dram_us - bytes / (4_259_840.0 / 2.1e-6) * 1e6).abs() < 1e-9);
         assert!((with_c.fixup_us - (1.95 + 4.0 * 32768.0 / 70e9 * 1e6)).abs() < 1e-9);

@@ -41,13 +41,19 @@ use baton_kernels_abi::gemm_bf16_swap_ab::{
 };
 use core::mem::size_of;
 
+use baton_kernels_abi::gemm_params::{GemmBf16Params, StreamKParams};
+
 /// The role table of the narrow swap-AB entries: the producer warpgroup and
-/// one consumer warpgroup (256 threads).
+/// one consumer warpgroup (256 threads); its empty barriers take one
+/// arrival per stage.
+///
+/// ```ignore
+/// assert_eq!(SWAP_AB_NARROW_ROLES.threads(), 256);
+/// ```
 pub const SWAP_AB_NARROW_ROLES: RoleTable = RoleTable {
     consumer_warpgroups: 1,
     ..GEMM_ROLES
 };
-use baton_kernels_abi::gemm_params::{GemmBf16Params, StreamKParams};
 
 macro_rules! swap_ab_entry {
     ($(#[$doc:meta])* $spec:path, $name:ident, $bn:literal, $acc:literal, $mma:ty, $rows:expr, $stages:expr, $roles:expr) => {

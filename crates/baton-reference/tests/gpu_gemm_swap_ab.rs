@@ -93,6 +93,51 @@ fn swap_ab_matches_f64_on_ragged_shapes() {
 
 /// The heuristic's plans (no C: swap-AB may be chosen) and every swap-AB
 /// configuration against cuBLAS at sweep shapes with small M.
+/// Stream-K (not split-K) on every swap-AB configuration: more tiles than
+/// SMs for the narrow tiles (9000 / 64 = 141 and 17000 / 64 = 266 units)
+/// and fewer for the 128-row ones, segments of at least 1 and 4 K blocks,
+/// 0 and 1 extra waves, against f64. (A decode step with a large vocabulary,
+/// M = 1, N ≈ 128 k, runs the narrow tiles with stream-K: ~2000 units.)
+#[test]
+fn swap_ab_stream_k_matches_f64() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let shapes: &[(usize, usize, usize)] = if small() {
+        &[(7, 9000, 520)]
+    } else {
+        &[(7, 9000, 520), (40, 17000, 264)]
+    };
+    for config in GemmConfig::SWAP_AB {
+        for &(m, n, k) in shapes {
+            if (config.tile().0 as usize) < m {
+                continue;
+            }
+            for (min_segment, waves) in [(1, 0), (4, 1)] {
+                let tuning = GemmTuning {
+                    config: Some(config),
+                    stream_k: Some(min_segment),
+                    stream_k_waves: Some(waves),
+                    ..GemmTuning::default()
+                };
+                let cmp = gemm_check::check_vs_f64(&gpu, &kernels, tuning, (m, n, k), 1.0, 0.0)
+                    .unwrap_or_else(|e| {
+                        panic!("{config:?} stream-K {min_segment}/{waves} {m}x{n}x{k}: {e}")
+                    });
+                println!(
+                    "{config:?} stream-K {min_segment}/{waves} {m}x{n}x{k}: rel {:.2e}",
+                    cmp.rel_error
+                );
+                assert!(
+                    cmp.passes(1e-2),
+                    "{config:?} stream-K {min_segment}/{waves} {m}x{n}x{k}: {cmp:?}"
+                );
+            }
+        }
+    }
+}
+
 #[cfg(feature = "cublas")]
 #[test]
 fn swap_ab_matches_cublas() {

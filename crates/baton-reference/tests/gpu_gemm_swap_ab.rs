@@ -1,8 +1,9 @@
 //! Swap-AB BF16 GEMM for small M (issue #18 item 3): `Dᵀ = B·Aᵀ` with the
 //! user's N as the MMA's rows. Every swap-AB configuration, whole and
 //! split 2–9 ways, against the f64 reference at ragged shapes (M = 1, 7, 16, 33,
-//! 64; N with a ragged tile column; K with a ragged K block); the
-//! heuristic's plans and the forced configurations against cuBLAS; C
+//! 64; N with a ragged last tile of 128 and of 64 rows; K with a ragged K
+//! block), and with stream-K (partial-wave segments; added in session 21,
+//! not yet run on a GPU); the heuristic's plans and the forced configurations against cuBLAS; C
 //! refused. Fresh random inputs, poisoned outputs (NaN never passes).
 //! Without a CUDA GPU each test prints `SKIPPED: no CUDA GPU (<reason>)`
 //! and returns.

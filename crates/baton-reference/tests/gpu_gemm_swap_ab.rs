@@ -34,7 +34,8 @@ fn small() -> bool {
 }
 
 /// Ragged small-M shapes: M below, at and above a tile's rows (16, 32,
-/// 64); N with a ragged last 128-row tile of B (200, 264) or whole (1024);
+/// 64); N with a ragged last 128-row tile of B (200, 264), a 64-row tail
+/// of 40 (1000) or whole (1024);
 /// K with a ragged last K block (520, 1032) or whole (256).
 const RAGGED: [(usize, usize, usize); 8] = [
     (1, 264, 520),

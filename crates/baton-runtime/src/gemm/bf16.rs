@@ -1055,13 +1055,8 @@ impl<'a> GemmPlan<'a> {
             .into());
         }
         let grid = self.slots * self.config.cluster_m();
-        let partial_floats = self.config.partial_floats();
-        self.stream_k = Some(StreamKWorkspace::new(
-            gpu,
-            min_segment,
-            grid,
-            partial_floats,
-        )?);
+        let floats = self.config.partial_floats();
+        self.stream_k = Some(StreamKWorkspace::new(gpu, min_segment, grid, floats)?);
         Ok(())
     }
 
@@ -1104,7 +1099,6 @@ impl<'a> GemmPlan<'a> {
             }
             .into());
         }
-
         let shape = (self.units(), self.k_blocks(), self.slots);
         if splits == 1 {
             super::stream_k::check_split_k(splits, shape.0, shape.1, shape.2)?;

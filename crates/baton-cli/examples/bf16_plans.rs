@@ -20,16 +20,28 @@
 //! heuristic's plan, `MxNxK:CONFIG:SPLITS` (e.g. `256x1024x32768:128x128:8`)
 //! for the estimate of a forced plan (`GemmConfig::plan_cost_split`, what
 //! `baton bench gemm --config CONFIG --split-k SPLITS` runs; set `forced`).
+//!
+//! `BATON_DRAM_TBPS` (e.g. `4.26`, an H200) plans at that DRAM bandwidth
+//! (`OnGpu`, as `GemmPlan::new` plans on the device) instead of the H100's.
 
 use baton_cli::args::{ForcedPlan, parse_config, parse_forced_plan};
 use baton_cli::bench::GEMM_SHAPES;
 use baton_cli::sweep::{LONG_K_MAX_OUTPUTS, SWEEP_M, SWEEP_NK, ShapeClass};
 use baton_runtime::Target;
-use baton_runtime::gemm::cost_model::TileCost;
-use baton_runtime::gemm::{GemmConfig, Repack, plan_with_repack};
+use baton_runtime::gemm::cost_model::{Machine, Problem, TileCost};
+use baton_runtime::gemm::{GemmConfig, OnGpu, PlanGpu, Repack, plan_with_repack};
 
 fn main() {
     let slots = |c: GemmConfig| 132 / c.cluster_m();
+    let dram_bytes_per_s = std::env::var("BATON_DRAM_TBPS")
+        .map_or(Machine::H100_BF16.dram_bytes_per_s, |v| {
+            v.parse::<f64>().expect("BATON_DRAM_TBPS: TB/s") * 1e12
+        });
+    let gpu = OnGpu {
+        slots_of: slots,
+        dram_bytes_per_s,
+    };
+    let machine = gpu.machine();
     let args: Vec<Arg> = std::env::args().skip(1).map(|a| parse(&a)).collect();
     println!("# set M N K config ctas splits estimate_us math_us dram_us l2_us fixup_us repack");
     let mut shapes = Vec::new();
@@ -37,7 +49,14 @@ fn main() {
         match forced {
             Some((config, splits)) => {
                 let (m, n, k) = shape;
-                let c = config.plan_cost_split(m, n, k, slots(config), splits);
+                let c = config.tile_shape().cost_streaming(
+                    &Problem::bf16(m, n, k),
+                    &machine,
+                    slots(config),
+                    splits,
+                    config.tile_overhead_k_blocks(),
+                    config.streaming(),
+                );
                 print_line("forced", shape, config, &c, None);
             }
             None => shapes.push((shape, "args")),
@@ -55,12 +74,12 @@ fn main() {
         shapes.extend(GEMM_SHAPES.iter().map(|&s| (s, "issue6")));
     }
     for ((m, n, k), set) in shapes {
-        let (config, splits) = GemmConfig::plan_for_operands(Target::Sm90a, m, n, k, false, slots);
-        let c = config.plan_cost(m, n, k, slots(config));
+        let (config, splits) = GemmConfig::plan_for_operands(Target::Sm90a, m, n, k, false, gpu);
+        let c = config.plan_cost_on(&Problem::bf16(m, n, k), slots(config), &machine);
         assert_eq!(c.splits, splits as usize);
         // What `GemmPlan::new` runs on packed operands: re-packing one of
         // them where that pays.
-        let p = plan_with_repack(m, n, k, (k, k), false, slots);
+        let p = plan_with_repack(m, n, k, (k, k), false, gpu);
         match p.repack {
             None => print_line(set, (m, n, k), config, &c, None),
             Some(which) => print_line(set, (m, n, k), p.config, &p.cost, Some(which)),

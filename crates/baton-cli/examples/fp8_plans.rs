@@ -24,6 +24,9 @@
 //! would refuse the count: `units · splits` over the slots, or fewer than
 //! one K block per worker).
 //!
+//! `BATON_DRAM_TBPS` (e.g. `4.26`, an H200) plans the sweep at that DRAM
+//! bandwidth (`fp8::plan_on`, as `Fp8GemmPlan::new` plans on the device).
+//!
 //! [`sweep::plan`]: baton_cli::sweep::plan
 //! [`FP8_SHAPES`]: baton_cli::fp8_bench::FP8_SHAPES
 
@@ -72,8 +75,12 @@ fn main() {
         );
         shapes.extend(FP8_SHAPES.iter().map(|&s| (s, "issue7")));
     }
+    let dram_bytes_per_s = std::env::var("BATON_DRAM_TBPS").map_or(
+        baton_runtime::gemm::cost_model::Machine::H100_FP8.dram_bytes_per_s,
+        |v| v.parse::<f64>().expect("BATON_DRAM_TBPS: TB/s") * 1e12,
+    );
     for ((m, n, k), set) in shapes {
-        let (kernel, c) = fp8::plan(m, n, k, SMS);
+        let (kernel, c) = fp8::plan_on(m, n, k, SMS, dram_bytes_per_s);
         print_line(set, (m, n, k), kernel, &c, "");
     }
 }

@@ -485,12 +485,16 @@ fn repacked_plan_relaunch_copies_fresh_data() {
 #[cfg(feature = "cublas")]
 #[test]
 fn heuristic_repack_matches_cublas() {
-    use baton_runtime::gemm::{GemmConfig as C, plan_with_repack};
+    use baton_runtime::gemm::{GemmConfig as C, OnGpu, plan_with_repack};
     let Some(gpu) = Gpu::for_test() else { return };
     let kernels = gpu
         .load_kernels(Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
-    let slots = |c: C| gpu.sm_count() / c.cluster_m();
+    // As `GemmPlan::new` plans: this device's DRAM rate.
+    let slots = OnGpu {
+        slots_of: |c: C| gpu.sm_count() / c.cluster_m(),
+        dram_bytes_per_s: gpu.dram_bytes_per_s(),
+    };
     let (m, n, k) = if small() {
         (1024, 4104, 2056)
     } else {

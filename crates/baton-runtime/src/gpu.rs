@@ -1,6 +1,7 @@
 //! Device, module and kernel handles over the CUDA driver API.
 
 use crate::error::{Error, Result};
+use crate::gemm::cost_model::{Machine, copy_bytes_per_s};
 use crate::launch::{KernelArgs, LaunchConfig, LaunchLimits, PORTABLE_CLUSTER_SIZE};
 use crate::ptx;
 use crate::target::{REQUIRED_ARCH, Target, Variant};
@@ -42,6 +43,7 @@ pub struct Gpu {
     max_smem_optin: u32,
     max_threads_per_block: u32,
     driver_version: i32,
+    dram_bytes_per_s: f64,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -51,6 +53,7 @@ impl std::fmt::Debug for Gpu {
             .field("name", &self.name)
             .field("arch", &self.arch)
             .field("sm_count", &self.sm_count)
+            .field("dram_bytes_per_s", &self.dram_bytes_per_s)
             .finish_non_exhaustive()
     }
 }
@@ -216,6 +219,13 @@ impl Gpu {
             attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?;
         let max_threads_per_block =
             attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?;
+        // The cost model's DRAM rate for this device (the H100's when the
+        // driver reports no memory clock or bus width).
+        let dram_bytes_per_s = copy_bytes_per_s(
+            attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)?,
+            attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)?,
+        )
+        .unwrap_or(Machine::H100_BF16.dram_bytes_per_s);
         let mut driver_version = 0;
         // SAFETY: writes one int.
         check(unsafe { sys::cuDriverGetVersion(&mut driver_version) })?;
@@ -230,6 +240,7 @@ impl Gpu {
             max_smem_optin,
             max_threads_per_block,
             driver_version,
+            dram_bytes_per_s,
         })
     }
 
@@ -252,6 +263,20 @@ impl Gpu {
     /// Streaming multiprocessors.
     pub fn sm_count(&self) -> u32 {
         self.sm_count
+    }
+    /// The DRAM bandwidth the GEMM cost model takes for this device, bytes
+    /// per second: its peak (memory clock × bus width) times the share a
+    /// copy reaches ([`copy_bytes_per_s`]); about 2.9e12 on an H100 SXM,
+    /// 4.26e12 on an H200.
+    ///
+    /// ```no_run
+    /// # use baton_runtime::Gpu;
+    /// let gpu = Gpu::new(0)?;
+    /// println!("{:.2} TB/s", gpu.dram_bytes_per_s() / 1e12);
+    /// # Ok::<(), baton_runtime::Error>(())
+    /// ```
+    pub fn dram_bytes_per_s(&self) -> f64 {
+        self.dram_bytes_per_s
     }
     /// Most shared memory one block may opt in to, in bytes.
     pub fn max_smem_optin(&self) -> u32 {

@@ -5,7 +5,7 @@
 //! `D = alpha·A·Bᵀ + beta·C` with A M×K, B N×K (both K-major, row-major),
 //! C and D M×N row-major; bf16 storage (as `u16` bits), fp32 accumulation.
 
-use super::heuristic::{STREAM_K_MIN_SEGMENT, stream_k_pays};
+use super::heuristic::{OnGpu, STREAM_K_MIN_SEGMENT, stream_k_pays};
 use super::mn_major::Bf16Layouts;
 use super::operand::{RowMajorOperand, param};
 use super::ranges_overlap;
@@ -701,6 +701,11 @@ impl<'a> GemmPlan<'a> {
                         k.max_active_clusters((c.cluster_m(), 1, 1), c.threads(), c.smem_bytes())
                     })
                     .unwrap_or(0)
+            };
+            // The cost model at this device's DRAM bandwidth.
+            let slots = OnGpu {
+                slots_of: slots,
+                dram_bytes_per_s: gpu.dram_bytes_per_s(),
             };
             // Swap-AB (small M) only without C and with K-major A and B:
             // its epilogue has no C, its loads no transpose.

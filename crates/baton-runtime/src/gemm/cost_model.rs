@@ -49,7 +49,9 @@
 //!   the split count.
 //!
 //! The rates are an H100's ([`Machine::H100_BF16`], [`Machine::H100_FP8`]);
-//! the slot count is the device's.
+//! the slot count is the device's, and so is the DRAM bandwidth where the
+//! plan knows the device ([`Machine::with_dram_bytes_per_s`],
+//! [`copy_bytes_per_s`]: an H200 moves 4.26 TB/s where the H100 moves 2.9).
 //!
 //! ```
 //! use baton_runtime::gemm::cost_model::{Machine, Problem, TileShape};
@@ -298,6 +300,56 @@ impl Machine {
     };
 }
 
+impl Machine {
+    /// This machine with another GPU's DRAM bandwidth (the rest of its
+    /// rates kept): the H100 rates on an H200, whose SMs and clocks are
+    /// the H100's but whose HBM3e moves half as much again.
+    ///
+    /// ```
+    /// use baton_runtime::gemm::cost_model::Machine;
+    /// let h200 = Machine::H100_BF16.with_dram_bytes_per_s(4.26e12);
+    /// assert_eq!(h200.dram_bytes_per_s, 4.26e12);
+    /// assert_eq!(h200.l2_bytes_per_s, Machine::H100_BF16.l2_bytes_per_s);
+    /// ```
+    pub const fn with_dram_bytes_per_s(self, dram_bytes_per_s: f64) -> Self {
+        Self {
+            dram_bytes_per_s,
+            ..self
+        }
+    }
+}
+
+/// The share of a GPU's peak DRAM bandwidth (memory clock × bus width,
+/// [`copy_bytes_per_s`]) a device-to-device copy reaches: 2.9 of 3.35 TB/s
+/// on the H100 SXM (2619 MHz × 5120 bits, [`Machine::H100_BF16`]), and
+/// 4.25 of 4.92 TB/s measured on the H200 (3201 MHz × 6144 bits, sessions
+/// 19–21's sweeps, `bench gemm --sweep`'s copy column).
+pub const COPY_SHARE_OF_PEAK: f64 = 0.866;
+
+/// The DRAM bandwidth the cost model takes for a GPU whose memory runs at
+/// `memory_clock_khz` (the driver's `MEMORY_CLOCK_RATE`, per data edge
+/// pair) over a `bus_width_bits` bus (`GLOBAL_MEMORY_BUS_WIDTH`): its
+/// double-data-rate peak times [`COPY_SHARE_OF_PEAK`], bytes per second.
+/// `None` when either attribute is 0 (not reported): the caller keeps the
+/// H100's rate.
+///
+/// ```
+/// use baton_runtime::gemm::cost_model::{Machine, copy_bytes_per_s};
+/// // H100 SXM: the rate Machine::H100_BF16 was measured at, within 0.2 %.
+/// let h100 = copy_bytes_per_s(2_619_000, 5120).unwrap();
+/// assert!((h100 / Machine::H100_BF16.dram_bytes_per_s - 1.0).abs() < 2e-3);
+/// // H200: 4.26 TB/s.
+/// assert!((copy_bytes_per_s(3_201_000, 6144).unwrap() - 4.26e12).abs() < 0.01e12);
+/// assert_eq!(copy_bytes_per_s(0, 6144), None);
+/// ```
+pub fn copy_bytes_per_s(memory_clock_khz: u32, bus_width_bits: u32) -> Option<f64> {
+    if memory_clock_khz == 0 || bus_width_bits == 0 {
+        return None;
+    }
+    let peak = 2.0 * memory_clock_khz as f64 * 1e3 * bus_width_bits as f64 / 8.0;
+    Some(peak * COPY_SHARE_OF_PEAK)
+}
+
 /// The problem a cost is estimated for: `D (M×N) = A (M×K) · B (N×K)ᵀ`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Problem {
@@ -422,6 +474,11 @@ pub struct TileCost {
     pub tile_efficiency: f64,
     /// Time of the waves' math, µs.
     pub math_us: f64,
+    /// Time of the workers' serial K-block chains
+    /// ([`Streaming::k_block_floor_us`] per K block; 0 for the kernels
+    /// with two consumer warpgroups), µs: a floor like the others, but not
+    /// math, so it does not count in [`cheapest`]'s tie-break.
+    pub chain_us: f64,
     /// Time of the DRAM traffic (operands once per wave, D once) at the
     /// [`dram_share`] of the first wave's busy slots, µs.
     pub dram_us: f64,
@@ -444,7 +501,12 @@ impl TileCost {
     /// those is longer, plus the split-K fixup and any copy before the
     /// GEMM.
     pub fn estimate_us(&self) -> f64 {
-        self.math_us.max(self.dram_us).max(self.l2_us) + self.fixup_us + self.repack_us
+        self.math_us
+            .max(self.dram_us)
+            .max(self.l2_us)
+            .max(self.chain_us)
+            + self.fixup_us
+            + self.repack_us
     }
 }
 
@@ -464,6 +526,25 @@ pub const FIXUP_LATENCY_US: f64 = 3.0;
 /// past the 5.3 µs launch floor: 5.3 MB in flight over 2.1 µs. (One CTA
 /// alone, unloaded, read 110 GB/s with 8 stages: 1.2 µs.)
 pub const DRAM_LATENCY_US: f64 = 2.1;
+
+/// How much of a split plan's first ring fill the launch's ramp hides, µs
+/// of loads at the unsplit L2 rate ([`TileShape::cost_split`]): about the
+/// time from a CTA's start until its first stage is full (1.8–2.7 µs in
+/// session 18's per-CTA timelines, H200), during which the fill's loads
+/// are in flight and nothing else is.
+pub const RING_FILL_HIDDEN_US: f64 = 2.0;
+
+/// [`Streaming::k_block_floor_us`] of the narrow swap-AB kernels (64 of N
+/// per tile on one consumer warpgroup), µs per K block of 64. Measured on
+/// an H200 (session 22, calls 1–2; µs past the 5.3 µs launch floor over
+/// each worker's K blocks): 1×1024×32768 and 8×1024×32768 split 3 (171 K
+/// blocks per worker, 48 CTAs) 139–140 ns, 32×1024×32768 split 3 140 ns,
+/// split 4 at M = 1 150 ns (64 CTAs, near the DRAM rate), while the
+/// 128-row swap-AB tiles' two warpgroups stream more bytes per K block at
+/// the same DRAM rate. Without it the model put 48 narrow CTAs at the
+/// DRAM rate (Little's law on 16 stages) and picked split 3, 15–20 %
+/// slower than split 4–5.
+pub const NARROW_K_BLOCK_US: f64 = 0.14;
 
 /// One hand-over of split-K partials (the contributor's stores drain, its
 /// flag reaches the finalizer's poll, the finalizer's loads return), µs:
@@ -585,7 +666,7 @@ impl Finalizer {
 }
 
 /// What [`TileShape::cost_streaming`] knows of a streaming kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Streaming {
     /// Input stages in its ring.
     pub stages: usize,
@@ -595,6 +676,12 @@ pub struct Streaming {
     /// counts that cut the K blocks into equal ranges ([`even_split`]; the
     /// cooperative kernels), or every count (the swap-AB kernels).
     pub even_splits: bool,
+    /// The least time one worker spends per K block, µs, whatever its
+    /// bytes and math: the serial chain (full-barrier wait, `wgmma`s,
+    /// their retirement, the release) of a kernel with one consumer
+    /// warpgroup, which no second warpgroup overlaps
+    /// ([`NARROW_K_BLOCK_US`]); 0 for the kernels with two.
+    pub k_block_floor_us: f64,
 }
 
 /// Whether `splits` workers cut `k_blocks` K blocks into equal ranges.
@@ -787,7 +874,7 @@ impl TileShape {
     /// ```
     /// use baton_runtime::gemm::cost_model::{Finalizer, Machine, Problem, Streaming, TileShape};
     /// let t = TileShape { bm: 16, bn: 128, bk: 64, cluster_m: 1, speed: 0.85 };
-    /// let s = Streaming { stages: 10, fixup: Finalizer::Overlapped { batch: 4 }, even_splits: false };
+    /// let s = Streaming { stages: 10, fixup: Finalizer::Overlapped { batch: 4 }, even_splits: false, k_block_floor_us: 0.0 };
     /// let c = t.cost_streaming(&Problem::bf16(1, 4096, 4096), &Machine::H100_BF16, 132, 1, 1.5, s);
     /// // 32 CTAs × 10 stages × 16,512 B in flight over 2.1 µs: 2.52 TB/s.
     /// assert!((c.dram_us - 33_570_816.0 / (5_283_840.0 / 2.1e-6) * 1e6).abs() < 1e-9);
@@ -818,7 +905,7 @@ impl TileShape {
     /// ```
     /// use baton_runtime::gemm::cost_model::{Finalizer, Machine, Problem, Streaming, TileShape};
     /// let t = TileShape { bm: 16, bn: 128, bk: 64, cluster_m: 1, speed: 0.85 };
-    /// let s = Streaming { stages: 10, fixup: Finalizer::Overlapped { batch: 4 }, even_splits: false };
+    /// let s = Streaming { stages: 10, fixup: Finalizer::Overlapped { batch: 4 }, even_splits: false, k_block_floor_us: 0.0 };
     /// let c = t.cost_best_split_streaming(&Problem::bf16(1, 1024, 4096), &Machine::H100_BF16, 132, 132, 1.5, s);
     /// assert!(c.splits > 1);
     /// ```
@@ -887,6 +974,9 @@ impl TileShape {
         let k_blocks = p.k.div_ceil(self.bk).div_ceil(splits) as f64 + overhead_k_blocks;
         let tile_flops = 2.0 * (self.bm * self.bn * self.bk) as f64 * k_blocks;
         let math_s = waves as f64 * tile_flops / (machine.flops_per_sm * self.speed);
+        // A worker's K blocks take at least its kernel's serial chain each.
+        let chain_s =
+            waves as f64 * streaming.map_or(0.0, |st| st.k_block_floor_us * 1e-6 * k_blocks);
         // DRAM: each wave reads the A rows and B columns its units span
         // (the splits of a unit read disjoint K ranges of them).
         let wave_bytes = |u: usize| {
@@ -937,21 +1027,32 @@ impl TileShape {
             a_tile_rows / (a_tile_rows + b_tile_rows),
             b_tile_rows / (a_tile_rows + b_tile_rows),
         );
+        // `bytes` of loads split between A and B, each at its rows' rate.
+        let at = |bytes: f64, rate: &dyn Fn(f64) -> f64| {
+            bytes * a_share / rate(p.a_row_bytes) + bytes * b_share / rate(p.b_row_bytes)
+        };
         let l2_s = if splits > 1 {
             // A split plan's loads past its rings' first fill (each busy
             // CTA's first `stages` K blocks, requested at once at its start
             // and in flight during the launch's ramp) run at the split-K
-            // rate, which was measured on those bytes.
+            // rate, which was measured on those bytes. The ramp hides at
+            // most [`RING_FILL_HIDDEN_US`] of the fill at the unsplit rate;
+            // the rest of it costs that rate (at short K the fill is all
+            // of a worker's loads: 128×128 split 3 at 128×4104×2056, 11 K
+            // blocks per worker, was costed 3.6 µs of L2 with the whole
+            // fill hidden, where its loads at the unaligned rate take 7.8,
+            // and ran 7 % slower than the 128×64 plan it displaced;
+            // session 22, H200).
             let ring_fill = streaming.map_or(0.0, |st| {
                 let first = st.stages.min(p.k.div_ceil(self.bk).div_ceil(splits));
                 (busy_workers * cm * first * self.bk) as f64 * tile_row_bytes
             });
+            let fill = ring_fill.min(loads);
             let split_rate = |row_bytes| rate(row_bytes).min(machine.l2_split_k_bytes_per_s);
-            let bytes = (loads - ring_fill).max(0.0);
-            bytes * a_share / split_rate(p.a_row_bytes)
-                + bytes * b_share / split_rate(p.b_row_bytes)
+            let fill_s = (at(fill, &rate) - RING_FILL_HIDDEN_US * 1e-6).max(0.0);
+            fill_s + at(loads - fill, &split_rate)
         } else {
-            loads * a_share / rate(p.a_row_bytes) + loads * b_share / rate(p.b_row_bytes)
+            at(loads, &rate)
         };
         TileCost {
             units,
@@ -960,6 +1061,7 @@ impl TileShape {
             wave_efficiency: units as f64 / (waves * per_wave) as f64,
             tile_efficiency: (p.m * p.n) as f64 / (units * cm * self.bm * self.bn) as f64,
             math_us: math_s * 1e6,
+            chain_us: chain_s * 1e6,
             dram_us: bytes / bandwidth * 1e6,
             l2_us: l2_s * 1e6,
             splits,
@@ -1281,7 +1383,8 @@ pub(crate) mod tests {
     #[test]
     fn misaligned_rows_move_the_pick_off_single_cta_tiles() {
         use super::super::GemmConfig;
-        let pick = |m, n, k| GemmConfig::plan_with_slots(m, n, k, |c| 132 / c.cluster_m()).0;
+        let pick =
+            |m, n, k| GemmConfig::plan_with_slots(m, n, k, |c: GemmConfig| 132 / c.cluster_m()).0;
         assert_eq!(pick(2048, 5000, 4096), GemmConfig::T128x160C2);
         assert_eq!(pick(1024, 5000, 4096), GemmConfig::T128x160C2);
         let settled = |m, n, k| {
@@ -1289,7 +1392,7 @@ pub(crate) mod tests {
                 .into_iter()
                 .filter(|c| !c.is_narrow_pair())
                 .collect();
-            GemmConfig::plan_among(&c, m, n, k, |c| 132 / c.cluster_m()).0
+            GemmConfig::plan_among(&c, m, n, k, |c: GemmConfig| 132 / c.cluster_m()).0
         };
         assert_eq!(settled(2048, 5000, 4096), GemmConfig::T128x224C2);
         assert_eq!(settled(1024, 5000, 4096), GemmConfig::T128x128PingPong);

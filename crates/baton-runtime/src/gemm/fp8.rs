@@ -304,7 +304,35 @@ pub fn choose(m: usize, n: usize, k: usize, sms: u32) -> &'static str {
 /// assert_eq!((kernel, cost.units, cost.splits), (KERNEL_128X32, 32, 4));
 /// ```
 pub fn plan(m: usize, n: usize, k: usize, sms: u32) -> (&'static str, super::cost_model::TileCost) {
+    plan_on(
+        m,
+        n,
+        k,
+        sms,
+        super::cost_model::Machine::H100_FP8.dram_bytes_per_s,
+    )
+}
+
+/// [`plan`] on a GPU whose DRAM moves `dram_bytes_per_s`
+/// ([`Gpu::dram_bytes_per_s`](crate::Gpu::dram_bytes_per_s); the H100's
+/// other rates kept): what [`Fp8GemmPlan::new`] plans.
+///
+/// ```
+/// use baton_runtime::gemm::fp8::{plan, plan_on};
+/// assert_eq!(plan_on(4096, 4096, 4096, 132, 2.9e12), plan(4096, 4096, 4096, 132));
+/// // DRAM-bound at long K: the estimate shrinks on faster memory.
+/// let (h100, h200) = (plan(8, 1024, 32768, 132).1, plan_on(8, 1024, 32768, 132, 4.26e12).1);
+/// assert!(h200.estimate_us() < h100.estimate_us());
+/// ```
+pub fn plan_on(
+    m: usize,
+    n: usize,
+    k: usize,
+    sms: u32,
+    dram_bytes_per_s: f64,
+) -> (&'static str, super::cost_model::TileCost) {
     use super::cost_model::{Machine, Problem, TileShape, cheapest};
+    let machine = Machine::H100_FP8.with_dram_bytes_per_s(dram_bytes_per_s);
     let candidates = PLAN_CANDIDATES.map(|k| (k, cost_tile(k).expect("a candidate's tile")));
     // A-multicast clusters pair the tile columns: only where they pair up
     // (an odd count leaves a cluster's second CTA computing nothing), and
@@ -320,24 +348,13 @@ pub fn plan(m: usize, n: usize, k: usize, sms: u32) -> (&'static str, super::cos
     // 256×128 plan runs its stream-K twin.
     let cost = |kernel, t: &TileShape| {
         if stream_k_kernel_of(kernel).is_some() {
-            t.cost_best_split_finalized(
-                &problem,
-                &Machine::H100_FP8,
-                sms,
-                sms as usize,
-                FINALIZER,
-                false,
-            )
+            t.cost_best_split_finalized(&problem, &machine, sms, sms as usize, FINALIZER, false)
         } else {
-            t.cost(&problem, &Machine::H100_FP8, sms)
+            t.cost(&problem, &machine, sms)
         }
     };
-    let (kernel, cost) = cheapest(candidates, cost).unwrap_or_else(|| {
-        (
-            KERNEL,
-            candidates[3].1.cost(&problem, &Machine::H100_FP8, sms),
-        )
-    });
+    let (kernel, cost) = cheapest(candidates, cost)
+        .unwrap_or_else(|| (KERNEL, candidates[3].1.cost(&problem, &machine, sms)));
     match stream_k_kernel_of(kernel) {
         Some(sk) if cost.splits > 1 => (sk, cost),
         _ => (kernel, cost),
@@ -652,7 +669,7 @@ impl<'a> Fp8GemmPlan<'a> {
         d: &'a mut CudaSlice<u16>,
         mnk: (usize, usize, usize),
     ) -> Result<Self> {
-        let (kernel, cost) = plan(mnk.0, mnk.1, mnk.2, gpu.sm_count());
+        let (kernel, cost) = plan_on(mnk.0, mnk.1, mnk.2, gpu.sm_count(), gpu.dram_bytes_per_s());
         let plan = Self::with_kernel(gpu, kernels, kernel, a, b, a_scales, b_scales, d, mnk)?;
         plan.with_planned_split(gpu, cost.splits as u32)
     }

@@ -31,6 +31,7 @@
 
 use super::GemmConfig;
 use super::cost_model::{Machine, Problem, TileCost};
+use super::heuristic::PlanGpu;
 use super::operand::RowMajorOperand;
 use crate::Result;
 use crate::pitched_copy::{CopyKernel, PitchedCopy};
@@ -139,13 +140,13 @@ pub fn plan_with_repack(
     k: usize,
     (a_ld, b_ld): (usize, usize),
     has_c: bool,
-    slots_of: impl Fn(GemmConfig) -> u32,
+    gpu: impl PlanGpu + Copy,
 ) -> RepackPlan {
-    let machine = Machine::H100_BF16;
+    let machine = gpu.machine();
     let candidates = GemmConfig::candidates_for_operands(m, has_c);
     let given = Problem::bf16(m, n, k).with_row_bytes(2.0 * a_ld as f64, 2.0 * b_ld as f64);
     let plan = |p: &Problem, repack| {
-        let (config, cost) = GemmConfig::plan_among_for(&candidates, p, &slots_of);
+        let (config, cost) = GemmConfig::plan_among_for(&candidates, p, gpu);
         RepackPlan {
             config,
             splits: cost.splits as u32,

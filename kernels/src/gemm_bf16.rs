@@ -154,7 +154,7 @@ macro_rules! gemm_entry {
                 let (tma_a, tma_b, tma_c, tma_d, tma_a_tail) = param_maps!($name);
                 const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<GemmSmem<$bn, { stages_for($bn) }>>(), "the spec's shared memory is not this entry's layout") };
                 // SAFETY: forwarded to the kernel's contract.
-                let fixup = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
+                let fixup = unsafe { StreamKFixup::<{ GEMM_ROLES.consumer_warpgroups }>::new(sk_partials, sk_flags, sk_epoch) };
                 // SAFETY: forwarded to the kernel's contract.
                 unsafe { gemm::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster, { $layout }>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta, fixup, sk_schedule, (tma_a_tail, tail_rows), (batch, batch_broadcast)) }
             }

@@ -85,9 +85,9 @@ macro_rules! swap_ab_entry {
                 const { assert!($spec.dynamic_smem_bytes as usize == size_of::<GemmSmem<$bn, { $stages }, { $rows }>>(), "the spec's shared memory is not this entry's layout") };
                 const { assert!($spec.threads == $roles.threads() && $rows == 64 * $roles.consumer_warpgroups as usize, "the spec's threads or the tile's rows are not this entry's roles") };
                 // SAFETY: forwarded to the kernel's contract.
-                let fixup = unsafe { StreamKFixup::new(partials, flags, epoch) };
+                let fixup = unsafe { StreamKFixup::<{ $roles.consumer_warpgroups }>::new(partials, flags, epoch) };
                 // SAFETY: forwarded to the kernel's contract.
-                unsafe { gemm_swap_ab::<$mma, $bn, $acc, { $stages }, { $rows }>($roles, maps, (m, n, k), group_m, alpha, fixup, schedule, tail_rows) }
+                unsafe { gemm_swap_ab::<$mma, $bn, $acc, { $stages }, { $rows }, { $roles.consumer_warpgroups }>($roles, maps, (m, n, k), group_m, alpha, fixup, schedule, tail_rows) }
             }
         }
     };
@@ -142,6 +142,7 @@ unsafe fn gemm_swap_ab<
     const ACC: usize,
     const STAGES: usize,
     const ROWS: usize,
+    const WGS: u32,
 >(
     roles: RoleTable,
     (tma_a, tma_b, tma_d, tma_a_tail): (
@@ -153,7 +154,7 @@ unsafe fn gemm_swap_ab<
     (m, n, k): (u32, u32, u32),
     group_m: u32,
     alpha: f32,
-    fixup: StreamKFixup,
+    fixup: StreamKFixup<WGS>,
     sk_schedule: [u32; 4],
     tail_rows: u32,
 ) {

@@ -163,7 +163,7 @@ macro_rules! fp8_entry {
                 );
                 const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<Fp8Smem<$bm, $bn, $stages>>(), "the spec's shared memory is not this entry's layout") };
                 // SAFETY: forwarded to the kernel's contract.
-                let sk = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
+                let sk = unsafe { StreamKFixup::<{ GEMM_ROLES.consumer_warpgroups }>::new(sk_partials, sk_flags, sk_epoch) };
                 // SAFETY: forwarded to the kernel's contract.
                 unsafe {
                     gemm::<$mma, $bm, $bn, $acc, $stages, $double, $cluster, $stream_k, { false $(|| $mcast_a)? }, { $bm / 2 }, _>(

@@ -199,23 +199,19 @@ impl GemmConfig {
     }
 
     /// fp32 elements of stream-K / split-K partials per CTA: the tile's
-    /// `BM × BN`, except that a narrow swap-AB CTA (one consumer
-    /// warpgroup, half the tile) still owns two warpgroup slots of the
-    /// fixup workspace (`StreamKFixup::own_slot`: slot `2·block + wg`), so
-    /// it gets twice its tile.
+    /// `BM × BN`, one slot of 64 rows × `BN` per consumer warpgroup
+    /// (`StreamKFixup<SLOTS_PER_CTA>` in the kernel roles: slot
+    /// `block · consumer warpgroups + wg`; the narrow swap-AB kernels have
+    /// one).
     ///
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
     /// assert_eq!(GemmConfig::SwapAb16.partial_floats(), 16 * 128);
-    /// assert_eq!(GemmConfig::SwapAbNarrow16.partial_floats(), 2 * 16 * 64);
+    /// assert_eq!(GemmConfig::SwapAbNarrow16.partial_floats(), 16 * 64);
     /// ```
     pub const fn partial_floats(self) -> u32 {
         let (bm, bn, _) = self.tile();
-        if self.is_narrow_swap_ab() {
-            2 * bm * bn
-        } else {
-            bm * bn
-        }
+        bm * bn
     }
 
     /// Whether this is a ping-pong configuration (each consumer warpgroup

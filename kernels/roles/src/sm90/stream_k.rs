@@ -26,7 +26,8 @@ fn block_idx_here() -> u32 {
 
 /// A launch's stream-K fixup state in global memory (see
 /// `baton::protocol::stream_k`): one partial-accumulator slot and one flag
-/// per consumer warpgroup of every CTA, and the launch's epoch.
+/// per consumer warpgroup of every CTA (`SLOTS_PER_CTA`: the kernel's role
+/// table's `consumer_warpgroups`, 2 by default), and the launch's epoch.
 ///
 /// Slot `s` holds a warpgroup's `128 × ACC` fp32 accumulators (`PARTS` of
 /// them one after the other for two-wave tiles), thread-major
@@ -43,28 +44,30 @@ fn block_idx_here() -> u32 {
 ///
 /// ```ignore
 /// // SAFETY: the kernel's stream-K buffers, per `new`'s contract.
-/// let fixup = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
+/// let fixup = unsafe {
+///     StreamKFixup::<{ GEMM_ROLES.consumer_warpgroups }>::new(sk_partials, sk_flags, sk_epoch)
+/// };
 /// ```
 #[derive(Clone, Copy)]
-pub struct StreamKFixup {
+pub struct StreamKFixup<const SLOTS_PER_CTA: u32 = 2> {
     partials: *mut f32,
     flags: *mut u32,
     epoch: u32,
 }
 
-impl StreamKFixup {
+impl<const SLOTS_PER_CTA: u32> StreamKFixup<SLOTS_PER_CTA> {
     /// The fixup state over `partials`, `flags` and `epoch`.
     ///
     /// # Safety
     /// Unless the schedule has no stream-K units (then nothing is
-    /// accessed): with `slots` the kernel's slot count (2 per CTA),
+    /// accessed): with `slots` the kernel's slot count (`SLOTS_PER_CTA` per CTA),
     /// `partials` points at `slots · 128 · ACC` floats and
     /// `flags` at `slots` zero-initialized-once `u32`s, both global,
     /// 16-byte / 4-byte aligned, used by this launch alone; `epoch ≠ 0`
     /// differs from the previous launch's.
     ///
     /// ```ignore
-    /// let fixup = unsafe { StreamKFixup::new(sk_partials, sk_flags, sk_epoch) };
+    /// let fixup = unsafe { StreamKFixup::<2>::new(sk_partials, sk_flags, sk_epoch) };
     /// ```
     #[inline(always)]
     pub unsafe fn new(partials: *mut f32, flags: *mut u32, epoch: u32) -> Self {
@@ -75,18 +78,30 @@ impl StreamKFixup {
         }
     }
 
-    /// This CTA's slot for consumer warpgroup `wg` (0 or 1): `2·block + wg`.
+    /// Slot of consumer warpgroup `wg` of the `cta`-th CTA of the 1-D grid:
+    /// `cta · SLOTS_PER_CTA + wg`.
+    ///
+    /// ```ignore
+    /// let slot = fixup.slot_of(c * cluster_m + rank, wg);
+    /// ```
+    #[inline(always)]
+    pub fn slot_of(&self, cta: u32, wg: u32) -> u32 {
+        cta * SLOTS_PER_CTA + wg
+    }
+
+    /// This CTA's slot for consumer warpgroup `wg`
+    /// ([`slot_of`](Self::slot_of) this block).
     /// `blockIdx.x` is read here, where the slot is used (an asm without
     /// `pure`): as a plain value LLVM hoists the slot's flag address to
     /// the kernel's start and keeps it through the main loop (the FP8
     /// 128×256 kernel, at its register limit, spilled it).
     ///
     /// ```ignore
-    /// let slot = StreamKFixup::own_slot(wg);
+    /// let slot = fixup.own_slot(wg);
     /// ```
     #[inline(always)]
-    pub fn own_slot(wg: u32) -> u32 {
-        block_idx_here() * 2 + wg
+    pub fn own_slot(&self, wg: u32) -> u32 {
+        self.slot_of(block_idx_here(), wg)
     }
 
     /// The flag of `slot` alone (a one-flag view: no bounds check, hence
@@ -109,7 +124,7 @@ impl StreamKFixup {
     /// warpgroup's own, written once per launch.
     ///
     /// ```ignore
-    /// unsafe { fixup.publish::<64>(StreamKFixup::own_slot(wg), tid, 1 + wg, &acc) };
+    /// unsafe { fixup.publish::<64>(fixup.own_slot(wg), tid, 1 + wg, &acc) };
     /// ```
     #[inline(always)]
     pub unsafe fn publish<const ACC: usize>(
@@ -293,7 +308,7 @@ impl StreamKFixup {
         acc: &mut [f32; ACC],
     ) {
         const { assert!(BATCH == 1 || BATCH == 2 || BATCH == 4) };
-        let slot = |c: u32| (c * cluster_m + rank) * 2 + wg;
+        let slot = |c: u32| self.slot_of(c * cluster_m + rank, wg);
         let mut c = first + tid;
         while c <= last {
             // SAFETY: worker c contributes in this launch (caller): its
@@ -370,7 +385,7 @@ impl StreamKFixup {
 ///   rank's CTA of each worker in `StreamKSchedule::contributors`, in
 ///   worker order), then falls through to the epilogue, as does a whole unit.
 ///
-/// Slots are per consumer warpgroup (`$wg` 0 or 1) of each CTA; worker
+/// Slots are per consumer warpgroup (`$wg`) of each CTA; worker
 /// `w`'s CTA of rank `$rank` is CTA `w · $cluster_m + $rank` of the 1-D grid.
 /// (A macro, not a function: the same instructions as written inline — a
 /// function of the same body made ptxas spill in the 128×256 kernel — and
@@ -396,7 +411,7 @@ macro_rules! stream_k_fixup {
     (@parts $fixup:expr, $sched:expr, $seg:expr, $cluster_m:expr, $rank:expr, $wg:expr, $tid:expr, [$($acc:expr),+], $acc_len:expr, $parts:expr) => {
         let bar = 1 + $wg;
         if $seg.is_contributor() {
-            let slot = $crate::sm90::stream_k::StreamKFixup::own_slot($wg);
+            let slot = $fixup.own_slot($wg);
             // SAFETY: all 128 threads; the slot is ours, published once per
             // launch (a worker has one contributor segment at most).
             unsafe { $fixup.publish_parts::<{ $acc_len }, { $parts }>(slot, $tid, bar, [$(&$acc),+]) };
@@ -405,7 +420,7 @@ macro_rules! stream_k_fixup {
         if !$seg.is_whole() {
             let (first, last) = $sched.contributors($seg.unit);
             for c in first..=last {
-                let slot = (c * $cluster_m + $rank) * 2 + $wg;
+                let slot = $fixup.slot_of(c * $cluster_m + $rank, $wg);
                 // SAFETY: all 128 threads; worker c contributes to this unit
                 // in this launch (StreamKSchedule::contributors).
                 unsafe { $fixup.accumulate_parts::<{ $acc_len }, { $parts }>(slot, $tid, bar, [$(&mut $acc),+]) };
@@ -435,7 +450,7 @@ macro_rules! stream_k_fixup_overlapped {
     ($fixup:expr, $sched:expr, $seg:expr, $cluster_m:expr, $rank:expr, $wg:expr, $tid:expr, $acc:expr, $acc_len:expr, $batch:expr) => {
         let bar = 1 + $wg;
         if $seg.is_contributor() {
-            let slot = $crate::sm90::stream_k::StreamKFixup::own_slot($wg);
+            let slot = $fixup.own_slot($wg);
             // SAFETY: all 128 threads; the slot is ours, published once per
             // launch (a worker has one contributor segment at most).
             unsafe { $fixup.publish::<{ $acc_len }>(slot, $tid, bar, &$acc) };

@@ -201,12 +201,7 @@ pub fn gemm(
         Ok(x) => x,
         Err(o) => return o,
     };
-    println!(
-        "GPU: {} ({} SMs; the plans' cost model takes {:.2} TB/s of DRAM)",
-        gpu.name(),
-        gpu.sm_count(),
-        gpu.dram_bytes_per_s() / 1e12
-    );
+    crate::commands::print_gpu_line(&gpu);
     // 1. Correctness first.
     if !verify(&gpu, &kernels, tuning) {
         println!("GEMM verification failed; not benchmarking.");

@@ -265,7 +265,7 @@ pub fn gemm_block_scaled(
         Ok(x) => x,
         Err(o) => return o,
     };
-    println!("GPU: {} ({} SMs)", gpu.name(), gpu.sm_count());
+    crate::commands::print_gpu_line(&gpu);
     let mut ok = true;
     for &f in &formats {
         ok &= match f {

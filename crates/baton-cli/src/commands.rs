@@ -61,12 +61,14 @@ pub(crate) fn open_gpu(ordinal: usize) -> Result<Gpu, (Outcome, String)> {
     Ok(gpu)
 }
 
-/// Prints the line a bench starts with: `GPU: NAME (N SMs), driver V`.
+/// Prints the line a bench starts with: `GPU: NAME (N SMs, DRAM X TB/s
+/// for the plans' cost model), driver V`.
 pub(crate) fn print_gpu_line(gpu: &Gpu) {
     println!(
-        "GPU: {} ({} SMs), driver {}",
+        "GPU: {} ({} SMs, DRAM {:.2} TB/s for the plans' cost model), driver {}",
         gpu.name(),
         gpu.sm_count(),
+        gpu.dram_bytes_per_s() / 1e12,
         gpu.driver_version()
     );
 }
@@ -205,7 +207,7 @@ pub fn info(ordinal: usize) -> Outcome {
     match open_any_gpu(ordinal) {
         Ok(gpu) => {
             println!(
-                "GPU {}: {} — compute capability {}.{} ({}), {} SMs, {} KiB shared memory per block (opt-in), driver API {}.{}",
+                "GPU {}: {} — compute capability {}.{} ({}), {} SMs, {} KiB shared memory per block (opt-in), DRAM {:.2} TB/s for the GEMM plans' cost model, driver API {}.{}",
                 gpu.ordinal(),
                 gpu.name(),
                 gpu.arch().0,
@@ -213,6 +215,7 @@ pub fn info(ordinal: usize) -> Outcome {
                 gpu.target().name(),
                 gpu.sm_count(),
                 gpu.max_smem_optin() / 1024,
+                gpu.dram_bytes_per_s() / 1e12,
                 gpu.driver_version() / 1000,
                 (gpu.driver_version() % 1000) / 10
             );

@@ -129,7 +129,7 @@ pub fn gemm_fp8(
         Ok(x) => x,
         Err(o) => return o,
     };
-    println!("GPU: {} ({} SMs)", gpu.name(), gpu.sm_count());
+    crate::commands::print_gpu_line(&gpu);
     if !verify(&gpu, &kernels) {
         println!("FP8 GEMM verification failed; not benchmarking.");
         return Outcome::Fail;

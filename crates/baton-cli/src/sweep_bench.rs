@@ -47,7 +47,7 @@ pub fn run(args: &SweepArgs<'_>) -> Outcome {
         Ok(x) => x,
         Err(o) => return o,
     };
-    println!("GPU: {} ({} SMs)", gpu.name(), gpu.sm_count());
+    crate::commands::print_gpu_line(&gpu);
     let verified = match args.family {
         Family::Bf16 => bench::verify(&gpu, &kernels, args.tuning),
         Family::Fp8 => fp8_bench::verify(&gpu, &kernels),

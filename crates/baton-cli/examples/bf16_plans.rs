@@ -21,7 +21,7 @@
 //! for the estimate of a forced plan (`GemmConfig::plan_cost_split`, what
 //! `baton bench gemm --config CONFIG --split-k SPLITS` runs; set `forced`).
 //!
-//! `BATON_DRAM_TBPS` (e.g. `4.26`, an H200) plans at that DRAM bandwidth
+//! `BATON_DRAM_TBPS` (e.g. `4.17`, an H200) plans at that DRAM bandwidth
 //! (`OnGpu`, as `GemmPlan::new` plans on the device) instead of the H100's.
 
 use baton_cli::args::{ForcedPlan, parse_config, parse_forced_plan};

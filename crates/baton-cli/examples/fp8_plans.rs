@@ -24,7 +24,7 @@
 //! would refuse the count: `units · splits` over the slots, or fewer than
 //! one K block per worker).
 //!
-//! `BATON_DRAM_TBPS` (e.g. `4.26`, an H200) plans the sweep at that DRAM
+//! `BATON_DRAM_TBPS` (e.g. `4.17`, an H200) plans the sweep at that DRAM
 //! bandwidth (`fp8::plan_on`, as `Fp8GemmPlan::new` plans on the device).
 //!
 //! [`sweep::plan`]: baton_cli::sweep::plan

@@ -267,7 +267,7 @@ impl Gpu {
     /// The DRAM bandwidth the GEMM cost model takes for this device, bytes
     /// per second: its peak (memory clock × bus width) times the share a
     /// copy reaches ([`copy_bytes_per_s`]); about 2.9e12 on an H100 SXM,
-    /// 4.26e12 on an H200.
+    /// 4.17e12 on an H200.
     ///
     /// ```no_run
     /// # use baton_runtime::Gpu;

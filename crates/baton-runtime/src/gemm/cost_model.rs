@@ -51,7 +51,7 @@
 //! The rates are an H100's ([`Machine::H100_BF16`], [`Machine::H100_FP8`]);
 //! the slot count is the device's, and so is the DRAM bandwidth where the
 //! plan knows the device ([`Machine::with_dram_bytes_per_s`],
-//! [`copy_bytes_per_s`]: an H200 moves 4.26 TB/s where the H100 moves 2.9).
+//! [`copy_bytes_per_s`]: an H200 moves 4.17 TB/s where the H100 moves 2.9).
 //!
 //! ```
 //! use baton_runtime::gemm::cost_model::{Machine, Problem, TileShape};
@@ -307,8 +307,8 @@ impl Machine {
     ///
     /// ```
     /// use baton_runtime::gemm::cost_model::Machine;
-    /// let h200 = Machine::H100_BF16.with_dram_bytes_per_s(4.26e12);
-    /// assert_eq!(h200.dram_bytes_per_s, 4.26e12);
+    /// let h200 = Machine::H100_BF16.with_dram_bytes_per_s(4.17e12);
+    /// assert_eq!(h200.dram_bytes_per_s, 4.17e12);
     /// assert_eq!(h200.l2_bytes_per_s, Machine::H100_BF16.l2_bytes_per_s);
     /// ```
     pub const fn with_dram_bytes_per_s(self, dram_bytes_per_s: f64) -> Self {
@@ -321,9 +321,10 @@ impl Machine {
 
 /// The share of a GPU's peak DRAM bandwidth (memory clock × bus width,
 /// [`copy_bytes_per_s`]) a device-to-device copy reaches: 2.9 of 3.35 TB/s
-/// on the H100 SXM (2619 MHz × 5120 bits, [`Machine::H100_BF16`]), and
-/// 4.25 of 4.92 TB/s measured on the H200 (3201 MHz × 6144 bits, sessions
-/// 19–21's sweeps, `bench gemm --sweep`'s copy column).
+/// on the H100 SXM (2619 MHz × 5120 bits, [`Machine::H100_BF16`]). On the
+/// H200 of sessions 18–22 the driver's attributes give a 4.8 TB/s peak,
+/// so 4.17 TB/s here, where the sweeps' copy measured 4.23–4.26 (1–2 %
+/// more; `baton info` prints the rate a device gets).
 pub const COPY_SHARE_OF_PEAK: f64 = 0.866;
 
 /// The DRAM bandwidth the cost model takes for a GPU whose memory runs at
@@ -338,8 +339,8 @@ pub const COPY_SHARE_OF_PEAK: f64 = 0.866;
 /// // H100 SXM: the rate Machine::H100_BF16 was measured at, within 0.2 %.
 /// let h100 = copy_bytes_per_s(2_619_000, 5120).unwrap();
 /// assert!((h100 / Machine::H100_BF16.dram_bytes_per_s - 1.0).abs() < 2e-3);
-/// // H200: 4.26 TB/s.
-/// assert!((copy_bytes_per_s(3_201_000, 6144).unwrap() - 4.26e12).abs() < 0.01e12);
+/// // A 4.8 TB/s peak (3135 MHz × 6144 bits, an H200): 4.17 TB/s.
+/// assert!((copy_bytes_per_s(3_135_000, 6144).unwrap() - 4.17e12).abs() < 0.01e12);
 /// assert_eq!(copy_bytes_per_s(0, 6144), None);
 /// ```
 pub fn copy_bytes_per_s(memory_clock_khz: u32, bus_width_bits: u32) -> Option<f64> {

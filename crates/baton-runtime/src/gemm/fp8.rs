@@ -321,7 +321,7 @@ pub fn plan(m: usize, n: usize, k: usize, sms: u32) -> (&'static str, super::cos
 /// use baton_runtime::gemm::fp8::{plan, plan_on};
 /// assert_eq!(plan_on(4096, 4096, 4096, 132, 2.9e12), plan(4096, 4096, 4096, 132));
 /// // DRAM-bound at long K: the estimate shrinks on faster memory.
-/// let (h100, h200) = (plan(8, 1024, 32768, 132).1, plan_on(8, 1024, 32768, 132, 4.26e12).1);
+/// let (h100, h200) = (plan(8, 1024, 32768, 132).1, plan_on(8, 1024, 32768, 132, 4.17e12).1);
 /// assert!(h200.estimate_us() < h100.estimate_us());
 /// ```
 pub fn plan_on(

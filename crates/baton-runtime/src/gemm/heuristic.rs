@@ -24,8 +24,8 @@ use baton_kernels_abi::gemm_bf16 as bf16_abi;
 /// use baton_runtime::gemm::{GemmConfig, OnGpu, PlanGpu};
 /// let h100 = |c: GemmConfig| 132 / c.cluster_m();
 /// assert_eq!(h100.slots(GemmConfig::T128x256C2), 66);
-/// let h200 = OnGpu { slots_of: h100, dram_bytes_per_s: 4.26e12 };
-/// assert_eq!(h200.machine().dram_bytes_per_s, 4.26e12);
+/// let h200 = OnGpu { slots_of: h100, dram_bytes_per_s: 4.17e12 };
+/// assert_eq!(h200.machine().dram_bytes_per_s, 4.17e12);
 /// ```
 pub trait PlanGpu {
     /// Work units of `config` resident at once.
@@ -45,12 +45,12 @@ impl<F: Fn(GemmConfig) -> u32> PlanGpu for F {
 /// A GPU the heuristic plans for with its own DRAM bandwidth
 /// ([`Gpu::dram_bytes_per_s`](crate::Gpu::dram_bytes_per_s)) and the
 /// H100's other rates: SMs and clocks are alike across the Hopper parts
-/// baton runs on, their memory is not (H200: 4.26 TB/s, H100: 2.9).
+/// baton runs on, their memory is not (H200: 4.17 TB/s, H100: 2.9).
 ///
 /// ```
 /// use baton_runtime::gemm::{GemmConfig, OnGpu};
 /// let slots = |c: GemmConfig| 132 / c.cluster_m();
-/// let h200 = OnGpu { slots_of: slots, dram_bytes_per_s: 4.26e12 };
+/// let h200 = OnGpu { slots_of: slots, dram_bytes_per_s: 4.17e12 };
 /// // A decode step at long K is DRAM-bound: on the H200's faster memory
 /// // the plan keeps more CTAs streaming (more splits of the narrow tile).
 /// let (on_h100, _) = GemmConfig::plan_among(&GemmConfig::SWAP_AB, 1, 1024, 32768, slots);
@@ -490,7 +490,7 @@ impl GemmConfig {
     /// use baton_runtime::gemm::GemmConfig;
     /// use baton_runtime::gemm::cost_model::{Machine, Problem};
     /// let p = Problem::bf16(1, 1024, 32768);
-    /// let h200 = Machine::H100_BF16.with_dram_bytes_per_s(4.26e12);
+    /// let h200 = Machine::H100_BF16.with_dram_bytes_per_s(4.17e12);
     /// let c = GemmConfig::SwapAbNarrow16;
     /// // DRAM-bound: the faster memory shortens the estimate.
     /// assert!(c.plan_cost_on(&p, 132, &h200).estimate_us() < c.plan_cost_for(&p, 132).estimate_us());
@@ -709,7 +709,7 @@ mod tests {
         132 / c.cluster_m()
     }
 
-    /// The plans at an H200's DRAM rate (4.26 TB/s) follow the forced rows
+    /// The plans at an H200's DRAM rate (4.17 TB/s) follow the forced rows
     /// of session 22 (call 3, H200, one process per row, mean of two
     /// passes, µs of ours):
     /// * 128×4096×4096: 128×64 split 2 17.9, whole 18.6;
@@ -728,7 +728,7 @@ mod tests {
         use crate::gemm::{OnGpu, Repack, plan_with_repack};
         let h200 = OnGpu {
             slots_of: h100_slots,
-            dram_bytes_per_s: 4.26e12,
+            dram_bytes_per_s: 4.17e12,
         };
         let on_h200 =
             |(m, n, k)| GemmConfig::plan_for_operands(Target::Sm90a, m, n, k, false, h200);

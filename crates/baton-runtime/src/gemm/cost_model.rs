@@ -537,14 +537,15 @@ pub const RING_FILL_HIDDEN_US: f64 = 2.0;
 
 /// [`Streaming::k_block_floor_us`] of the narrow swap-AB kernels (64 of N
 /// per tile on one consumer warpgroup), µs per K block of 64. Measured on
-/// an H200 (session 22, calls 1–2; µs past the 5.3 µs launch floor over
-/// each worker's K blocks): 1×1024×32768 and 8×1024×32768 split 3 (171 K
-/// blocks per worker, 48 CTAs) 139–140 ns, 32×1024×32768 split 3 140 ns,
-/// split 4 at M = 1 150 ns (64 CTAs, near the DRAM rate), while the
-/// 128-row swap-AB tiles' two warpgroups stream more bytes per K block at
-/// the same DRAM rate. Without it the model put 48 narrow CTAs at the
-/// DRAM rate (Little's law on 16 stages) and picked split 3, 15–20 %
-/// slower than split 4–5.
+/// an H200 (session 22, calls 1, 3 and 7; µs past the 5.3 µs launch floor
+/// over each worker's K blocks): 1×1024×32768 and 8×1024×32768 split 3
+/// (171 K blocks per worker, 48 CTAs) 139–140 ns, 32×1024×32768 split 3
+/// 140 ns, 64×1024×32768 split 3 151 ns; whole tiles at N = 2048, K =
+/// 16384 (257 K blocks, 32 CTAs) 126, 128 and 136 ns at M = 16, 32 and 64
+/// — the same for every tile height, while the 128-row swap-AB tiles' two
+/// warpgroups stream more bytes per K block at the same DRAM rate.
+/// Without it the model put 48 narrow CTAs at the DRAM rate (Little's law
+/// on 16 stages) and picked split 3, 15–20 % slower than split 4–5.
 pub const NARROW_K_BLOCK_US: f64 = 0.14;
 
 /// One hand-over of split-K partials (the contributor's stores drain, its

@@ -18,7 +18,7 @@
 //!
 //! With arguments, those shapes instead (set `args`): `MxNxK` for the
 //! heuristic's plan, `MxNxK:CONFIG:SPLITS` (e.g. `256x1024x32768:128x128:8`)
-//! for the estimate of a forced plan (`GemmConfig::plan_cost_split`, what
+//! for the estimate of a forced plan (`GemmConfig::plan_cost_split_on`, what
 //! `baton bench gemm --config CONFIG --split-k SPLITS` runs; set `forced`).
 //!
 //! `BATON_DRAM_TBPS` (e.g. `4.17`, an H200) plans at that DRAM bandwidth
@@ -49,13 +49,11 @@ fn main() {
         match forced {
             Some((config, splits)) => {
                 let (m, n, k) = shape;
-                let c = config.tile_shape().cost_streaming(
+                let c = config.plan_cost_split_on(
                     &Problem::bf16(m, n, k),
-                    &machine,
                     slots(config),
                     splits,
-                    config.tile_overhead_k_blocks(),
-                    config.streaming(),
+                    &machine,
                 );
                 print_line("forced", shape, config, &c, None);
             }

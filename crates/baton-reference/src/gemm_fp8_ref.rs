@@ -531,15 +531,12 @@ pub fn bench_shape(
         // A forced count on the heuristic's kernel (a 256×128 pick runs
         // its stream-K twin, as a split plan of `fp8::plan` does).
         None if forced_split.is_some() => {
-            let kernel =
-                baton_runtime::gemm::fp8::plan_on(m, n, k, gpu.sm_count(), gpu.dram_bytes_per_s())
-                    .0;
+            let kernel = baton_runtime::gemm::fp8::plan_for_gpu(gpu, m, n, k).0;
             let kernel = baton_runtime::gemm::fp8::stream_k_kernel_of(kernel).unwrap_or(kernel);
             (kernel, forced_split)
         }
         None => {
-            let (kernel, cost) =
-                baton_runtime::gemm::fp8::plan_on(m, n, k, gpu.sm_count(), gpu.dram_bytes_per_s());
+            let (kernel, cost) = baton_runtime::gemm::fp8::plan_for_gpu(gpu, m, n, k);
             // Forced stream-K runs the tile's stream-K kernel (256x128's twin).
             let kernel = match stream_k {
                 Some(_) => baton_runtime::gemm::fp8::stream_k_kernel_of(kernel).unwrap_or(kernel),

@@ -214,7 +214,7 @@ fn fp8_half_empty_tiles_and_equal_wave_grids_match_f64() {
         (64, 7168, 512),
         (64, 24576, 256),
     ] {
-        let (kernel, cost) = gemm_fp8::plan_on(m, n, k, gpu.sm_count(), gpu.dram_bytes_per_s());
+        let (kernel, cost) = gemm_fp8::plan_for_gpu(&gpu, m, n, k);
         let splits = cost.splits as u32;
         assert_split_matches_f64(&gpu, &kernels, "plan", kernel, (m, n, k), splits);
     }

@@ -440,10 +440,9 @@ fn fp8_strided_a_scales_and_split_k_match_f64_reference() {
             "{m}x{n}x{k} A-scale ld {ld_sa}: read in place (an aligned base), no copy"
         );
         let (kernel, split) = (plan.kernel_name(), plan.split_k());
-        let planned =
-            baton_runtime::gemm::fp8::plan_on(m, n, k, gpu.sm_count(), gpu.dram_bytes_per_s())
-                .1
-                .splits;
+        let planned = baton_runtime::gemm::fp8::plan_for_gpu(&gpu, m, n, k)
+            .1
+            .splits;
         assert_eq!(
             split.unwrap_or(1) as usize,
             planned,

@@ -698,8 +698,9 @@ impl<'a> GemmPlan<'a> {
                     })
                     .unwrap_or(0)
             };
-            // The cost model at this device's DRAM bandwidth.
-            let slots = OnGpu {
+            // What the heuristic plans for: those slots, and the cost model
+            // at this device's DRAM bandwidth.
+            let device = OnGpu {
                 slots_of: slots,
                 dram_bytes_per_s: gpu.dram_bytes_per_s(),
             };
@@ -718,12 +719,12 @@ impl<'a> GemmPlan<'a> {
                     k,
                     (ops.a.ld as usize, ops.b.ld as usize),
                     no_swap_ab,
-                    slots,
+                    device,
                 );
                 (p.config, p.splits, p.repack)
             } else {
                 let (c, s) =
-                    GemmConfig::plan_for_operands(gpu.target(), m, n, k, no_swap_ab, slots);
+                    GemmConfig::plan_for_operands(gpu.target(), m, n, k, no_swap_ab, device);
                 (c, s, None)
             };
             // MN-major operands: the nearest configuration with such

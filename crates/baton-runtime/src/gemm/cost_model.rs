@@ -298,9 +298,7 @@ impl Machine {
         cta_dram_bytes_per_s: f64::INFINITY,
         l2_split_k_bytes_per_s: f64::INFINITY,
     };
-}
 
-impl Machine {
     /// This machine with another GPU's DRAM bandwidth (the rest of its
     /// rates kept): the H100 rates on an H200, whose SMs and clocks are
     /// the H100's but whose HBM3e moves half as much again.

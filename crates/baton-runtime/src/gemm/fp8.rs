@@ -313,9 +313,29 @@ pub fn plan(m: usize, n: usize, k: usize, sms: u32) -> (&'static str, super::cos
     )
 }
 
+/// What [`Fp8GemmPlan::new`] plans on `gpu` for M×N×K: [`plan_on`] with
+/// the device's SMs and DRAM rate ([`Gpu::dram_bytes_per_s`]). The one
+/// place those device facts enter the FP8 choice.
+///
+/// ```no_run
+/// # use baton_runtime::Gpu;
+/// let gpu = Gpu::new(0)?;
+/// let (kernel, cost) = baton_runtime::gemm::fp8::plan_for_gpu(&gpu, 64, 4096, 7168);
+/// println!("{kernel} split {}", cost.splits);
+/// # Ok::<(), baton_runtime::Error>(())
+/// ```
+pub fn plan_for_gpu(
+    gpu: &Gpu,
+    m: usize,
+    n: usize,
+    k: usize,
+) -> (&'static str, super::cost_model::TileCost) {
+    plan_on(m, n, k, gpu.sm_count(), gpu.dram_bytes_per_s())
+}
+
 /// [`plan`] on a GPU whose DRAM moves `dram_bytes_per_s`
 /// ([`Gpu::dram_bytes_per_s`](crate::Gpu::dram_bytes_per_s); the H100's
-/// other rates kept): what [`Fp8GemmPlan::new`] plans.
+/// other rates kept; [`plan_for_gpu`] takes both from a [`Gpu`].
 ///
 /// ```
 /// use baton_runtime::gemm::fp8::{plan, plan_on};
@@ -669,7 +689,7 @@ impl<'a> Fp8GemmPlan<'a> {
         d: &'a mut CudaSlice<u16>,
         mnk: (usize, usize, usize),
     ) -> Result<Self> {
-        let (kernel, cost) = plan_on(mnk.0, mnk.1, mnk.2, gpu.sm_count(), gpu.dram_bytes_per_s());
+        let (kernel, cost) = plan_for_gpu(gpu, mnk.0, mnk.1, mnk.2);
         let plan = Self::with_kernel(gpu, kernels, kernel, a, b, a_scales, b_scales, d, mnk)?;
         plan.with_planned_split(gpu, cost.splits as u32)
     }

@@ -526,9 +526,29 @@ impl GemmConfig {
         slots: u32,
         splits: usize,
     ) -> TileCost {
+        self.plan_cost_split_on(&Problem::bf16(m, n, k), slots, splits, &Machine::H100_BF16)
+    }
+
+    /// [`plan_cost_split`](Self::plan_cost_split) of a problem described in
+    /// full at another GPU's rates (as [`plan_cost_on`](Self::plan_cost_on)).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// use baton_runtime::gemm::cost_model::{Machine, Problem};
+    /// let c = GemmConfig::T128x128;
+    /// let h100 = c.plan_cost_split_on(&Problem::bf16(256, 1024, 32768), 132, 8, &Machine::H100_BF16);
+    /// assert_eq!(h100, c.plan_cost_split(256, 1024, 32768, 132, 8));
+    /// ```
+    pub fn plan_cost_split_on(
+        self,
+        p: &Problem,
+        slots: u32,
+        splits: usize,
+        machine: &Machine,
+    ) -> TileCost {
         self.tile_shape().cost_streaming(
-            &Problem::bf16(m, n, k),
-            &Machine::H100_BF16,
+            p,
+            machine,
             slots,
             splits,
             self.tile_overhead_k_blocks(),

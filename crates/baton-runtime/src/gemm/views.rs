@@ -506,7 +506,7 @@ impl<'a> Fp8GemmPlan<'a> {
             d: row_major::<D>(d.address(), dd),
         };
         // The kernel and split-K count of `Fp8GemmPlan::new`.
-        let (kernel, cost) = fp8::plan_on(m, n, k, gpu.sm_count(), gpu.dram_bytes_per_s());
+        let (kernel, cost) = fp8::plan_for_gpu(gpu, m, n, k);
         Self::for_operands(gpu, kernels, kernel, ops, (m, n, k))?
             .with_planned_split(gpu, cost.splits as u32)
     }

@@ -2,8 +2,7 @@
 //! user's N as the MMA's rows. Every swap-AB configuration, whole and
 //! split 2–9 ways, against the f64 reference at ragged shapes (M = 1, 7, 16, 33,
 //! 64; N with a ragged last tile of 128 and of 64 rows; K with a ragged K
-//! block), and with stream-K (partial-wave segments; added in session 21,
-//! not yet run on a GPU); the heuristic's plans and the forced configurations against cuBLAS; C
+//! block), and with stream-K (partial-wave segments); the heuristic's plans and the forced configurations against cuBLAS; C
 //! refused. Fresh random inputs, poisoned outputs (NaN never passes).
 //! Without a CUDA GPU each test prints `SKIPPED: no CUDA GPU (<reason>)`
 //! and returns.
@@ -93,8 +92,6 @@ fn swap_ab_matches_f64_on_ragged_shapes() {
     }
 }
 
-/// The heuristic's plans (no C: swap-AB may be chosen) and every swap-AB
-/// configuration against cuBLAS at sweep shapes with small M.
 /// Stream-K (not split-K) on every swap-AB configuration: more tiles than
 /// SMs for the narrow tiles (9000 / 64 = 141 and 17000 / 64 = 266 units)
 /// and fewer for the 128-row ones, segments of at least 1 and 4 K blocks,
@@ -140,6 +137,8 @@ fn swap_ab_stream_k_matches_f64() {
     }
 }
 
+/// The heuristic's plans (no C: swap-AB may be chosen) and every swap-AB
+/// configuration against cuBLAS at sweep shapes with small M.
 #[cfg(feature = "cublas")]
 #[test]
 fn swap_ab_matches_cublas() {

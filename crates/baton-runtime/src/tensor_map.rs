@@ -126,7 +126,7 @@ pub fn cu_l2_promotion(p: L2Promotion) -> CUtensorMapL2promotion {
 /// assert_eq!(operand_l2_promotion(4128), L2Promotion::B128);
 /// ```
 pub fn operand_l2_promotion(row_pitch_bytes: u64) -> baton::tensor_map::L2Promotion {
-    if row_pitch_bytes % 128 == 0 {
+    if row_pitch_bytes.is_multiple_of(128) {
         baton::tensor_map::L2Promotion::B256
     } else {
         baton::tensor_map::L2Promotion::B128

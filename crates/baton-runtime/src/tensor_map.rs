@@ -107,8 +107,8 @@ pub fn cu_l2_promotion(p: L2Promotion) -> CUtensorMapL2promotion {
 
 /// The L2 promotion of a streamed GEMM operand whose rows start
 /// `row_pitch_bytes` apart: 256 bytes where every row starts on a 128-byte
-/// line (each box row is one line, and a promoted request brings the
-/// next K block's line too), 128 bytes otherwise.
+/// line (each box row is one line; a promoted request of an even line
+/// brings the next K block's line with it), 128 bytes otherwise.
 ///
 /// Rows that are not whole lines (K = 2056 in BF16: rows of 4112 bytes)
 /// put each box row across two lines; promoted to 256 bytes, such a

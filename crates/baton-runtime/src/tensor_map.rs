@@ -182,7 +182,7 @@ pub fn encode_strided_matrix(
         box_cols,
         swizzle,
     );
-    desc.l2_promotion = operand_l2_promotion(ld * dtype.bytes() as u64);
+    desc.l2_promotion = operand_l2_promotion(desc.strides_bytes[0]);
     encode(&desc)
 }
 
@@ -233,7 +233,7 @@ pub fn encode_strided_batch(
     } else {
         batch_stride * bytes
     };
-    desc.l2_promotion = operand_l2_promotion(ld * bytes);
+    desc.l2_promotion = operand_l2_promotion(desc.strides_bytes[0]);
     encode(&desc)
 }
 

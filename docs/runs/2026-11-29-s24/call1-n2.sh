@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Session 24, call 1 (H200): 128x64 tiles in 2-CTA clusters along N sharing A
+# (T128x64N2, df60cbe). The GPU tests that cover it (ragged vs f64 and
+# stream-K over GemmConfig::ALL, split-K, views incl. batches in clusters
+# along N), then forced plans 128x64 (and the current plan) against
+# 128x64n2, two passes. Writes $OUT/r.tar.gz.
+set -uo pipefail
+D=.lead-carry/s24; O=$OUT/r; mkdir -p $O; SECONDS=0
+mkdir -p /tmp/b && xz -dc $D/baton.xz > /tmp/b/baton && chmod +x /tmp/b/baton
+rm -rf /tmp/fb; mkdir -p /tmp/fb && tar xJf $D/bundle.tar.xz -C /tmp/fb; B=/tmp/fb/.final-bundle; head -1 $B/BUILD-INFO | tee $O/build.txt
+for f in "gpu_gemm::" gpu_gemm_split_k gpu_gemm_views; do d=$(echo $f | tr -d ':'); OUT="$O/$d" SUITE_TEST_TIMEOUT=120 timeout 170 bash tools/gpu-suite.sh $B $f > "$O/suite-$d.txt" 2>&1
+  echo "suite $f rc=$? t=${SECONDS}s $(tail -1 $O/$d/gpu-suite-summary.txt)"; grep FAIL $O/$d/gpu-suite-summary.txt | head -5; done
+F=$O/forced.txt
+/tmp/b/baton bench gemm --shape 1024x1024x4096 --reps 31 --chart /tmp/c.png > /dev/null 2>&1
+for pass in 1 2; do
+for a in "1024x1024x4096 128x64 1" "1024x1024x4096 128x64n2 1" "512x1024x4096 128x64 2" "512x1024x4096 128x64n2 1" "512x1024x4096 128x64n2 2" \
+  "128x8192x1024 128x64 1" "128x8192x1024 128x64n2 1" "128x5000x4096 128x64 1" "128x5000x4096 128x64n2 1" \
+  "128x4096x4096 128x64 2" "128x4096x4096 128x64n2 1" "128x4096x4096 128x64n2 2" "128x1024x32768 128x64 8" "128x1024x32768 128x64n2 8" \
+  "2048x1024x4096 128x128-pingpong 1" "2048x1024x4096 128x64n2 1" "256x4096x1024 128x64 1" "256x4096x1024 128x64n2 1" \
+  "1024x4096x1024 128x128-pingpong 1" "1024x4096x1024 128x64n2 1" "256x1024x4096 128x64 1" "256x1024x4096 128x64n2 1" \
+  "256x4096x4096 128x64 1" "256x4096x4096 128x64n2 1"; do
+  set -- $a; [ $SECONDS -lt 560 ] && { echo "== $pass $a" >> $F; /tmp/b/baton bench gemm --shape $1 --config $2 --split-k $3 --repack none --reps 31 --chart /tmp/c.png 2>&1 | grep -E "^[0-9]+x|rror" >> $F; }; done; done
+echo "forced t=${SECONDS}s"
+cd $OUT && tar czf r.tar.gz r && rm -rf r

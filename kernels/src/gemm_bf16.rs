@@ -112,9 +112,6 @@ macro_rules! gemm_entry {
         gemm_entry!($(#[$doc])* $spec, $name, $bn, $bnh, $acc, $cluster, $mma, K_MAJOR);
     };
     ($(#[$doc:meta])* $spec:path, $name:ident, $bn:literal, $bnh:literal, $acc:literal, $cluster:literal, $mma:ty, $layout:expr) => {
-        gemm_entry!($(#[$doc])* $spec, $name, $bn, $bnh, $acc, $cluster, $cluster, $mma, $layout);
-    };
-    ($(#[$doc:meta])* $spec:path, $name:ident, $bn:literal, $bnh:literal, $acc:literal, $cluster:literal, $cluster_m:literal, $mma:ty, $layout:expr) => {
         baton::kernel! {
             #[spec($spec)]
             $(#[$doc])*
@@ -159,7 +156,7 @@ macro_rules! gemm_entry {
                 // SAFETY: forwarded to the kernel's contract.
                 let fixup = unsafe { StreamKFixup::<{ GEMM_ROLES.consumer_warpgroups }>::new(sk_partials, sk_flags, sk_epoch) };
                 // SAFETY: forwarded to the kernel's contract.
-                unsafe { gemm::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster, $cluster_m, { $layout }>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta, fixup, sk_schedule, (tma_a_tail, tail_rows), (batch, batch_broadcast)) }
+                unsafe { gemm::<$mma, $bn, $bnh, $acc, { stages_for($bn) }, $cluster, { $layout }>(tma_a, tma_b, tma_c, tma_d, m, n, k, group_m, alpha, beta, fixup, sk_schedule, (tma_a_tail, tail_rows), (batch, batch_broadcast)) }
             }
         }
     };
@@ -208,14 +205,6 @@ gemm_entry!(
     /// BF16 GEMM, 128×64×64 tiles, 8 stages (m64n64k16): for few, skinny tiles.
     abi::GEMM_128X64,
     baton_gemm_bf16_128x64, 64, 64, 32, 1, Bf16N64
-);
-gemm_entry!(
-    /// BF16 GEMM, 128×64×64 tiles, 8 stages, in 2-CTA clusters along N
-    /// sharing each A tile by TMA multicast (each CTA loads 64 of its 128
-    /// rows; cuBLAS's `128x64 … 1x2` at 1024×1024×4096): a stage pulls
-    /// 8 + 8 KiB from L2 instead of 16 + 8.
-    abi::GEMM_128X64_N2,
-    baton_gemm_bf16_128x64_n2, 64, 64, 32, 2, 1, Bf16N64, K_MAJOR
 );
 gemm_entry!(
     /// BF16 GEMM, 128×32×64 tiles, 8 stages (m64n32k16): twice the CTAs of
@@ -462,101 +451,6 @@ macro_rules! bf16_producer {
     };
 }
 
-/// The TMA producer of the A-multicast entries (clusters of `CLUSTER` = 2
-/// CTAs along N, [`ClusterWork::batched_along_n`]): per K block of every
-/// segment it acquires the stage and arrives on its `full` barrier
-/// expecting the stage's bytes in this CTA — all of A (half from this
-/// CTA's multicast, half from the peer's) and its own B tile (none for a
-/// tile column past N) — then issues its loads. A whole tile row of A comes
-/// as two halves of `BM / 2` rows, CTA `rank` loading half `rank` into both
-/// CTAs' stage (the stage's `empty` barrier counts both CTAs' consumer
-/// warpgroups, so it is free in both); the ragged last tile row loads its
-/// rows of A itself through the tail map (both CTAs of a cluster share the
-/// tile row, so both take that branch). Drains at the end
-/// ([`TmaProducer`]), so no multicast or remote arrival targets a CTA that
-/// exited.
-#[inline(always)]
-fn mcast_a_producer<'a, const BN: usize, const STAGES: usize, const CLUSTER: u32>(
-    input: InputTilePipeline<'a, Payload<BN>, STAGES>,
-    work: ClusterWork<CLUSTER>,
-    rows: TileRows,
-    (tma_a, tma_a_tail, tma_b): (*const TensorMap, *const TensorMap, *const TensorMap),
-    tiles_n: u32,
-    broadcast: u32,
-) {
-    // (No const assertion of CLUSTER == 2 here: every entry instantiates
-    // this producer, on the branch `gemm` only takes with clusters along N,
-    // which its own assertion limits to 2 CTAs.)
-    let bn = BN as u32;
-    let (a_row_bytes, b_bytes) = (BK * 2, bn * BK * 2);
-    TmaProducer { input, work, rows }.run_batched_exact_bytes(
-        #[inline(always)]
-        |t| {
-            let a_batch = if broadcast & BROADCAST_A != 0 {
-                0
-            } else {
-                t.batch as i32
-            };
-            let b_batch = if broadcast & BROADCAST_B != 0 {
-                0
-            } else {
-                t.batch as i32
-            };
-            let has_b = t.tn < tiles_n;
-            let bytes = t.a_rows * a_row_bytes + if has_b { b_bytes } else { 0 };
-            (
-                bytes,
-                #[inline(always)]
-                move |tiles, bar, kb| {
-                    let kc = (kb * BK) as i32;
-                    // SAFETY: maps per the kernel contract (A's box {BK,
-                    // BM / 2}, the tail map's the tail's rows); the stage is
-                    // free in both CTAs and its full barrier expects these
-                    // bytes here, the peer's half of A included.
-                    unsafe {
-                        if t.a_rows == BM {
-                            load_b_tile_3d::<
-                                u16,
-                                { BM as usize },
-                                { BM as usize / 2 },
-                                { BK as usize },
-                                CLUSTER,
-                            >(
-                                tma_a,
-                                smem_field!(tiles, Stage<BN>, a),
-                                bar,
-                                kc,
-                                t.tm * BM,
-                                work.rank,
-                                a_batch,
-                            );
-                        } else {
-                            load_3d(
-                                tma_a_tail,
-                                smem_field!(tiles, Stage<BN>, a),
-                                bar,
-                                kc,
-                                (t.tm * BM) as i32,
-                                a_batch,
-                            );
-                        }
-                        if has_b {
-                            load_3d(
-                                tma_b,
-                                smem_field!(tiles, Stage<BN>, b),
-                                bar,
-                                kc,
-                                (t.tn * bn) as i32,
-                                b_batch,
-                            );
-                        }
-                    }
-                },
-            )
-        },
-    )
-}
-
 /// One 64 × 64 box of an MN-major stage tile at shared address `addr`.
 ///
 /// # Safety
@@ -576,7 +470,6 @@ unsafe fn gemm<
     const BNH: usize,
     const ACC: usize,
     const STAGES: usize,
-    const CLUSTER: u32,
     const CLUSTER_M: u32,
     const LAYOUT: u32,
 >(
@@ -611,16 +504,7 @@ unsafe fn gemm<
     // Every role walks the same schedule (data-parallel units, then this
     // worker's stream-K share): see `ClusterWork`. It is computed while the
     // barriers are initialized (`init_then_sync_scheduled`).
-    const {
-        assert!(
-            CLUSTER == CLUSTER_M || (CLUSTER == 2 && CLUSTER_M == 1 && LAYOUT == K_MAJOR),
-            "clusters along M share B; clusters of 2 along N share A (K-major operands)"
-        )
-    };
-    // Clusters along N: the CTAs of a cluster share each A tile (A
-    // multicast, `mcast_a_producer`) and walk the transposed schedule.
-    let mcast_a = CLUSTER > CLUSTER_M;
-    let work = init_then_sync_scheduled::<CLUSTER, _>(
+    let work = init_then_sync_scheduled::<CLUSTER_M, _>(
         #[inline(always)]
         || {
             // Fetch the tensor maps into the descriptor cache while the
@@ -640,7 +524,7 @@ unsafe fn gemm<
             }
             // Empty barriers: one arrival per consumer warpgroup of every CTA
             // whose TMA multicast writes into the stage (the whole cluster).
-            input.init(GEMM_ROLES.consumer_warpgroups * CLUSTER);
+            input.init(GEMM_ROLES.consumer_warpgroups * CLUSTER_M);
             // Producer: one elected thread's arrive_expect_tx; consumer: one
             // arrival per warpgroup, once the D sub-tile written over the C
             // sub-tile has been read by its TMA store.
@@ -649,27 +533,14 @@ unsafe fn gemm<
         },
         #[inline(always)]
         || {
-            let (tiles_m, tiles_n, k_blocks) = (m.div_ceil(BM), n.div_ceil(bn), k.div_ceil(BK));
-            // (Two direct calls, not a function pointer: each inlines.)
-            if mcast_a {
-                ClusterWork::<CLUSTER>::batched_along_n(
-                    batch,
-                    tiles_m,
-                    tiles_n,
-                    k_blocks,
-                    group_m,
-                    sk_schedule,
-                )
-            } else {
-                ClusterWork::<CLUSTER>::batched(
-                    batch,
-                    tiles_m,
-                    tiles_n,
-                    k_blocks,
-                    group_m,
-                    sk_schedule,
-                )
-            }
+            ClusterWork::<CLUSTER_M>::batched(
+                batch,
+                m.div_ceil(BM),
+                n.div_ceil(bn),
+                k.div_ceil(BK),
+                group_m,
+                sk_schedule,
+            )
         },
     );
     let (sched, rank) = (work.sched, work.rank);
@@ -689,11 +560,7 @@ unsafe fn gemm<
         // half) per stage; the full barrier expects Payload::TMA_BYTES, or
         // a_rows rows of A plus B.
         producer => {
-            if mcast_a {
-                mcast_a_producer::<BN, STAGES, CLUSTER>(input, work, rows, (tma_a, tma_a_tail, tma_b), n.div_ceil(bn), broadcast)
-            } else {
-                bf16_producer!(input, work, rows, (tma_a, tma_a_tail, tma_b), (a_row_bytes, b_bytes), bn, rank, broadcast)
-            }
+            bf16_producer!(input, work, rows, (tma_a, tma_a_tail, tma_b), (a_row_bytes, b_bytes), bn, rank, broadcast)
         },
         // C-load: C sub-tiles of the tiles this CTA finishes (beta ≠ 0).
         c_load => {
@@ -740,7 +607,7 @@ unsafe fn gemm<
             let mut d_next = 0u32;
             for seg in work.segments() {
                 let (b, tm, tn) = work.batch_tile_of(seg.unit);
-                bf16_mainloop::<M, _, ACC, STAGES, CLUSTER>(
+                bf16_mainloop::<M, _, ACC, STAGES, CLUSTER_M>(
                     &mut consumer,
                     descs,
                     seg.len(),
@@ -756,11 +623,11 @@ unsafe fn gemm<
                 // batch is a const argument, so each count is spelled out;
                 // the branch on the constant folds.
                 if fixup_batch(ACC) == 4 {
-                    stream_k_fixup_overlapped!(fixup, sched, seg, CLUSTER, rank, wg as u32, tid, acc, ACC, 4);
+                    stream_k_fixup_overlapped!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC, 4);
                 } else if fixup_batch(ACC) == 2 {
-                    stream_k_fixup_overlapped!(fixup, sched, seg, CLUSTER, rank, wg as u32, tid, acc, ACC, 2);
+                    stream_k_fixup_overlapped!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC, 2);
                 } else {
-                    stream_k_fixup_overlapped!(fixup, sched, seg, CLUSTER, rank, wg as u32, tid, acc, ACC, 1);
+                    stream_k_fixup_overlapped!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC, 1);
                 }
                 // Epilogue: BN / 32 sub-tiles of 64 rows × 32 columns, D in
                 // place over C (beta ≠ 0) or through the ring (`d_next`

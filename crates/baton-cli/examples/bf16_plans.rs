@@ -32,7 +32,7 @@ use baton_runtime::gemm::cost_model::{Machine, Problem, TileCost};
 use baton_runtime::gemm::{GemmConfig, OnGpu, PlanGpu, Repack, plan_with_repack};
 
 fn main() {
-    let slots = |c: GemmConfig| 132 / c.cluster_size();
+    let slots = |c: GemmConfig| 132 / c.cluster_m();
     let dram_bytes_per_s = std::env::var("BATON_DRAM_TBPS")
         .map_or(Machine::H100_BF16.dram_bytes_per_s, |v| {
             v.parse::<f64>().expect("BATON_DRAM_TBPS: TB/s") * 1e12
@@ -94,7 +94,7 @@ fn print_line(
     c: &TileCost,
     repack: Option<Repack>,
 ) {
-    let ctas = (c.units * c.splits).min(c.slots) * config.cluster_size() as usize;
+    let ctas = (c.units * c.splits).min(c.slots) * config.cluster_m() as usize;
     let repack = repack.map_or("-".to_string(), |r| format!("{r:?}"));
     println!(
         "{set} {m} {n} {k} {} {ctas} {} {:.1} {:.1} {:.1} {:.1} {:.1} {repack}",

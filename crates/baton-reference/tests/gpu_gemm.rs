@@ -492,7 +492,7 @@ fn heuristic_repack_matches_cublas() {
         .unwrap_or_else(|e| panic!("{e}"));
     // As `GemmPlan::new` plans: this device's DRAM rate.
     let slots = OnGpu {
-        slots_of: |c: C| gpu.sm_count() / c.cluster_size(),
+        slots_of: |c: C| gpu.sm_count() / c.cluster_m(),
         dram_bytes_per_s: gpu.dram_bytes_per_s(),
     };
     let (m, n, k) = if small() {

@@ -14,7 +14,7 @@ use baton_reference::random::XorShift;
 use baton_runtime::gemm::element::{E4M3, bf16};
 use baton_runtime::gemm::fp8::{Fp8GemmPlan, scale_lens};
 use baton_runtime::gemm::matrix::{Layout, Matrix, MatrixDesc, MatrixMut};
-use baton_runtime::gemm::{GemmConfig, GemmError, GemmPlan, Scales};
+use baton_runtime::gemm::{GemmError, GemmPlan, Scales};
 use baton_runtime::{Error, Gpu, Kernels, Variant};
 use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::{CudaSlice, DevicePtr};
@@ -105,8 +105,6 @@ struct Bf16Case {
     c: Option<bool>,
     /// Make the views from raw device pointers (the FFI path).
     raw: bool,
-    /// The tile configuration to force (`None`: the heuristic's).
-    config: Option<GemmConfig>,
 }
 
 fn bf16_reference(
@@ -184,13 +182,8 @@ fn run_bf16_case(gpu: &Gpu, kernels: &Kernels, case: &Bf16Case, rng: &mut XorShi
         // SAFETY: D's own buffer as C (in-place residual), alive as above.
         Some(false) => Some(unsafe { Matrix::from_raw(d_addr, span(&case.d), case.d) }.unwrap()),
     };
-    let plan = match case.config {
-        None => GemmPlan::from_views(gpu, kernels, a_view, b_view, c_arg, d_view),
-        Some(config) => {
-            GemmPlan::from_views_with_config(gpu, kernels, config, a_view, b_view, c_arg, d_view)
-        }
-    }
-    .unwrap_or_else(|e| panic!("{e}"));
+    let plan = GemmPlan::from_views(gpu, kernels, a_view, b_view, c_arg, d_view)
+        .unwrap_or_else(|e| panic!("{e}"));
     let config = plan.config().name();
     plan.run(gpu, alpha, beta).unwrap();
     gpu.synchronize().unwrap();
@@ -256,7 +249,6 @@ fn bf16_views_match_f64_reference() {
                 .with_batch(3, 200 * 152 + 64),
             c: None,
             raw: false,
-            config: None,
         },
         // Column-major C and D (computed as Dᵀ = Bᵀ·Aᵀ), beta ≠ 0, 2 batches.
         Bf16Case {
@@ -271,7 +263,6 @@ fn bf16_views_match_f64_reference() {
                 .with_batch(2, 264 * 144),
             c: Some(true),
             raw: false,
-            config: None,
         },
         // In-place residual (C is D), from raw device pointers.
         Bf16Case {
@@ -280,7 +271,6 @@ fn bf16_views_match_f64_reference() {
             d: MatrixDesc::row_major(72, 64).with_ld(80),
             c: Some(false),
             raw: true,
-            config: None,
         },
         // Large enough for the clustered configurations.
         Bf16Case {
@@ -289,58 +279,6 @@ fn bf16_views_match_f64_reference() {
             d: MatrixDesc::row_major(1000, 1032).with_ld(1040),
             c: None,
             raw: false,
-            config: None,
-        },
-    ];
-    for case in &cases {
-        run_bf16_case(&gpu, &kernels, case, &mut rng);
-    }
-}
-
-/// 128×64 tiles in clusters along N (A multicast, the transposed
-/// schedule) over batches: a broadcast B, separate C, C in place, an odd
-/// count of tile columns (a cluster's second tile past N) and a ragged
-/// last tile row.
-#[test]
-fn bf16_views_in_clusters_along_n_match_f64_reference() {
-    let Some((gpu, kernels)) = setup() else {
-        return;
-    };
-    let mut rng = rng();
-    let n2 = Some(GemmConfig::T128x64N2);
-    let cases = [
-        // 3 batches, B shared; 5 tile columns; 2 tile rows (the last 72 rows).
-        Bf16Case {
-            a: MatrixDesc::row_major(200, 136)
-                .with_ld(144)
-                .with_batch(3, 200 * 144 + 8),
-            b: MatrixDesc::col_major(136, 264)
-                .with_ld(136)
-                .with_batch(3, 0),
-            d: MatrixDesc::row_major(200, 264)
-                .with_ld(272)
-                .with_batch(3, 200 * 272),
-            c: None,
-            raw: false,
-            config: n2,
-        },
-        // 2 batches, beta ≠ 0 with a separate C; 4 tile columns.
-        Bf16Case {
-            a: MatrixDesc::row_major(260, 520).with_batch(2, 260 * 520),
-            b: MatrixDesc::col_major(520, 256).with_batch(2, 256 * 520),
-            d: MatrixDesc::row_major(260, 256).with_batch(2, 260 * 256),
-            c: Some(true),
-            raw: false,
-            config: n2,
-        },
-        // In place (C is D), one matrix, 3 tile columns, 1 tile row of 40.
-        Bf16Case {
-            a: MatrixDesc::row_major(40, 1032),
-            b: MatrixDesc::col_major(1032, 136).with_ld(1040),
-            d: MatrixDesc::row_major(40, 136),
-            c: Some(false),
-            raw: true,
-            config: n2,
         },
     ];
     for case in &cases {
@@ -564,7 +502,6 @@ fn bf16_gemm_captured_in_a_graph_replays_on_fresh_inputs() {
             .with_batch(2, 264 * 400),
         c: Some(true),
         raw: false,
-        config: None,
     };
     let span = |d: &MatrixDesc| d.span().unwrap();
     let mut a_d = s.alloc_zeros::<bf16>(span(&case.a)).unwrap();

@@ -215,14 +215,6 @@ pub const GEMM_128X128_C2: KernelSpec<GemmBf16Params> =
 /// ```
 pub const GEMM_128X64: KernelSpec<GemmBf16Params> =
     spec::<64, { stages_for(64) }>("baton_gemm_bf16_128x64", 1);
-/// 128×64×64 tiles, 8 stages, in clusters of 2 CTAs along N sharing
-/// each A tile by TMA multicast (each CTA loads half of its rows).
-///
-/// ```
-/// assert_eq!(baton_kernels_abi::gemm_bf16::GEMM_128X64_N2.cluster, [2, 1, 1]);
-/// ```
-pub const GEMM_128X64_N2: KernelSpec<GemmBf16Params> =
-    spec::<64, { stages_for(64) }>("baton_gemm_bf16_128x64_n2", 2);
 
 /// 128×32 tiles, 8 stages (`wgmma.m64n32k16`): the narrowest cooperative
 /// tile, twice the CTAs of [`GEMM_128X64`] on a problem with few tile

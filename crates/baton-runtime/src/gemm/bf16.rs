@@ -52,11 +52,6 @@ pub enum GemmConfig {
     T128x128C2,
     /// 128×64 tiles, 8 stages, `wgmma.m64n64k16`: few, skinny tiles (small M).
     T128x64,
-    /// 128×64 tiles in 2-CTA clusters along N that share each A tile by TMA
-    /// multicast (a third less L2 → SM traffic per stage), as cuBLAS's
-    /// `128x64 … 1x2` kernels: mid-size problems whose 128×64 tiles are
-    /// bound by L2 bandwidth.
-    T128x64N2,
     /// 128×32 tiles, 8 stages, `wgmma.m64n32k16`: twice the CTAs of
     /// 128×64 where there are few tile rows.
     T128x32,
@@ -101,7 +96,7 @@ pub enum GemmConfig {
 impl GemmConfig {
     /// Every cooperative sm_90a configuration (both consumer warpgroups on
     /// one tile; they run stream-K).
-    pub const ALL: [GemmConfig; 10] = [
+    pub const ALL: [GemmConfig; 9] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
         GemmConfig::T128x224C2,
@@ -110,7 +105,6 @@ impl GemmConfig {
         GemmConfig::T128x128C2,
         GemmConfig::T128x128,
         GemmConfig::T128x64,
-        GemmConfig::T128x64N2,
         GemmConfig::T128x32,
     ];
 
@@ -147,7 +141,7 @@ impl GemmConfig {
     /// use baton_runtime::gemm::GemmConfig;
     /// assert_eq!(GemmConfig::SM90.len(), GemmConfig::ALL.len() + GemmConfig::TALL.len() + GemmConfig::PINGPONG.len() + GemmConfig::SWAP_AB.len());
     /// ```
-    pub const SM90: [GemmConfig; 20] = [
+    pub const SM90: [GemmConfig; 19] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
         GemmConfig::T128x224C2,
@@ -156,7 +150,6 @@ impl GemmConfig {
         GemmConfig::T128x128C2,
         GemmConfig::T128x128,
         GemmConfig::T128x64,
-        GemmConfig::T128x64N2,
         GemmConfig::T128x32,
         GemmConfig::T256x128C2,
         GemmConfig::T256x128,
@@ -329,7 +322,6 @@ impl GemmConfig {
             GemmConfig::T128x128 => &bf16_abi::GEMM_128X128,
             GemmConfig::T128x128C2 => &bf16_abi::GEMM_128X128_C2,
             GemmConfig::T128x64 => &bf16_abi::GEMM_128X64,
-            GemmConfig::T128x64N2 => &bf16_abi::GEMM_128X64_N2,
             GemmConfig::T128x32 => &bf16_abi::GEMM_128X32,
             GemmConfig::T256x128 => &bf16_abi::GEMM_256X128,
             GemmConfig::T256x128C2 => &bf16_abi::GEMM_256X128_C2,
@@ -371,7 +363,7 @@ impl GemmConfig {
             | GemmConfig::T128x128C2
             | GemmConfig::T128x128PingPong
             | GemmConfig::T128x128PingPongC2 => (128, 128, 64),
-            GemmConfig::T128x64 | GemmConfig::T128x64N2 => (128, 64, 64),
+            GemmConfig::T128x64 => (128, 64, 64),
             GemmConfig::T128x32 => (128, 32, 64),
             GemmConfig::T256x128 | GemmConfig::T256x128C2 => (256, 128, 64),
         }
@@ -395,31 +387,6 @@ impl GemmConfig {
             return swap_ab_abi::swap_ab_stages(bm as usize) as u32;
         }
         bf16_abi::stages_for_tile(bm as usize, bn as usize) as u32
-    }
-
-    /// CTAs per cluster along N (sharing A tiles by multicast).
-    ///
-    /// ```
-    /// use baton_runtime::gemm::GemmConfig;
-    /// assert_eq!((GemmConfig::T128x64N2.cluster_m(), GemmConfig::T128x64N2.cluster_n()), (1, 2));
-    /// ```
-    pub const fn cluster_n(self) -> u32 {
-        match self {
-            GemmConfig::T128x64N2 => 2,
-            _ => 1,
-        }
-    }
-
-    /// CTAs per cluster, `cluster_m · cluster_n` (the launch's cluster is
-    /// that many CTAs along the 1-D grid; the kernel lays them along M or N).
-    ///
-    /// ```
-    /// use baton_runtime::gemm::GemmConfig;
-    /// assert_eq!(GemmConfig::T128x64N2.cluster_size(), GemmConfig::T128x64N2.spec().unwrap().cluster_size());
-    /// assert_eq!(GemmConfig::T128x256C2.cluster_size(), 2);
-    /// ```
-    pub const fn cluster_size(self) -> u32 {
-        self.cluster_m() * self.cluster_n()
     }
 
     /// CTAs per cluster along M (sharing B tiles by multicast).
@@ -451,9 +418,8 @@ impl GemmConfig {
             ""
         };
         format!(
-            "{arch}{bm}x{bn}{}{}{}{}",
+            "{arch}{bm}x{bn}{}{}{}",
             if self.cluster_m() > 1 { "c2" } else { "" },
-            if self.cluster_n() > 1 { "n2" } else { "" },
             if self.is_pingpong() { "-pingpong" } else { "" },
             if self.is_swap_ab() { "-swapab" } else { "" }
         )
@@ -722,13 +688,13 @@ impl<'a> GemmPlan<'a> {
     ) -> Result<Self> {
         let Some(config) = config else {
             let slots = |c: GemmConfig| {
-                if c.cluster_size() == 1 {
+                if c.cluster_m() == 1 {
                     return gpu.sm_count();
                 }
                 kernels
                     .shared(c.kernel())
                     .and_then(|k| {
-                        k.max_active_clusters((c.cluster_size(), 1, 1), c.threads(), c.smem_bytes())
+                        k.max_active_clusters((c.cluster_m(), 1, 1), c.threads(), c.smem_bytes())
                     })
                     .unwrap_or(0)
             };
@@ -943,10 +909,8 @@ impl<'a> GemmPlan<'a> {
         let maps_of = |first: usize, count: usize, rank3: bool| -> Result<[EncodedTensorMap; 5]> {
             let map = batch_maps(first, count, rank3);
             // MN-major: 64 (K) rows of 64 elements (M or N) per box.
-            // Clusters along N: each CTA loads (and multicasts) 1/cluster_n
-            // of A's rows.
             let a = match a_mn {
-                false => map(&ops.a, bm / config.cluster_n(), bk, Swizzle::B128)?,
+                false => map(&ops.a, bm, bk, Swizzle::B128)?,
                 true => map(&ops.a, bk, 64, Swizzle::B128)?,
             };
             let d = map(&ops.d, config.epilogue_rows(), 32, Swizzle::B64)?;
@@ -1027,11 +991,11 @@ impl<'a> GemmPlan<'a> {
                 )
             }
         };
-        let slots = if config.cluster_size() > 1 {
+        let slots = if config.cluster_m() > 1 {
             kernel
                 .kernel()
                 .max_active_clusters(
-                    (config.cluster_size(), 1, 1),
+                    (config.cluster_m(), 1, 1),
                     config.threads(),
                     kernel.dynamic_smem_bytes(),
                 )?
@@ -1092,7 +1056,7 @@ impl<'a> GemmPlan<'a> {
             }
             .into());
         }
-        let grid = self.slots * self.config.cluster_size();
+        let grid = self.slots * self.config.cluster_m();
         let floats = self.config.partial_floats();
         self.stream_k = Some(StreamKWorkspace::new(gpu, min_segment, grid, floats)?);
         Ok(())
@@ -1147,7 +1111,7 @@ impl<'a> GemmPlan<'a> {
             gpu,
             splits,
             shape,
-            self.config.cluster_size(),
+            self.config.cluster_m(),
             self.config.partial_floats(),
         )?;
         self.stream_k = Some(ws);
@@ -1186,7 +1150,7 @@ impl<'a> GemmPlan<'a> {
         if let Some(w) = &self.stream_k {
             return w.grid();
         }
-        self.units().min(self.slots) * self.config.cluster_size()
+        self.units().min(self.slots) * self.config.cluster_m()
     }
 
     /// Work units (clusters of tiles) of one launch: one matrix's, times
@@ -1194,7 +1158,7 @@ impl<'a> GemmPlan<'a> {
     fn units(&self) -> u32 {
         let (bm, bn, _) = self.config.tile();
         self.m.div_ceil(bm).div_ceil(self.config.cluster_m())
-            * self.n.div_ceil(bn).div_ceil(self.config.cluster_n())
+            * self.n.div_ceil(bn)
             * self.launch_batch
     }
 
@@ -1275,7 +1239,7 @@ impl<'a> GemmPlan<'a> {
                         self.stream_k.as_ref(),
                         self.units(),
                         self.k_blocks(),
-                        self.config.cluster_size(),
+                        self.config.cluster_m(),
                     );
                     let params = GemmBf16Params {
                         tma_a,

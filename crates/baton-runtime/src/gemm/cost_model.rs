@@ -55,7 +55,7 @@
 //!
 //! ```
 //! use baton_runtime::gemm::cost_model::{Machine, Problem, TileShape};
-//! let tile = TileShape { bm: 128, bn: 128, bk: 64, cluster_m: 1, cluster_n: 1, speed: 1.0 };
+//! let tile = TileShape { bm: 128, bn: 128, bk: 64, cluster_m: 1, speed: 1.0 };
 //! let c = tile.cost(&Problem::bf16(4096, 4096, 4096), &Machine::H100_BF16, 132);
 //! assert_eq!((c.units, c.waves), (1024, 8));
 //! assert!(c.estimate_us() > 0.0);
@@ -453,9 +453,6 @@ pub struct TileShape {
     pub bk: usize,
     /// Tiles per work unit, stacked along M (a cluster sharing B tiles).
     pub cluster_m: usize,
-    /// Tiles per work unit side by side along N (a cluster sharing A
-    /// tiles); at most one of `cluster_m` and `cluster_n` exceeds 1.
-    pub cluster_n: usize,
     /// Measured throughput per SM relative to the family's reference tile.
     pub speed: f64,
 }
@@ -734,7 +731,7 @@ impl TileShape {
     ///
     /// ```
     /// use baton_runtime::gemm::cost_model::{Machine, Problem, TileShape};
-    /// let t = TileShape { bm: 128, bn: 64, bk: 64, cluster_m: 1, cluster_n: 1, speed: 1.0 };
+    /// let t = TileShape { bm: 128, bn: 64, bk: 64, cluster_m: 1, speed: 1.0 };
     /// let c = t.cost(&Problem::bf16(100, 64, 64), &Machine::H100_BF16, 132);
     /// assert_eq!((c.units, c.waves, c.tile_efficiency), (1, 1, 100.0 / 128.0));
     /// ```
@@ -749,7 +746,7 @@ impl TileShape {
     ///
     /// ```
     /// use baton_runtime::gemm::cost_model::{Machine, Problem, TileShape, TILE_OVERHEAD_K_BLOCKS};
-    /// let t = TileShape { bm: 128, bn: 128, bk: 64, cluster_m: 1, cluster_n: 1, speed: 1.0 };
+    /// let t = TileShape { bm: 128, bn: 128, bk: 64, cluster_m: 1, speed: 1.0 };
     /// let p = Problem::bf16(4096, 4096, 4096);
     /// let hidden = t.cost_with_overhead(&p, &Machine::H100_BF16, 132, 0.0);
     /// let coop = t.cost_with_overhead(&p, &Machine::H100_BF16, 132, TILE_OVERHEAD_K_BLOCKS);
@@ -772,7 +769,7 @@ impl TileShape {
     ///
     /// ```
     /// use baton_runtime::gemm::cost_model::{Machine, Problem, TileShape};
-    /// let t = TileShape { bm: 128, bn: 64, bk: 64, cluster_m: 1, cluster_n: 1, speed: 1.0 };
+    /// let t = TileShape { bm: 128, bn: 64, bk: 64, cluster_m: 1, speed: 1.0 };
     /// let p = Problem::bf16(8, 1024, 32768); // 16 units of 512 K blocks
     /// let (whole, split) = (t.cost(&p, &Machine::H100_BF16, 132),
     ///                       t.cost_split(&p, &Machine::H100_BF16, 132, 8));
@@ -794,7 +791,7 @@ impl TileShape {
     ///
     /// ```
     /// use baton_runtime::gemm::cost_model::{Machine, Problem, TileShape};
-    /// let t = TileShape { bm: 128, bn: 128, bk: 64, cluster_m: 1, cluster_n: 1, speed: 1.0 };
+    /// let t = TileShape { bm: 128, bn: 128, bk: 64, cluster_m: 1, speed: 1.0 };
     /// let p = Problem::bf16(4096, 4096, 4096);
     /// let c = t.cost_split_with_overhead(&p, &Machine::H100_BF16, 132, 1, 0.5);
     /// assert_eq!(c, t.cost_with_overhead(&p, &Machine::H100_BF16, 132, 0.5));
@@ -816,7 +813,7 @@ impl TileShape {
     ///
     /// ```
     /// use baton_runtime::gemm::cost_model::{Finalizer, Machine, Problem, TileShape};
-    /// let t = TileShape { bm: 128, bn: 64, bk: 128, cluster_m: 1, cluster_n: 1, speed: 0.7 };
+    /// let t = TileShape { bm: 128, bn: 64, bk: 128, cluster_m: 1, speed: 0.7 };
     /// let (p, m) = (Problem::fp8(256, 1024, 32768), Machine::H100_FP8);
     /// let c = t.cost_split_finalized(&p, &m, 132, 4, Finalizer::InTurn);
     /// assert_eq!(c.fixup_us, Finalizer::InTurn.wave_us(4, 32768.0, &m));
@@ -843,7 +840,7 @@ impl TileShape {
     ///
     /// ```
     /// use baton_runtime::gemm::cost_model::{Finalizer, Machine, Problem, TileShape};
-    /// let t = TileShape { bm: 128, bn: 64, bk: 128, cluster_m: 1, cluster_n: 1, speed: 0.7 };
+    /// let t = TileShape { bm: 128, bn: 64, bk: 128, cluster_m: 1, speed: 0.7 };
     /// let m = Machine::H100_FP8;
     /// let best = |p, even| t.cost_best_split_finalized(&p, &m, 132, 132, Finalizer::InTurn, even);
     /// assert_eq!(best(Problem::fp8(8, 8192, 32768), true).splits, 1); // 128 units fill the GPU
@@ -876,7 +873,7 @@ impl TileShape {
     ///
     /// ```
     /// use baton_runtime::gemm::cost_model::{Finalizer, Machine, Problem, Streaming, TileShape};
-    /// let t = TileShape { bm: 16, bn: 128, bk: 64, cluster_m: 1, cluster_n: 1, speed: 0.85 };
+    /// let t = TileShape { bm: 16, bn: 128, bk: 64, cluster_m: 1, speed: 0.85 };
     /// let s = Streaming { stages: 10, fixup: Finalizer::Overlapped { batch: 4 }, even_splits: false, k_block_floor_us: 0.0 };
     /// let c = t.cost_streaming(&Problem::bf16(1, 4096, 4096), &Machine::H100_BF16, 132, 1, 1.5, s);
     /// // 32 CTAs × 10 stages × 16,512 B in flight over 2.1 µs: 2.52 TB/s.
@@ -907,7 +904,7 @@ impl TileShape {
     ///
     /// ```
     /// use baton_runtime::gemm::cost_model::{Finalizer, Machine, Problem, Streaming, TileShape};
-    /// let t = TileShape { bm: 16, bn: 128, bk: 64, cluster_m: 1, cluster_n: 1, speed: 0.85 };
+    /// let t = TileShape { bm: 16, bn: 128, bk: 64, cluster_m: 1, speed: 0.85 };
     /// let s = Streaming { stages: 10, fixup: Finalizer::Overlapped { batch: 4 }, even_splits: false, k_block_floor_us: 0.0 };
     /// let c = t.cost_best_split_streaming(&Problem::bf16(1, 1024, 4096), &Machine::H100_BF16, 132, 132, 1.5, s);
     /// assert!(c.splits > 1);
@@ -967,11 +964,9 @@ impl TileShape {
     ) -> TileCost {
         let slots = (slots as usize).max(1);
         let splits = splits.max(1);
-        let (cm, cn) = (self.cluster_m.max(1), self.cluster_n.max(1));
-        // CTAs per unit.
-        let ctas = cm * cn;
+        let cm = self.cluster_m.max(1);
         let unit_rows = p.m.div_ceil(self.bm).div_ceil(cm);
-        let unit_cols = p.n.div_ceil(self.bn).div_ceil(cn);
+        let unit_cols = p.n.div_ceil(self.bn);
         let units = unit_rows * unit_cols;
         // Units running at once: every slot holds one worker of a unit.
         let per_wave = (slots / splits).max(1);
@@ -988,7 +983,7 @@ impl TileShape {
             let rows = u.min(RASTER_GROUP_M).min(unit_rows).max(1);
             let cols = u.div_ceil(rows).min(unit_cols);
             let a_rows = (rows * cm * self.bm).min(p.m);
-            let b_cols = (cols * cn * self.bn).min(p.n);
+            let b_cols = (cols * self.bn).min(p.n);
             ((a_rows + b_cols) * p.k) as f64 * p.operand_bytes
         };
         let full = units / per_wave;
@@ -1004,26 +999,24 @@ impl TileShape {
             // Little's law: each busy CTA keeps `stages` stages of its DRAM
             // bytes (the A rows and B columns that exist) in flight.
             Some(st) => {
-                let stage_bytes = ((p.m.min(self.bm) / cn + p.n.min(self.bn) / cm) * self.bk)
-                    as f64
-                    * p.operand_bytes;
-                let in_flight = (busy_workers * ctas * st.stages) as f64 * stage_bytes;
+                let stage_bytes =
+                    ((p.m.min(self.bm) + p.n.min(self.bn) / cm) * self.bk) as f64 * p.operand_bytes;
+                let in_flight = (busy_workers * cm * st.stages) as f64 * stage_bytes;
                 machine
                     .dram_bytes_per_s
                     .min(in_flight / (DRAM_LATENCY_US * 1e-6))
             }
             None => (machine.dram_bytes_per_s * dram_share(busy))
-                .min((busy_workers * ctas) as f64 * machine.cta_dram_bytes_per_s),
+                .min((busy_workers * cm) as f64 * machine.cta_dram_bytes_per_s),
         };
         let finalizer = streaming.map_or(Finalizer::InTurn, |st| st.fixup);
         let fixup_us =
             waves as f64 * finalizer.wave_us(splits, (4 * self.bm * self.bn) as f64, machine);
-        // L2 → SM: each tile loads BM / cluster_n rows of A and BN /
-        // cluster_m columns of B per K block (the rest comes from its
-        // cluster's multicast; split or not: the splits load disjoint K).
-        let tiles = (units * ctas) as f64;
+        // L2 → SM: each tile loads BM rows of A and BN / cluster_m columns
+        // of B per K block (split or not: the splits load disjoint K).
+        let tiles = (units * cm) as f64;
         let k_loaded = (p.k.div_ceil(self.bk) * self.bk) as f64;
-        let (a_tile_rows, b_tile_rows) = (self.bm as f64 / cn as f64, self.bn as f64 / cm as f64);
+        let (a_tile_rows, b_tile_rows) = (self.bm as f64, self.bn as f64 / cm as f64);
         let tile_row_bytes = (a_tile_rows + b_tile_rows) * p.operand_bytes;
         let loads = tiles * k_loaded * tile_row_bytes;
         // Each operand's share of the loads at its rows' rate (the same
@@ -1052,7 +1045,7 @@ impl TileShape {
             // session 22, H200).
             let ring_fill = streaming.map_or(0.0, |st| {
                 let first = st.stages.min(p.k.div_ceil(self.bk).div_ceil(splits));
-                (busy_workers * ctas * first * self.bk) as f64 * tile_row_bytes
+                (busy_workers * cm * first * self.bk) as f64 * tile_row_bytes
             });
             let fill = ring_fill.min(loads);
             let split_rate = |row_bytes| rate(row_bytes).min(machine.l2_split_k_bytes_per_s);
@@ -1066,7 +1059,7 @@ impl TileShape {
             slots,
             waves,
             wave_efficiency: units as f64 / (waves * per_wave) as f64,
-            tile_efficiency: (p.m * p.n) as f64 / (units * ctas * self.bm * self.bn) as f64,
+            tile_efficiency: (p.m * p.n) as f64 / (units * cm * self.bm * self.bn) as f64,
             math_us: math_s * 1e6,
             chain_us: chain_s * 1e6,
             dram_us: bytes / bandwidth * 1e6,
@@ -1085,7 +1078,7 @@ impl TileShape {
     ///
     /// ```
     /// use baton_runtime::gemm::cost_model::{Machine, Problem, TileShape};
-    /// let t = TileShape { bm: 128, bn: 64, bk: 64, cluster_m: 1, cluster_n: 1, speed: 1.0 };
+    /// let t = TileShape { bm: 128, bn: 64, bk: 64, cluster_m: 1, speed: 1.0 };
     /// let m = Machine::H100_BF16;
     /// // 16 units of 512 K blocks: 7 splits (112 of 132 SMs) already meet
     /// // the split-K L2 floor, which more splits do not lower; 8 would pay
@@ -1117,8 +1110,8 @@ impl TileShape {
 ///
 /// ```
 /// use baton_runtime::gemm::cost_model::{Machine, Problem, TileShape, cheapest};
-/// let shapes = [("narrow", TileShape { bm: 128, bn: 64, bk: 64, cluster_m: 1, cluster_n: 1, speed: 0.85 }),
-///               ("wide", TileShape { bm: 128, bn: 256, bk: 64, cluster_m: 1, cluster_n: 1, speed: 1.0 })];
+/// let shapes = [("narrow", TileShape { bm: 128, bn: 64, bk: 64, cluster_m: 1, speed: 0.85 }),
+///               ("wide", TileShape { bm: 128, bn: 256, bk: 64, cluster_m: 1, speed: 1.0 })];
 /// let p = Problem::bf16(8192, 8192, 8192);
 /// let (best, _) = cheapest(&shapes, |_, t| t.cost(&p, &Machine::H100_BF16, 132)).unwrap();
 /// assert_eq!(best, "wide");
@@ -1171,7 +1164,6 @@ pub(crate) mod tests {
             bn: 256,
             bk: 64,
             cluster_m: 2,
-            cluster_n: 1,
             speed: 1.02,
         };
         let c = t.cost(&Problem::bf16(8192, 8192, 8192), &Machine::H100_BF16, 66);
@@ -1201,7 +1193,6 @@ pub(crate) mod tests {
             bn: 64,
             bk: 64,
             cluster_m: 1,
-            cluster_n: 1,
             speed: 0.85,
         };
         let c = t.cost(&Problem::bf16(1, 4096, 4096), &Machine::H100_BF16, 132);
@@ -1223,7 +1214,6 @@ pub(crate) mod tests {
             bn: 128,
             bk: 64,
             cluster_m: 1,
-            cluster_n: 1,
             speed: 1.0,
         };
         let c = t.cost(&Problem::bf16(300, 520, 100), &Machine::H100_BF16, 132);
@@ -1261,7 +1251,6 @@ pub(crate) mod tests {
             bn: 64,
             bk: 64,
             cluster_m: 1,
-            cluster_n: 1,
             speed: 0.85,
         };
         let p = Problem::bf16(8, 1024, 32768);
@@ -1305,7 +1294,6 @@ pub(crate) mod tests {
             bn: 64,
             bk: 64,
             cluster_m: 1,
-            cluster_n: 1,
             speed: 0.85,
         };
         let m = Machine::H100_BF16;
@@ -1340,13 +1328,11 @@ pub(crate) mod tests {
             bn: 128,
             bk: 64,
             cluster_m: 1,
-            cluster_n: 1,
             speed: 0.99,
         };
         let pair = TileShape {
             bn: 256,
             cluster_m: 2,
-            cluster_n: 1,
             speed: 1.02,
             ..single
         };
@@ -1397,9 +1383,8 @@ pub(crate) mod tests {
     #[test]
     fn misaligned_rows_move_the_pick_off_single_cta_tiles() {
         use super::super::GemmConfig;
-        let pick = |m, n, k| {
-            GemmConfig::plan_with_slots(m, n, k, |c: GemmConfig| 132 / c.cluster_size()).0
-        };
+        let pick =
+            |m, n, k| GemmConfig::plan_with_slots(m, n, k, |c: GemmConfig| 132 / c.cluster_m()).0;
         assert_eq!(pick(2048, 5000, 4096), GemmConfig::T128x160C2);
         assert_eq!(pick(1024, 5000, 4096), GemmConfig::T128x160C2);
         let settled = |m, n, k| {
@@ -1407,7 +1392,7 @@ pub(crate) mod tests {
                 .into_iter()
                 .filter(|c| !c.is_narrow_pair())
                 .collect();
-            GemmConfig::plan_among(&c, m, n, k, |c: GemmConfig| 132 / c.cluster_size()).0
+            GemmConfig::plan_among(&c, m, n, k, |c: GemmConfig| 132 / c.cluster_m()).0
         };
         assert_eq!(settled(2048, 5000, 4096), GemmConfig::T128x224C2);
         assert_eq!(settled(1024, 5000, 4096), GemmConfig::T128x128PingPong);
@@ -1424,7 +1409,6 @@ pub(crate) mod tests {
             bn: 128,
             bk: 64,
             cluster_m: 1,
-            cluster_n: 1,
             speed: 1.0,
         };
         let p = Problem::bf16(128, 128, 64);
@@ -1440,7 +1424,6 @@ pub(crate) mod tests {
             TileShape {
                 bn: 256,
                 cluster_m: 2,
-                cluster_n: 1,
                 speed: 1.02,
                 ..t
             },

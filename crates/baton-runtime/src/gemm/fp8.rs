@@ -442,7 +442,6 @@ pub fn cost_tile(kernel: &str) -> Option<super::cost_model::TileShape> {
         bn,
         bk: SCALE_BLOCK,
         cluster_m: if kernel == KERNEL_C2 { 2 } else { 1 },
-        cluster_n: 1,
         speed,
     })
 }
@@ -1279,7 +1278,6 @@ mod tests {
             bn,
             bk: SCALE_BLOCK,
             cluster_m: 1,
-            cluster_n: 1,
             speed,
         };
         let near = |got: f64, want: f64| (got - want).abs() < 0.01;

@@ -22,7 +22,7 @@ use baton_kernels_abi::gemm_bf16 as bf16_abi;
 ///
 /// ```
 /// use baton_runtime::gemm::{GemmConfig, OnGpu, PlanGpu};
-/// let h100 = |c: GemmConfig| 132 / c.cluster_size();
+/// let h100 = |c: GemmConfig| 132 / c.cluster_m();
 /// assert_eq!(h100.slots(GemmConfig::T128x256C2), 66);
 /// let h200 = OnGpu { slots_of: h100, dram_bytes_per_s: 4.17e12 };
 /// assert_eq!(h200.machine().dram_bytes_per_s, 4.17e12);
@@ -49,7 +49,7 @@ impl<F: Fn(GemmConfig) -> u32> PlanGpu for F {
 ///
 /// ```
 /// use baton_runtime::gemm::{GemmConfig, OnGpu};
-/// let slots = |c: GemmConfig| 132 / c.cluster_size();
+/// let slots = |c: GemmConfig| 132 / c.cluster_m();
 /// let h200 = OnGpu { slots_of: slots, dram_bytes_per_s: 4.17e12 };
 /// // A decode step at long K is DRAM-bound: on the H200's faster memory
 /// // the plan keeps more CTAs streaming (more splits of the narrow tile).
@@ -104,9 +104,6 @@ impl GemmConfig {
             GemmConfig::T128x128C2 => 0.85,
             GemmConfig::T128x128 => 0.93,
             GemmConfig::T128x64 => 0.85,
-            // Not measured yet: the same MMAs as 128×64 alone (what the
-            // multicast changes, the L2 → SM bytes, is the L2 term's).
-            GemmConfig::T128x64N2 => 0.85,
             // Not measured yet. Predicted from shared-memory reads per
             // FLOP: an m64n32k16 reads 2 + 1 KiB for half the FLOPs of an
             // m64n64k16's 2 + 2 KiB, 1.5× the bytes per FLOP: 0.85 / 1.5.
@@ -192,7 +189,6 @@ impl GemmConfig {
             bn: bn as usize,
             bk: bk as usize,
             cluster_m: self.cluster_m() as usize,
-            cluster_n: self.cluster_n() as usize,
             speed: self.speed(),
         }
     }
@@ -262,7 +258,7 @@ impl GemmConfig {
     /// assert_eq!(GemmConfig::choose(128, 8192, 8192, 132), GemmConfig::T128x64);
     /// ```
     pub fn choose(m: usize, n: usize, k: usize, sms: u32) -> GemmConfig {
-        Self::choose_with_slots(m, n, k, |c: GemmConfig| sms / c.cluster_size())
+        Self::choose_with_slots(m, n, k, |c: GemmConfig| sms / c.cluster_m())
     }
 
     /// The configuration for an M×N×K problem on a GPU of `target`: the
@@ -290,7 +286,7 @@ impl GemmConfig {
     ///
     /// ```
     /// use baton_runtime::{Target, gemm::GemmConfig};
-    /// let slots = |c: GemmConfig| 132 / c.cluster_size();
+    /// let slots = |c: GemmConfig| 132 / c.cluster_m();
     /// assert_eq!(GemmConfig::plan_for(Target::Sm90a, 8, 1024, 32768, slots), (GemmConfig::T128x64, 8));
     /// assert_eq!(GemmConfig::plan_for(Target::Sm100a, 1, 4096, 4096, slots).1, 1);
     /// ```
@@ -318,7 +314,7 @@ impl GemmConfig {
     ///
     /// ```
     /// use baton_runtime::{Target, gemm::GemmConfig};
-    /// let slots = |c: GemmConfig| 132 / c.cluster_size();
+    /// let slots = |c: GemmConfig| 132 / c.cluster_m();
     /// let (c, _) = GemmConfig::plan_for_operands(Target::Sm90a, 1, 4096, 4096, true, slots);
     /// assert!(!c.is_swap_ab()); // with C: never swap-AB
     /// ```
@@ -395,7 +391,7 @@ impl GemmConfig {
     ///
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
-    /// let c = GemmConfig::choose_with_slots(2048, 7168, 2048, |c: GemmConfig| 132 / c.cluster_size());
+    /// let c = GemmConfig::choose_with_slots(2048, 7168, 2048, |c: GemmConfig| 132 / c.cluster_m());
     /// assert_eq!(c, GemmConfig::T128x128PingPong);
     /// ```
     pub fn choose_with_slots(m: usize, n: usize, k: usize, gpu: impl PlanGpu) -> GemmConfig {
@@ -440,7 +436,7 @@ impl GemmConfig {
     /// // 16 output tiles of 128×64, K = 32768 (512 K blocks): each split 8
     /// // ways (128 CTAs; the cooperative kernels split K into equal ranges
     /// // only, so 5 or 6 ways are not tried: cost_model::even_split).
-    /// let (c, cost) = GemmConfig::plan_with_slots(8, 1024, 32768, |c: GemmConfig| 132 / c.cluster_size());
+    /// let (c, cost) = GemmConfig::plan_with_slots(8, 1024, 32768, |c: GemmConfig| 132 / c.cluster_m());
     /// assert_eq!((c, cost.units, cost.splits), (GemmConfig::T128x64, 16, 8));
     /// ```
     pub fn plan_with_slots(
@@ -600,7 +596,7 @@ impl GemmConfig {
     ///
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
-    /// let (c, _) = GemmConfig::plan_among(&GemmConfig::ALL, 4096, 4096, 4096, |c: GemmConfig| 132 / c.cluster_size());
+    /// let (c, _) = GemmConfig::plan_among(&GemmConfig::ALL, 4096, 4096, 4096, |c: GemmConfig| 132 / c.cluster_m());
     /// assert!(!c.is_pingpong());
     /// ```
     pub fn plan_among(
@@ -619,7 +615,7 @@ impl GemmConfig {
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
     /// use baton_runtime::gemm::cost_model::Problem;
-    /// let slots = |c: GemmConfig| 132 / c.cluster_size();
+    /// let slots = |c: GemmConfig| 132 / c.cluster_m();
     /// let p = Problem::bf16(4096, 4096, 4096);
     /// assert_eq!(GemmConfig::plan_among_for(&GemmConfig::ALL, &p, slots),
     ///            GemmConfig::plan_among(&GemmConfig::ALL, 4096, 4096, 4096, slots));
@@ -693,7 +689,7 @@ impl GemmConfig {
 ///
 /// ```
 /// use baton_runtime::gemm::{GemmConfig, NARROW_PAIR_MIN_GAIN};
-/// let slots = |c: GemmConfig| 132 / c.cluster_size();
+/// let slots = |c: GemmConfig| 132 / c.cluster_m();
 /// assert_eq!(NARROW_PAIR_MIN_GAIN, 0.03);
 /// assert_eq!(GemmConfig::plan_with_slots(512, 5000, 4096, slots).0, GemmConfig::T128x160C2);
 /// assert_eq!(GemmConfig::plan_with_slots(160, 24576, 1536, slots).0, GemmConfig::T128x128PingPong);
@@ -730,7 +726,7 @@ mod tests {
     use crate::gemm::fp8;
 
     fn h100_slots(c: GemmConfig) -> u32 {
-        132 / c.cluster_size()
+        132 / c.cluster_m()
     }
 
     /// The plans at an H200's DRAM rate (4.17 TB/s) follow the forced rows

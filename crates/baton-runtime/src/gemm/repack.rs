@@ -125,7 +125,7 @@ pub struct RepackPlan {
 ///
 /// ```
 /// use baton_runtime::gemm::{GemmConfig, Repack, plan_with_repack};
-/// let slots = |c: GemmConfig| 132 / c.cluster_size();
+/// let slots = |c: GemmConfig| 132 / c.cluster_m();
 /// // 16384×4104×2056: L2-bound on rows of 4112 bytes; copying B (17 MB) pays.
 /// let p = plan_with_repack(16384, 4104, 2056, (2056, 2056), false, slots);
 /// assert_eq!(p.repack, Some(Repack::B));
@@ -237,7 +237,6 @@ mod tests {
             bn: 256,
             bk: 64,
             cluster_m: 2,
-            cluster_n: 1,
             speed: 1.0,
         };
         let given = Problem::bf16(4096, 4104, 2056);
@@ -268,7 +267,7 @@ mod tests {
     /// A or nothing, never B; with both aligned, nothing.
     #[test]
     fn the_copy_is_taken_only_where_it_pays() {
-        let slots = |c: GemmConfig| 132 / c.cluster_size();
+        let slots = |c: GemmConfig| 132 / c.cluster_m();
         let p = plan_with_repack(16384, 4104, 2056, (2056, 2056), false, slots);
         assert_eq!(p.repack, Some(Repack::B));
         let aligned = plan_with_repack(16384, 4104, 2056, (2112, 2112), false, slots);

@@ -81,7 +81,6 @@ impl<'a, P: TilePayload, const STAGES: usize, const CLUSTER_M: u32>
                 let (tm, tn) = work.tile_of(u);
                 (0, tm, tn)
             },
-            false,
             per_tile,
         )
     }
@@ -100,39 +99,14 @@ impl<'a, P: TilePayload, const STAGES: usize, const CLUSTER_M: u32>
         self.run_with(
             #[inline(always)]
             |work, u| work.batch_tile_of(u),
-            false,
             per_tile,
         )
     }
 
-    /// [`run_batched`](Self::run_batched) where every stage's `full`
-    /// barrier expects the byte count `per_tile` returns, whole tile rows
-    /// included (clusters along N: a tile column past N loads no B).
-    ///
-    /// ```ignore
-    /// producer.run_batched_exact_bytes(|t| (a_bytes(t.a_rows) + b_bytes(t.tn), move |tiles, bar, kb| { /* 3-D TMA loads */ }));
-    /// ```
-    #[inline(always)]
-    pub fn run_batched_exact_bytes<L: FnMut(SharedRef<'a, P::Stage>, BarrierRef<'a>, u32)>(
-        self,
-        per_tile: impl FnMut(ProducerTile) -> (u32, L),
-    ) {
-        self.run_with(
-            #[inline(always)]
-            |work, u| work.batch_tile_of(u),
-            true,
-            per_tile,
-        )
-    }
-
-    /// The role over `tile_of`'s coordinates; `exact`: every stage expects
-    /// `per_tile`'s bytes (else only a stage whose `a_rows != bm`, the
-    /// others the payload's `TMA_BYTES`).
     #[inline(always)]
     fn run_with<L: FnMut(SharedRef<'a, P::Stage>, BarrierRef<'a>, u32)>(
         self,
         tile_of: impl Fn(&ClusterWork<CLUSTER_M>, u32) -> (u32, u32, u32),
-        exact: bool,
         mut per_tile: impl FnMut(ProducerTile) -> (u32, L),
     ) {
         trace::stamp(Event::ProducerStart, false);
@@ -148,7 +122,7 @@ impl<'a, P: TilePayload, const STAGES: usize, const CLUSTER_M: u32>
             });
             for kb in seg.k_begin..seg.k_end {
                 let stage = producer.acquire();
-                if a_rows == self.rows.bm && !exact {
+                if a_rows == self.rows.bm {
                     stage.arrive_expect_tx();
                 } else {
                     stage.arrive_expect_tx_bytes(trimmed_bytes);

@@ -45,12 +45,6 @@ pub fn tile_coords(t: u32, tiles_m: u32, tiles_n: u32, group_m: u32) -> (u32, u3
 /// unit rows walked column by column), data-parallel first, then — with
 /// stream-K — this worker's share of the K iterations of the rest.
 ///
-/// Clusters along N ([`batched_along_n`](Self::batched_along_n), A
-/// multicast): a unit is `CLUSTER_M` horizontally adjacent tiles sharing
-/// one A tile — the same schedule over the transposed tile grid, CTA
-/// `rank` taking tile column `unit_column · CLUSTER_M + rank` (a column
-/// past N loads no B and is clipped by the store).
-///
 /// Protocol contract: the producer, the C-load warp and both consumer
 /// warpgroups of a CTA build the same `ClusterWork` and walk
 /// [`segments`](Self::segments) in the same order; the pipelines between
@@ -79,9 +73,6 @@ pub struct ClusterWork<const CLUSTER_M: u32> {
     /// Unit rows per matrix of a batch ([`batched`](Self::batched));
     /// `units_m` for one matrix.
     batch_units_m: u32,
-    /// Whether the clusters run along N ([`batched_along_n`](Self::batched_along_n)):
-    /// the schedule's rows are then tile columns and its columns tile rows.
-    along_n: bool,
 }
 
 #[cfg(target_arch = "nvptx64")]
@@ -119,7 +110,6 @@ impl<const CLUSTER_M: u32> ClusterWork<CLUSTER_M> {
             tiles_n,
             group_m,
             batch_units_m: units_m,
-            along_n: false,
         }
     }
 
@@ -154,33 +144,7 @@ impl<const CLUSTER_M: u32> ClusterWork<CLUSTER_M> {
         work
     }
 
-    /// [`batched`](Self::batched) with clusters along N: units of
-    /// `CLUSTER_M` horizontally adjacent tiles that share one A tile (A
-    /// multicast), `batch · tiles_m · ⌈tiles_n / CLUSTER_M⌉` of them — the
-    /// schedule of the transposed tile grid, so `group_m` groups units of
-    /// tile columns, walked down M. [`batch_tile_of`](Self::batch_tile_of)
-    /// and [`tile_of`](Self::tile_of) still return (tile row, tile column);
-    /// a CTA's tile column may lie past N when `tiles_n` is odd.
-    ///
-    /// ```ignore
-    /// let work = ClusterWork::<2>::batched_along_n(batch, tiles_m, tiles_n, k_blocks, 8, [0; 4]);
-    /// ```
-    #[inline(always)]
-    pub fn batched_along_n(
-        batch: u32,
-        tiles_m: u32,
-        tiles_n: u32,
-        k_blocks: u32,
-        group_m: u32,
-        stream_k: [u32; 4],
-    ) -> Self {
-        let mut work = Self::batched(batch, tiles_n, tiles_m, k_blocks, group_m, stream_k);
-        work.along_n = true;
-        work
-    }
-
-    /// Unit `u` of a [`batched`](Self::batched) (or
-    /// [`batched_along_n`](Self::batched_along_n)) schedule → this CTA's
+    /// Unit `u` of a [`batched`](Self::batched) schedule → this CTA's
     /// (matrix of the batch, tile row in it, tile column).
     ///
     /// ```ignore
@@ -191,12 +155,7 @@ impl<const CLUSTER_M: u32> ClusterWork<CLUSTER_M> {
         let (um, tn) = tile_coords(u, self.units_m, self.tiles_n, self.group_m);
         let b = um / self.batch_units_m;
         let um = um - b * self.batch_units_m;
-        let (row, col) = (um * CLUSTER_M + self.rank, tn);
-        if self.along_n {
-            (b, col, row)
-        } else {
-            (b, row, col)
-        }
+        (b, um * CLUSTER_M + self.rank, tn)
     }
 
     /// This worker's segments, in order.
@@ -217,8 +176,7 @@ impl<const CLUSTER_M: u32> ClusterWork<CLUSTER_M> {
     #[inline(always)]
     pub fn tile_of(&self, u: u32) -> (u32, u32) {
         let (um, tn) = tile_coords(u, self.units_m, self.tiles_n, self.group_m);
-        let (row, col) = (um * CLUSTER_M + self.rank, tn);
-        if self.along_n { (col, row) } else { (row, col) }
+        (um * CLUSTER_M + self.rank, tn)
     }
 }
 

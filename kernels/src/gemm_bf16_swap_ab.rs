@@ -28,14 +28,18 @@ use baton::tile_pipeline::{InputConsumer, InputTilePipeline};
 use baton_kernel_roles::dispatch_roles;
 use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, RoleTable, init_then_sync_scheduled};
 use baton_kernel_roles::sm90::epilogue_transposed::{TRANSPOSED_SUB_COLS, TransposedEpilogue};
-use baton_kernel_roles::sm90::mainloop_bf16::{Bf16Mma, Bf16N16, Bf16N32, Bf16N64, bf16_mainloop};
+use baton_kernel_roles::sm90::mainloop_bf16::{
+    Bf16Mma, Bf16N16, Bf16N32, Bf16N64, Bf16N128, bf16_mainloop,
+};
 use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile};
 use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};
 use baton_kernel_roles::sm90::stage_descriptors::StageDescriptors;
 use baton_kernel_roles::sm90::stream_k::StreamKFixup;
 use baton_kernel_roles::stream_k_fixup_overlapped;
 use baton_kernel_roles::trace::{self, Event};
-use baton_kernels_abi::gemm_bf16::{BK, BM, GemmSmem, Payload, Stage};
+use baton_kernels_abi::gemm_bf16::{
+    BK, BM, EPI_STAGES as EPI_RING, GemmSmem, Payload, Stage, fixup_batch,
+};
 use baton_kernels_abi::gemm_bf16_swap_ab::{
     self as abi, NARROW_ROWS, swap_ab_narrow_stages, swap_ab_stages,
 };
@@ -128,6 +132,14 @@ swap_ab_entry!(
     /// `wgmma.m64n64k16`.
     abi::GEMM_SWAP_AB_NARROW_64,
     baton_gemm_bf16_swap_ab_narrow_64, 64, 32, Bf16N64, NARROW_ROWS as usize, swap_ab_narrow_stages(64), SWAP_AB_NARROW_ROLES
+);
+swap_ab_entry!(
+    /// BF16 GEMM, narrow swap-AB with 128 of the user's M per tile: tiles
+    /// of 64 of N × 128 of M on one consumer warpgroup, `wgmma.m64n128k16`
+    /// (a 128 × 64 tile of D whose MMAs read 6 KiB of shared memory per
+    /// 262 kFLOP, where two warpgroups of `m64n64k16` read 8).
+    abi::GEMM_SWAP_AB_NARROW_128,
+    baton_gemm_bf16_swap_ab_narrow_128, 128, 64, Bf16N128, NARROW_ROWS as usize, swap_ab_narrow_stages(128), SWAP_AB_NARROW_ROLES
 );
 
 /// The swap-AB kernel body; in the kernel's own terms (the user's
@@ -260,7 +272,13 @@ unsafe fn gemm_swap_ab<
             for seg in work.segments() {
                 let (tm, tn) = work.tile_of(seg.unit);
                 bf16_mainloop::<M, _, ACC, STAGES, 1>(&mut consumer, descs, seg.len(), &mut acc, signaller);
-                stream_k_fixup_overlapped!(fixup, sched, seg, 1, 0, wg as u32, tid, acc, ACC);
+                // Partials 4 contributors at a time, 2 for 64 accumulators
+                // (`fixup_batch`: 4 × 64 floats would spill).
+                if fixup_batch(ACC) == 4 {
+                    stream_k_fixup_overlapped!(fixup, sched, seg, 1, 0, wg as u32, tid, acc, ACC, 4);
+                } else {
+                    stream_k_fixup_overlapped!(fixup, sched, seg, 1, 0, wg as u32, tid, acc, ACC, 2);
+                }
                 let epilogue = TransposedEpilogue {
                     bufs: epi_tiles.at(wg),
                     map_d: tma_d,
@@ -275,7 +293,7 @@ unsafe fn gemm_swap_ab<
                 unsafe {
                     epilogue.store(&acc, alpha, d_next, #[inline(always)] |j| (col0 + (j * TRANSPOSED_SUB_COLS) as i32, row0))
                 };
-                d_next += 2;
+                d_next += 2 * TransposedEpilogue::<EPI_RING>::halves::<ACC>();
             }
             if signaller {
                 trace::stamp_consumer0(Event::LastStoreIssued, false);

@@ -33,10 +33,10 @@ fn small() -> bool {
 }
 
 /// Ragged small-M shapes: M below, at and above a tile's rows (16, 32,
-/// 64); N with a ragged last 128-row tile of B (200, 264), a 64-row tail
+/// 64, 128); N with a ragged last 128-row tile of B (200, 264), a 64-row tail
 /// of 40 (1000) or whole (1024);
 /// K with a ragged last K block (520, 1032) or whole (256).
-const RAGGED: [(usize, usize, usize); 8] = [
+const RAGGED: [(usize, usize, usize); 11] = [
     (1, 264, 520),
     (7, 200, 1032),
     (16, 1024, 256),
@@ -46,6 +46,12 @@ const RAGGED: [(usize, usize, usize); 8] = [
     (40, 1032, 520),
     // N mod 64 = 40, N mod 128 = 104: a different tail in the narrow tiles.
     (24, 1000, 136),
+    // M past 64 and past 128 (several tiles of the user's M; the 128-row
+    // narrow tiles store each 32 columns as two 64-row halves, the second
+    // clipped or past M).
+    (100, 264, 520),
+    (129, 200, 1032),
+    (300, 1000, 136),
 ];
 
 #[test]

@@ -157,3 +157,17 @@ pub const GEMM_SWAP_AB_NARROW_64: KernelSpec<GemmBf16Params> =
         "baton_gemm_bf16_swap_ab_narrow_64",
         NARROW_THREADS,
     );
+
+/// Narrow swap-AB, 128 of the user's rows per tile (`wgmma.m64n128k16`):
+/// a 128 × 64 tile of D on one consumer warpgroup (parameters as
+/// [`GEMM_SWAP_AB_NARROW_16`], D's box {32, min(M, 64)}: the epilogue
+/// stores each 32 columns as two 64-row halves).
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_bf16_swap_ab::GEMM_SWAP_AB_NARROW_128.threads, 256);
+/// ```
+pub const GEMM_SWAP_AB_NARROW_128: KernelSpec<GemmBf16Params> =
+    spec::<128, { swap_ab_narrow_stages(128) }, { NARROW_ROWS as usize }>(
+        "baton_gemm_bf16_swap_ab_narrow_128",
+        NARROW_THREADS,
+    );

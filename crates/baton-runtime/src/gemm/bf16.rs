@@ -87,6 +87,11 @@ pub enum GemmConfig {
     SwapAbNarrow32,
     /// Narrow swap-AB with 64 rows of D per tile (12 stages).
     SwapAbNarrow64,
+    /// Narrow swap-AB with 128 rows of D per tile: a 128 × 64 tile of D on
+    /// one consumer warpgroup (`wgmma.m64n128k16`, whose operands cost 6
+    /// KiB of shared-memory reads per 262 kFLOP where 128×64's two
+    /// warpgroups of `m64n64k16` cost 8). No C.
+    SwapAbNarrow128,
     /// Blackwell (sm_100a): 128×256×64 tiles, 4 stages, `tcgen05.mma` into
     /// two TMEM accumulator stages, 256 threads
     /// (`kernels/roles/src/gemm_sm100.rs`). **Assembled, never run.**
@@ -124,13 +129,14 @@ impl GemmConfig {
 
     /// The swap-AB sm_90a configurations ([`is_swap_ab`](Self::is_swap_ab)):
     /// small M, no C.
-    pub const SWAP_AB: [GemmConfig; 6] = [
+    pub const SWAP_AB: [GemmConfig; 7] = [
         GemmConfig::SwapAb16,
         GemmConfig::SwapAb32,
         GemmConfig::SwapAb64,
         GemmConfig::SwapAbNarrow16,
         GemmConfig::SwapAbNarrow32,
         GemmConfig::SwapAbNarrow64,
+        GemmConfig::SwapAbNarrow128,
     ];
 
     /// Every sm_90a configuration: [`ALL`](Self::ALL), then
@@ -141,7 +147,7 @@ impl GemmConfig {
     /// use baton_runtime::gemm::GemmConfig;
     /// assert_eq!(GemmConfig::SM90.len(), GemmConfig::ALL.len() + GemmConfig::TALL.len() + GemmConfig::PINGPONG.len() + GemmConfig::SWAP_AB.len());
     /// ```
-    pub const SM90: [GemmConfig; 19] = [
+    pub const SM90: [GemmConfig; 20] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
         GemmConfig::T128x224C2,
@@ -161,6 +167,7 @@ impl GemmConfig {
         GemmConfig::SwapAbNarrow16,
         GemmConfig::SwapAbNarrow32,
         GemmConfig::SwapAbNarrow64,
+        GemmConfig::SwapAbNarrow128,
     ];
 
     /// Whether this is a swap-AB configuration (`Dᵀ = B·Aᵀ` for small M;
@@ -180,6 +187,7 @@ impl GemmConfig {
                 | GemmConfig::SwapAbNarrow16
                 | GemmConfig::SwapAbNarrow32
                 | GemmConfig::SwapAbNarrow64
+                | GemmConfig::SwapAbNarrow128
         )
     }
 
@@ -194,7 +202,10 @@ impl GemmConfig {
     pub const fn is_narrow_swap_ab(self) -> bool {
         matches!(
             self,
-            GemmConfig::SwapAbNarrow16 | GemmConfig::SwapAbNarrow32 | GemmConfig::SwapAbNarrow64
+            GemmConfig::SwapAbNarrow16
+                | GemmConfig::SwapAbNarrow32
+                | GemmConfig::SwapAbNarrow64
+                | GemmConfig::SwapAbNarrow128
         )
     }
 
@@ -333,6 +344,7 @@ impl GemmConfig {
             GemmConfig::SwapAbNarrow16 => &swap_ab_abi::GEMM_SWAP_AB_NARROW_16,
             GemmConfig::SwapAbNarrow32 => &swap_ab_abi::GEMM_SWAP_AB_NARROW_32,
             GemmConfig::SwapAbNarrow64 => &swap_ab_abi::GEMM_SWAP_AB_NARROW_64,
+            GemmConfig::SwapAbNarrow128 => &swap_ab_abi::GEMM_SWAP_AB_NARROW_128,
             GemmConfig::Sm100T128x256 => return None,
         })
     }
@@ -353,6 +365,7 @@ impl GemmConfig {
             GemmConfig::SwapAbNarrow16 => (16, swap_ab_abi::NARROW_ROWS, 64),
             GemmConfig::SwapAbNarrow32 => (32, swap_ab_abi::NARROW_ROWS, 64),
             GemmConfig::SwapAbNarrow64 => (64, swap_ab_abi::NARROW_ROWS, 64),
+            GemmConfig::SwapAbNarrow128 => (128, swap_ab_abi::NARROW_ROWS, 64),
             GemmConfig::T128x256 | GemmConfig::T128x256C2 | GemmConfig::Sm100T128x256 => {
                 (128, 256, 64)
             }
@@ -845,9 +858,12 @@ impl<'a> GemmPlan<'a> {
             // stored transposed in boxes of 32 columns × min(M, bm) rows.
             let tail_rows = (n % bn as usize) as u32;
             let a_box = bm.min(m as u32);
+            // The epilogue stores D in boxes of at most 64 rows (two per 32
+            // columns with 128 rows of D per tile).
+            let d_box = a_box.min(64);
             let batch_maps = |b: usize| -> Result<[EncodedTensorMap; 5]> {
                 let kernel_a = ops.b.map(b, bn, bk, Swizzle::B128)?;
-                let d = ops.d.map(b, a_box, 32, Swizzle::B64)?;
+                let d = ops.d.map(b, d_box, 32, Swizzle::B64)?;
                 Ok([
                     kernel_a,
                     ops.a.map(b, a_box, bk, Swizzle::B128)?,

@@ -360,13 +360,17 @@ impl GemmConfig {
         // 21.8 µs for 128×64).
         Self::CANDIDATES_NO_C
             .into_iter()
-            .filter(|c| !c.is_swap_ab() || c.tile().0 as usize >= m)
+            .filter(|c| {
+                !c.is_swap_ab() || c.tile().0 as usize >= m || *c == GemmConfig::SwapAbNarrow128
+            })
             .collect()
     }
 
     /// [`CANDIDATES`](Self::CANDIDATES) and the swap-AB configurations: what
-    /// the heuristic chooses among for a GEMM without C.
-    pub const CANDIDATES_NO_C: [GemmConfig; 18] = [
+    /// the heuristic chooses among for a GEMM without C
+    /// ([`SwapAbNarrow128`](Self::SwapAbNarrow128) only in place of a
+    /// 128×64 plan: [`narrow_128_instead`](Self::narrow_128_instead)).
+    pub const CANDIDATES_NO_C: [GemmConfig; 19] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
         GemmConfig::T128x224C2,
@@ -385,6 +389,7 @@ impl GemmConfig {
         GemmConfig::SwapAbNarrow16,
         GemmConfig::SwapAbNarrow32,
         GemmConfig::SwapAbNarrow64,
+        GemmConfig::SwapAbNarrow128,
     ];
 
     /// [`choose`](Self::choose) with the number of work units (CTAs, or
@@ -648,9 +653,12 @@ impl GemmConfig {
         // 36 µs; H100, session 17, `docs/runs/2026-11-28-s17/call3`).
         let line = REPACK_ROW_BYTES as f64;
         let aligned = p.a_row_bytes % line == 0.0 && p.b_row_bytes % line == 0.0;
-        let best = among(&|c| aligned || !c.is_narrow_pair());
-        let settled = among(&|c| !c.is_narrow_pair());
-        match (best, settled) {
+        // The 128-row narrow swap-AB tile is never costed on its own: it
+        // stands in for a 128×64 plan (`narrow_128_instead`).
+        let costed = |c: GemmConfig| c != GemmConfig::SwapAbNarrow128;
+        let best = among(&|c| costed(c) && (aligned || !c.is_narrow_pair()));
+        let settled = among(&|c| costed(c) && !c.is_narrow_pair());
+        let (c, cost) = match (best, settled) {
             (Some((c, b)), Some(s)) if c.is_narrow_pair() => {
                 if b.estimate_us() <= (1.0 - NARROW_PAIR_MIN_GAIN) * s.1.estimate_us() {
                     (c, b)
@@ -663,7 +671,39 @@ impl GemmConfig {
                 let c = GemmConfig::T128x256;
                 (c, c.cost(p.m, p.n, p.k, gpu.slots(c)))
             }
+        };
+        if candidates.contains(&GemmConfig::SwapAbNarrow128) && Self::narrow_128_instead(c, &cost) {
+            (GemmConfig::SwapAbNarrow128, cost)
+        } else {
+            (c, cost)
         }
+    }
+
+    /// Whether a plan of `config` costing `cost` runs as
+    /// [`SwapAbNarrow128`](Self::SwapAbNarrow128) instead (where that tile
+    /// is allowed: no C, K-major operands): the same 128 × 64 tiles of D,
+    /// units and split count as a [`T128x64`](Self::T128x64) plan, on one
+    /// consumer warpgroup of `wgmma.m64n128k16` whose operands cost 6 KiB
+    /// of shared-memory reads per 262 kFLOP where 128×64's two warpgroups
+    /// of `m64n64k16` cost 8 — what bounds a 128×64 main loop whose
+    /// operands come from L2. Taken where the 128×64 plan's DRAM time is
+    /// at most [`NARROW_128_MAX_DRAM_SHARE`] of its math time. Measured
+    /// (H200, session 24 call 3, forced, µs, 128×64 → narrow 128):
+    /// 1024×1024×4096 (DRAM / math 0.33) 20.8–21.4 → 17.4–18.0;
+    /// 512×1024×4096 split 2 (0.48) 15.0 → 14.8; where DRAM weighs more
+    /// the gain shrinks or turns: 128×4104×2056 (0.62) 17.1 → 16.25,
+    /// 128×5000×4096 (0.77) 19.55 → 18.9, 256×4096×4096 (0.67) 19.4 →
+    /// 20.8–21.6, 128×1024×32768 split 8 (1.35) 32.5 → 32.6.
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// let slots = |c: GemmConfig| 132 / c.cluster_m();
+    /// let (c, cost) = GemmConfig::plan_among(&GemmConfig::CANDIDATES, 1024, 1024, 4096, slots);
+    /// assert_eq!(c, GemmConfig::T128x64);
+    /// assert!(GemmConfig::narrow_128_instead(c, &cost));
+    /// ```
+    pub fn narrow_128_instead(config: GemmConfig, cost: &TileCost) -> bool {
+        config == GemmConfig::T128x64 && cost.dram_us <= NARROW_128_MAX_DRAM_SHARE * cost.math_us
     }
 
     /// The 128×192 and 128×160 pairs ([`T128x192C2`](Self::T128x192C2),
@@ -717,6 +757,11 @@ pub fn stream_k_pays(units: u32, slots: u32) -> bool {
     slots > 0 && !units.is_multiple_of(slots) && units / slots >= STREAM_K_MIN_WAVES
 }
 
+/// The most DRAM time, as a share of its math time, of a 128×64 plan that
+/// runs as the 128-row narrow swap-AB tile instead
+/// ([`GemmConfig::narrow_128_instead`]).
+pub const NARROW_128_MAX_DRAM_SHARE: f64 = 0.5;
+
 /// Full waves below which [`GemmPlan::new`](super::GemmPlan::new) leaves stream-K off.
 pub const STREAM_K_MIN_WAVES: u32 = 8;
 /// Minimum stream-K segment (K blocks of 64) [`GemmPlan::new`](super::GemmPlan::new) uses.
@@ -726,6 +771,30 @@ pub const STREAM_K_MIN_SEGMENT: u32 = 8;
 mod tests {
     use super::*;
     use crate::gemm::fp8;
+
+    /// The 128-row narrow swap-AB tile replaces a 128×64 plan without C
+    /// where its operands come from L2 (1024×1024×4096 on both GPUs,
+    /// 512×1024×4096 split 2 at the H200's DRAM rate), not where DRAM
+    /// weighs (256×4096×4096, 128×1024×32768), nor with C.
+    #[test]
+    fn narrow_128_replaces_128x64_only_where_math_outweighs_dram() {
+        use crate::gemm::OnGpu;
+        use GemmConfig::{SwapAbNarrow128, T128x64};
+        let h200 = OnGpu {
+            slots_of: h100_slots,
+            dram_bytes_per_s: 4.17e12,
+        };
+        let plan =
+            |(m, n, k), has_c| GemmConfig::plan_for_operands(Target::Sm90a, m, n, k, has_c, h200);
+        assert_eq!(plan((1024, 1024, 4096), false), (SwapAbNarrow128, 1));
+        assert_eq!(plan((512, 1024, 4096), false), (SwapAbNarrow128, 2));
+        assert_eq!(plan((1024, 1024, 4096), true), (T128x64, 1));
+        assert_eq!(plan((256, 4096, 4096), false), (T128x64, 1));
+        assert_eq!(plan((128, 1024, 32768), false), (T128x64, 8));
+        let on_h100 =
+            GemmConfig::plan_for_operands(Target::Sm90a, 1024, 1024, 4096, false, h100_slots);
+        assert_eq!(on_h100, (SwapAbNarrow128, 1));
+    }
 
     fn h100_slots(c: GemmConfig) -> u32 {
         132 / c.cluster_m()

@@ -160,7 +160,18 @@ impl<'a> FixupFlags<'a> {
                 panic!("stream-K fixup: contributor never published its partial");
             }
             #[cfg(all(loom, not(target_arch = "nvptx64")))]
-            loom::thread::yield_now();
+            {
+                // Two or more waiters at once (the split-K fixup's workers)
+                // would otherwise hand the CPU to each other forever in
+                // loom's free post-yield switches: the cut-off of the CPU
+                // backend's spin-waits (`arch::cpu`'s
+                // `LOOM_POLLS_BEFORE_SKIP`, 3 polls). A failed poll changes
+                // no shared state.
+                if polls == 3 {
+                    loom::skip_branch();
+                }
+                loom::thread::yield_now();
+            }
             #[cfg(not(all(loom, not(target_arch = "nvptx64"))))]
             core::hint::spin_loop();
         }

@@ -94,7 +94,7 @@ fn run_split(units: u32, k_blocks: u32, splits: u32, subtiles: u32, epochs: u32)
     // fp32 "accumulator" of (unit, K block, element): order-sensitive sums.
     let fvalue = |unit: u32, kb: u32, e: u32| -> f32 {
         let x = (value(unit, kb) % 1000) as f32 * 1.0e-3 + e as f32;
-        if kb % 3 == 0 { x * 1.0e6 } else { -x }
+        if kb.is_multiple_of(3) { x * 1.0e6 } else { -x }
     };
     let partial = |g: &baton::protocol::tile_scheduler::Segment, e: u32| -> f32 {
         let mut acc = 0.0f32;

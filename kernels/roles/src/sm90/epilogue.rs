@@ -84,7 +84,9 @@ pub fn wait_ring_read<const RING: usize>() {
 fn here(x: u32) -> u32 {
     let y: u32;
     // SAFETY: a register-to-register move; no memory is accessed.
-    unsafe { asm!("mov.u32 {y}, {x};", y = out(reg32) y, x = in(reg32) x, options(nomem, nostack)) };
+    unsafe {
+        asm!("mov.u32 {y}, {x};", y = out(reg32) y, x = in(reg32) x, options(nomem, nostack))
+    };
     y
 }
 

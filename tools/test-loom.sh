@@ -12,4 +12,4 @@ cd "$ROOT"
 
 export RUSTFLAGS="--cfg loom ${RUSTFLAGS:-}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target/loom}"
-cargo test -p baton --release --test loom_pipeline --test loom_tile_pipeline --test loom_tmem_output --test loom_ordered_barrier --test loom_attention "$@"
+cargo test -p baton --release --test loom_pipeline --test loom_tile_pipeline --test loom_tmem_output --test loom_ordered_barrier --test loom_attention --test loom_split_fixup "$@"

@@ -62,6 +62,7 @@ use baton::arch::ptx::tma::{TensorMap, load_3d, prefetch_tensormap, store_wait_g
 use baton::arch::ptx::{dynamic_smem, thread_idx_x};
 use baton::epi_load::EpiLoadPipeline;
 use baton::protocol::ordered_barrier::OrderedBarrier;
+use baton::protocol::stream_k::split_share;
 use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tile_pipeline::Tile;
@@ -77,7 +78,7 @@ use baton_kernel_roles::sm90::mainloop_bf16::{
 use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile_3d};
 use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};
 use baton_kernel_roles::sm90::stage_descriptors::{MN_BOX_BYTES, StageDescriptors};
-use baton_kernel_roles::sm90::stream_k::StreamKFixup;
+use baton_kernel_roles::sm90::stream_k::{StreamKFixup, distributed_split_k};
 use baton_kernel_roles::stream_k_fixup_overlapped;
 use baton_kernel_roles::trace::{self, Event};
 
@@ -574,8 +575,16 @@ unsafe fn gemm<
                 tile_n: bn,
                 subtiles,
             };
-            // SAFETY: C map per the kernel contract (read: beta ≠ 0).
-            unsafe { c_load.run() }
+            // SAFETY: C map per the kernel contract (read: beta ≠ 0). With
+            // the distributed split-K fixup (BN ≤ 128): C of each
+            // warpgroup's share of a split unit.
+            unsafe {
+                if distributed_split_k(ACC) {
+                    c_load.run_distributed()
+                } else {
+                    c_load.run()
+                }
+            }
         },
         // Consumer warpgroup `wg`: main loop, stream-K fixup, epilogue.
         consumer(wg) => {
@@ -614,6 +623,50 @@ unsafe fn gemm<
                     &mut acc,
                     signaller,
                 );
+                // Split-K (the unit's `splits` workers, one segment each,
+                // all resident): every worker publishes its partial, then
+                // reduces and stores its share of this warpgroup's
+                // sub-tiles (`split_share`: the same worker-order sum as a
+                // finalizer's, so the same bits), instead of one finalizer
+                // reading every other worker's partial alone.
+                // (BN ≤ 128 only, `distributed_split_k`: the constant folds.)
+                if let Some((first, splits)) = sched.split_workers(seg.unit).filter(|_| distributed_split_k(ACC)) {
+                    let position = work.worker - first;
+                    let share = split_share(position, splits, subtiles, wg as u32);
+                    // SAFETY: all 128 threads; this worker's one split
+                    // segment; the host's split-K grids are resident.
+                    unsafe {
+                        fixup.reduce_split_share::<ACC>(
+                            (first, splits, position),
+                            (CLUSTER_M, rank, wg as u32),
+                            tid,
+                            1 + wg as u32,
+                            share,
+                            &mut acc,
+                        )
+                    };
+                    let epilogue = StoreEpilogue {
+                        bufs: epi_tiles.at(wg),
+                        map_d: tma_d,
+                        wg: wg as u32,
+                        tid,
+                    };
+                    // SAFETY: D map per the kernel contract; the C-load
+                    // role loads this share's C sub-tiles in this order
+                    // (`CLoad::run_distributed`).
+                    unsafe {
+                        epilogue.store_range(&acc, alpha, &mut c, d_next, subtiles, share, #[inline(always)]
+                        |j| {
+                            (
+                                (tn * bn) as i32 + (j as usize * SUB_COLS) as i32,
+                                (tm * BM) as i32 + (wg * SUB_ROWS) as i32,
+                                b as i32,
+                            )
+                        })
+                    };
+                    d_next += share.1 - share.0;
+                    continue;
+                }
                 // Stream-K fixup: a contributor hands its partial to the
                 // unit's finalizer and has no epilogue (`continue`); a
                 // finalizer of a split unit adds the contributors' partials

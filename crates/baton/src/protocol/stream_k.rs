@@ -21,6 +21,27 @@
 //! `MEMBAR.ALL.SYS` per hand-over); on the host they are the CPU's (loom's
 //! under `--cfg loom`).
 //!
+//! # Split-K: the distributed reduction
+//!
+//! When the stream-K region is cut unit by unit (split-K:
+//! [`StreamKSchedule::split_workers`](super::tile_scheduler::StreamKSchedule::split_workers)
+//! is `Some`), each of a unit's `splits` workers has exactly one segment,
+//! in that unit, and all of them are resident (the host sizes split-K
+//! grids for that). Then no worker finalizes alone:
+//!
+//! | role | does | then |
+//! |---|---|---|
+//! | every worker `first + p` of the unit (`p` in `0..splits`) | writes its whole partial to its slot | [`FixupFlags::publish`]`(first + p, epoch)`: release store, once |
+//! | the same worker, if its [`split_share`] is not empty | waits (acquire) for the flags of the unit's `splits − 1` other workers ([`FixupFlags::wait_unit`]) | sums the unit's `splits` partials of its share in worker order (`p = 0, 1, …`: worker 0's from its registers, the others' from their slots, its own read back), writes only its share of the output |
+//!
+//! Who writes a slot: its worker, once per launch. Who waits: each worker
+//! with a non-empty share, for `splits − 1` flags. Who reads a slot: the
+//! unit's workers, each only its share of it. Every output sub-tile is in
+//! exactly one worker's share ([`split_share`]), so it is written once,
+//! and every element is the same worker-order sum as the finalizer's (the
+//! same bits). A worker waits only for workers of its own unit, all
+//! resident and none waiting before it publishes, so it cannot deadlock.
+//!
 //! ```
 //! use baton::protocol::stream_k::FixupFlags;
 //! use std::sync::atomic::AtomicU32;
@@ -96,6 +117,33 @@ impl<'a> FixupFlags<'a> {
         v == epoch
     }
 
+    /// Split-K worker `first + position` of a unit of `splits` workers
+    /// `first..first + splits`: waits (acquire) until every other worker of
+    /// the unit published in `epoch`, in worker order; afterwards every
+    /// other slot of the unit may be read. (On the GPU the waits are spread
+    /// over a warpgroup's threads, then a CTA barrier.)
+    ///
+    /// ```
+    /// use baton::protocol::stream_k::FixupFlags;
+    /// use std::sync::atomic::AtomicU32;
+    /// let cells: Vec<AtomicU32> = (0..6).map(|_| AtomicU32::new(0)).collect();
+    /// let flags = FixupFlags::new(&cells);
+    /// // Unit of workers 3, 4, 5; worker 4 (position 1) waits for 3 and 5.
+    /// flags.publish(3, 9);
+    /// flags.publish(5, 9);
+    /// flags.wait_unit(3, 3, 1, 9);
+    /// ```
+    #[inline(always)]
+    pub fn wait_unit(&self, first: u32, splits: u32, position: u32, epoch: u32) {
+        let mut p = 0;
+        while p < splits {
+            if p != position {
+                self.wait(first + p, epoch);
+            }
+            p += 1;
+        }
+    }
+
     /// Finalizer: waits until contributor `worker` published in `epoch`;
     /// its slot may be read afterwards (acquire). On the GPU one thread
     /// waits, then a CTA barrier lets the others read the slot.
@@ -112,9 +160,127 @@ impl<'a> FixupFlags<'a> {
                 panic!("stream-K fixup: contributor never published its partial");
             }
             #[cfg(all(loom, not(target_arch = "nvptx64")))]
-            loom::thread::yield_now();
+            {
+                // Two or more waiters at once (the split-K fixup's workers)
+                // would otherwise hand the CPU to each other forever in
+                // loom's free post-yield switches: the cut-off of the CPU
+                // backend's spin-waits (`arch::cpu`'s
+                // `LOOM_POLLS_BEFORE_SKIP`, 3 polls). A failed poll changes
+                // no shared state.
+                if polls == 3 {
+                    loom::skip_branch();
+                }
+                loom::thread::yield_now();
+            }
             #[cfg(not(all(loom, not(target_arch = "nvptx64"))))]
             core::hint::spin_loop();
+        }
+    }
+}
+
+/// The epilogue sub-tiles `begin..end` (of `subtiles` per consumer
+/// warpgroup, `0..subtiles`) that worker `position` (`0..splits`) of a
+/// split-K unit reduces and stores for consumer warpgroup `wg`, in the
+/// distributed split-K fixup (see the module docs).
+///
+/// Contract: for each `wg`, the shares of positions `0..splits` are
+/// disjoint, contiguous and cover `0..subtiles` exactly once; their sizes
+/// differ by one at most (`subtiles · p / splits` boundaries). Warpgroup
+/// `wg` rotates the positions by `wg · max(1, splits / (2 · subtiles))`,
+/// so that when there are fewer sub-tiles than workers the two warpgroups'
+/// shares land on different workers (more SMs read partials at once).
+/// `splits ≥ 1`, `wg ≤ 1`.
+///
+/// ```
+/// use baton::protocol::stream_k::split_share;
+/// // 8 sub-tiles (BN = 256) over 8 workers: one each.
+/// assert_eq!(split_share(3, 8, 8, 0), (3, 4));
+/// // 4 sub-tiles (BN = 128) over 8 workers: workers 1, 3, 5, 7 take
+/// // warpgroup 0's, workers 0, 2, 4, 6 warpgroup 1's.
+/// assert_eq!(split_share(1, 8, 4, 0), (0, 1));
+/// assert_eq!(split_share(0, 8, 4, 0), (0, 0));
+/// assert_eq!(split_share(0, 8, 4, 1), (0, 1));
+/// // 8 sub-tiles over 3 workers: 2, 3, 3.
+/// assert_eq!(split_share(0, 3, 8, 0), (0, 2));
+/// assert_eq!(split_share(2, 3, 8, 0), (5, 8));
+/// ```
+#[inline(always)]
+pub const fn split_share(position: u32, splits: u32, subtiles: u32, wg: u32) -> (u32, u32) {
+    let splits = if splits == 0 { 1 } else { splits };
+    let spread = if subtiles == 0 {
+        1
+    } else {
+        splits / (2 * subtiles)
+    };
+    let shift = if wg == 0 {
+        0
+    } else if spread == 0 {
+        1
+    } else {
+        spread
+    };
+    // `shift < splits` (or ≤ 1 = splits): `position + shift < 2 · splits`,
+    // one conditional subtraction.
+    let mut p = position + shift;
+    if p >= splits {
+        p -= splits;
+    }
+    (subtiles * p / splits, subtiles * (p + 1) / splits)
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::split_share;
+
+    /// Every sub-tile in exactly one share, for every split count 2..=16,
+    /// sub-tile count 1..=8 and warpgroup; shares contiguous, balanced.
+    #[test]
+    fn split_shares_cover_every_subtile_once() {
+        for splits in 1..=16u32 {
+            for subtiles in 1..=8u32 {
+                for wg in 0..2 {
+                    let mut seen = vec![0u32; subtiles as usize];
+                    let mut sizes = Vec::new();
+                    for p in 0..splits {
+                        let (b, e) = split_share(p, splits, subtiles, wg);
+                        assert!(b <= e && e <= subtiles, "{p} {splits} {subtiles} {wg}");
+                        for j in b..e {
+                            seen[j as usize] += 1;
+                        }
+                        sizes.push(e - b);
+                    }
+                    assert!(
+                        seen.iter().all(|&c| c == 1),
+                        "splits {splits} subtiles {subtiles} wg {wg}: {seen:?}"
+                    );
+                    let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+                    assert!(hi - lo <= 1, "{sizes:?}");
+                }
+            }
+        }
+    }
+
+    /// With fewer sub-tiles than workers, the two warpgroups' non-empty
+    /// shares fall on different workers whenever there are enough workers
+    /// (2 · subtiles ≤ splits).
+    #[test]
+    fn warpgroup_shares_spread_over_workers() {
+        for subtiles in 1..=8u32 {
+            for splits in (2 * subtiles)..=16 {
+                let busy = |wg| {
+                    (0..splits)
+                        .filter(|&p| {
+                            let (b, e) = split_share(p, splits, subtiles, wg);
+                            e > b
+                        })
+                        .collect::<Vec<_>>()
+                };
+                let (w0, w1) = (busy(0), busy(1));
+                assert!(
+                    w0.iter().all(|p| !w1.contains(p)),
+                    "splits {splits} subtiles {subtiles}: {w0:?} {w1:?}"
+                );
+            }
         }
     }
 }

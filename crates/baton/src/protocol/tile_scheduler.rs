@@ -456,6 +456,32 @@ impl StreamKSchedule {
         }
     }
 
+    /// The workers of split-K unit `unit` as `(first, splits)` — workers
+    /// `first..first + splits`, each with exactly one segment, in this
+    /// unit — when the stream-K region is cut unit by unit
+    /// ([`sk_splits`](Self::sk_splits) ≥ 2) and `unit` is in it; `None` for
+    /// a data-parallel unit or a flat stream-K division. Such units take
+    /// the distributed fixup (`baton::protocol::stream_k`, module docs):
+    /// worker `first + p` reduces and stores its
+    /// [`split_share`](super::stream_k::split_share) `p` of the tile.
+    ///
+    /// ```
+    /// use baton::protocol::tile_scheduler::StreamKSchedule;
+    /// // 8 units of 64 K blocks on 40 workers: 5 per unit.
+    /// let s = StreamKSchedule::with_extra_waves(8, 64, 40, 1, 0);
+    /// assert_eq!(s.split_workers(2), Some((10, 5)));
+    /// // Flat stream-K: no split units.
+    /// assert_eq!(StreamKSchedule::new(10, 8, 4, 1).split_workers(5), None);
+    /// ```
+    #[inline(always)]
+    pub const fn split_workers(&self, unit: u32) -> Option<(u32, u32)> {
+        let splits = self.sk_splits();
+        if splits == 0 || unit < self.dp_units || !self.has_stream_k() {
+            return None;
+        }
+        Some(((unit - self.dp_units) * splits, splits))
+    }
+
     /// The workers whose partials the finalizer of stream-K unit `unit`
     /// adds, as the range `first..=last` of worker indices (empty, with
     /// `first > last`, when the finalizer computed the whole unit).
@@ -592,6 +618,22 @@ mod tests {
             let expected: Vec<u32> = (first..=last).collect();
             assert_eq!(contributed_to[u as usize], expected, "unit {u}");
             assert!(expected.iter().all(|&c| c > finalizer_of[u as usize]));
+            // Split units: each of the unit's workers has one segment of
+            // it, its last, and no other split segment (the distributed
+            // fixup's premise).
+            if let Some((first, splits)) = s.split_workers(u) {
+                assert!(splits >= 2 && first == finalizer_of[u as usize]);
+                for w in first..first + splits {
+                    let split: Vec<Segment> = s
+                        .segments(w)
+                        .filter(|g| s.split_workers(g.unit).is_some())
+                        .collect();
+                    assert_eq!(split.len(), 1, "worker {w}: {split:?}");
+                    assert_eq!(split[0].unit, u);
+                    assert_eq!(s.segments(w).last(), Some(split[0]));
+                    assert!(!split[0].is_whole());
+                }
+            }
         }
         if s.has_stream_k() {
             // Balance: the busiest worker does at most one K block more
@@ -657,6 +699,7 @@ mod tests {
                         let (lo, hi) = (lens.iter().min().unwrap(), lens.iter().max().unwrap());
                         assert!(hi - lo <= 1, "{lens:?}");
                         assert_eq!(s.contributors(u), (u * splits + 1, (u + 1) * splits - 1));
+                        assert_eq!(s.split_workers(u), Some((u * splits, splits)));
                     }
                 }
             }

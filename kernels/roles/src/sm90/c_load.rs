@@ -5,6 +5,7 @@
 use super::schedule::ClusterWork;
 use baton::arch::ptx::tma::{TensorMap, load_3d};
 use baton::epi_load::EpiLoadPipeline;
+use baton::protocol::stream_k::split_share;
 use baton::smem::SharedRef;
 use baton::tile_pipeline::Tile;
 
@@ -69,6 +70,35 @@ impl<T, const ROWS: usize, const COLS: usize, const RING: usize, const CLUSTER_M
     /// ```
     #[inline(always)]
     pub unsafe fn run(self) {
+        // SAFETY: forwarded.
+        unsafe { self.run_with::<false>() }
+    }
+
+    /// [`run`](Self::run) for a kernel whose consumers take the
+    /// distributed split-K fixup
+    /// (`StreamKFixup::reduce_split_share`): for a segment of a split unit
+    /// (`StreamKSchedule::split_workers` is `Some((first, splits))`) this
+    /// worker's consumer warpgroup `w` stores only its share
+    /// `split_share(worker − first, splits, subtiles, w)` of the tile
+    /// (`StoreEpilogue::store_range`), so only those sub-tiles are loaded,
+    /// into that warpgroup's pipeline, in increasing order (sub-tile `j`
+    /// of warpgroup 0 then 1, as in `run`); every other segment as in
+    /// `run` (finalizers only).
+    ///
+    /// # Safety
+    /// As [`run`](Self::run).
+    ///
+    /// ```ignore
+    /// unsafe { c_load.run_distributed() };
+    /// ```
+    #[inline(always)]
+    pub unsafe fn run_distributed(self) {
+        // SAFETY: forwarded.
+        unsafe { self.run_with::<true>() }
+    }
+
+    #[inline(always)]
+    unsafe fn run_with<const DISTRIBUTED: bool>(self) {
         let [mut epi0, mut epi1] = self.pipes;
         let (tiles, map_c) = (self.tiles, self.map_c);
         let load_c =
@@ -89,16 +119,33 @@ impl<T, const ROWS: usize, const COLS: usize, const RING: usize, const CLUSTER_M
             };
         // C is read by the segments that write D: the finalizers.
         for seg in self.work.segments() {
-            if !seg.is_finalizer() {
-                continue;
+            // Each warpgroup's sub-tiles `b..e` of this segment.
+            let mut shares = [(0, self.subtiles); 2];
+            match self.work.sched.split_workers(seg.unit) {
+                Some((first, splits)) if DISTRIBUTED => {
+                    let position = self.work.worker - first;
+                    shares = [
+                        split_share(position, splits, self.subtiles, 0),
+                        split_share(position, splits, self.subtiles, 1),
+                    ];
+                }
+                _ => {
+                    if !seg.is_finalizer() {
+                        continue;
+                    }
+                }
             }
             let (b, tm, tn) = self.work.batch_tile_of(seg.unit);
             let b = (b * self.batch_step) as i32;
             for j in 0..self.subtiles {
                 let col = (tn * self.tile_n) as i32 + (j as usize * COLS) as i32;
                 let row = (tm * self.tile_m) as i32;
-                load_c(&mut epi0, 0, (col, row, b));
-                load_c(&mut epi1, 1, (col, row + ROWS as i32, b));
+                if j >= shares[0].0 && j < shares[0].1 {
+                    load_c(&mut epi0, 0, (col, row, b));
+                }
+                if j >= shares[1].0 && j < shares[1].1 {
+                    load_c(&mut epi1, 1, (col, row + ROWS as i32, b));
+                }
             }
         }
         epi0.drain();

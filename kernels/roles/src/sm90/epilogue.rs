@@ -74,6 +74,22 @@ pub fn wait_ring_read<const RING: usize>() {
     }
 }
 
+/// `x`, through an asm register move without `pure`: LLVM neither merges
+/// nor hoists it, so what is computed from it stays where it is used.
+///
+/// ```ignore
+/// let tid = here(self.tid); // offsets from `tid` are not hoisted
+/// ```
+#[inline(always)]
+fn here(x: u32) -> u32 {
+    let y: u32;
+    // SAFETY: a register-to-register move; no memory is accessed.
+    unsafe {
+        asm!("mov.u32 {y}, {x};", y = out(reg32) y, x = in(reg32) x, options(nomem, nostack))
+    };
+    y
+}
+
 /// Where the epilogue's C comes from: nowhere ([`NoC`], D = alpha·acc) or
 /// the warpgroup's `EpiLoadPipeline` ([`LoadedC`]).
 pub trait CSource {
@@ -265,7 +281,17 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
         origin: impl Fn(u32) -> O,
     ) {
         // SAFETY: forwarded to the caller.
-        unsafe { self.store_with::<true, ACC, C, O>(acc, alpha, c, d_next, subtiles, origin) }
+        unsafe {
+            self.store_with::<true, ACC, C, O>(
+                acc,
+                alpha,
+                c,
+                d_next,
+                subtiles,
+                (0, subtiles),
+                origin,
+            )
+        }
     }
 
     /// [`store`](Self::store) one sub-tile at a time with beta = 0 too
@@ -292,7 +318,68 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
         origin: impl Fn(u32) -> O,
     ) {
         // SAFETY: forwarded to the caller.
-        unsafe { self.store_with::<false, ACC, C, O>(acc, alpha, c, d_next, subtiles, origin) }
+        unsafe {
+            self.store_with::<false, ACC, C, O>(
+                acc,
+                alpha,
+                c,
+                d_next,
+                subtiles,
+                (0, subtiles),
+                origin,
+            )
+        }
+    }
+
+    /// [`store`](Self::store) of sub-tiles `first..end` of the tile alone
+    /// (`end ≤ subtiles`; a split-K worker's share, see
+    /// `StreamKFixup::reduce_split_share`), one at a time: sub-tile `J`
+    /// still comes from `acc[16J..16J + 16]` and goes to `origin(J)`; the
+    /// D ring's buffers are `d_next, d_next + 1, …` (count `end − first`
+    /// into `d_next`). With beta = 0 the signalling thread first waits
+    /// until no earlier store reads the ring (earlier tiles may have been
+    /// stored in batches, whose groups hold several buffers); with beta ≠
+    /// 0 the C-load role loads exactly these sub-tiles, in this order
+    /// (`CLoad::run_distributed`). An empty range stores nothing.
+    ///
+    /// # Safety
+    /// As [`store`](Self::store).
+    ///
+    /// ```ignore
+    /// unsafe { epilogue.store_range(&acc, alpha, &mut c, d_next, 8, (b, e), |j| (col0 + 32 * j as i32, row0)) };
+    /// ```
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn store_range<const ACC: usize, C: CSource, O: StoreOrigin>(
+        &self,
+        acc: &[f32; ACC],
+        alpha: f32,
+        c: &mut C,
+        d_next: u32,
+        subtiles: u32,
+        range: (u32, u32),
+        origin: impl Fn(u32) -> O,
+    ) {
+        if range.0 >= range.1 {
+            return;
+        }
+        // The thread index re-read here, opaquely (an asm without `pure`):
+        // otherwise LLVM may hoist this copy's swizzled offsets, derived
+        // from `tid` alone, ahead of the caller's loop over segments and
+        // keep them through the main loop.
+        let this = StoreEpilogue {
+            bufs: self.bufs,
+            map_d: self.map_d,
+            wg: self.wg,
+            tid: here(self.tid),
+        };
+        if !c.active() && this.tid == 0 {
+            store_wait_group_read::<0>();
+        }
+        // SAFETY: forwarded to the caller.
+        unsafe {
+            this.store_with::<false, ACC, C, O>(acc, alpha, c, d_next, subtiles, range, origin)
+        }
     }
 
     #[inline(always)]
@@ -304,6 +391,7 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
         c: &mut C,
         d_next: u32,
         subtiles: u32,
+        (first, end): (u32, u32),
         origin: impl Fn(u32) -> O,
     ) {
         let (tid, wg) = (self.tid, self.wg);
@@ -388,8 +476,9 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
             });
             return;
         }
+        // The sub-tiles `first..end` (all of them but in `store_range`).
         baton::unroll!(J in [0, 1, 2, 3, 4, 5, 6, 7] {
-          if J < subtiles {
+          if J < subtiles && J >= first && J < end {
             let slot = if residual {
                 c.wait_full()
             } else {
@@ -399,7 +488,7 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
                     wait_ring_read::<RING>();
                 }
                 named_barrier_sync(1 + wg, 128);
-                (d_next + J) % RING as u32
+                (d_next + J - first) % RING as u32
             };
             // SAFETY: slot < RING.
             let buf_tile = unsafe { bufs.at_unchecked(slot as usize) };
@@ -413,7 +502,7 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
                 store_commit_group();
             }
             if residual {
-                if J > 0 {
+                if J > first {
                     // The previous sub-tile's store has read its stage:
                     // hand that stage back to the C-load warp.
                     if signaller {
@@ -422,7 +511,7 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
                     let prev = (slot + RING as u32 - 1) % RING as u32;
                     c.release(prev, signaller);
                 }
-                if J + 1 == subtiles {
+                if J + 1 == end {
                     if signaller {
                         store_wait_group_read::<0>();
                     }

@@ -13,7 +13,7 @@
 //! | C-load (`EpiLoadPipeline`) | [`c_load`] | warp 1, one lane, beta ≠ 0 | C `empty[c]` (1) | C `full[c]` (1 + TMA bytes) |
 //! | BF16 `wgmma` main loop | [`mainloop_bf16`] | consumer warpgroup | input `full[s]` | input `empty[s]` of each CTA of the cluster (1 per warpgroup) |
 //! | FP8 `wgmma` main loops (+ promotion) | [`mainloop_fp8`], [`promotion`] | consumer warpgroup | input `full[s]` | input `empty[s]` (1 per warpgroup) |
-//! | stream-K fixup | [`stream_k`] | consumer warpgroup | finalizer: contributor flags | contributor: its flag |
+//! | stream-K fixup | [`stream_k`] | consumer warpgroup | finalizer: contributor flags; split-K (distributed): each worker with a share, the unit's `splits − 1` other flags | contributor: its flag; split-K: every worker, its flag |
 //! | TMA-store epilogue (beta = 0 ring, in-place residual) | [`epilogue`] | consumer warpgroup | C `full[c]` | C `empty[c]` (1, after the store read it) |
 //! | transposed TMA-store epilogue (swap-AB, beta = 0) | [`epilogue_transposed`] | consumer warpgroup | — | — |
 //! | role table, dispatch, setup | [`dispatch`] | every thread | — | — |

@@ -1,6 +1,8 @@
 //! The stream-K walk's fixup between consumer warpgroups of different CTAs:
 //! partial accumulators handed from contributors to a unit's finalizer
-//! through global memory ([`StreamKFixup`], [`stream_k_fixup!`](crate::stream_k_fixup)).
+//! through global memory ([`StreamKFixup`], [`stream_k_fixup!`](crate::stream_k_fixup)),
+//! or, for split-K units, reduced by all of the unit's workers, each its
+//! share of the tile ([`StreamKFixup::reduce_split_share`]).
 
 #[cfg(not(target_arch = "nvptx64"))]
 use baton::arch::ptx::block_idx_x;
@@ -22,6 +24,46 @@ fn block_idx_here() -> u32 {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     block_idx_x()
+}
+
+/// Workers' partials the distributed split-K fixup of a warpgroup of
+/// `acc` accumulators per thread loads at once
+/// ([`StreamKFixup::reduce_split_share`]'s `BATCH`): it reduces one 64 × 32
+/// sub-tile at a time (16 values a thread per partial), so its
+/// temporaries are `16 · batch` registers besides the `acc` live ones:
+/// 4 up to 32 accumulators, 2 up to 64, 1 above (ptxas allocates the
+/// consumers within the kernel's 168-register launch bound, not their 232
+/// after `setmaxnreg`: 4 spilled 8 bytes at 64, 2 spilled 600 at 128).
+///
+/// ```
+/// use baton_kernel_roles::sm90::stream_k::split_batch;
+/// assert_eq!((split_batch(32), split_batch(64), split_batch(128)), (4, 2, 1));
+/// ```
+pub const fn split_batch(acc: usize) -> usize {
+    if acc <= 32 {
+        4
+    } else if acc <= 64 {
+        2
+    } else {
+        1
+    }
+}
+
+/// Whether a cooperative kernel whose consumer warpgroups hold `acc`
+/// accumulators per thread takes the distributed split-K fixup
+/// ([`StreamKFixup::reduce_split_share`], with
+/// `StoreEpilogue::store_range` and `CLoad::run_distributed`) for split
+/// units: up to 64 (BN ≤ 128). Above, the second (ranged) epilogue beside
+/// the batched one made ptxas spill 48–560 bytes within the 168-register
+/// launch bound (BN = 192..256, session 24), so those kernels keep the
+/// finalizer path.
+///
+/// ```
+/// use baton_kernel_roles::sm90::stream_k::distributed_split_k;
+/// assert!(distributed_split_k(64) && !distributed_split_k(128));
+/// ```
+pub const fn distributed_split_k(acc: usize) -> bool {
+    acc <= 64
 }
 
 /// A launch's stream-K fixup state in global memory (see
@@ -365,6 +407,168 @@ impl<const SLOTS_PER_CTA: u32> StreamKFixup<SLOTS_PER_CTA> {
             });
             c += 1;
         }
+    }
+
+    /// The distributed split-K fixup of one consumer warpgroup
+    /// (`baton::protocol::stream_k`, module docs): worker `first +
+    /// position` of a unit of `splits` workers (`StreamKSchedule::split_workers`)
+    /// publishes its whole partial (`acc`) to its own slot
+    /// ([`publish`](Self::publish): all 128 threads write, named barrier
+    /// `bar`, thread 0's release store); then, unless its share
+    /// `begin..end` of the warpgroup's `ACC / 16` sub-tiles
+    /// (`baton::protocol::stream_k::split_share`) is empty, thread `t <
+    /// splits` (`t ≠ position`) acquires worker `first + t`'s flag, named
+    /// barrier `bar`, and the warpgroup sums the share's registers (sub-tile
+    /// `J`: `acc[16J..16J + 16]`, chunks `4J..4J + 4`) over the unit's
+    /// `splits` partials in worker order — worker 0's from `acc` when this
+    /// is worker 0, else from its slot; its own read back — loading the
+    /// partials of [`split_batch`]`(ACC)` workers at once. The share's
+    /// registers then hold the same bits as
+    /// [`accumulate_all`](Self::accumulate_all) in worker 0 (the
+    /// finalizer's sum); the other registers are left as they were (this
+    /// worker's partial): store only the share.
+    ///
+    /// Who writes: each worker its own slot, once; who waits: each worker
+    /// with a non-empty share, for `splits − 1` flags; who reads: each
+    /// worker, its share of every slot of the unit.
+    ///
+    /// # Safety
+    /// Called by all 128 threads of the warpgroup, for the one split
+    /// segment of this worker (`split_workers` of its unit is `Some((first,
+    /// splits))`, `position = worker − first`); every worker of the unit
+    /// runs it in this launch and all of them are resident (split-K
+    /// grids), or a wait never ends; `begin ≤ end ≤ ACC / 16`.
+    ///
+    /// ```ignore
+    /// let (first, splits) = sched.split_workers(seg.unit).unwrap();
+    /// let share = split_share(work.worker - first, splits, ACC as u32 / 16, wg);
+    /// unsafe { fixup.reduce_split_share::<64>((first, splits, work.worker - first), (CLUSTER_M, rank, wg), tid, 1 + wg, share, &mut acc) };
+    /// ```
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn reduce_split_share<const ACC: usize>(
+        &self,
+        unit: (u32, u32, u32),
+        ids: (u32, u32, u32),
+        tid: u32,
+        bar: u32,
+        share: (u32, u32),
+        acc: &mut [f32; ACC],
+    ) {
+        // The batch is a const argument: each count spelled out, the
+        // branch on the constant folds.
+        // SAFETY: forwarded.
+        unsafe {
+            if split_batch(ACC) == 4 {
+                self.reduce_split_share_batched::<ACC, 4>(unit, ids, tid, bar, share, acc)
+            } else if split_batch(ACC) == 2 {
+                self.reduce_split_share_batched::<ACC, 2>(unit, ids, tid, bar, share, acc)
+            } else {
+                self.reduce_split_share_batched::<ACC, 1>(unit, ids, tid, bar, share, acc)
+            }
+        }
+    }
+
+    /// [`reduce_split_share`](Self::reduce_split_share) loading `BATCH`
+    /// (1, 2 or 4) workers' partials at once (that one: [`split_batch`]).
+    ///
+    /// # Safety
+    /// As [`reduce_split_share`](Self::reduce_split_share).
+    ///
+    /// ```ignore
+    /// unsafe { fixup.reduce_split_share_batched::<64, 4>((first, splits, position), (2, rank, wg), tid, 1 + wg, share, &mut acc) };
+    /// ```
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn reduce_split_share_batched<const ACC: usize, const BATCH: usize>(
+        &self,
+        (first, splits, position): (u32, u32, u32),
+        (cluster_m, rank, wg): (u32, u32, u32),
+        tid: u32,
+        bar: u32,
+        (begin, end): (u32, u32),
+        acc: &mut [f32; ACC],
+    ) {
+        const { assert!(BATCH == 1 || BATCH == 2 || BATCH == 4) };
+        // SAFETY: all 128 threads; our own slot (this CTA's, warpgroup wg),
+        // written once per launch (one split segment per worker).
+        unsafe { self.publish::<ACC>(self.own_slot(wg), tid, bar, acc) };
+        if begin >= end {
+            return;
+        }
+        let slot = |c: u32| self.slot_of((first + c) * cluster_m + rank, wg);
+        let mut c = tid;
+        while c < splits {
+            if c != position {
+                // SAFETY: worker first + c is of this unit and publishes in
+                // this launch (caller): its slot is in range.
+                unsafe { self.flag(slot(c)) }.wait(0, self.epoch);
+            }
+            c += 128;
+        }
+        named_barrier_sync(bar, 128);
+        baton::unroll!(J in [0, 1, 2, 3, 4, 5, 6, 7] {
+          if (J as usize) < ACC / 16 && J >= begin && J < end {
+            let at = |q: u32| ((4 * J + q) * 128 + tid) as usize * 4;
+            if position != 0 {
+                // Worker 0's partial first (the finalizer's registers).
+                let p0 = self.slot_ptr::<ACC, 1>(slot(0));
+                baton::unroll!(Q in [0, 1, 2, 3] {
+                    // SAFETY: inside the slot (chunk 4J + Q of thread tid);
+                    // published (acquire) and ordered by the barrier.
+                    let v = unsafe { ld_global_v4_f32(p0.add(at(Q))) };
+                    let i = 16 * J as usize + 4 * Q as usize;
+                    acc[i] = v[0];
+                    acc[i + 1] = v[1];
+                    acc[i + 2] = v[2];
+                    acc[i + 3] = v[3];
+                });
+            }
+            let mut c = 1;
+            while BATCH > 1 && c + (BATCH as u32 - 1) < splits {
+                let mut p = [core::ptr::null_mut::<f32>(); 4];
+                baton::unroll!(B in [0, 1, 2, 3] {
+                    if (B as usize) < BATCH {
+                        p[B as usize] = self.slot_ptr::<ACC, 1>(slot(c + B));
+                    }
+                });
+                let mut v = [[[0.0f32; 4]; 4]; 4];
+                baton::unroll!(B in [0, 1, 2, 3] {
+                    if (B as usize) < BATCH {
+                        baton::unroll!(Q in [0, 1, 2, 3] {
+                            // SAFETY: as above (this worker's own slot is
+                            // its own writes, program order).
+                            v[B as usize][Q as usize] = unsafe { ld_global_v4_f32(p[B as usize].add(at(Q))) };
+                        });
+                    }
+                });
+                // Worker order, element by element.
+                baton::unroll!(Q in [0, 1, 2, 3] {
+                    baton::unroll!(E in [0, 1, 2, 3] {
+                        baton::unroll!(B in [0, 1, 2, 3] {
+                            if (B as usize) < BATCH {
+                                acc[16 * J as usize + 4 * Q as usize + E as usize] += v[B as usize][Q as usize][E as usize];
+                            }
+                        });
+                    });
+                });
+                c += BATCH as u32;
+            }
+            while c < splits {
+                let part = self.slot_ptr::<ACC, 1>(slot(c));
+                baton::unroll!(Q in [0, 1, 2, 3] {
+                    // SAFETY: as above.
+                    let v = unsafe { ld_global_v4_f32(part.add(at(Q))) };
+                    let i = 16 * J as usize + 4 * Q as usize;
+                    acc[i] += v[0];
+                    acc[i + 1] += v[1];
+                    acc[i + 2] += v[2];
+                    acc[i + 3] += v[3];
+                });
+                c += 1;
+            }
+          }
+        });
     }
 
     #[inline(always)]

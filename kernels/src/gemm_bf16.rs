@@ -630,7 +630,7 @@ unsafe fn gemm<
                 // finalizer's, so the same bits), instead of one finalizer
                 // reading every other worker's partial alone.
                 // (BN ≤ 128 only, `distributed_split_k`: the constant folds.)
-                if let Some((first, splits)) = sched.split_workers(seg.unit).filter(|_| distributed_split_k(ACC)) {
+                if let Some((first, splits)) = sched.distributed_workers(seg.unit).filter(|_| distributed_split_k(ACC)) {
                     let position = work.worker - first;
                     let share = split_share(position, splits, subtiles, wg as u32);
                     // SAFETY: all 128 threads; this worker's one split

@@ -138,6 +138,15 @@ impl Segment {
     }
 }
 
+/// Fewest split-K workers per unit for which the distributed fixup
+/// ([`StreamKSchedule::distributed_workers`]) replaces the finalizer. At 2
+/// every worker's extra partial write and wait cost more than the halved
+/// read saved (128×4096×4096 on 128×64 split 2: 17.7 → 19.1 µs, H200,
+/// session 24 call 4); at 4 and 8 it gained (512×1024×32768 split 4: 54.4
+/// → 53.6 µs; 256×1024×32768 split 8: 38.0 → 35.8; 128×1024×32768 split
+/// 8: 32.9 → 31.6).
+pub const DISTRIBUTED_MIN_SPLITS: u32 = 4;
+
 /// Data-parallel units, then a stream-K region split evenly by K block.
 ///
 /// With `units` units of `k_blocks` K blocks each on `workers` workers:
@@ -480,6 +489,26 @@ impl StreamKSchedule {
             return None;
         }
         Some(((unit - self.dp_units) * splits, splits))
+    }
+
+    /// [`split_workers`](Self::split_workers) of a unit that takes the
+    /// distributed fixup: split at least [`DISTRIBUTED_MIN_SPLITS`] ways
+    /// (`None` otherwise: the unit's first worker finalizes it alone). Every
+    /// role of a kernel decides by this one function, so they agree.
+    ///
+    /// ```
+    /// use baton::protocol::tile_scheduler::StreamKSchedule;
+    /// // 8 units of 64 K blocks on 40 workers: 5 per unit.
+    /// assert_eq!(StreamKSchedule::with_extra_waves(8, 64, 40, 1, 0).distributed_workers(2), Some((10, 5)));
+    /// // Split 2: the finalizer path.
+    /// assert_eq!(StreamKSchedule::with_extra_waves(8, 64, 16, 1, 0).distributed_workers(2), None);
+    /// ```
+    #[inline(always)]
+    pub const fn distributed_workers(&self, unit: u32) -> Option<(u32, u32)> {
+        match self.split_workers(unit) {
+            Some((first, splits)) if splits >= DISTRIBUTED_MIN_SPLITS => Some((first, splits)),
+            _ => None,
+        }
     }
 
     /// The workers whose partials the finalizer of stream-K unit `unit`

@@ -121,7 +121,7 @@ impl<T, const ROWS: usize, const COLS: usize, const RING: usize, const CLUSTER_M
         for seg in self.work.segments() {
             // Each warpgroup's sub-tiles `b..e` of this segment.
             let mut shares = [(0, self.subtiles); 2];
-            match self.work.sched.split_workers(seg.unit) {
+            match self.work.sched.distributed_workers(seg.unit) {
                 Some((first, splits)) if DISTRIBUTED => {
                     let position = self.work.worker - first;
                     shares = [

@@ -434,13 +434,13 @@ impl<const SLOTS_PER_CTA: u32> StreamKFixup<SLOTS_PER_CTA> {
     ///
     /// # Safety
     /// Called by all 128 threads of the warpgroup, for the one split
-    /// segment of this worker (`split_workers` of its unit is `Some((first,
+    /// segment of this worker (`distributed_workers` of its unit is `Some((first,
     /// splits))`, `position = worker − first`); every worker of the unit
     /// runs it in this launch and all of them are resident (split-K
     /// grids), or a wait never ends; `begin ≤ end ≤ ACC / 16`.
     ///
     /// ```ignore
-    /// let (first, splits) = sched.split_workers(seg.unit).unwrap();
+    /// let (first, splits) = sched.distributed_workers(seg.unit).unwrap();
     /// let share = split_share(work.worker - first, splits, ACC as u32 / 16, wg);
     /// unsafe { fixup.reduce_split_share::<64>((first, splits, work.worker - first), (CLUSTER_M, rank, wg), tid, 1 + wg, share, &mut acc) };
     /// ```

@@ -29,8 +29,9 @@ const RAGGED: [(usize, usize, usize); 4] = [
     (300, 520, 640),
 ];
 
-/// Every BF16 configuration (clusters included), 2, 3 and 6 splits, beta
-/// 0 and 0.5, against f64. 6 splits give a finalizer 5 contributors: one
+/// Every BF16 configuration (clusters included), 2, 3, 6 and 8 splits,
+/// beta 0 and 0.5, against f64 (8: the distributed fixup of the
+/// configurations up to 128 wide, `DISTRIBUTED_MIN_SPLITS`). 6 splits give a finalizer 5 contributors: one
 /// load batch of 4 (128×64), two of 2 and a single one (128×128), or 5
 /// single ones, then its own (`fixup_batch`); 3 and 6 ways also cut
 /// the K blocks unevenly (workers crossing a unit boundary). Counts the
@@ -44,7 +45,7 @@ fn bf16_split_k_matches_f64_on_ragged_shapes() {
         .unwrap_or_else(|e| panic!("{e}"));
     let shapes: &[_] = if small() { &RAGGED[..2] } else { &RAGGED };
     for config in GemmConfig::ALL {
-        for splits in [2, 3, 6] {
+        for splits in [2, 3, 6, 8] {
             let tuning = GemmTuning {
                 config: Some(config),
                 split_k: Some(splits),

@@ -139,13 +139,15 @@ impl Segment {
 }
 
 /// Fewest split-K workers per unit for which the distributed fixup
-/// ([`StreamKSchedule::distributed_workers`]) replaces the finalizer. At 2
-/// every worker's extra partial write and wait cost more than the halved
-/// read saved (128×4096×4096 on 128×64 split 2: 17.7 → 19.1 µs, H200,
-/// session 24 call 4); at 4 and 8 it gained (512×1024×32768 split 4: 54.4
-/// → 53.6 µs; 256×1024×32768 split 8: 38.0 → 35.8; 128×1024×32768 split
-/// 8: 32.9 → 31.6).
-pub const DISTRIBUTED_MIN_SPLITS: u32 = 4;
+/// ([`StreamKSchedule::distributed_workers`]) replaces the finalizer: every
+/// worker then writes its partial and waits for the unit's slowest worker,
+/// which pays only where a lone finalizer would read many partials.
+/// Measured (H200, session 24 calls 4–5, base → distributed, µs): split 8
+/// gained (256×1024×32768: 38.0 → 35.6; 128×1024×32768: 32.9 → 31.5);
+/// split 4 gained 1 % at long K (512×1024×32768: 54.4 → 53.6) and lost 5 %
+/// at short K (256×1024×4096: 12.9–13.1 → 13.6–13.9); split 2 lost 8 %
+/// (128×4096×4096: 17.7 → 19.1).
+pub const DISTRIBUTED_MIN_SPLITS: u32 = 8;
 
 /// Data-parallel units, then a stream-K region split evenly by K block.
 ///
@@ -498,10 +500,10 @@ impl StreamKSchedule {
     ///
     /// ```
     /// use baton::protocol::tile_scheduler::StreamKSchedule;
-    /// // 8 units of 64 K blocks on 40 workers: 5 per unit.
-    /// assert_eq!(StreamKSchedule::with_extra_waves(8, 64, 40, 1, 0).distributed_workers(2), Some((10, 5)));
-    /// // Split 2: the finalizer path.
-    /// assert_eq!(StreamKSchedule::with_extra_waves(8, 64, 16, 1, 0).distributed_workers(2), None);
+    /// // 8 units of 64 K blocks on 64 workers: 8 per unit.
+    /// assert_eq!(StreamKSchedule::with_extra_waves(8, 64, 64, 1, 0).distributed_workers(2), Some((16, 8)));
+    /// // Split 5: the finalizer path.
+    /// assert_eq!(StreamKSchedule::with_extra_waves(8, 64, 40, 1, 0).distributed_workers(2), None);
     /// ```
     #[inline(always)]
     pub const fn distributed_workers(&self, unit: u32) -> Option<(u32, u32)> {

@@ -136,7 +136,8 @@ impl GemmConfig {
             GemmConfig::SwapAbNarrow16
             | GemmConfig::SwapAbNarrow32
             | GemmConfig::SwapAbNarrow64 => 0.85,
-            // Not measured yet: forced only (not a candidate).
+            // Never costed on its own: it only stands in for a 128×64 plan
+            // (`narrow_128_instead`), whose speed this repeats.
             GemmConfig::SwapAbNarrow128 => 0.85,
             GemmConfig::Sm100T128x256 => 1.0,
         }

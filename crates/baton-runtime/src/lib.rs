@@ -176,6 +176,11 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
+        name: "baton_gemm_bf16_swap_ab_narrow_128",
+        about: "bf16 GEMM (narrow swap-AB), 64 rows of N x 128 of M x 64 tiles, m64n128k16 on one consumer warpgroup: L2-fed 128x64 plans without C",
+        hot: true,
+    },
+    KernelInfo {
         name: "baton_gemm_bf16_128x256_am",
         about: "bf16 GEMM, 128x256x64 tiles, A M-major (column-major A), wgmma imm-trans-a",
         hot: true,

@@ -23,9 +23,11 @@
 //!
 //! # Split-K: the distributed reduction
 //!
-//! When the stream-K region is cut unit by unit (split-K:
-//! [`StreamKSchedule::split_workers`](super::tile_scheduler::StreamKSchedule::split_workers)
-//! is `Some`), each of a unit's `splits` workers has exactly one segment,
+//! When the stream-K region is cut unit by unit at least
+//! [`DISTRIBUTED_MIN_SPLITS`](super::tile_scheduler::DISTRIBUTED_MIN_SPLITS)
+//! ways (split-K:
+//! [`StreamKSchedule::distributed_workers`](super::tile_scheduler::StreamKSchedule::distributed_workers)
+//! is `Some`; fewer ways keep the finalizer), each of a unit's `splits` workers has exactly one segment,
 //! in that unit, and all of them are resident (the host sizes split-K
 //! grids for that). Then no worker finalizes alone:
 //!

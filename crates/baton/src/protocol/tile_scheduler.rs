@@ -471,10 +471,12 @@ impl StreamKSchedule {
     /// `first..first + splits`, each with exactly one segment, in this
     /// unit — when the stream-K region is cut unit by unit
     /// ([`sk_splits`](Self::sk_splits) ≥ 2) and `unit` is in it; `None` for
-    /// a data-parallel unit or a flat stream-K division. Such units take
-    /// the distributed fixup (`baton::protocol::stream_k`, module docs):
-    /// worker `first + p` reduces and stores its
-    /// [`split_share`](super::stream_k::split_share) `p` of the tile.
+    /// a data-parallel unit or a flat stream-K division. Those split at
+    /// least [`DISTRIBUTED_MIN_SPLITS`] ways take the distributed fixup
+    /// ([`distributed_workers`](Self::distributed_workers);
+    /// `baton::protocol::stream_k`, module docs): worker `first + p`
+    /// reduces and stores its [`split_share`](super::stream_k::split_share)
+    /// `p` of the tile.
     ///
     /// ```
     /// use baton::protocol::tile_scheduler::StreamKSchedule;

@@ -77,7 +77,7 @@ impl<T, const ROWS: usize, const COLS: usize, const RING: usize, const CLUSTER_M
     /// [`run`](Self::run) for a kernel whose consumers take the
     /// distributed split-K fixup
     /// (`StreamKFixup::reduce_split_share`): for a segment of a split unit
-    /// (`StreamKSchedule::split_workers` is `Some((first, splits))`) this
+    /// (`StreamKSchedule::distributed_workers` is `Some((first, splits))`) this
     /// worker's consumer warpgroup `w` stores only its share
     /// `split_share(worker − first, splits, subtiles, w)` of the tile
     /// (`StoreEpilogue::store_range`), so only those sub-tiles are loaded,

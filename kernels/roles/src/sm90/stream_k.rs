@@ -411,7 +411,7 @@ impl<const SLOTS_PER_CTA: u32> StreamKFixup<SLOTS_PER_CTA> {
 
     /// The distributed split-K fixup of one consumer warpgroup
     /// (`baton::protocol::stream_k`, module docs): worker `first +
-    /// position` of a unit of `splits` workers (`StreamKSchedule::split_workers`)
+    /// position` of a unit of `splits` workers (`StreamKSchedule::distributed_workers`)
     /// publishes its whole partial (`acc`) to its own slot
     /// ([`publish`](Self::publish): all 128 threads write, named barrier
     /// `bar`, thread 0's release store); then, unless its share

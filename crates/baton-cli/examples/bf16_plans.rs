@@ -73,7 +73,13 @@ fn main() {
     }
     for ((m, n, k), set) in shapes {
         let (config, splits) = GemmConfig::plan_for_operands(Target::Sm90a, m, n, k, false, gpu);
-        let c = config.plan_cost_on(&Problem::bf16(m, n, k), slots(config), &machine);
+        // The 128-row narrow swap-AB tile stands in for a 128×64 plan and
+        // carries its cost (`GemmConfig::narrow_128_instead`).
+        let costed = match config {
+            GemmConfig::SwapAbNarrow128 => GemmConfig::T128x64,
+            c => c,
+        };
+        let c = costed.plan_cost_on(&Problem::bf16(m, n, k), slots(costed), &machine);
         assert_eq!(c.splits, splits as usize);
         // What `GemmPlan::new` runs on packed operands: re-packing one of
         // them where that pays.

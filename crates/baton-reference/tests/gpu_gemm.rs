@@ -399,7 +399,8 @@ fn tall_refuses_stream_k_and_split_k() {
 /// before each launch) against the f64 reference at ragged shapes whose
 /// rows are not 128-byte multiples (K = 1032, 520, 72: rows of 2064, 1040
 /// and 144 bytes), on cooperative, cluster, ping-pong and swap-AB tiles,
-/// with C (beta 0.5) where the configuration takes it.
+/// with C (beta 0.5) where the configuration takes it; the narrow
+/// 128-row swap-AB tile too.
 #[test]
 fn repacked_operands_match_f64_reference() {
     use baton_runtime::gemm::Repack;
@@ -413,6 +414,8 @@ fn repacked_operands_match_f64_reference() {
         (GemmConfig::T128x128, (129, 200, 72), 0.0),
         (GemmConfig::T128x128PingPong, (257, 392, 1032), 0.5),
         (GemmConfig::SwapAb32, (24, 264, 520), 0.0),
+        // The heuristic's pick at 128×4104×2056 (one tile row, A re-packed).
+        (GemmConfig::SwapAbNarrow128, (120, 264, 1032), 0.0),
     ];
     for (config, mnk, beta) in cases {
         for repack in [Repack::A, Repack::B] {

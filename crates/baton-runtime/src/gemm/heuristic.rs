@@ -10,6 +10,7 @@ use super::cost_model::{
 };
 use super::repack::REPACK_ROW_BYTES;
 use crate::Target;
+use baton::protocol::tile_scheduler::DISTRIBUTED_MIN_SPLITS;
 use baton_kernels_abi::gemm_bf16 as bf16_abi;
 
 /// What the BF16 heuristic knows of the GPU it plans for: how many work
@@ -673,38 +674,58 @@ impl GemmConfig {
                 (c, c.cost(p.m, p.n, p.k, gpu.slots(c)))
             }
         };
-        if candidates.contains(&GemmConfig::SwapAbNarrow128) && Self::narrow_128_instead(c, &cost) {
+        if candidates.contains(&GemmConfig::SwapAbNarrow128) && Self::narrow_128_instead(c, &cost, p.m)
+        {
             (GemmConfig::SwapAbNarrow128, cost)
         } else {
             (c, cost)
         }
     }
 
-    /// Whether a plan of `config` costing `cost` runs as
+    /// Whether a plan of `config` costing `cost` on `m` rows runs as
     /// [`SwapAbNarrow128`](Self::SwapAbNarrow128) instead (where that tile
     /// is allowed: no C, K-major operands): the same 128 × 64 tiles of D,
     /// units and split count as a [`T128x64`](Self::T128x64) plan, on one
     /// consumer warpgroup of `wgmma.m64n128k16` whose operands cost 6 KiB
     /// of shared-memory reads per 262 kFLOP where 128×64's two warpgroups
     /// of `m64n64k16` cost 8 — what bounds a 128×64 main loop whose
-    /// operands come from L2. Taken where the 128×64 plan's DRAM time is
-    /// at most [`NARROW_128_MAX_DRAM_SHARE`] of its math time. Measured
-    /// (H200, session 24 call 3, forced, µs, 128×64 → narrow 128):
-    /// 1024×1024×4096 (DRAM / math 0.33) 20.8–21.4 → 17.4–18.0;
-    /// 512×1024×4096 split 2 (0.48) 15.0 → 14.8; where DRAM weighs more
-    /// the gain shrinks or turns: 128×4104×2056 (0.62) 17.1 → 16.25,
-    /// 128×5000×4096 (0.77) 19.55 → 18.9, 256×4096×4096 (0.67) 19.4 →
-    /// 20.8–21.6, 128×1024×32768 split 8 (1.35) 32.5 → 32.6.
+    /// operands come from L2.
+    ///
+    /// Taken when the plan splits fewer than
+    /// [`DISTRIBUTED_MIN_SPLITS`](baton::protocol::tile_scheduler::DISTRIBUTED_MIN_SPLITS)
+    /// ways (from there 128×64 spreads its split-K fixup over the workers,
+    /// which the swap-AB kernel does not) and either
+    /// * D has one tile row (`m ≤ 128`): both kernels then walk the same
+    ///   units in the same order, one B tile per unit; or
+    /// * the 128×64 plan's DRAM time is at most
+    ///   [`NARROW_128_MAX_DRAM_SHARE`] of its math time: with several tile
+    ///   rows the swapped kernel's raster (along N) and its single
+    ///   warpgroup's DRAM stream lost where DRAM weighs.
+    ///
+    /// Measured (H200, session 24 call 3, forced, µs, 128×64 → narrow 128;
+    /// the model's DRAM / math in brackets): one tile row, every share:
+    /// 128×4104×2056 (0.62) 17.1 → 16.25, 128×5000×4096 (0.77) 19.55 →
+    /// 18.9, 128×8192×1024 (1.28) 11.15 → 10.6; several tile rows:
+    /// 1024×1024×4096 (0.33) 20.8–21.4 → 17.4–18.0, 512×1024×4096 split 2
+    /// (0.48) 15.0 → 14.8, but 256×4096×4096 (0.67) 19.4 → 20.8–21.6;
+    /// split 8 (before the distributed fixup): 128×1024×32768 (1.35) 32.5
+    /// → 32.6.
     ///
     /// ```
     /// use baton_runtime::gemm::GemmConfig;
     /// let slots = |c: GemmConfig| 132 / c.cluster_m();
     /// let (c, cost) = GemmConfig::plan_among(&GemmConfig::CANDIDATES, 1024, 1024, 4096, slots);
     /// assert_eq!(c, GemmConfig::T128x64);
-    /// assert!(GemmConfig::narrow_128_instead(c, &cost));
+    /// assert!(GemmConfig::narrow_128_instead(c, &cost, 1024));
+    /// let (c, cost) = GemmConfig::plan_among(&GemmConfig::CANDIDATES, 128, 5000, 4096, slots);
+    /// assert_eq!(c, GemmConfig::T128x64);
+    /// assert!(GemmConfig::narrow_128_instead(c, &cost, 128));
     /// ```
-    pub fn narrow_128_instead(config: GemmConfig, cost: &TileCost) -> bool {
-        config == GemmConfig::T128x64 && cost.dram_us <= NARROW_128_MAX_DRAM_SHARE * cost.math_us
+    pub fn narrow_128_instead(config: GemmConfig, cost: &TileCost, m: usize) -> bool {
+        let (bm, _, _) = GemmConfig::T128x64.tile();
+        config == GemmConfig::T128x64
+            && (cost.splits as u32) < DISTRIBUTED_MIN_SPLITS
+            && (m <= bm as usize || cost.dram_us <= NARROW_128_MAX_DRAM_SHARE * cost.math_us)
     }
 
     /// The 128×192 and 128×160 pairs ([`T128x192C2`](Self::T128x192C2),
@@ -774,11 +795,13 @@ mod tests {
     use crate::gemm::fp8;
 
     /// The 128-row narrow swap-AB tile replaces a 128×64 plan without C
-    /// where its operands come from L2 (1024×1024×4096 on both GPUs,
-    /// 512×1024×4096 split 2 at the H200's DRAM rate), not where DRAM
-    /// weighs (256×4096×4096, 128×1024×32768), nor with C.
+    /// with one tile row (128×5000×4096, 128×8192×1024) or where its
+    /// operands come from L2 (1024×1024×4096 on both GPUs, 512×1024×4096
+    /// split 2 at the H200's DRAM rate); not with several tile rows where
+    /// DRAM weighs (256×4096×4096), not split 8 ways (128×1024×32768: the
+    /// distributed fixup), nor with C.
     #[test]
-    fn narrow_128_replaces_128x64_only_where_math_outweighs_dram() {
+    fn narrow_128_replaces_128x64_with_one_tile_row_or_where_math_outweighs_dram() {
         use crate::gemm::OnGpu;
         use GemmConfig::{SwapAbNarrow128, T128x64};
         let h200 = OnGpu {
@@ -792,6 +815,9 @@ mod tests {
         assert_eq!(plan((1024, 1024, 4096), true), (T128x64, 1));
         assert_eq!(plan((256, 4096, 4096), false), (T128x64, 1));
         assert_eq!(plan((128, 1024, 32768), false), (T128x64, 8));
+        assert_eq!(plan((128, 5000, 4096), false), (SwapAbNarrow128, 1));
+        assert_eq!(plan((128, 8192, 1024), false), (SwapAbNarrow128, 1));
+        assert_eq!(plan((128, 5000, 4096), true), (T128x64, 1));
         let on_h100 =
             GemmConfig::plan_for_operands(Target::Sm90a, 1024, 1024, 4096, false, h100_slots);
         assert_eq!(on_h100, (SwapAbNarrow128, 1));
@@ -826,17 +852,19 @@ mod tests {
             |(m, n, k)| GemmConfig::plan_for_operands(Target::Sm90a, m, n, k, false, h200);
         let on_h100 =
             |(m, n, k)| GemmConfig::plan_for_operands(Target::Sm90a, m, n, k, false, h100_slots);
-        use GemmConfig::{SwapAbNarrow16, SwapAbNarrow32, T128x64};
-        assert_eq!(on_h200((128, 4096, 4096)), (T128x64, 2));
-        assert_eq!(on_h100((128, 4096, 4096)), (T128x64, 1));
+        // (128×64 plans of one tile row split < 8 ways run as the narrow
+        // 128-row swap-AB tile: `narrow_128_instead`.)
+        use GemmConfig::{SwapAbNarrow16, SwapAbNarrow32, SwapAbNarrow128, T128x64};
+        assert_eq!(on_h200((128, 4096, 4096)), (SwapAbNarrow128, 2));
+        assert_eq!(on_h100((128, 4096, 4096)), (SwapAbNarrow128, 1));
         assert_eq!(on_h200((128, 1024, 32768)), (T128x64, 8));
-        assert_eq!(on_h100((128, 1024, 32768)), (T128x64, 4));
+        assert_eq!(on_h100((128, 1024, 32768)), (SwapAbNarrow128, 4));
         assert_eq!(on_h200((32, 1024, 32768)), (SwapAbNarrow32, 5));
         assert_eq!(on_h200((8, 1024, 32768)), (SwapAbNarrow16, 5));
         let ragged = plan_with_repack(128, 4104, 2056, (2056, 2056), false, h200);
         assert_eq!(
             (ragged.config, ragged.splits, ragged.repack),
-            (T128x64, 1, Some(Repack::A))
+            (SwapAbNarrow128, 1, Some(Repack::A))
         );
     }
 

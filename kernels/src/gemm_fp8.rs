@@ -10,9 +10,10 @@
 //!   128-byte swizzle atom): 128×128 with 6 stages, 128×64 with 8 and
 //!   128×32 with 10 stages (2 and 4 times the CTAs, for small M; BN divides
 //!   128, so a tile has one B scale per K block), 128×96 with 6 stages and 128×192
-//!   with 5 (a tile may straddle two B-scale blocks), or 256×128 and 256×96
-//!   with 4 stages (each consumer warpgroup computes two 64-row waves, see
-//!   below; the fastest per FLOP),
+//!   with 5 (a tile may straddle two B-scale blocks), or 256×128, 256×96
+//!   and 256×88 with 4 stages (each consumer warpgroup computes two 64-row
+//!   waves, see below; the fastest per FLOP; 256×88 stores each wave's
+//!   last 24 columns from registers, `sm90::tail_columns`),
 //!   of `InputTilePipeline<BlockwiseFP8TilePayload<BM, BN, 128>>`, 384
 //!   threads:
 //!   - warpgroup 0 (registers released to 40): warp 0's elected lane is the
@@ -120,13 +121,14 @@ use baton_kernel_roles::sm90::epilogue::{NoC, SUB_COLS, SUB_ROWS, StoreEpilogue}
 use baton_kernel_roles::sm90::fp8_a_scales::load_a_scales;
 pub use baton_kernel_roles::sm90::mainloop_fp8::{BK, WAVE_M};
 use baton_kernel_roles::sm90::mainloop_fp8::{
-    Fp8Accumulators, Fp8Mma, Fp8N32, Fp8N64, Fp8N96, Fp8N128, Fp8N192, Fp8Payload, Fp8Scales,
+    Fp8Accumulators, Fp8Mma, Fp8N32, Fp8N64, Fp8N88, Fp8N96, Fp8N128, Fp8N192, Fp8Payload, Fp8Scales,
     Fp8Stage, fp8_mainloop, pass_segment, pins_stage_descriptors, prefetch_tile_b_scales,
 };
 use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile};
 use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};
 use baton_kernel_roles::sm90::stage_descriptors::StageDescriptors;
 use baton_kernel_roles::sm90::stream_k::StreamKFixup;
+use baton_kernel_roles::sm90::tail_columns::store_tail_columns;
 use baton_kernel_roles::stream_k_fixup;
 use baton_kernel_roles::trace::{self, Event};
 
@@ -146,7 +148,7 @@ macro_rules! fp8_entry {
             #[spec($spec)]
             $(#[$doc])*
             pub fn $name(p: GemmFp8Params) {
-                let GemmFp8Params { b_scales, m, n, k, tail_rows, sa_ld, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, schedule: sk_schedule }, .. } = p;
+                let GemmFp8Params { b_scales, m, n, k, tail_rows, sa_ld, stream_k: StreamKParams { partials: sk_partials, flags: sk_flags, epoch: sk_epoch, schedule: sk_schedule }, d, d_ld, .. } = p;
                 // The tensor maps stay in the parameter space (by value, no
                 // copy): TMA reads them through their generic addresses,
                 // each taken where it is used (two instructions) rather
@@ -169,7 +171,7 @@ macro_rules! fp8_entry {
                     gemm::<$mma, $bm, $bn, $acc, $stages, $double, $cluster, $stream_k, { false $(|| $mcast_a)? }, { $bm / 2 }, _>(
                         (tma_a, tma_b, tma_sa, tma_d),
                         (tma_a_tail, tma_sa_tail, tail_rows),
-                        (b_scales, sa_ld), m, n, k, sk, sk_schedule,
+                        (b_scales, sa_ld), (d, d_ld), m, n, k, sk, sk_schedule,
                     )
                 }
             }
@@ -364,6 +366,27 @@ fp8_entry!(
 );
 
 fp8_entry!(
+    /// 256×88×128 tiles, 4 stages: [`baton_gemm_fp8_blockwise_256x96`] 88
+    /// columns wide (44 + 44 main + 44 partial registers per thread), for
+    /// wave counts: 4096×2112 is 384 tiles, 3 waves on 132 SMs with the
+    /// last 120 of 132 busy (DeepGEMM's pick there), where 256×96 runs 352
+    /// tiles in 3 waves of columns 9 % wider. A tile straddles two B-scale
+    /// blocks at any 8-column group: the K loop is compiled once per split
+    /// and chosen per tile (`two_wave_mainloop`; per-register selects ran
+    /// 14 % slower). Each wave's first 64 columns leave through the
+    /// TMA-store epilogue, its last 24 from registers (`d`, `d_ld`). No
+    /// stream-K.
+    ///
+    /// # Safety
+    /// As [`baton_gemm_fp8_blockwise_256x128`], with B's box {128, 88},
+    /// `size_of::<Fp8Smem<256, 88, 4>>()` bytes of dynamic shared memory,
+    /// and `d` / `d_ld` D's base and row stride in elements (even).
+    abi::GEMM_256X88,
+    baton_gemm_fp8_blockwise_256x88,
+    Fp8N88, 256, 88, 44, 4, false, 1, false
+);
+
+fp8_entry!(
     /// [`baton_gemm_fp8_blockwise_256x128`] in clusters of 2 CTAs along N
     /// that share each A tile: the two horizontally adjacent tiles of a
     /// cluster have the same 256 rows of A, and each CTA TMA-loads half of
@@ -403,6 +426,7 @@ unsafe fn gemm<
     (tma_a, tma_b, tma_sa, tma_d): (Map, Map, Map, Map),
     (tma_a_tail, tma_sa_tail, tail_rows): (Map, Map, u32),
     (b_scales, sa_ld): (*const f32, u32),
+    (d, d_ld): (*mut u16, u32),
     m: u32,
     n: u32,
     k: u32,
@@ -425,8 +449,8 @@ unsafe fn gemm<
             "two-wave tiles (256x128, 128x256): one partial, one B scale per wave"
         );
         assert!(
-            BN % SUB_COLS == 0,
-            "the epilogue stores whole 32-column sub-tiles"
+            BN % SUB_COLS == 0 || (BM == 256 && BN % 8 == 0 && BN < 128),
+            "the epilogue stores whole 32-column sub-tiles (the rest from registers: 256-row tiles narrower than 128)"
         );
     };
     // Waves per consumer warpgroup: two 64-row waves (256-row tiles), two
@@ -692,6 +716,15 @@ unsafe fn gemm<
                     };
                     if (wave_n / SUB_COLS) % 2 == 1 {
                         d_next ^= 1;
+                    }
+                    // Columns past the last whole sub-tile (256×88: the
+                    // last 24 of each wave) from registers.
+                    if wave_n % SUB_COLS != 0 {
+                        let (row0, col0) = (tm * bm + wm * WAVE_M + wg as u32 * SUB_ROWS as u32, tn * bn + wn * 128);
+                        // SAFETY: d is D's base, d_ld its row stride
+                        // (even: TMA's 16-byte rule), n even (the
+                        // contract); these columns are this tile's.
+                        unsafe { store_tail_columns::<ACC>(acc, tid, d, d_ld, (row0, col0), (m, n)) };
                     }
                   }
                 });

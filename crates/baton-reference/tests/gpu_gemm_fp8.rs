@@ -74,13 +74,16 @@ fn fp8_gemm_matches_f64_reference_on_ragged_shapes() {
 }
 
 /// The tiles whose width is not a power of two or below 64 (128×96,
-/// 128×32, 256×96), where their tiles straddle two B-scale blocks: at
+/// 128×32, 256×96, 256×88), where their tiles straddle two B-scale blocks: at
 /// N = 392 the 96-wide tiles sit at offsets 0, 96, 64, 32 and 0 of the
 /// 128-wide blocks (promotion split after 32 and 64 columns; the last tile
 /// clipped at N), at N = 520 the same with a ragged fifth block; ragged M
 /// around both tile heights (1, 77, 129, 257, 300); whole tiles, then
 /// stream-K with one-K-block segments (both waves of a 256-row tile handed
-/// over; 256×96 has no stream-K). Fresh random inputs and unequal scales
+/// over; 256×96 has no stream-K). 256×88 also at N = 1448 and 1480: its
+/// tiles at all 16 offsets of a 128-wide block (every run-time promotion
+/// split, 1–10 groups), and a last tile clipped at N before (1448) and
+/// inside (1480) the 24 columns it stores from registers. Fresh random inputs and unequal scales
 /// per block: a promotion
 /// that used the wrong block's scale fails. Small enough for
 /// compute-sanitizer.
@@ -97,12 +100,19 @@ fn fp8_widths_not_powers_of_two_match_f64() {
         (257, 392, 384),
         (300, 520, 640),
     ];
+    let shapes_88 = [(257, 1448, 256), (300, 1480, 384)];
     for kernel in [
         gemm_fp8::KERNEL_128X96,
         gemm_fp8::KERNEL_128X32,
         gemm_fp8::KERNEL_256X96,
+        gemm_fp8::KERNEL_256X88,
     ] {
-        for &(m, n, k) in &shapes {
+        let extra: &[(usize, usize, usize)] = if kernel == gemm_fp8::KERNEL_256X88 {
+            &shapes_88
+        } else {
+            &[]
+        };
+        for &(m, n, k) in shapes.iter().chain(extra) {
             let stream_k_runs: &[Option<u32>] = if gemm_fp8::has_stream_k(kernel) {
                 &[None, Some(1)]
             } else {

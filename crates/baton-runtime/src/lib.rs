@@ -261,6 +261,11 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
+        name: "baton_gemm_fp8_blockwise_256x88",
+        about: "blockwise-scaled FP8 GEMM, 256x88x128 tiles, 4 stages, two 64-row waves per warpgroup (wave counts; last 24 columns stored from registers)",
+        hot: true,
+    },
+    KernelInfo {
         name: "baton_gemm_fp8_blockwise_256x128_sk",
         about: "blockwise-scaled FP8 GEMM, 256x128x128 tiles with stream-K and split-K (the data-parallel 256x128 has none)",
         hot: true,

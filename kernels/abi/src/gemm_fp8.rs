@@ -140,3 +140,11 @@ pub const GEMM_128X32_DB: KernelSpec<GemmFp8Params> =
 /// ```
 pub const GEMM_256X96: KernelSpec<GemmFp8Params> =
     spec::<256, 96, 4>("baton_gemm_fp8_blockwise_256x96", 1);
+/// 256×88×128 tiles, 4 stages, two 64-row waves per warpgroup, no
+/// stream-K; each wave's last 24 columns are stored from registers.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_256X88.name, "baton_gemm_fp8_blockwise_256x88");
+/// ```
+pub const GEMM_256X88: KernelSpec<GemmFp8Params> =
+    spec::<256, 88, 4>("baton_gemm_fp8_blockwise_256x88", 1);

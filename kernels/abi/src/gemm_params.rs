@@ -145,6 +145,7 @@ pub const BROADCAST_C: u32 = 4;
 ///     tma_a_tail: TensorMapParam::UNUSED, tma_sa_tail: TensorMapParam::UNUSED,
 ///     b_scales: core::ptr::null(),
 ///     m: 128, n: 7168, k: 16384, tail_rows: 0, sa_ld: 128, stream_k: StreamKParams::OFF,
+///     d: core::ptr::null_mut(), d_ld: 7168,
 /// };
 /// assert_eq!(p.k % 128, 0);
 /// ```
@@ -182,8 +183,15 @@ pub struct GemmFp8Params {
     pub sa_ld: u32,
     /// Stream-K workspace.
     pub stream_k: StreamKParams,
+    /// D's base address (the matrix `tma_d` describes), for the columns a
+    /// tile holds past its last whole 32-column epilogue sub-tile (widths
+    /// that are not multiples of 32: 256×88), which the kernel stores
+    /// from registers; the other kernels never read it.
+    pub d: *mut u16,
+    /// Elements between D's rows (`tma_d`'s row stride / 2).
+    pub d_ld: u32,
 }
-// SAFETY: repr(C) of tensor-map bytes, a raw pointer, numbers and a
+// SAFETY: repr(C) of tensor-map bytes, raw pointers, numbers and a
 // repr(C) struct of raw pointers and numbers.
 unsafe impl KernelParams for GemmFp8Params {}
 

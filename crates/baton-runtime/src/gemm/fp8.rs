@@ -53,6 +53,10 @@ pub const KERNEL_128X32: &str = fp8_abi::GEMM_128X32_DB.name;
 /// 256×96×128 tiles, 4 stages: [`KERNEL_256X128`] 96 columns wide, for
 /// wave counts.
 pub const KERNEL_256X96: &str = fp8_abi::GEMM_256X96.name;
+/// 256×88×128 tiles, 4 stages: [`KERNEL_256X128`] 88 columns wide, for
+/// wave counts (DeepGEMM's pick at 4096×2112: 3 waves, the last 120 of
+/// 132 SMs busy); the last 24 columns of each wave stored from registers.
+pub const KERNEL_256X88: &str = fp8_abi::GEMM_256X88.name;
 /// [`KERNEL_256X128`] in clusters of 2 CTAs along N that share each A tile
 /// by TMA multicast (each CTA loads half of its 256 rows): a third less
 /// L2 → SM operand traffic. No stream-K.
@@ -60,9 +64,9 @@ pub const KERNEL_256X128_MCA: &str = fp8_abi::GEMM_256X128_MCA.name;
 /// Every kernel (same arguments): the default, the 128×64 one, the
 /// 128×128 one with a single partial accumulator, the clustered one, the
 /// 128×192 one, the 256×128 one, the 128×256 one, and the widths that are
-/// not powers of two or narrower: 128×96, 128×32, 256×96; 256×128 with
-/// stream-K; and 256×128 sharing A across 2-CTA clusters along N.
-pub const VARIANTS: [&str; 12] = [
+/// not powers of two or narrower: 128×96, 128×32, 256×96, 256×88; 256×128
+/// with stream-K; and 256×128 sharing A across 2-CTA clusters along N.
+pub const VARIANTS: [&str; 13] = [
     KERNEL,
     KERNEL_128X64,
     fp8_abi::GEMM_128X128.name,
@@ -73,6 +77,7 @@ pub const VARIANTS: [&str; 12] = [
     KERNEL_128X96,
     KERNEL_128X32,
     KERNEL_256X96,
+    KERNEL_256X88,
     KERNEL_256X128_SK,
     KERNEL_256X128_MCA,
 ];
@@ -80,8 +85,8 @@ pub const VARIANTS: [&str; 12] = [
 /// Whether a kernel of [`VARIANTS`] implements stream-K and split-K
 /// ([`Fp8GemmPlan::set_stream_k`], [`Fp8GemmPlan::set_split_k`]): all but
 /// the data-parallel two-wave ones, [`KERNEL_256X128`] (whose stream-K
-/// twin is [`KERNEL_256X128_SK`]), [`KERNEL_256X128_MCA`] and
-/// [`KERNEL_256X96`].
+/// twin is [`KERNEL_256X128_SK`]), [`KERNEL_256X128_MCA`],
+/// [`KERNEL_256X96`] and [`KERNEL_256X88`].
 ///
 /// ```
 /// use baton_runtime::gemm::fp8::{has_stream_k, KERNEL, KERNEL_256X128, KERNEL_256X128_SK};
@@ -89,13 +94,13 @@ pub const VARIANTS: [&str; 12] = [
 /// assert!(!has_stream_k(KERNEL_256X128));
 /// ```
 pub fn has_stream_k(kernel: &str) -> bool {
-    kernel != KERNEL_256X128 && kernel != KERNEL_256X96 && kernel != KERNEL_256X128_MCA
+    ![KERNEL_256X128, KERNEL_256X96, KERNEL_256X88, KERNEL_256X128_MCA].contains(&kernel)
 }
 
 /// The kernel that runs `kernel`'s tiles with stream-K / split-K: itself,
 /// or [`KERNEL_256X128_SK`] for [`KERNEL_256X128`] and
 /// [`KERNEL_256X128_MCA`]; `None` when the tile shape has no stream-K
-/// kernel ([`KERNEL_256X96`]).
+/// kernel ([`KERNEL_256X96`], [`KERNEL_256X88`]).
 ///
 /// ```
 /// use baton_runtime::gemm::fp8::{stream_k_kernel_of, KERNEL, KERNEL_256X96, KERNEL_256X128, KERNEL_256X128_SK};
@@ -136,6 +141,7 @@ pub fn spec_of(kernel: &str) -> Option<&'static KernelSpec<GemmFp8Params>> {
         &fp8_abi::GEMM_128X96_DB,
         &fp8_abi::GEMM_128X32_DB,
         &fp8_abi::GEMM_256X96,
+        &fp8_abi::GEMM_256X88,
         &fp8_abi::GEMM_256X128_SK,
         &fp8_abi::GEMM_256X128_MCA,
     ]
@@ -161,6 +167,7 @@ pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
         KERNEL_128X96 => Some((128, 96, 6)),
         KERNEL_128X32 => Some((128, 32, 10)),
         KERNEL_256X96 => Some((256, 96, 4)),
+        KERNEL_256X88 => Some((256, 88, 4)),
         _ => None,
     }
 }
@@ -262,24 +269,27 @@ fn units_of(m: u32, n: u32, (bm, bn): (u32, u32), cluster: u32, along_n: bool) -
 /// 256×128 tiles, with each tile shape's speed per SM relative to 128×128
 /// (H100, BENCHMARKS.md): 128×64 0.7, 256×128 [`SPEED_256X128`], 128×96
 /// [`SPEED_128X96`], 256×96 [`SPEED_256X96`] and 128×32
-/// [`SPEED_128X32`] measured. The waves term does what DeepGEMM's rule
-/// does (fewest waves, then the fullest last wave, then larger tiles): a
-/// width that is not a power of two wins where it saves a wave or a wave's
-/// width by more than its lower speed costs (2048×1216: 104 tiles of
-/// 256×96 in one wave, against 2 waves of 128×128 or one of the wider
-/// 256×128; 128×24576: 2 waves either way, 128×96 with less math; not
-/// 4096×2112, where 3 waves of 256×96 take as long as 5 of 128×128).
+/// [`SPEED_128X32`] measured, 256×88 [`SPEED_256X88`] predicted. The waves
+/// term does what DeepGEMM's rule does (fewest waves, then the fullest
+/// last wave, then larger tiles): a width that is not a power of two wins
+/// where it saves a wave or a wave's width by more than its lower speed
+/// costs (2048×1216: 112 tiles of 256×88 in one wave, against 104 wider
+/// ones of 256×96, 2 waves of 128×128 or one of the wider 256×128;
+/// 128×24576: 2 waves either way, 128×96 with less math; 4096×2112: 3
+/// waves of 256×88, DeepGEMM's pick, where 256×96 runs 3 waves 9 %
+/// wider and 128×128 5).
 /// Small M gets the narrow tiles when they fill more SMs
 /// (128×7168: 112 CTAs instead of 56), everything with a few waves of tiles
 /// the 256×128 one. No list of shapes.
 ///
 /// ```
-/// use baton_runtime::gemm::fp8::{choose, KERNEL_128X64, KERNEL_128X96, KERNEL_256X96, KERNEL_256X128, KERNEL_256X128_MCA};
+/// use baton_runtime::gemm::fp8::{choose, KERNEL_128X64, KERNEL_128X96, KERNEL_256X88, KERNEL_256X128, KERNEL_256X128_MCA};
 /// assert_eq!(choose(8192, 8192, 8192, 132), KERNEL_256X128);
 /// assert_eq!(choose(4096, 32768, 512, 132), KERNEL_256X128_MCA);
 /// assert_eq!(choose(128, 7168, 16384, 132), KERNEL_128X64);
 /// assert_eq!(choose(128, 24576, 1536, 132), KERNEL_128X96);
-/// assert_eq!(choose(2048, 1216, 4096, 132), KERNEL_256X96);
+/// assert_eq!(choose(2048, 1216, 4096, 132), KERNEL_256X88);
+/// assert_eq!(choose(4096, 2112, 7168, 132), KERNEL_256X88);
 /// ```
 pub fn choose(m: usize, n: usize, k: usize, sms: u32) -> &'static str {
     plan(m, n, k, sms).0
@@ -402,12 +412,13 @@ pub const FINALIZER: super::cost_model::Finalizer = super::cost_model::Finalizer
 /// assert!(PLAN_CANDIDATES.iter().all(|k| cost_tile(k).is_some()));
 /// assert!(PLAN_CANDIDATES.contains(&plan(4096, 4096, 4096, 132).0));
 /// ```
-pub const PLAN_CANDIDATES: [&str; 7] = [
+pub const PLAN_CANDIDATES: [&str; 8] = [
     KERNEL_128X32,
     KERNEL_128X64,
     KERNEL_128X96,
     KERNEL,
     KERNEL_256X96,
+    KERNEL_256X88,
     KERNEL_256X128,
     KERNEL_256X128_MCA,
 ];
@@ -433,6 +444,7 @@ pub fn cost_tile(kernel: &str) -> Option<super::cost_model::TileShape> {
         KERNEL_128X96 => (128, 96, SPEED_128X96),
         KERNEL | KERNEL_C2 => (128, 128, 1.0),
         KERNEL_256X96 => (256, 96, SPEED_256X96),
+        KERNEL_256X88 => (256, 88, SPEED_256X88),
         KERNEL_256X128 | KERNEL_256X128_SK => (256, 128, SPEED_256X128),
         KERNEL_256X128_MCA => (256, 128, SPEED_256X128_MCA),
         _ => return None,
@@ -529,6 +541,11 @@ pub const SPEED_128X96: f64 = 0.79;
 /// 1036 TFLOP/s against the 128×128 plan's 990–996 in the same call
 /// (BENCHMARKS.md "Session 13 — FP8").
 pub const SPEED_256X96: f64 = 0.94;
+/// Speed per SM of [`KERNEL_256X88`] relative to 128×128 tiles: predicted
+/// as [`SPEED_256X96`] (an n88 `wgmma` reads about the shared memory per
+/// FLOP of an n96 one; the run-time B-scale select adds 22 selects to 88
+/// FMAs per K block and thread, under the other warpgroup's MMAs).
+pub const SPEED_256X88: f64 = SPEED_256X96;
 /// Speed per SM of [`KERNEL_256X128`] relative to 128×128 tiles: 1.1
 /// (session 9). Session 13's forced 256×128 row at 4096×2112×7168 (1003.5
 /// TFLOP/s, same call as [`SPEED_256X96`]'s) fits 1.21 (× 1.10, session
@@ -663,6 +680,9 @@ pub struct Fp8GemmPlan<'a> {
     /// Floats between the A scales of consecutive K blocks as the kernel
     /// reads them (the caller's `ld`, or the copy's M rounded up to 4).
     sa_ld: u32,
+    /// D's base and row stride in elements (the kernels whose tiles are
+    /// not whole 32-column sub-tiles store their last columns directly).
+    d: (u64, u32),
     /// CTAs per cluster.
     cluster: u32,
     /// Clusters stacked along N sharing A ([`shares_a`]), else along M.
@@ -896,6 +916,7 @@ impl<'a> Fp8GemmPlan<'a> {
             k: k as u32,
             tail_rows,
             sa_ld: sa_ld as u32,
+            d: (ops.d.address, ops.d.ld as u32),
             cluster,
             along_n,
             slots,
@@ -990,7 +1011,7 @@ impl<'a> Fp8GemmPlan<'a> {
         }
         Err(GemmError::NoStreamK {
             kernel: self.name.into(),
-            rule: "the data-parallel two-wave kernels (256x128, 256x128_mca, 256x96) have none; \
+            rule: "the data-parallel two-wave kernels (256x128, 256x128_mca, 256x96, 256x88) have none; \
                    baton_gemm_fp8_blockwise_256x128_sk and the 128-row kernels have",
         }
         .into())
@@ -1090,6 +1111,8 @@ impl<'a> Fp8GemmPlan<'a> {
             k: self.k,
             tail_rows: self.tail_rows,
             sa_ld: self.sa_ld,
+            d: self.d.0 as *mut u16,
+            d_ld: self.d.1,
             stream_k: StreamKWorkspace::launch_params(
                 self.stream_k.as_ref(),
                 self.units(),
@@ -1298,7 +1321,8 @@ mod tests {
         assert!(near(c96.math_us, 24.91), "{}", c96.math_us);
         assert!(near(c256.math_us, 28.39), "{}", c256.math_us);
         assert!(near(c128.math_us, 31.22), "{}", c128.math_us);
-        assert_eq!(plan(2048, 1216, 4096, 132).0, KERNEL_256X96);
+        // 256×88: 112 units, also one wave, each tile 8 % narrower.
+        assert_eq!(plan(2048, 1216, 4096, 132).0, KERNEL_256X88);
 
         let p = (128, 24576, 1536);
         let (c96, c128) = (
@@ -1324,7 +1348,11 @@ mod tests {
         );
         assert!(near(c96.math_us, 128.28), "{}", c96.math_us);
         assert!(near(c128.math_us, 133.98), "{}", c128.math_us);
-        assert_eq!(plan(4096, 2112, 7168, 132), (KERNEL_256X96, c96));
+        // 256×88 (DeepGEMM's pick): 384 units, 3 waves of narrower tiles.
+        let c88 = cost(p, tile(256, 88, SPEED_256X88));
+        assert_eq!((c88.units, c88.waves), (384, 3));
+        assert!(c88.math_us < 0.93 * c96.math_us, "{}", c88.math_us);
+        assert_eq!(plan(4096, 2112, 7168, 132), (KERNEL_256X88, c88));
     }
 
     /// Where the power-of-two tiles already fill their waves the new widths
@@ -1338,7 +1366,7 @@ mod tests {
         assert_eq!(choose(4096, 7168, 16384, 132), KERNEL_256X128);
         assert_eq!(choose(4096, 4096, 7168, 132), KERNEL_256X128);
         // Every candidate kernel has a spec, a tile and a place in VARIANTS.
-        for k in [KERNEL_128X32, KERNEL_128X96, KERNEL_256X96] {
+        for k in [KERNEL_128X32, KERNEL_128X96, KERNEL_256X96, KERNEL_256X88] {
             assert!(VARIANTS.contains(&k) && spec_of(k).is_some() && tile_of(k).is_some());
         }
     }

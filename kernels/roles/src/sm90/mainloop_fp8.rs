@@ -12,18 +12,19 @@
 
 use super::fp8_a_scales::a_scale_offset;
 use super::mainloop_bf16::release_stage;
-use super::promotion::{promote_tile, straddles_scale_blocks};
+use super::promotion::{promote, promote_tile, straddles_scale_blocks};
 use super::stage_descriptors::StageDescriptors;
 use super::wgmma_wait::{
-    wait_group_tied_16, wait_group_tied_32, wait_group_tied_48, wait_group_tied_64,
-    wait_group_tied_96, wait_group_tied_128,
+    wait_group_tied_16, wait_group_tied_32, wait_group_tied_44, wait_group_tied_48,
+    wait_group_tied_64, wait_group_tied_96, wait_group_tied_128,
 };
 use baton::arch::ptx::ld_shared_u32;
 use baton::arch::ptx::wgmma::{
     self, SplitDescriptor,
     ops::{
-        mma_m64n32k32_f32_e4m3, mma_m64n64k32_f32_e4m3, mma_m64n96k32_f32_e4m3,
-        mma_m64n128k32_f32_e4m3, mma_m64n192k32_f32_e4m3, mma_m64n256k32_f32_e4m3,
+        mma_m64n32k32_f32_e4m3, mma_m64n64k32_f32_e4m3, mma_m64n88k32_f32_e4m3,
+        mma_m64n96k32_f32_e4m3, mma_m64n128k32_f32_e4m3, mma_m64n192k32_f32_e4m3,
+        mma_m64n256k32_f32_e4m3,
     },
 };
 use baton::pipeline::PendingRelease;
@@ -38,6 +39,10 @@ pub const BK: u32 = 128;
 /// Rows (M) of one `wgmma` wave of the two consumer warpgroups (64 each);
 /// a 256-row tile is two waves.
 pub const WAVE_M: u32 = 128;
+
+/// [`two_wave_mainloop`]'s `SPLIT` when the promotion chooses its B-scale
+/// split per K block ([`promote_tile`]).
+pub const RUNTIME_SPLIT: u32 = u32::MAX;
 
 /// The input payload of an FP8 GEMM with `BM × BN` tiles.
 pub type Fp8Payload<const BM: usize, const BN: usize> =
@@ -153,6 +158,10 @@ pub struct Fp8N128;
 /// straddle two 128-wide B-scale blocks at two of every four tile offsets
 /// (columns 64.. and 96.. of a block).
 pub struct Fp8N96;
+/// `wgmma.m64n88k32` e4m3 (44 accumulators): 88-wide tiles (DeepGEMM's
+/// width for 4096×2112: 3 waves of 256×88 on 132 SMs), which straddle two
+/// B-scale blocks at any 8-column group.
+pub struct Fp8N88;
 /// `wgmma.m64n64k32` e4m3 (32 accumulators).
 pub struct Fp8N64;
 /// `wgmma.m64n32k32` e4m3 (16 accumulators): the narrowest tiles, for small
@@ -178,6 +187,7 @@ fp8_mma!(Fp8N256, 128, mma_m64n256k32_f32_e4m3, wait_group_tied_128);
 fp8_mma!(Fp8N192, 96, mma_m64n192k32_f32_e4m3, wait_group_tied_96);
 fp8_mma!(Fp8N128, 64, mma_m64n128k32_f32_e4m3, wait_group_tied_64);
 fp8_mma!(Fp8N96, 48, mma_m64n96k32_f32_e4m3, wait_group_tied_48);
+fp8_mma!(Fp8N88, 44, mma_m64n88k32_f32_e4m3, wait_group_tied_44);
 fp8_mma!(Fp8N64, 32, mma_m64n64k32_f32_e4m3, wait_group_tied_32);
 fp8_mma!(Fp8N32, 16, mma_m64n32k32_f32_e4m3, wait_group_tied_16);
 
@@ -385,6 +395,137 @@ unsafe fn issue_on<
     (stage.defer_release(), scales)
 }
 
+/// The main loop of a two-wave tile (256×BN: `BM == 256`; 128×256:
+/// `BN == 256`), as [`fp8_mainloop`] describes it, with the promotion's
+/// B-scale split `SPLIT` (8-column groups before the next B-scale block)
+/// compiled in, or chosen per K block from `split_q` when `SPLIT ==`
+/// [`RUNTIME_SPLIT`] (`promote_tile`).
+///
+/// # Safety
+/// As [`fp8_mainloop`].
+///
+/// ```ignore
+/// unsafe { two_wave_mainloop::<Fp8N88, 256, 88, 44, 4, 1, 5>(consumer, descs, sc, (kb0, kb1), accs, 5, tid == 0) };
+/// ```
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn two_wave_mainloop<
+    M: Fp8Mma<ACC>,
+    const BM: usize,
+    const BN: usize,
+    const ACC: usize,
+    const STAGES: usize,
+    const CLUSTER_M: u32,
+    const SPLIT: u32,
+>(
+    consumer: &mut InputConsumer<'_, Fp8Payload<BM, BN>, STAGES>,
+    descs: StageDescriptors,
+    sc: Fp8Scales,
+    (k_begin, k_end): (u32, u32),
+    accs: Fp8Accumulators<'_, ACC>,
+    split_q: u32,
+    signaller: bool,
+) {
+    let Fp8Accumulators { acc, acc_hi, p0, .. } = accs;
+    let (m_waves, n_waves) = (BM / WAVE_M as usize, if BN == 256 { 2 } else { 1 });
+    let scale_row = sc.scale_row;
+    // The 256-row tiles' promotion: the compiled split, or `promote_tile`.
+    let promote_rows = |acc: &mut [f32; ACC], p: &[f32; ACC], scales| {
+        if SPLIT == RUNTIME_SPLIT {
+            promote_tile::<ACC, BN>(acc, p, scales, split_q)
+        } else {
+            promote::<ACC, SPLIT>(acc, p, scales)
+        }
+    };
+    // Per K block: wave 0's MMAs, promotion, wave 1's MMAs into the
+    // same partial, stage release, promotion. Wave 1 is the next 128
+    // rows of A (256-row tiles) or the next 128 rows of B with the next
+    // n-block's B scale (256-wide tiles). All scales are read before
+    // the stage goes back.
+    //
+    // The B scales (global memory) are loaded one K block ahead: the
+    // load's latency (a DRAM miss after an L2 flush, for the first
+    // tile of a column) runs under this block's MMAs and promotions
+    // instead of before wave 0's promotion. (The last block loads its
+    // own scales again.)
+    let b_scales_of = |kb: u32| {
+        // SAFETY: called with kb < k_end ≤ K/128 (contract); b_hi <
+        // ⌈N/128⌉.
+        unsafe {
+            [
+                ld_global_nc_f32(sc.bs_row.add(kb as usize)),
+                if n_waves == 2 || straddles_scale_blocks(BN) {
+                    ld_global_nc_f32(sc.bs_row_hi.add(kb as usize))
+                } else {
+                    0.0
+                },
+            ]
+        }
+    };
+    let mut sb_next = b_scales_of(k_begin);
+    for kb in k_begin..k_end {
+        let sb = sb_next;
+        sb_next = b_scales_of((kb + 1).min(k_end - 1));
+        let stage = consumer.acquire_stage();
+        let st = stage.tiles();
+        let sa = smem_field!(st, Fp8Stage<BM, BN>, a_scales).addr();
+        let row = scale_row + a_scale_offset(kb, sc.sa_ld);
+        // SAFETY: the stage is full (waited); each box's off + rows <
+        // 132, the second box A_SCALE_BOX_STRIDE floats on.
+        let a = unsafe {
+            if m_waves == 2 {
+                [
+                    ld_shared_u32(sa + 4 * row),
+                    ld_shared_u32(sa + 4 * (row + 8)),
+                    ld_shared_u32(sa + 4 * (row + A_SCALE_BOX_STRIDE)),
+                    ld_shared_u32(sa + 4 * (row + A_SCALE_BOX_STRIDE + 8)),
+                ]
+                .map(f32::from_bits)
+            } else {
+                let a = [
+                    ld_shared_u32(sa + 4 * row),
+                    ld_shared_u32(sa + 4 * (row + 8)),
+                ]
+                .map(f32::from_bits);
+                [a[0], a[1], a[0], a[1]]
+            }
+        };
+        let (da, db) = descs.at(stage.index());
+        // 256-row tiles: both waves cover the tile's BN columns (and
+        // the same B-scale split, when BN straddles two blocks);
+        // 256-wide tiles: each wave is one 128-wide block.
+        let wave1 = if m_waves == 2 {
+            (da.advance(WAVE_M * BK), db)
+        } else {
+            (da, db.advance(128 * BK))
+        };
+        mma_k_block::<M, ACC>(p0, (da, db));
+        M::wait::<0>(p0);
+        if m_waves == 2 {
+            promote_rows(acc, p0, (a[0], a[1], sb[0], sb[1]));
+        } else {
+            promote_tile::<ACC, 128>(acc, p0, (a[0], a[1], sb[0], 0.0), split_q);
+        }
+        mma_k_block::<M, ACC>(p0, wave1);
+        M::wait::<0>(p0);
+        // In 2-CTA clusters both arrivals go in one asm block with
+        // immediate ranks (`release_pair_if`): `release_stage`'s two
+        // remote arrivals hold the ranks in registers, and under the
+        // two-wave budget (both waves' accumulators and the partial
+        // live) that spilled 428 bytes (256×128 sharing A).
+        if CLUSTER_M == 2 {
+            stage.defer_release().release_pair_if(signaller);
+        } else {
+            release_stage::<CLUSTER_M>(stage.defer_release(), signaller);
+        }
+        if m_waves == 2 {
+            promote_rows(acc_hi, p0, (a[2], a[3], sb[0], sb[1]));
+        } else {
+            promote_tile::<ACC, 128>(acc_hi, p0, (a[2], a[3], sb[1], 0.0), split_q);
+        }
+    }
+}
+
 /// The FP8 main loop of one segment (K blocks `k_begin..k_end`, at least
 /// one) into `accs.acc` (and `accs.acc_hi`), which hold the tile's sum so
 /// far (zero at a segment start).
@@ -434,104 +575,49 @@ pub unsafe fn fp8_mainloop<
     split_q: u32,
     signaller: bool,
 ) {
-    let Fp8Accumulators {
-        acc,
-        acc_hi,
-        p0,
-        p1,
-    } = accs;
     let (m_waves, n_waves) = (BM / WAVE_M as usize, if BN == 256 { 2 } else { 1 });
     let waves = m_waves * n_waves;
-    let scale_row = sc.scale_row;
     if waves == 2 {
-        // Per K block: wave 0's MMAs, promotion, wave 1's MMAs into the
-        // same partial, stage release, promotion. Wave 1 is the next 128
-        // rows of A (256-row tiles) or the next 128 rows of B with the next
-        // n-block's B scale (256-wide tiles). All scales are read before
-        // the stage goes back.
-        //
-        // The B scales (global memory) are loaded one K block ahead: the
-        // load's latency (a DRAM miss after an L2 flush, for the first
-        // tile of a column) runs under this block's MMAs and promotions
-        // instead of before wave 0's promotion. (The last block loads its
-        // own scales again.)
-        let b_scales_of = |kb: u32| {
-            // SAFETY: called with kb < k_end ≤ K/128 (contract); b_hi <
-            // ⌈N/128⌉.
-            unsafe {
-                [
-                    ld_global_nc_f32(sc.bs_row.add(kb as usize)),
-                    if n_waves == 2 || straddles_scale_blocks(BN) {
-                        ld_global_nc_f32(sc.bs_row_hi.add(kb as usize))
-                    } else {
-                        0.0
-                    },
-                ]
-            }
-        };
-        let mut sb_next = b_scales_of(k_begin);
-        for kb in k_begin..k_end {
-            let sb = sb_next;
-            sb_next = b_scales_of((kb + 1).min(k_end - 1));
-            let stage = consumer.acquire_stage();
-            let st = stage.tiles();
-            let sa = smem_field!(st, Fp8Stage<BM, BN>, a_scales).addr();
-            let row = scale_row + a_scale_offset(kb, sc.sa_ld);
-            // SAFETY: the stage is full (waited); each box's off + rows <
-            // 132, the second box A_SCALE_BOX_STRIDE floats on.
-            let a = unsafe {
-                if m_waves == 2 {
-                    [
-                        ld_shared_u32(sa + 4 * row),
-                        ld_shared_u32(sa + 4 * (row + 8)),
-                        ld_shared_u32(sa + 4 * (row + A_SCALE_BOX_STRIDE)),
-                        ld_shared_u32(sa + 4 * (row + A_SCALE_BOX_STRIDE + 8)),
-                    ]
-                    .map(f32::from_bits)
-                } else {
-                    let a = [
-                        ld_shared_u32(sa + 4 * row),
-                        ld_shared_u32(sa + 4 * (row + 8)),
-                    ]
-                    .map(f32::from_bits);
-                    [a[0], a[1], a[0], a[1]]
+        // A width whose tiles straddle two B-scale blocks at any 8-column
+        // group (88): the whole K loop compiled once per split (as
+        // DeepGEMM's `outer_launch_k_iterations`), chosen once per tile,
+        // so the promotion needs no per-register select (run-time selects
+        // cost 14 % at 4096×2112×7168, session 25). Other widths choose
+        // their promotion per K block (`promote_tile`).
+        macro_rules! loop_at {
+            ($split:expr) => {
+                // SAFETY: forwarded.
+                unsafe {
+                    two_wave_mainloop::<M, BM, BN, ACC, STAGES, CLUSTER_M, { $split }>(
+                        consumer, descs, sc, (k_begin, k_end), accs, split_q, signaller,
+                    )
                 }
             };
-            let (da, db) = descs.at(stage.index());
-            // 256-row tiles: both waves cover the tile's BN columns (and
-            // the same B-scale split, when BN straddles two blocks);
-            // 256-wide tiles: each wave is one 128-wide block.
-            let wave1 = if m_waves == 2 {
-                (da.advance(WAVE_M * BK), db)
-            } else {
-                (da, db.advance(128 * BK))
-            };
-            mma_k_block::<M, ACC>(p0, (da, db));
-            M::wait::<0>(p0);
-            if m_waves == 2 {
-                promote_tile::<ACC, BN>(acc, p0, (a[0], a[1], sb[0], sb[1]), split_q);
-            } else {
-                promote_tile::<ACC, 128>(acc, p0, (a[0], a[1], sb[0], 0.0), split_q);
-            }
-            mma_k_block::<M, ACC>(p0, wave1);
-            M::wait::<0>(p0);
-            // In 2-CTA clusters both arrivals go in one asm block with
-            // immediate ranks (`release_pair_if`): `release_stage`'s two
-            // remote arrivals hold the ranks in registers, and under the
-            // two-wave budget (both waves' accumulators and the partial
-            // live) that spilled 428 bytes (256×128 sharing A).
-            if CLUSTER_M == 2 {
-                stage.defer_release().release_pair_if(signaller);
-            } else {
-                release_stage::<CLUSTER_M>(stage.defer_release(), signaller);
-            }
-            if m_waves == 2 {
-                promote_tile::<ACC, BN>(acc_hi, p0, (a[2], a[3], sb[0], sb[1]), split_q);
-            } else {
-                promote_tile::<ACC, 128>(acc_hi, p0, (a[2], a[3], sb[1], 0.0), split_q);
-            }
         }
-    } else if DOUBLE {
+        if BN % 32 != 0 && straddles_scale_blocks(BN) {
+            let groups = (ACC / 4) as u32;
+            match split_q {
+                1 if groups > 1 => loop_at!(1),
+                2 if groups > 2 => loop_at!(2),
+                3 if groups > 3 => loop_at!(3),
+                4 if groups > 4 => loop_at!(4),
+                5 if groups > 5 => loop_at!(5),
+                6 if groups > 6 => loop_at!(6),
+                7 if groups > 7 => loop_at!(7),
+                8 if groups > 8 => loop_at!(8),
+                9 if groups > 9 => loop_at!(9),
+                10 if groups > 10 => loop_at!(10),
+                11 if groups > 11 => loop_at!(11),
+                // No straddle (split_q ≥ groups): one B scale.
+                _ => loop_at!(32),
+            }
+        } else {
+            loop_at!(RUNTIME_SPLIT)
+        }
+        return;
+    }
+    let Fp8Accumulators { acc, p0, p1, .. } = accs;
+    if DOUBLE {
         let pinned = pins_stage_descriptors(BN);
         // K block kb + 1's MMAs are in flight while kb's partial is
         // promoted; the partials alternate between p0 and p1.

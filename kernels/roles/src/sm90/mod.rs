@@ -16,6 +16,7 @@
 //! | stream-K fixup | [`stream_k`] | consumer warpgroup | finalizer: contributor flags; split-K (distributed): each worker with a share, the unit's `splits − 1` other flags | contributor: its flag; split-K: every worker, its flag |
 //! | TMA-store epilogue (beta = 0 ring, in-place residual) | [`epilogue`] | consumer warpgroup | C `full[c]` | C `empty[c]` (1, after the store read it) |
 //! | transposed TMA-store epilogue (swap-AB, beta = 0) | [`epilogue_transposed`] | consumer warpgroup | — | — |
+//! | columns past the last whole sub-tile, from registers (FP8 256×88) | [`tail_columns`] | consumer warpgroup | — | — |
 //! | role table, dispatch, setup | [`dispatch`] | every thread | — | — |
 //!
 //! Everything here is `#[inline(always)]` and generic over the tile shape:
@@ -48,5 +49,7 @@ pub mod schedule;
 pub mod stage_descriptors;
 #[cfg(target_arch = "nvptx64")]
 pub mod stream_k;
+#[cfg(target_arch = "nvptx64")]
+pub mod tail_columns;
 #[cfg(target_arch = "nvptx64")]
 pub mod wgmma_wait;

@@ -94,6 +94,71 @@ pub fn wait_group_tied_32<const N: u32>(acc: &mut [f32; 32]) {
     }
 }
 
+/// `wgmma.wait_group.sync.aligned N` (N = 0 or 1) with the 44
+/// accumulators of `acc` tied as in-out operands (named in a PTX comment):
+/// the wait retires the MMAs that write `acc`, and LLVM cannot move a read
+/// of `acc` above it.
+///
+/// ```ignore
+/// wait_group_tied_44::<0>(&mut partial);
+/// ```
+#[inline(always)]
+pub fn wait_group_tied_44<const N: u32>(acc: &mut [f32; 44]) {
+    // SAFETY: warpgroup-collective wait; `acc` is tied so that no read
+    // of it is scheduled before the wait.
+    unsafe {
+        asm!(
+            "wgmma.wait_group.sync.aligned {n}; // {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} {11} {12} {13} {14} {15} {16} {17} {18} {19} {20} {21} {22} {23} {24} {25} {26} {27} {28} {29} {30} {31} {32} {33} {34} {35} {36} {37} {38} {39} {40} {41} {42} {43}",
+            inout(reg32) acc[0],
+            inout(reg32) acc[1],
+            inout(reg32) acc[2],
+            inout(reg32) acc[3],
+            inout(reg32) acc[4],
+            inout(reg32) acc[5],
+            inout(reg32) acc[6],
+            inout(reg32) acc[7],
+            inout(reg32) acc[8],
+            inout(reg32) acc[9],
+            inout(reg32) acc[10],
+            inout(reg32) acc[11],
+            inout(reg32) acc[12],
+            inout(reg32) acc[13],
+            inout(reg32) acc[14],
+            inout(reg32) acc[15],
+            inout(reg32) acc[16],
+            inout(reg32) acc[17],
+            inout(reg32) acc[18],
+            inout(reg32) acc[19],
+            inout(reg32) acc[20],
+            inout(reg32) acc[21],
+            inout(reg32) acc[22],
+            inout(reg32) acc[23],
+            inout(reg32) acc[24],
+            inout(reg32) acc[25],
+            inout(reg32) acc[26],
+            inout(reg32) acc[27],
+            inout(reg32) acc[28],
+            inout(reg32) acc[29],
+            inout(reg32) acc[30],
+            inout(reg32) acc[31],
+            inout(reg32) acc[32],
+            inout(reg32) acc[33],
+            inout(reg32) acc[34],
+            inout(reg32) acc[35],
+            inout(reg32) acc[36],
+            inout(reg32) acc[37],
+            inout(reg32) acc[38],
+            inout(reg32) acc[39],
+            inout(reg32) acc[40],
+            inout(reg32) acc[41],
+            inout(reg32) acc[42],
+            inout(reg32) acc[43],
+            n = const N,
+            options(nostack)
+        );
+    }
+}
+
 /// `wgmma.wait_group.sync.aligned N` (N = 0 or 1) with the 48
 /// accumulators of `acc` tied as in-out operands (named in a PTX comment):
 /// the wait retires the MMAs that write `acc`, and LLVM cannot move a read

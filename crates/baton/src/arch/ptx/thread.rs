@@ -331,6 +331,28 @@ pub unsafe fn ld_global_nc_v4_u32(ptr: *const [u32; 4]) -> [u32; 4] {
     [a, b, c, d]
 }
 
+/// `st.global.u32`: stores one word (4 bytes) at `ptr`.
+///
+/// # Safety
+/// `ptr` is a 4-byte-aligned global address of 4 bytes this thread may
+/// write (no other thread of the launch reads or writes them unordered).
+///
+/// ```ignore
+/// unsafe { st_global_u32(d.add(i), pack_bf16x2(x0, x1)) };
+/// ```
+#[inline(always)]
+pub unsafe fn st_global_u32(ptr: *mut u32, v: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!(
+            "st.global.u32 [{p}], {v};",
+            p = in(reg64) ptr as u64,
+            v = in(reg32) v,
+            options(nostack)
+        )
+    };
+}
+
 /// `st.global.v4.u32`: stores four words (16 bytes) at `ptr` in one store.
 ///
 /// # Safety

@@ -121,8 +121,9 @@ use baton_kernel_roles::sm90::epilogue::{NoC, SUB_COLS, SUB_ROWS, StoreEpilogue}
 use baton_kernel_roles::sm90::fp8_a_scales::load_a_scales;
 pub use baton_kernel_roles::sm90::mainloop_fp8::{BK, WAVE_M};
 use baton_kernel_roles::sm90::mainloop_fp8::{
-    Fp8Accumulators, Fp8Mma, Fp8N32, Fp8N64, Fp8N88, Fp8N96, Fp8N128, Fp8N192, Fp8Payload, Fp8Scales,
-    Fp8Stage, fp8_mainloop, pass_segment, pins_stage_descriptors, prefetch_tile_b_scales,
+    Fp8Accumulators, Fp8Mma, Fp8N32, Fp8N64, Fp8N88, Fp8N96, Fp8N128, Fp8N192, Fp8Payload,
+    Fp8Scales, Fp8Stage, fp8_mainloop, pass_segment, pins_stage_descriptors,
+    prefetch_tile_b_scales,
 };
 use baton_kernel_roles::sm90::producer::{TmaProducer, load_b_tile};
 use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};

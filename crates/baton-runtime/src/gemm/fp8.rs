@@ -94,7 +94,13 @@ pub const VARIANTS: [&str; 13] = [
 /// assert!(!has_stream_k(KERNEL_256X128));
 /// ```
 pub fn has_stream_k(kernel: &str) -> bool {
-    ![KERNEL_256X128, KERNEL_256X96, KERNEL_256X88, KERNEL_256X128_MCA].contains(&kernel)
+    ![
+        KERNEL_256X128,
+        KERNEL_256X96,
+        KERNEL_256X88,
+        KERNEL_256X128_MCA,
+    ]
+    .contains(&kernel)
 }
 
 /// The kernel that runs `kernel`'s tiles with stream-K / split-K: itself,

@@ -674,7 +674,8 @@ impl GemmConfig {
                 (c, c.cost(p.m, p.n, p.k, gpu.slots(c)))
             }
         };
-        if candidates.contains(&GemmConfig::SwapAbNarrow128) && Self::narrow_128_instead(c, &cost, p.m)
+        if candidates.contains(&GemmConfig::SwapAbNarrow128)
+            && Self::narrow_128_instead(c, &cost, p.m)
         {
             (GemmConfig::SwapAbNarrow128, cost)
         } else {

@@ -426,7 +426,9 @@ unsafe fn two_wave_mainloop<
     split_q: u32,
     signaller: bool,
 ) {
-    let Fp8Accumulators { acc, acc_hi, p0, .. } = accs;
+    let Fp8Accumulators {
+        acc, acc_hi, p0, ..
+    } = accs;
     let (m_waves, n_waves) = (BM / WAVE_M as usize, if BN == 256 { 2 } else { 1 });
     let scale_row = sc.scale_row;
     // The 256-row tiles' promotion: the compiled split, or `promote_tile`.
@@ -589,7 +591,13 @@ pub unsafe fn fp8_mainloop<
                 // SAFETY: forwarded.
                 unsafe {
                     two_wave_mainloop::<M, BM, BN, ACC, STAGES, CLUSTER_M, { $split }>(
-                        consumer, descs, sc, (k_begin, k_end), accs, split_q, signaller,
+                        consumer,
+                        descs,
+                        sc,
+                        (k_begin, k_end),
+                        accs,
+                        split_q,
+                        signaller,
                     )
                 }
             };

@@ -169,7 +169,7 @@ macro_rules! fp8_entry {
                 let sk = unsafe { StreamKFixup::<{ GEMM_ROLES.consumer_warpgroups }>::new(sk_partials, sk_flags, sk_epoch) };
                 // SAFETY: forwarded to the kernel's contract.
                 unsafe {
-                    gemm::<$mma, $bm, $bn, $acc, $stages, $double, $cluster, $stream_k, { false $(|| $mcast_a)? }, { $bm / 2 }, _>(
+                    gemm::<$mma, $bm, $bn, $acc, $stages, $double, $cluster, $stream_k, { false $(|| $mcast_a)? }, { $bm / 2 }, { $bn / 2 }, _>(
                         (tma_a, tma_b, tma_sa, tma_d),
                         (tma_a_tail, tma_sa_tail, tail_rows),
                         (b_scales, sa_ld), (d, d_ld), m, n, k, sk, sk_schedule,
@@ -409,6 +409,21 @@ fp8_entry!(
     Fp8N128, 256, 128, 64, 4, false, 2, false, true
 );
 
+fp8_entry!(
+    /// [`baton_gemm_fp8_blockwise_256x88`] in clusters of 2 CTAs along N
+    /// sharing each A tile by TMA multicast, as
+    /// [`baton_gemm_fp8_blockwise_256x128_mca`] (DeepGEMM's configuration
+    /// at 4096×2112: `BM=256 BN=88 multicast=2A`). No stream-K.
+    ///
+    /// Launch: clusters of (2, 1, 1), an even grid.
+    ///
+    /// # Safety
+    /// As [`baton_gemm_fp8_blockwise_256x88`], with A's box {128, 128}.
+    abi::GEMM_256X88_MCA,
+    baton_gemm_fp8_blockwise_256x88_mca,
+    Fp8N88, 256, 88, 44, 4, false, 2, false, true
+);
+
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn gemm<
@@ -422,6 +437,7 @@ unsafe fn gemm<
     const STREAM_K: bool,
     const MCAST_A: bool,
     const HALF_M: usize,
+    const HALF_N: usize,
     Map: Fn() -> *const TensorMap + Copy,
 >(
     (tma_a, tma_b, tma_sa, tma_d): (Map, Map, Map, Map),
@@ -436,8 +452,8 @@ unsafe fn gemm<
 ) {
     const {
         assert!(
-            CLUSTER_M == 1 || (CLUSTER_M == 2 && BN == 128),
-            "clusters: 128-wide B tiles shared by 2 CTAs"
+            CLUSTER_M == 1 || (CLUSTER_M == 2 && (BN == 128 || MCAST_A)),
+            "clusters: 128-wide B tiles shared by 2 CTAs, or A shared"
         );
         assert!(
             !MCAST_A || (CLUSTER_M == 2 && BM == 256 && !STREAM_K),
@@ -555,7 +571,7 @@ unsafe fn gemm<
                             );
                             load_a_scales::<BM, BN, { BK as usize }, _>(st, bar, (tma_sa, tma_sa_tail), t.a_rows, t.tm * bm, kb, sa_ld);
                         }
-                        load_b_tile::<u8, BN, 64, { BK as usize }, CLUSTER_M>(
+                        load_b_tile::<u8, BN, HALF_N, { BK as usize }, CLUSTER_M>(
                             tma_b(),
                             smem_field!(st, Stage<BM, BN>, b),
                             bar,

@@ -266,6 +266,11 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
+        name: "baton_gemm_fp8_blockwise_256x88_mca",
+        about: "blockwise-scaled FP8 GEMM, 256x88 tiles in 2-CTA clusters along N sharing A by TMA multicast (forced only)",
+        hot: true,
+    },
+    KernelInfo {
         name: "baton_gemm_fp8_blockwise_256x128_sk",
         about: "blockwise-scaled FP8 GEMM, 256x128x128 tiles with stream-K and split-K (the data-parallel 256x128 has none)",
         hot: true,

@@ -148,3 +148,12 @@ pub const GEMM_256X96: KernelSpec<GemmFp8Params> =
 /// ```
 pub const GEMM_256X88: KernelSpec<GemmFp8Params> =
     spec::<256, 88, 4>("baton_gemm_fp8_blockwise_256x88", 1);
+/// [`GEMM_256X88`] in clusters of 2 CTAs along N sharing each A tile by
+/// TMA multicast (as [`GEMM_256X128_MCA`]; DeepGEMM's configuration at
+/// 4096×2112).
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_256X88_MCA.cluster, [2, 1, 1]);
+/// ```
+pub const GEMM_256X88_MCA: KernelSpec<GemmFp8Params> =
+    spec::<256, 88, 4>("baton_gemm_fp8_blockwise_256x88_mca", 2);

@@ -57,6 +57,10 @@ pub const KERNEL_256X96: &str = fp8_abi::GEMM_256X96.name;
 /// wave counts (DeepGEMM's pick at 4096×2112: 3 waves, the last 120 of
 /// 132 SMs busy); the last 24 columns of each wave stored from registers.
 pub const KERNEL_256X88: &str = fp8_abi::GEMM_256X88.name;
+/// [`KERNEL_256X88`] in clusters of 2 CTAs along N sharing each A tile
+/// (as [`KERNEL_256X128_MCA`]). Forced only (`--kernel 256x88_mca`): not
+/// measured yet, so not a plan candidate.
+pub const KERNEL_256X88_MCA: &str = fp8_abi::GEMM_256X88_MCA.name;
 /// [`KERNEL_256X128`] in clusters of 2 CTAs along N that share each A tile
 /// by TMA multicast (each CTA loads half of its 256 rows): a third less
 /// L2 → SM operand traffic. No stream-K.
@@ -66,7 +70,7 @@ pub const KERNEL_256X128_MCA: &str = fp8_abi::GEMM_256X128_MCA.name;
 /// 128×192 one, the 256×128 one, the 128×256 one, and the widths that are
 /// not powers of two or narrower: 128×96, 128×32, 256×96, 256×88; 256×128
 /// with stream-K; and 256×128 sharing A across 2-CTA clusters along N.
-pub const VARIANTS: [&str; 13] = [
+pub const VARIANTS: [&str; 14] = [
     KERNEL,
     KERNEL_128X64,
     fp8_abi::GEMM_128X128.name,
@@ -80,6 +84,7 @@ pub const VARIANTS: [&str; 13] = [
     KERNEL_256X88,
     KERNEL_256X128_SK,
     KERNEL_256X128_MCA,
+    KERNEL_256X88_MCA,
 ];
 
 /// Whether a kernel of [`VARIANTS`] implements stream-K and split-K
@@ -99,6 +104,7 @@ pub fn has_stream_k(kernel: &str) -> bool {
         KERNEL_256X96,
         KERNEL_256X88,
         KERNEL_256X128_MCA,
+        KERNEL_256X88_MCA,
     ]
     .contains(&kernel)
 }
@@ -150,6 +156,7 @@ pub fn spec_of(kernel: &str) -> Option<&'static KernelSpec<GemmFp8Params>> {
         &fp8_abi::GEMM_256X88,
         &fp8_abi::GEMM_256X128_SK,
         &fp8_abi::GEMM_256X128_MCA,
+        &fp8_abi::GEMM_256X88_MCA,
     ]
     .into_iter()
     .find(|s| s.name == kernel)
@@ -173,7 +180,7 @@ pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
         KERNEL_128X96 => Some((128, 96, 6)),
         KERNEL_128X32 => Some((128, 32, 10)),
         KERNEL_256X96 => Some((256, 96, 4)),
-        KERNEL_256X88 => Some((256, 88, 4)),
+        KERNEL_256X88 | KERNEL_256X88_MCA => Some((256, 88, 4)),
         _ => None,
     }
 }
@@ -187,7 +194,7 @@ pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
 /// assert_eq!((cluster_of(KERNEL), cluster_of(KERNEL_C2), cluster_of(KERNEL_256X128_MCA)), (1, 2, 2));
 /// ```
 pub fn cluster_of(kernel: &str) -> u32 {
-    if kernel == KERNEL_C2 || kernel == KERNEL_256X128_MCA {
+    if kernel == KERNEL_C2 || shares_a(kernel) {
         2
     } else {
         1
@@ -203,7 +210,7 @@ pub fn cluster_of(kernel: &str) -> u32 {
 /// assert!(shares_a(KERNEL_256X128_MCA) && !shares_a(KERNEL_C2));
 /// ```
 pub fn shares_a(kernel: &str) -> bool {
-    kernel == KERNEL_256X128_MCA
+    kernel == KERNEL_256X128_MCA || kernel == KERNEL_256X88_MCA
 }
 
 /// Rows of A and of B that one CTA of `kernel` loads per stage (the boxes

@@ -58,8 +58,8 @@ pub const KERNEL_256X96: &str = fp8_abi::GEMM_256X96.name;
 /// 132 SMs busy); the last 24 columns of each wave stored from registers.
 pub const KERNEL_256X88: &str = fp8_abi::GEMM_256X88.name;
 /// [`KERNEL_256X88`] in clusters of 2 CTAs along N sharing each A tile
-/// (as [`KERNEL_256X128_MCA`]). Forced only (`--kernel 256x88_mca`): not
-/// measured yet, so not a plan candidate.
+/// (as [`KERNEL_256X128_MCA`]): a plan candidate where its tile columns
+/// pair up ([`SPEED_256X88_MCA`]).
 pub const KERNEL_256X88_MCA: &str = fp8_abi::GEMM_256X88_MCA.name;
 /// [`KERNEL_256X128`] in clusters of 2 CTAs along N that share each A tile
 /// by TMA multicast (each CTA loads half of its 256 rows): a third less
@@ -293,16 +293,19 @@ fn units_of(m: u32, n: u32, (bm, bn): (u32, u32), cluster: u32, along_n: bool) -
 /// wider and 128×128 5).
 /// Small M gets the narrow tiles when they fill more SMs
 /// (128×7168: 112 CTAs instead of 56), everything with a few waves of tiles
-/// the 256×128 one. No list of shapes.
+/// the 256×128 one; the 256-row tiles share A over 2-CTA clusters
+/// wherever their tile columns pair up ([`SPEED_256X128_MCA`]). No list
+/// of shapes.
 ///
 /// ```
-/// use baton_runtime::gemm::fp8::{choose, KERNEL_128X64, KERNEL_128X96, KERNEL_256X88, KERNEL_256X128, KERNEL_256X128_MCA};
-/// assert_eq!(choose(8192, 8192, 8192, 132), KERNEL_256X128);
+/// use baton_runtime::gemm::fp8::{choose, KERNEL_128X64, KERNEL_128X96, KERNEL_256X88, KERNEL_256X88_MCA, KERNEL_256X128, KERNEL_256X128_MCA};
+/// assert_eq!(choose(8192, 8192, 8192, 132), KERNEL_256X128_MCA);
 /// assert_eq!(choose(4096, 32768, 512, 132), KERNEL_256X128_MCA);
+/// assert_eq!(choose(4096, 7296, 4096, 132), KERNEL_256X128); // 57 tile columns
 /// assert_eq!(choose(128, 7168, 16384, 132), KERNEL_128X64);
 /// assert_eq!(choose(128, 24576, 1536, 132), KERNEL_128X96);
-/// assert_eq!(choose(2048, 1216, 4096, 132), KERNEL_256X88);
-/// assert_eq!(choose(4096, 2112, 7168, 132), KERNEL_256X88);
+/// assert_eq!(choose(2048, 1216, 4096, 132), KERNEL_256X88_MCA);
+/// assert_eq!(choose(4096, 2112, 7168, 132), KERNEL_256X88_MCA);
 /// ```
 pub fn choose(m: usize, n: usize, k: usize, sms: u32) -> &'static str {
     plan(m, n, k, sms).0
@@ -378,14 +381,12 @@ pub fn plan_on(
     let machine = Machine::H100_FP8.with_dram_bytes_per_s(dram_bytes_per_s);
     let candidates = PLAN_CANDIDATES.map(|k| (k, cost_tile(k).expect("a candidate's tile")));
     // A-multicast clusters pair the tile columns: only where they pair up
-    // (an odd count leaves a cluster's second CTA computing nothing), and
-    // only for short K ([`MCAST_A_MAX_K_BLOCKS`]).
-    let candidates = if n.div_ceil(128).is_multiple_of(2) && k / SCALE_BLOCK <= MCAST_A_MAX_K_BLOCKS
-    {
-        &candidates[..]
-    } else {
-        &candidates[..candidates.len() - 1]
-    };
+    // (an odd count leaves a cluster's second CTA computing nothing).
+    let candidates: Vec<_> = candidates
+        .into_iter()
+        .filter(|(kernel, t)| !shares_a(kernel) || n.div_ceil(t.bn).is_multiple_of(2))
+        .collect();
+    let candidates = &candidates[..];
     let problem = Problem::fp8(m, n, k);
     // Split counts only for the tiles with a stream-K kernel; a split
     // 256×128 plan runs its stream-K twin.
@@ -417,21 +418,23 @@ pub fn plan_on(
 /// ```
 pub const FINALIZER: super::cost_model::Finalizer = super::cost_model::Finalizer::InTurn;
 
-/// The kernels [`plan`] chooses among (the last, [`KERNEL_256X128_MCA`],
-/// only where its clusters pair the tile columns and K is short).
+/// The kernels [`plan`] chooses among (the A-multicast ones,
+/// [`KERNEL_256X88_MCA`] and [`KERNEL_256X128_MCA`], only where their
+/// clusters pair the tile columns).
 ///
 /// ```
 /// use baton_runtime::gemm::fp8::{cost_tile, plan, PLAN_CANDIDATES};
 /// assert!(PLAN_CANDIDATES.iter().all(|k| cost_tile(k).is_some()));
 /// assert!(PLAN_CANDIDATES.contains(&plan(4096, 4096, 4096, 132).0));
 /// ```
-pub const PLAN_CANDIDATES: [&str; 8] = [
+pub const PLAN_CANDIDATES: [&str; 9] = [
     KERNEL_128X32,
     KERNEL_128X64,
     KERNEL_128X96,
     KERNEL,
     KERNEL_256X96,
     KERNEL_256X88,
+    KERNEL_256X88_MCA,
     KERNEL_256X128,
     KERNEL_256X128_MCA,
 ];
@@ -458,6 +461,7 @@ pub fn cost_tile(kernel: &str) -> Option<super::cost_model::TileShape> {
         KERNEL | KERNEL_C2 => (128, 128, 1.0),
         KERNEL_256X96 => (256, 96, SPEED_256X96),
         KERNEL_256X88 => (256, 88, SPEED_256X88),
+        KERNEL_256X88_MCA => (256, 88, SPEED_256X88_MCA),
         KERNEL_256X128 | KERNEL_256X128_SK => (256, 128, SPEED_256X128),
         KERNEL_256X128_MCA => (256, 128, SPEED_256X128_MCA),
         _ => return None,
@@ -530,18 +534,23 @@ pub fn plan_cost(
 /// session 11's four picks above.
 pub const SPEED_128X32: f64 = 0.52;
 /// Speed per SM of [`KERNEL_256X128_MCA`] relative to 128×128 tiles
-/// (cost model), where it is a candidate ([`MCAST_A_MAX_K_BLOCKS`]):
+/// (cost model), a candidate wherever its clusters pair the tile columns:
 /// [`SPEED_256X128`] × 1.02. Predicted 1.1 × 1.04 everywhere (a third less
 /// L2 → SM operand traffic per CTA); measured against 256×128 (queued,
-/// one call, ratios to cuBLASLt, BENCHMARKS.md session 10): +1.5 to
-/// +2.9 % at K ≤ 2048, −0.3 to −4.4 % at K = 4096–16384 but 8192³
-/// (+1.4 %): the cluster's two CTAs advance in lockstep (a stage is free
-/// only when both released it), which long K pays for.
+/// one call, ratios to cuBLASLt, BENCHMARKS.md session 10, H100): +1.5 to
+/// +2.9 % at K ≤ 2048, −0.3 to −4.4 % at K = 4096–16384, so until session
+/// 26 it was a candidate only up to K = 2048. Re-measured in session 26
+/// (H200, forced, alternating, two passes each): ahead at every K, queued
+/// +0.5 % (K = 2048), +1 % (4096³), +1.3 % (4096×4096×7168), +2.5 %
+/// (8192³), +4 % (4096×7168×16384); L2-flushed +0.6 to +2.6 % (4096³ to
+/// 4096×7168×16384, 6144³). DeepGEMM multicasts A at all those shapes.
 pub const SPEED_256X128_MCA: f64 = SPEED_256X128 * 1.02;
-/// Longest K (in blocks of 128) at which [`plan`] considers
-/// [`KERNEL_256X128_MCA`]: measured ahead of 256×128 up to K = 2048,
-/// behind from 4096 (see [`SPEED_256X128_MCA`]).
-pub const MCAST_A_MAX_K_BLOCKS: usize = 16;
+/// Speed per SM of [`KERNEL_256X88_MCA`] relative to 128×128 tiles:
+/// [`SPEED_256X88`] × 1.02, as [`SPEED_256X128_MCA`]. Measured against
+/// 256×88 (session 26, H200, forced, two passes): 4096×2112×7168 +3.5 %
+/// L2-flushed and +2.0 % queued, 4096×2112×4096 +1.5 % flushed; at
+/// 2048×1216×4096 (one wave of 112 tiles) −0.9 % flushed.
+pub const SPEED_256X88_MCA: f64 = SPEED_256X88 * 1.02;
 /// Speed per SM of [`KERNEL_128X96`] relative to 128×128 tiles: measured
 /// 0.88 × [`SPEED_256X96`] at 4096×2112×7168 (both forced, one call,
 /// BENCHMARKS.md session 9; predicted 0.9).
@@ -1334,8 +1343,9 @@ mod tests {
         assert!(near(c96.math_us, 24.91), "{}", c96.math_us);
         assert!(near(c256.math_us, 28.39), "{}", c256.math_us);
         assert!(near(c128.math_us, 31.22), "{}", c128.math_us);
-        // 256×88: 112 units, also one wave, each tile 8 % narrower.
-        assert_eq!(plan(2048, 1216, 4096, 132).0, KERNEL_256X88);
+        // 256×88: 112 units, also one wave, each tile 8 % narrower (14
+        // tile columns: in A-multicast pairs).
+        assert_eq!(plan(2048, 1216, 4096, 132).0, KERNEL_256X88_MCA);
 
         let p = (128, 24576, 1536);
         let (c96, c128) = (
@@ -1361,23 +1371,27 @@ mod tests {
         );
         assert!(near(c96.math_us, 128.28), "{}", c96.math_us);
         assert!(near(c128.math_us, 133.98), "{}", c128.math_us);
-        // 256×88 (DeepGEMM's pick): 384 units, 3 waves of narrower tiles.
+        // 256×88 (DeepGEMM's pick): 384 units, 3 waves of narrower tiles,
+        // sharing A in pairs of tile columns (24 of them; 192 units).
         let c88 = cost(p, tile(256, 88, SPEED_256X88));
         assert_eq!((c88.units, c88.waves), (384, 3));
         assert!(c88.math_us < 0.93 * c96.math_us, "{}", c88.math_us);
-        assert_eq!(plan(4096, 2112, 7168, 132), (KERNEL_256X88, c88));
+        let c88_mca = cost(p, tile(256, 88, SPEED_256X88_MCA));
+        assert!(c88_mca.estimate_us() < c88.estimate_us());
+        assert_eq!(plan(4096, 2112, 7168, 132), (KERNEL_256X88_MCA, c88_mca));
     }
 
     /// Where the power-of-two tiles already fill their waves the new widths
     /// are not chosen: 8192² (2048 tiles of 256×128, 16 waves, the last
     /// 68/132 full; 256×96: 2752 tiles, 21 waves of 3/4 the work, 15.75
     /// equivalent, but at speed 0.94 against 1.1), 4096×7168 (896 units,
-    /// 7 waves, the last 104/132 full).
+    /// 7 waves, the last 104/132 full). (Their even tile-column counts
+    /// share A in pairs.)
     #[test]
     fn full_waves_keep_the_widest_tiles() {
-        assert_eq!(choose(8192, 8192, 8192, 132), KERNEL_256X128);
-        assert_eq!(choose(4096, 7168, 16384, 132), KERNEL_256X128);
-        assert_eq!(choose(4096, 4096, 7168, 132), KERNEL_256X128);
+        assert_eq!(choose(8192, 8192, 8192, 132), KERNEL_256X128_MCA);
+        assert_eq!(choose(4096, 7168, 16384, 132), KERNEL_256X128_MCA);
+        assert_eq!(choose(4096, 4096, 7168, 132), KERNEL_256X128_MCA);
         // Every candidate kernel has a spec, a tile and a place in VARIANTS.
         for k in [KERNEL_128X32, KERNEL_128X96, KERNEL_256X96, KERNEL_256X88] {
             assert!(VARIANTS.contains(&k) && spec_of(k).is_some() && tile_of(k).is_some());
@@ -1558,18 +1572,25 @@ mod tests {
         }
     }
 
-    /// 256×128 sharing A over 2-CTA clusters replaces 256×128 where the
-    /// tile columns pair up and K ≤ 2048 (measured ahead there, behind at
-    /// long K): 4096×{24576×1536, 7168×2048, 32768×512} (even column
-    /// counts); not 4096×2112 (17 columns), not K ≥ 4096; never with a
-    /// split (it has no stream-K: a split plan runs 256×128's twin).
+    /// The A-multicast kernels replace their single-CTA twins wherever the
+    /// tile columns pair up (measured ahead at every K, session 26):
+    /// 4096×{24576×1536, 7168×2048, 32768×512, 7168×4096, 7168×16384}
+    /// (even column counts); not 4096×7296 with 128-wide tiles (57
+    /// columns) nor 256×88 at N = 2200 (25 columns); never with a split
+    /// (no stream-K: a split plan runs 256×128's twin).
     #[test]
-    fn a_multicast_only_at_short_k_with_paired_columns() {
-        for (m, n, k) in [(4096, 24576, 1536), (4096, 7168, 2048), (4096, 32768, 512)] {
+    fn a_multicast_wherever_the_columns_pair() {
+        for (m, n, k) in [
+            (4096, 24576, 1536),
+            (4096, 7168, 2048),
+            (4096, 32768, 512),
+            (4096, 7168, 4096),
+            (4096, 7168, 16384),
+        ] {
             assert_eq!(choose(m, n, k, 132), KERNEL_256X128_MCA, "{m}x{n}x{k}");
         }
-        assert_eq!(choose(4096, 7168, 4096, 132), KERNEL_256X128);
-        assert_ne!(choose(4096, 2112, 1536, 132), KERNEL_256X128_MCA);
+        assert_ne!(choose(4096, 7296, 4096, 132), KERNEL_256X128_MCA);
+        assert_ne!(choose(4096, 2200, 7168, 132), KERNEL_256X88_MCA);
         for (m, n, k) in [(4096, 4096, 256), (1024, 1024, 1024), (512, 8192, 2048)] {
             let (kernel, cost) = plan(m, n, k, 132);
             assert!(
@@ -1577,11 +1598,10 @@ mod tests {
                 "{m}x{n}x{k}"
             );
         }
-        assert!(!has_stream_k(KERNEL_256X128_MCA));
-        assert_eq!(
-            (cluster_of(KERNEL_256X128_MCA), shares_a(KERNEL_256X128_MCA)),
-            (2, true)
-        );
+        for k in [KERNEL_256X128_MCA, KERNEL_256X88_MCA] {
+            assert!(!has_stream_k(k));
+            assert_eq!((cluster_of(k), shares_a(k)), (2, true));
+        }
         assert_eq!(units_of(300, 520, (256, 128), 2, true), 2 * 3);
         assert_eq!(units_of(300, 520, (128, 128), 2, false), 2 * 5);
     }

@@ -1176,15 +1176,16 @@ mod tests {
             }
         }
         let fp8_set = [
-            ((4096, 4096, 4096), fp8::KERNEL_256X128),
-            ((8192, 8192, 8192), fp8::KERNEL_256X128),
             ((128, 24576, 1536), fp8::KERNEL_128X96), // session 9 (was KERNEL)
             ((128, 7168, 16384), fp8::KERNEL_128X64),
-            // Session 10: A multicast where the columns pair up, K ≤ 2048.
+            // Session 10: A multicast where the columns pair up, K ≤ 2048;
+            // session 26: at every K.
+            ((4096, 4096, 4096), fp8::KERNEL_256X128_MCA),
+            ((8192, 8192, 8192), fp8::KERNEL_256X128_MCA),
             ((4096, 24576, 1536), fp8::KERNEL_256X128_MCA),
             ((4096, 32768, 512), fp8::KERNEL_256X128_MCA),
-            ((4096, 7168, 16384), fp8::KERNEL_256X128),
-            ((4096, 4096, 7168), fp8::KERNEL_256X128),
+            ((4096, 7168, 16384), fp8::KERNEL_256X128_MCA),
+            ((4096, 4096, 7168), fp8::KERNEL_256X128_MCA),
             ((4096, 7168, 2048), fp8::KERNEL_256X128_MCA),
         ];
         for ((m, n, k), want) in fp8_set {

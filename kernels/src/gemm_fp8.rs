@@ -46,7 +46,9 @@
 //!     core's limited-precision FP8 accumulation bounded.
 //!     - `_db` (the default): two partials alternate, so K block kb + 1's
 //!       MMAs are in flight (`wait_group<1>`) while kb's partial is promoted
-//!       (3 × BN/2 accumulator registers per thread);
+//!       (3 × BN/2 accumulator registers per thread); the K loop is unrolled
+//!       over the ring, one copy per stage with its barrier, A scales and
+//!       descriptors at constant offsets (`rotated_double_mainloop`);
 //!     - plain (128×128 only): one partial, `wait_group<0>` then promotion; the
 //!       other warpgroup's MMAs cover the promotion.
 //!     - 256×128: per K block, wave 0 (rows 64·wg..) into the partial,
@@ -598,13 +600,14 @@ unsafe fn gemm<
             // K block between the full-barrier wait and the first `wgmma`,
             // where DeepGEMM has ~20 uniform instructions). So do the `_db`
             // kernels whose main loop pins the stage descriptors
-            // (`pins_stage_descriptors`: 128x32_db): their K loop's stage
-            // index is per-thread (stream-K's schedule: ptxas keeps the
-            // loop's counters in vector registers), so that loop builds
+            // (`pins_stage_descriptors`: every `_db` width): their K loop's
+            // stage index is per-thread (stream-K's schedule: ptxas keeps
+            // the loop's counters in vector registers), so that loop builds
             // each stage's descriptors in one copy of the K block per
-            // stage of the ring (`StageDescriptors::at_pinned`), off the
-            // uniform stage-0 descriptors. The other kernels keep the plain
-            // index (and main's PTX): 128x256 would spill 4 bytes.
+            // stage of the ring (`StageDescriptors::at_pinned`, the ring
+            // unrolled: `rotates_stages`), off the uniform stage-0
+            // descriptors. The other kernels keep the plain index (and
+            // main's PTX): 128x256 would spill 4 bytes.
             let wg = if (BM == 256 && !STREAM_K) || (DOUBLE && pins_stage_descriptors(BN)) { warp_uniform(wg) } else { wg } as usize;
             let tid = thread_idx_x() % 128;
             let signaller = tid == 0;

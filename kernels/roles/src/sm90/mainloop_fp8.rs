@@ -259,22 +259,27 @@ pub struct Fp8Accumulators<'r, const ACC: usize> {
 /// Whether the `DOUBLE` main loop of `BN`-wide tiles builds its stage
 /// descriptors per stage of the ring ([`StageDescriptors::at_pinned`]; the
 /// kernel then takes its warpgroup index through `warp_uniform`, so that
-/// the stage-0 descriptors are warp-uniform). The one source of this
-/// choice for the kernels and the main loop.
+/// the stage-0 descriptors are warp-uniform), and with an even ring runs
+/// one copy of the K block per stage ([`rotates_stages`]). The one source
+/// of this choice for the kernels and the main loop.
 ///
 /// Measured on the H100 (BENCHMARKS.md, session 13 FP8, L2 flushed, main
-/// and this form interleaved in one call): 128×32 tiles +1.4 to +2.1 %
-/// (64/128 × 4096 × 7168, 128 × 2112 × 7168; `wgmma.m64n32k32` is short,
-/// so the `R2UR`s between a K block's four `wgmma`s idled the tensor
-/// core); 128×64, 128×96 and 128×128 tiles within ±1 % (M ≤ 128: the
-/// loop waits on DRAM, not on the descriptors; 4096×2112×7168 on 128×128:
-/// −0.3 %), so they keep the per-thread index and main's code.
+/// and this form interleaved in one call), with the stage chosen per K
+/// block by a `match`: 128×32 tiles +1.4 to +2.1 % (64/128 × 4096 × 7168,
+/// 128 × 2112 × 7168; `wgmma.m64n32k32` is short, so the `R2UR`s between a
+/// K block's four `wgmma`s idled the tensor core); 128×64, 128×96 and
+/// 128×128 tiles within ±1 %, so they kept the per-thread index. Session
+/// 26 (H200, DeepGEMM's method, base / new alternating, best of two) with
+/// the ring unrolled instead of the `match` (whose constant-bank load and
+/// indirect branch held 120 of 1507 stall samples at 64×4096×7168): every
+/// `_db` width, 128×32 +3.1 to +4.4 % (4 rows), the others −0.7 to +2.0 %
+/// (8 rows, geometric mean +0.5 %).
 ///
 /// ```ignore
 /// let wg = if pins_stage_descriptors(BN) { warp_uniform(wg) } else { wg };
 /// ```
 pub const fn pins_stage_descriptors(bn: usize) -> bool {
-    bn == 32
+    bn <= 128
 }
 
 /// Acquires K block `kb`'s stage, reads its scales (A from the stage, B
@@ -540,7 +545,9 @@ unsafe fn two_wave_mainloop<
 ///   straddle two B-scale blocks promotes both waves with both scales
 ///   (`split_q`);
 /// * `DOUBLE`: K block `kb + 1`'s MMAs are in flight (`wait_group<1>`)
-///   while `kb`'s partial is promoted; the partials alternate `p0`, `p1`;
+///   while `kb`'s partial is promoted; the partials alternate `p0`, `p1`
+///   (with an even ring, one copy of the K block per stage:
+///   [`rotated_double_mainloop`]);
 /// * otherwise: MMAs into `p0`, `wait_group<0>`, release, promotion (the
 ///   other warpgroup's MMAs cover the promotion).
 ///
@@ -625,6 +632,33 @@ pub unsafe fn fp8_mainloop<
         return;
     }
     let Fp8Accumulators { acc, p0, p1, .. } = accs;
+    if DOUBLE && rotates_stages(BN, STAGES) {
+        // SAFETY: forwarded.
+        unsafe {
+            if consumer.index() % 2 == 0 {
+                rotated_double_mainloop::<M, BM, BN, ACC, STAGES, CLUSTER_M, 0>(
+                    consumer,
+                    descs,
+                    sc,
+                    (k_begin, k_end),
+                    (acc, p0, p1),
+                    split_q,
+                    signaller,
+                )
+            } else {
+                rotated_double_mainloop::<M, BM, BN, ACC, STAGES, CLUSTER_M, 1>(
+                    consumer,
+                    descs,
+                    sc,
+                    (k_begin, k_end),
+                    (acc, p0, p1),
+                    split_q,
+                    signaller,
+                )
+            }
+        };
+        return;
+    }
     if DOUBLE {
         let pinned = pins_stage_descriptors(BN);
         // K block kb + 1's MMAs are in flight while kb's partial is
@@ -670,6 +704,110 @@ pub unsafe fn fp8_mainloop<
             release_stage::<CLUSTER_M>(pending, signaller);
             promote_tile::<ACC, BN>(acc, p0, scales, split_q);
         }
+    }
+}
+
+/// Whether the `DOUBLE` main loop of `BN`-wide tiles with `STAGES` stages
+/// runs [`rotated_double_mainloop`]: the pinned descriptors
+/// ([`pins_stage_descriptors`]) and an even ring (the partials alternate
+/// with the K blocks, so each stage's copy keeps its partial from one
+/// round to the next) of at most 12 stages (the copies unrolled).
+///
+/// ```ignore
+/// if DOUBLE && rotates_stages(BN, STAGES) { /* one copy per stage */ }
+/// ```
+pub const fn rotates_stages(bn: usize, stages: usize) -> bool {
+    pins_stage_descriptors(bn) && stages % 2 == 0 && stages <= 12
+}
+
+/// The `DOUBLE` main loop ([`fp8_mainloop`]) with the ring unrolled: one
+/// copy of the K block per stage, in ring order, each falling through to
+/// the next (the last back to the first), so a copy's stage index — its
+/// full barrier, A scales and pinned descriptors — is a constant and no
+/// K block dispatches on the index (the `match` of [`issue`] costs a
+/// constant-bank load and an indirect branch per K block: 120 of 1507
+/// stall samples at 64×4096×7168, session 26). Only the segment's first
+/// K block dispatches; later copies before the first block's successor
+/// in the first round are skipped by one compare each. K block `k_begin +
+/// j` goes into `p0` when j is even, `p1` when odd; with an even ring a
+/// stage's copy always sees the same parity of j, fixed by the first
+/// block's stage: `PARITY` (its stage mod 2).
+///
+/// Protocol contract: as [`fp8_mainloop`].
+///
+/// # Safety
+/// As [`fp8_mainloop`]; `PARITY` is the consumer's stage index mod 2.
+///
+/// ```ignore
+/// unsafe { rotated_double_mainloop::<Fp8N32, 128, 32, 16, 10, 1, 0>(consumer, descs, sc, (kb0, kb1), (acc, p0, p1), split_q, tid == 0) };
+/// ```
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn rotated_double_mainloop<
+    M: Fp8Mma<ACC>,
+    const BM: usize,
+    const BN: usize,
+    const ACC: usize,
+    const STAGES: usize,
+    const CLUSTER_M: u32,
+    const PARITY: u32,
+>(
+    consumer: &mut InputConsumer<'_, Fp8Payload<BM, BN>, STAGES>,
+    descs: StageDescriptors,
+    sc: Fp8Scales,
+    (k_begin, k_end): (u32, u32),
+    (acc, p0, p1): (&mut [f32; ACC], &mut [f32; ACC], &mut [f32; ACC]),
+    split_q: u32,
+    signaller: bool,
+) {
+    // (`rotates_stages`: an even ring of at most 12 stages; the other
+    // instantiations are never called.)
+    // K block k_begin (j = 0, p0) at the ring's current stage: dispatched.
+    // SAFETY: k_begin < k_end ≤ K/128 (contract).
+    let (mut pending, mut scales) =
+        unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, k_begin, p0, true) };
+    if k_begin + 1 >= k_end {
+        M::wait::<0>(p0);
+        release_stage::<CLUSTER_M>(pending, signaller);
+        promote_tile::<ACC, BN>(acc, p0, scales, split_q);
+        return;
+    }
+    let mut kb = k_begin + 1;
+    // The copies before K block k_begin + 1's stage are skipped in the
+    // first round only.
+    let mut first = consumer.index();
+    loop {
+        baton::unroll!(S in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] {
+          if (S as usize) < STAGES && S >= first {
+            // SAFETY: the copies run in ring order from the consumer's
+            // stage (`first`), one stage per K block.
+            unsafe { core::hint::assert_unchecked(consumer.index() == S) };
+            // K block kb's partial (j = kb − k_begin ≡ S + PARITY mod 2)
+            // and the previous block's, in flight.
+            let (cur, prev) = if (S + PARITY) % 2 == 0 { (&mut *p0, &mut *p1) } else { (&mut *p1, &mut *p0) };
+            let sc_kb = Fp8Scales {
+                scale_row: sc.scale_row + a_scale_offset(kb, sc.sa_ld),
+                ..sc
+            };
+            let pinned = descs.at_pinned(S);
+            // SAFETY: kb < k_end ≤ K/128 (contract).
+            let (next_pending, next_scales) = unsafe {
+                issue_on::<M, BM, BN, ACC, STAGES>(consumer, move |_| pinned, sc_kb, kb, cur)
+            };
+            M::wait::<1>(prev);
+            release_stage::<CLUSTER_M>(pending, signaller);
+            promote_tile::<ACC, BN>(acc, prev, scales, split_q);
+            (pending, scales) = (next_pending, next_scales);
+            kb += 1;
+            if kb >= k_end {
+                M::wait::<0>(cur);
+                release_stage::<CLUSTER_M>(pending, signaller);
+                promote_tile::<ACC, BN>(acc, cur, scales, split_q);
+                return;
+            }
+          }
+        });
+        first = 0;
     }
 }
 

@@ -267,7 +267,7 @@ pub const KERNELS: &[KernelInfo] = &[
     },
     KernelInfo {
         name: "baton_gemm_fp8_blockwise_256x88_mca",
-        about: "blockwise-scaled FP8 GEMM, 256x88 tiles in 2-CTA clusters along N sharing A by TMA multicast (forced only)",
+        about: "blockwise-scaled FP8 GEMM, 256x88 tiles in 2-CTA clusters along N sharing A by TMA multicast",
         hot: true,
     },
     KernelInfo {

@@ -545,9 +545,9 @@ unsafe fn two_wave_mainloop<
 ///   straddle two B-scale blocks promotes both waves with both scales
 ///   (`split_q`);
 /// * `DOUBLE`: K block `kb + 1`'s MMAs are in flight (`wait_group<1>`)
-///   while `kb`'s partial is promoted; the partials alternate `p0`, `p1`
-///   (with an even ring, one copy of the K block per stage:
-///   [`rotated_double_mainloop`]);
+///   while `kb`'s partial is promoted; the partials alternate `p0`, `p1`,
+///   one copy of the K block per stage of the (even) ring
+///   ([`rotated_double_mainloop`]; [`rotates_stages`] must hold);
 /// * otherwise: MMAs into `p0`, `wait_group<0>`, release, promotion (the
 ///   other warpgroup's MMAs cover the promotion).
 ///
@@ -632,7 +632,15 @@ pub unsafe fn fp8_mainloop<
         return;
     }
     let Fp8Accumulators { acc, p0, p1, .. } = accs;
-    if DOUBLE && rotates_stages(BN, STAGES) {
+    // Two partials run the ring unrolled: every `_db` kernel's width pins
+    // its descriptors and its ring is even.
+    const {
+        assert!(
+            !DOUBLE || rotates_stages(BN, STAGES),
+            "two partials: BN ≤ 128 and an even ring of at most 12 stages"
+        )
+    };
+    if DOUBLE {
         // SAFETY: forwarded.
         unsafe {
             if consumer.index() % 2 == 0 {
@@ -657,44 +665,6 @@ pub unsafe fn fp8_mainloop<
                 )
             }
         };
-        return;
-    }
-    if DOUBLE {
-        let pinned = pins_stage_descriptors(BN);
-        // K block kb + 1's MMAs are in flight while kb's partial is
-        // promoted; the partials alternate between p0 and p1.
-        // SAFETY (all `issue`s): kb < k_end ≤ K/128 (contract).
-        let (mut pending, mut scales) =
-            unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, k_begin, p0, pinned) };
-        let mut kb = k_begin + 1;
-        loop {
-            if kb >= k_end {
-                M::wait::<0>(p0);
-                release_stage::<CLUSTER_M>(pending, signaller);
-                promote_tile::<ACC, BN>(acc, p0, scales, split_q);
-                break;
-            }
-            let (next_pending, next_scales) =
-                unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, kb, p1, pinned) };
-            M::wait::<1>(p0);
-            release_stage::<CLUSTER_M>(pending, signaller);
-            promote_tile::<ACC, BN>(acc, p0, scales, split_q);
-            (pending, scales) = (next_pending, next_scales);
-            kb += 1;
-            if kb >= k_end {
-                M::wait::<0>(p1);
-                release_stage::<CLUSTER_M>(pending, signaller);
-                promote_tile::<ACC, BN>(acc, p1, scales, split_q);
-                break;
-            }
-            let (next_pending, next_scales) =
-                unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, kb, p0, pinned) };
-            M::wait::<1>(p1);
-            release_stage::<CLUSTER_M>(pending, signaller);
-            promote_tile::<ACC, BN>(acc, p1, scales, split_q);
-            (pending, scales) = (next_pending, next_scales);
-            kb += 1;
-        }
     } else {
         for kb in k_begin..k_end {
             // SAFETY: kb < k_end ≤ K/128 (contract).
@@ -707,14 +677,15 @@ pub unsafe fn fp8_mainloop<
     }
 }
 
-/// Whether the `DOUBLE` main loop of `BN`-wide tiles with `STAGES` stages
-/// runs [`rotated_double_mainloop`]: the pinned descriptors
+/// Whether a `DOUBLE` main loop of `BN`-wide tiles with `STAGES` stages
+/// can run as [`rotated_double_mainloop`] (the `DOUBLE` form of
+/// [`fp8_mainloop`], which requires it): the pinned descriptors
 /// ([`pins_stage_descriptors`]) and an even ring (the partials alternate
 /// with the K blocks, so each stage's copy keeps its partial from one
 /// round to the next) of at most 12 stages (the copies unrolled).
 ///
 /// ```ignore
-/// if DOUBLE && rotates_stages(BN, STAGES) { /* one copy per stage */ }
+/// const { assert!(!DOUBLE || rotates_stages(BN, STAGES)) };
 /// ```
 pub const fn rotates_stages(bn: usize, stages: usize) -> bool {
     pins_stage_descriptors(bn) && stages % 2 == 0 && stages <= 12
@@ -760,8 +731,8 @@ unsafe fn rotated_double_mainloop<
     split_q: u32,
     signaller: bool,
 ) {
-    // (`rotates_stages`: an even ring of at most 12 stages; the other
-    // instantiations are never called.)
+    // (`rotates_stages` holds: `fp8_mainloop` checks it for `DOUBLE`
+    // kernels; the other kernels' instantiations are never called.)
     // K block k_begin (j = 0, p0) at the ring's current stage: dispatched.
     // SAFETY: k_begin < k_end ≤ K/128 (contract).
     let (mut pending, mut scales) =

@@ -146,7 +146,7 @@ use baton_kernels_abi::gemm_fp8::{self as abi};
 use baton_kernels_abi::gemm_params::{GemmFp8Params, StreamKParams};
 
 macro_rules! fp8_entry {
-    ($(#[$doc:meta])* $spec:path, $name:ident, $mma:ty, $bm:literal, $bn:literal, $acc:literal, $stages:literal, $double:literal, $cluster:literal, $stream_k:literal $(, $mcast_a:literal)?) => {
+    ($(#[$doc:meta])* $spec:path, $name:ident, $mma:ty, $bm:literal, $bn:literal, $acc:literal, $stages:literal, $dring:literal, $double:literal, $cluster:literal, $stream_k:literal $(, $mcast_a:literal)?) => {
         baton::kernel! {
             #[spec($spec)]
             $(#[$doc])*
@@ -166,12 +166,12 @@ macro_rules! fp8_entry {
                     at(core::mem::offset_of!(GemmFp8Params, tma_a_tail)),
                     at(core::mem::offset_of!(GemmFp8Params, tma_sa_tail)),
                 );
-                const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<Fp8Smem<$bm, $bn, $stages>>(), "the spec's shared memory is not this entry's layout") };
+                const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<Fp8Smem<$bm, $bn, $stages, $dring>>(), "the spec's shared memory is not this entry's layout") };
                 // SAFETY: forwarded to the kernel's contract.
                 let sk = unsafe { StreamKFixup::<{ GEMM_ROLES.consumer_warpgroups }>::new(sk_partials, sk_flags, sk_epoch) };
                 // SAFETY: forwarded to the kernel's contract.
                 unsafe {
-                    gemm::<$mma, $bm, $bn, $acc, $stages, $double, $cluster, $stream_k, { false $(|| $mcast_a)? }, { $bm / 2 }, { $bn / 2 }, _>(
+                    gemm::<$mma, $bm, $bn, $acc, $stages, $dring, $double, $cluster, $stream_k, { false $(|| $mcast_a)? }, { $bm / 2 }, { $bn / 2 }, _>(
                         (tma_a, tma_b, tma_sa, tma_d),
                         (tma_a_tail, tma_sa_tail, tail_rows),
                         (b_scales, sa_ld), (d, d_ld), m, n, k, sk, sk_schedule,
@@ -188,7 +188,7 @@ fp8_entry!(
     /// accumulator per warpgroup.
     ///
     /// Launch: grid = min(tiles, SMs) CTAs of 384 threads, with
-    /// `size_of::<Fp8Smem<BM, BN, STAGES>>()` bytes of dynamic shared memory (the host's table;
+    /// `size_of::<Fp8Smem<BM, BN, STAGES, DRING>>()` bytes of dynamic shared memory (the host's table;
     /// checked by a test against the PTX).
     ///
     /// # Safety
@@ -213,7 +213,7 @@ fp8_entry!(
     /// (`StreamKParams::OFF`) they are never touched (may be null).
     abi::GEMM_128X128,
     baton_gemm_fp8_blockwise_128x128,
-    Fp8N128, 128, 128, 64, 6, false, 1, true
+    Fp8N128, 128, 128, 64, 6, 2, false, 1, true
 );
 
 fp8_entry!(
@@ -225,7 +225,7 @@ fp8_entry!(
     /// As [`baton_gemm_fp8_blockwise_128x128`].
     abi::GEMM_128X128_DB,
     baton_gemm_fp8_blockwise_128x128_db,
-    Fp8N128, 128, 128, 64, 6, true, 1, true
+    Fp8N128, 128, 128, 64, 6, 2, true, 1, true
 );
 
 fp8_entry!(
@@ -240,7 +240,7 @@ fp8_entry!(
     /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 64}.
     abi::GEMM_128X128_DB_C2,
     baton_gemm_fp8_blockwise_128x128_db_c2,
-    Fp8N128, 128, 128, 64, 6, true, 2, true
+    Fp8N128, 128, 128, 64, 6, 2, true, 2, true
 );
 
 fp8_entry!(
@@ -252,7 +252,7 @@ fp8_entry!(
     /// `size_of::<Fp8Smem<64, 8>>()` bytes of dynamic shared memory.
     abi::GEMM_128X64_DB,
     baton_gemm_fp8_blockwise_128x64_db,
-    Fp8N64, 128, 64, 32, 8, true, 1, true
+    Fp8N64, 128, 64, 32, 8, 2, true, 1, true
 );
 
 fp8_entry!(
@@ -266,7 +266,7 @@ fp8_entry!(
     /// `size_of::<Fp8Smem<192, 5>>()` bytes of dynamic shared memory.
     abi::GEMM_128X192,
     baton_gemm_fp8_blockwise_128x192,
-    Fp8N192, 128, 192, 96, 5, false, 1, true
+    Fp8N192, 128, 192, 96, 5, 2, false, 1, true
 );
 
 fp8_entry!(
@@ -288,7 +288,7 @@ fp8_entry!(
     /// of dynamic shared memory.
     abi::GEMM_256X128,
     baton_gemm_fp8_blockwise_256x128,
-    Fp8N128, 256, 128, 64, 4, false, 1, false
+    Fp8N128, 256, 128, 64, 4, 2, false, 1, false
 );
 
 fp8_entry!(
@@ -301,7 +301,7 @@ fp8_entry!(
     /// of [`baton_gemm_fp8_blockwise_128x128`].
     abi::GEMM_256X128_SK,
     baton_gemm_fp8_blockwise_256x128_sk,
-    Fp8N128, 256, 128, 64, 4, false, 1, true
+    Fp8N128, 256, 128, 64, 4, 2, false, 1, true
 );
 
 fp8_entry!(
@@ -317,7 +317,7 @@ fp8_entry!(
     /// `size_of::<Fp8Smem<128, 256, 4>>()` bytes of dynamic shared memory.
     abi::GEMM_128X256,
     baton_gemm_fp8_blockwise_128x256,
-    Fp8N128, 128, 256, 64, 4, false, 1, true
+    Fp8N128, 128, 256, 64, 4, 2, false, 1, true
 );
 
 fp8_entry!(
@@ -333,7 +333,7 @@ fp8_entry!(
     /// `size_of::<Fp8Smem<128, 96, 6>>()` bytes of dynamic shared memory.
     abi::GEMM_128X96_DB,
     baton_gemm_fp8_blockwise_128x96_db,
-    Fp8N96, 128, 96, 48, 6, true, 1, true
+    Fp8N96, 128, 96, 48, 6, 2, true, 1, true
 );
 
 fp8_entry!(
@@ -349,7 +349,7 @@ fp8_entry!(
     /// `size_of::<Fp8Smem<128, 32, 10>>()` bytes of dynamic shared memory.
     abi::GEMM_128X32_DB,
     baton_gemm_fp8_blockwise_128x32_db,
-    Fp8N32, 128, 32, 16, 10, true, 1, true
+    Fp8N32, 128, 32, 16, 10, 2, true, 1, true
 );
 
 fp8_entry!(
@@ -365,7 +365,7 @@ fp8_entry!(
     /// `size_of::<Fp8Smem<256, 96, 4>>()` bytes of dynamic shared memory.
     abi::GEMM_256X96,
     baton_gemm_fp8_blockwise_256x96,
-    Fp8N96, 256, 96, 48, 4, false, 1, false
+    Fp8N96, 256, 96, 48, 4, 2, false, 1, false
 );
 
 fp8_entry!(
@@ -386,7 +386,7 @@ fp8_entry!(
     /// and `d` / `d_ld` D's base and row stride in elements (even).
     abi::GEMM_256X88,
     baton_gemm_fp8_blockwise_256x88,
-    Fp8N88, 256, 88, 44, 4, false, 1, false
+    Fp8N88, 256, 88, 44, 4, 2, false, 1, false
 );
 
 fp8_entry!(
@@ -408,7 +408,26 @@ fp8_entry!(
     /// (half a tile row; the tail map's box keeps the tail's rows).
     abi::GEMM_256X128_MCA,
     baton_gemm_fp8_blockwise_256x128_mca,
-    Fp8N128, 256, 128, 64, 4, false, 2, false, true
+    Fp8N128, 256, 128, 64, 4, 2, false, 2, false, true
+);
+
+fp8_entry!(
+    /// [`baton_gemm_fp8_blockwise_256x128_mca`] with 3 input stages and a
+    /// whole tile of D staging per consumer warpgroup (8 sub-tiles, not 2):
+    /// each wave's sub-tiles go out as one batch that waits only until the
+    /// previous tile's stores have read the buffers it reuses
+    /// (`StoreEpilogue::store_pipelined`), so the stores drain under the
+    /// next tile's main loop. For short K (the plan takes it up to K =
+    /// 2048), where the epilogue's waits are a larger share of a tile.
+    ///
+    /// Launch: clusters of (2, 1, 1), an even grid.
+    ///
+    /// # Safety
+    /// As [`baton_gemm_fp8_blockwise_256x128_mca`], with
+    /// `size_of::<Fp8Smem<256, 128, 3, 8>>()` bytes of dynamic shared memory.
+    abi::GEMM_256X128_MCA_3STAGE,
+    baton_gemm_fp8_blockwise_256x128_mca_3stage,
+    Fp8N128, 256, 128, 64, 3, 8, false, 2, false, true
 );
 
 fp8_entry!(
@@ -423,7 +442,7 @@ fp8_entry!(
     /// As [`baton_gemm_fp8_blockwise_256x88`], with A's box {128, 128}.
     abi::GEMM_256X88_MCA,
     baton_gemm_fp8_blockwise_256x88_mca,
-    Fp8N88, 256, 88, 44, 4, false, 2, false, true
+    Fp8N88, 256, 88, 44, 4, 2, false, 2, false, true
 );
 
 #[inline(always)]
@@ -434,6 +453,7 @@ unsafe fn gemm<
     const BN: usize,
     const ACC: usize,
     const STAGES: usize,
+    const DRING: usize,
     const DOUBLE: bool,
     const CLUSTER_M: u32,
     const STREAM_K: bool,
@@ -481,15 +501,15 @@ unsafe fn gemm<
     // Without stream-K every segment is a whole tile: the schedule's
     // stream-K region and the fixup compile away.
     let sk_schedule = if STREAM_K { sk_schedule } else { [0; 4] };
-    // SAFETY: launched with size_of::<Fp8Smem<BM, BN, STAGES>>() of dynamic shared memory
+    // SAFETY: launched with size_of::<Fp8Smem<BM, BN, STAGES, DRING>>() of dynamic shared memory
     // (the kernel traps otherwise).
-    let smem: SharedRef<'static, Fp8Smem<BM, BN, STAGES>> =
-        unsafe { dynamic_smem::<Fp8Smem<BM, BN, STAGES>>() };
+    let smem: SharedRef<'static, Fp8Smem<BM, BN, STAGES, DRING>> =
+        unsafe { dynamic_smem::<Fp8Smem<BM, BN, STAGES, DRING>>() };
     let input = InputTilePipeline::<Payload<BM, BN>, STAGES>::new(
-        smem_field!(smem, Fp8Smem<BM, BN, STAGES>, input),
+        smem_field!(smem, Fp8Smem<BM, BN, STAGES, DRING>, input),
         c"gemm-fp8-mainloop",
     );
-    let d_tiles = smem_field!(smem, Fp8Smem<BM, BN, STAGES>, d_tiles);
+    let d_tiles = smem_field!(smem, Fp8Smem<BM, BN, STAGES, DRING>, d_tiles);
     init_then_sync::<CLUSTER_M>(
         #[inline(always)]
         || {
@@ -623,9 +643,8 @@ unsafe fn gemm<
             let mut p1: [f32; ACC] = unsafe { core::mem::zeroed() };
             // This warpgroup's 64 rows of A (64 rows × BK bytes further).
             let st0 = input.stage(0);
-            // The D buffer the next epilogue sub-tile writes (the two
-            // alternate across sub-tiles, waves and tiles; with an even
-            // sub-tile count per wave it stays 0).
+            // The D buffer the next epilogue sub-tile writes: the ring of
+            // `DRING` in order across sub-tiles, waves and tiles.
             let mut d_next = 0u32;
             let descs = StageDescriptors::new(
                 smem_field!(st0, Stage<BM, BN>, a).addr() + (wg * 64 * BK as usize) as u32,
@@ -724,19 +743,24 @@ unsafe fn gemm<
                         )
                     };
                     let subtiles = (wave_n / SUB_COLS) as u32;
-                    // SAFETY: D map per the kernel contract. The 256-row
-                    // kernels write their ring of 2 as one batch (the
-                    // 128×256 one spills 8 bytes with it).
+                    // SAFETY: D map per the kernel contract. A 256-row
+                    // kernel whose ring holds a whole tile (`DRING`:
+                    // 256x128_mca_3stage) writes each wave as one batch
+                    // that waits only for the buffers it reuses
+                    // (`store_pipelined`: the previous tile's stores
+                    // drain under this tile's main loop); the other
+                    // 256-row kernels write their ring of 2 as one batch
+                    // (the 128×256 kernel spills 8 bytes with batches).
                     unsafe {
-                        if BM == 256 {
+                        if BM == 256 && DRING >= waves * wave_n / SUB_COLS {
+                            epilogue.store_pipelined(acc, 1.0, &mut NoC, d_next, subtiles, origin)
+                        } else if BM == 256 {
                             epilogue.store(acc, 1.0, &mut NoC, d_next, subtiles, origin)
                         } else {
                             epilogue.store_one_at_a_time(acc, 1.0, &mut NoC, d_next, subtiles, origin)
                         }
                     };
-                    if (wave_n / SUB_COLS) % 2 == 1 {
-                        d_next ^= 1;
-                    }
+                    d_next = (d_next + subtiles) % DRING as u32;
                     // Columns past the last whole sub-tile (256×88: the
                     // last 24 of each wave) from registers.
                     if wave_n % SUB_COLS != 0 {

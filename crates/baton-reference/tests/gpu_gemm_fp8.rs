@@ -135,7 +135,11 @@ fn fp8_widths_not_powers_of_two_match_f64() {
 /// stages across unit boundaries), an odd count of tile columns (the last
 /// cluster's second CTA past N: no B load, clamped B-scale row, clipped
 /// store) and ragged last tile rows (loaded without multicast) — vs f64.
-/// `BATON_SMALL=1`: the first shape only (compute-sanitizer).
+/// 1024×4352×128 runs two units per cluster (68 units of 256×128, 100 of
+/// 256×88, in two equal waves), so each CTA's second tile reuses D
+/// buffers its first tile's stores may still read (the 3-stage kernel's
+/// whole-tile ring waits only for those: `store_pipelined`).
+/// `BATON_SMALL=1`: the first two shapes (compute-sanitizer).
 #[test]
 fn fp8_a_multicast_clusters_match_f64() {
     let Some(gpu) = Gpu::for_test() else { return };
@@ -143,16 +147,21 @@ fn fp8_a_multicast_clusters_match_f64() {
         .load_kernels(Variant::Release)
         .unwrap_or_else(|e| panic!("{e}"));
     let shapes: &[(usize, usize, usize)] = if small() {
-        &[(300, 392, 256)]
+        &[(300, 392, 256), (1024, 4352, 128)]
     } else {
         &[
             (300, 392, 256),
+            (1024, 4352, 128),
             (2176, 2432, 256),
             (1600, 2304, 384),
             (2048, 1024, 1024),
         ]
     };
-    for kernel in [gemm_fp8::KERNEL_256X128_MCA, gemm_fp8::KERNEL_256X88_MCA] {
+    for kernel in [
+        gemm_fp8::KERNEL_256X128_MCA,
+        gemm_fp8::KERNEL_256X88_MCA,
+        gemm_fp8::KERNEL_256X128_MCA_3STAGE,
+    ] {
         for &(m, n, k) in shapes {
             assert_split_matches_f64(&gpu, &kernels, "forced", kernel, (m, n, k), 1);
         }
@@ -302,6 +311,7 @@ fn fp8_stream_k_is_refused_by_data_parallel_kernels() {
         gemm_fp8::KERNEL_256X128,
         gemm_fp8::KERNEL_256X96,
         gemm_fp8::KERNEL_256X128_MCA,
+        gemm_fp8::KERNEL_256X128_MCA_3STAGE,
     ] {
         let mut d = stream.alloc_zeros::<u16>(m * n).unwrap();
         let mut plan =

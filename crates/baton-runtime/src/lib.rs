@@ -281,6 +281,11 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
+        name: "baton_gemm_fp8_blockwise_256x128_mca_3stage",
+        about: "blockwise-scaled FP8 GEMM, 256x128x128 tiles sharing A over 2-CTA clusters, 3 stages and whole-tile D staging (short K)",
+        hot: true,
+    },
+    KernelInfo {
         name: "baton_pitched_copy",
         about: "pitched row copy (a BF16 GEMM operand re-packed to 128-byte rows), 16-byte vectors where aligned, grid-stride",
         hot: true,

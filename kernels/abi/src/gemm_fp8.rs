@@ -29,26 +29,34 @@ pub type Stage<const BM: usize, const BN: usize> = BlockwiseFP8PaddedStage<BM, B
 /// One D staging sub-tile (64 × 32 bf16).
 pub type SubTile = Tile<u16, SUB_ROWS, SUB_COLS>;
 
-/// Shared memory of the `BM × BN` configuration with `STAGES` input stages.
+/// Shared memory of the `BM × BN` configuration with `STAGES` input stages
+/// and a ring of `DRING` D sub-tiles per consumer warpgroup.
+///
+/// ```
+/// use baton_kernels_abi::gemm_fp8::{Fp8Smem, SubTile};
+/// // 256×128: 3 input stages and a whole tile of D staging (8 sub-tiles per warpgroup).
+/// assert_eq!(core::mem::size_of::<[[SubTile; 8]; 2]>(), 64 * 1024);
+/// assert!(core::mem::size_of::<Fp8Smem<256, 128, 3, 8>>() <= 227 * 1024);
+/// ```
 #[repr(C)]
-pub struct Fp8Smem<const BM: usize, const BN: usize, const STAGES: usize> {
+pub struct Fp8Smem<const BM: usize, const BN: usize, const STAGES: usize, const DRING: usize = 2> {
     /// The input ring.
     pub input: InputTileStorage<Payload<BM, BN>, STAGES>,
     /// D staging, `[warpgroup][buffer]`.
-    pub d_tiles: [[SubTile; 2]; 2],
+    pub d_tiles: [[SubTile; DRING]; 2],
 }
 
-const fn spec<const BM: usize, const BN: usize, const STAGES: usize>(
+const fn spec<const BM: usize, const BN: usize, const STAGES: usize, const DRING: usize>(
     name: &'static str,
     cluster: u32,
 ) -> KernelSpec<GemmFp8Params> {
     assert!(
-        core::mem::size_of::<Fp8Smem<BM, BN, STAGES>>() <= 227 * 1024,
+        core::mem::size_of::<Fp8Smem<BM, BN, STAGES, DRING>>() <= 227 * 1024,
         "an FP8 GEMM configuration exceeds 227 KiB of shared memory"
     );
     KernelSpec::new(name, THREADS)
         .with_cluster([cluster, 1, 1])
-        .with_dynamic_smem::<Fp8Smem<BM, BN, STAGES>>()
+        .with_dynamic_smem::<Fp8Smem<BM, BN, STAGES, DRING>>()
         .hot()
 }
 
@@ -58,49 +66,49 @@ const fn spec<const BM: usize, const BN: usize, const STAGES: usize>(
 /// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_128X128.threads, 384);
 /// ```
 pub const GEMM_128X128: KernelSpec<GemmFp8Params> =
-    spec::<128, 128, 6>("baton_gemm_fp8_blockwise_128x128", 1);
+    spec::<128, 128, 6, 2>("baton_gemm_fp8_blockwise_128x128", 1);
 /// 128×128×128 tiles, 6 stages, two partial accumulators.
 ///
 /// ```
 /// assert!(baton_kernels_abi::gemm_fp8::GEMM_128X128_DB.hot);
 /// ```
 pub const GEMM_128X128_DB: KernelSpec<GemmFp8Params> =
-    spec::<128, 128, 6>("baton_gemm_fp8_blockwise_128x128_db", 1);
+    spec::<128, 128, 6, 2>("baton_gemm_fp8_blockwise_128x128_db", 1);
 /// 128×128×128 tiles, two partials, 2-CTA clusters sharing B.
 ///
 /// ```
 /// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_128X128_DB_C2.cluster, [2, 1, 1]);
 /// ```
 pub const GEMM_128X128_DB_C2: KernelSpec<GemmFp8Params> =
-    spec::<128, 128, 6>("baton_gemm_fp8_blockwise_128x128_db_c2", 2);
+    spec::<128, 128, 6, 2>("baton_gemm_fp8_blockwise_128x128_db_c2", 2);
 /// 128×64×128 tiles, 8 stages, two partials.
 ///
 /// ```
 /// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_128X64_DB.cluster_size(), 1);
 /// ```
 pub const GEMM_128X64_DB: KernelSpec<GemmFp8Params> =
-    spec::<128, 64, 8>("baton_gemm_fp8_blockwise_128x64_db", 1);
+    spec::<128, 64, 8, 2>("baton_gemm_fp8_blockwise_128x64_db", 1);
 /// 128×192×128 tiles, 5 stages.
 ///
 /// ```
 /// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_128X192.name, "baton_gemm_fp8_blockwise_128x192");
 /// ```
 pub const GEMM_128X192: KernelSpec<GemmFp8Params> =
-    spec::<128, 192, 5>("baton_gemm_fp8_blockwise_128x192", 1);
+    spec::<128, 192, 5, 2>("baton_gemm_fp8_blockwise_128x192", 1);
 /// 256×128×128 tiles, 4 stages, two 64-row waves per warpgroup, no stream-K.
 ///
 /// ```
 /// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_256X128.threads, 384);
 /// ```
 pub const GEMM_256X128: KernelSpec<GemmFp8Params> =
-    spec::<256, 128, 4>("baton_gemm_fp8_blockwise_256x128", 1);
+    spec::<256, 128, 4, 2>("baton_gemm_fp8_blockwise_256x128", 1);
 /// [`GEMM_256X128`] with stream-K and split-K.
 ///
 /// ```
 /// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_256X128_SK.name, "baton_gemm_fp8_blockwise_256x128_sk");
 /// ```
 pub const GEMM_256X128_SK: KernelSpec<GemmFp8Params> =
-    spec::<256, 128, 4>("baton_gemm_fp8_blockwise_256x128_sk", 1);
+    spec::<256, 128, 4, 2>("baton_gemm_fp8_blockwise_256x128_sk", 1);
 /// [`GEMM_256X128`] in clusters of 2 CTAs along N sharing each A tile by
 /// TMA multicast (each CTA loads half of its rows).
 ///
@@ -108,14 +116,26 @@ pub const GEMM_256X128_SK: KernelSpec<GemmFp8Params> =
 /// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_256X128_MCA.cluster, [2, 1, 1]);
 /// ```
 pub const GEMM_256X128_MCA: KernelSpec<GemmFp8Params> =
-    spec::<256, 128, 4>("baton_gemm_fp8_blockwise_256x128_mca", 2);
+    spec::<256, 128, 4, 2>("baton_gemm_fp8_blockwise_256x128_mca", 2);
+/// [`GEMM_256X128_MCA`] with 3 input stages and a whole tile of D staging
+/// (a ring of 8 sub-tiles per warpgroup instead of 2), so a tile's stores
+/// drain under the next tile's main loop instead of each wave waiting for
+/// the previous wave's: for short K, where the epilogue is a larger share
+/// of a tile (DeepGEMM's 3 stages and whole-tile D staging).
+///
+/// ```
+/// use baton_kernels_abi::gemm_fp8::{Fp8Smem, GEMM_256X128_MCA_3STAGE};
+/// assert_eq!(GEMM_256X128_MCA_3STAGE.dynamic_smem_bytes as usize, core::mem::size_of::<Fp8Smem<256, 128, 3, 8>>());
+/// ```
+pub const GEMM_256X128_MCA_3STAGE: KernelSpec<GemmFp8Params> =
+    spec::<256, 128, 3, 8>("baton_gemm_fp8_blockwise_256x128_mca_3stage", 2);
 /// 128×256×128 tiles, 4 stages, two 128-column waves per warpgroup.
 ///
 /// ```
 /// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_128X256.cluster_size(), 1);
 /// ```
 pub const GEMM_128X256: KernelSpec<GemmFp8Params> =
-    spec::<128, 256, 4>("baton_gemm_fp8_blockwise_128x256", 1);
+    spec::<128, 256, 4, 2>("baton_gemm_fp8_blockwise_128x256", 1);
 /// 128×96×128 tiles, 6 stages, two partials (a tile may straddle two
 /// B-scale blocks).
 ///
@@ -123,7 +143,7 @@ pub const GEMM_128X256: KernelSpec<GemmFp8Params> =
 /// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_128X96_DB.name, "baton_gemm_fp8_blockwise_128x96_db");
 /// ```
 pub const GEMM_128X96_DB: KernelSpec<GemmFp8Params> =
-    spec::<128, 96, 6>("baton_gemm_fp8_blockwise_128x96_db", 1);
+    spec::<128, 96, 6, 2>("baton_gemm_fp8_blockwise_128x96_db", 1);
 /// 128×32×128 tiles, 10 stages (the ring of 128×64's 8 × 24.5 KiB, ~200
 /// KiB, at a stage of 20.5 KiB), two partials.
 ///
@@ -131,7 +151,7 @@ pub const GEMM_128X96_DB: KernelSpec<GemmFp8Params> =
 /// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_128X32_DB.threads, 384);
 /// ```
 pub const GEMM_128X32_DB: KernelSpec<GemmFp8Params> =
-    spec::<128, 32, 10>("baton_gemm_fp8_blockwise_128x32_db", 1);
+    spec::<128, 32, 10, 2>("baton_gemm_fp8_blockwise_128x32_db", 1);
 /// 256×96×128 tiles, 4 stages, two 64-row waves per warpgroup, no
 /// stream-K.
 ///
@@ -139,7 +159,7 @@ pub const GEMM_128X32_DB: KernelSpec<GemmFp8Params> =
 /// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_256X96.cluster_size(), 1);
 /// ```
 pub const GEMM_256X96: KernelSpec<GemmFp8Params> =
-    spec::<256, 96, 4>("baton_gemm_fp8_blockwise_256x96", 1);
+    spec::<256, 96, 4, 2>("baton_gemm_fp8_blockwise_256x96", 1);
 /// 256×88×128 tiles, 4 stages, two 64-row waves per warpgroup, no
 /// stream-K; each wave's last 24 columns are stored from registers.
 ///
@@ -147,7 +167,7 @@ pub const GEMM_256X96: KernelSpec<GemmFp8Params> =
 /// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_256X88.name, "baton_gemm_fp8_blockwise_256x88");
 /// ```
 pub const GEMM_256X88: KernelSpec<GemmFp8Params> =
-    spec::<256, 88, 4>("baton_gemm_fp8_blockwise_256x88", 1);
+    spec::<256, 88, 4, 2>("baton_gemm_fp8_blockwise_256x88", 1);
 /// [`GEMM_256X88`] in clusters of 2 CTAs along N sharing each A tile by
 /// TMA multicast (as [`GEMM_256X128_MCA`]; DeepGEMM's configuration at
 /// 4096×2112).
@@ -156,4 +176,4 @@ pub const GEMM_256X88: KernelSpec<GemmFp8Params> =
 /// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_256X88_MCA.cluster, [2, 1, 1]);
 /// ```
 pub const GEMM_256X88_MCA: KernelSpec<GemmFp8Params> =
-    spec::<256, 88, 4>("baton_gemm_fp8_blockwise_256x88_mca", 2);
+    spec::<256, 88, 4, 2>("baton_gemm_fp8_blockwise_256x88_mca", 2);

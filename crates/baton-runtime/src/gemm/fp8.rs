@@ -65,12 +65,18 @@ pub const KERNEL_256X88_MCA: &str = fp8_abi::GEMM_256X88_MCA.name;
 /// by TMA multicast (each CTA loads half of its 256 rows): a third less
 /// L2 → SM operand traffic. No stream-K.
 pub const KERNEL_256X128_MCA: &str = fp8_abi::GEMM_256X128_MCA.name;
+/// [`KERNEL_256X128_MCA`] with 3 input stages and a whole tile of D
+/// staging per consumer warpgroup, so a tile's stores drain under the
+/// next tile's main loop: what [`plan`] runs instead of
+/// [`KERNEL_256X128_MCA`] for K ≤ [`SHORT_K_MAX`] ([`for_k`]).
+pub const KERNEL_256X128_MCA_3STAGE: &str = fp8_abi::GEMM_256X128_MCA_3STAGE.name;
 /// Every kernel (same arguments): the default, the 128×64 one, the
 /// 128×128 one with a single partial accumulator, the clustered one, the
 /// 128×192 one, the 256×128 one, the 128×256 one, and the widths that are
 /// not powers of two or narrower: 128×96, 128×32, 256×96, 256×88; 256×128
-/// with stream-K; and 256×128 sharing A across 2-CTA clusters along N.
-pub const VARIANTS: [&str; 14] = [
+/// with stream-K; and 256×128 sharing A across 2-CTA clusters along N
+/// (4 stages, and 3 stages with whole-tile D staging).
+pub const VARIANTS: [&str; 15] = [
     KERNEL,
     KERNEL_128X64,
     fp8_abi::GEMM_128X128.name,
@@ -85,13 +91,14 @@ pub const VARIANTS: [&str; 14] = [
     KERNEL_256X128_SK,
     KERNEL_256X128_MCA,
     KERNEL_256X88_MCA,
+    KERNEL_256X128_MCA_3STAGE,
 ];
 
 /// Whether a kernel of [`VARIANTS`] implements stream-K and split-K
 /// ([`Fp8GemmPlan::set_stream_k`], [`Fp8GemmPlan::set_split_k`]): all but
 /// the data-parallel two-wave ones, [`KERNEL_256X128`] (whose stream-K
-/// twin is [`KERNEL_256X128_SK`]), [`KERNEL_256X128_MCA`],
-/// [`KERNEL_256X96`] and [`KERNEL_256X88`].
+/// twin is [`KERNEL_256X128_SK`]), [`KERNEL_256X128_MCA`] (and its
+/// 3-stage form), [`KERNEL_256X96`] and [`KERNEL_256X88`].
 ///
 /// ```
 /// use baton_runtime::gemm::fp8::{has_stream_k, KERNEL, KERNEL_256X128, KERNEL_256X128_SK};
@@ -105,13 +112,14 @@ pub fn has_stream_k(kernel: &str) -> bool {
         KERNEL_256X88,
         KERNEL_256X128_MCA,
         KERNEL_256X88_MCA,
+        KERNEL_256X128_MCA_3STAGE,
     ]
     .contains(&kernel)
 }
 
 /// The kernel that runs `kernel`'s tiles with stream-K / split-K: itself,
-/// or [`KERNEL_256X128_SK`] for [`KERNEL_256X128`] and
-/// [`KERNEL_256X128_MCA`]; `None` when the tile shape has no stream-K
+/// or [`KERNEL_256X128_SK`] for [`KERNEL_256X128`],
+/// [`KERNEL_256X128_MCA`] and [`KERNEL_256X128_MCA_3STAGE`]; `None` when the tile shape has no stream-K
 /// kernel ([`KERNEL_256X96`], [`KERNEL_256X88`]).
 ///
 /// ```
@@ -121,7 +129,10 @@ pub fn has_stream_k(kernel: &str) -> bool {
 /// assert_eq!(stream_k_kernel_of(KERNEL_256X96), None);
 /// ```
 pub fn stream_k_kernel_of(kernel: &'static str) -> Option<&'static str> {
-    if kernel == KERNEL_256X128 || kernel == KERNEL_256X128_MCA {
+    if kernel == KERNEL_256X128
+        || kernel == KERNEL_256X128_MCA
+        || kernel == KERNEL_256X128_MCA_3STAGE
+    {
         Some(KERNEL_256X128_SK)
     } else if has_stream_k(kernel) {
         Some(kernel)
@@ -157,6 +168,7 @@ pub fn spec_of(kernel: &str) -> Option<&'static KernelSpec<GemmFp8Params>> {
         &fp8_abi::GEMM_256X128_SK,
         &fp8_abi::GEMM_256X128_MCA,
         &fp8_abi::GEMM_256X88_MCA,
+        &fp8_abi::GEMM_256X128_MCA_3STAGE,
     ]
     .into_iter()
     .find(|s| s.name == kernel)
@@ -176,6 +188,7 @@ pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
         KERNEL_128X64 => Some((128, 64, 8)),
         KERNEL_128X192 => Some((128, 192, 5)),
         KERNEL_256X128 | KERNEL_256X128_SK | KERNEL_256X128_MCA => Some((256, 128, 4)),
+        KERNEL_256X128_MCA_3STAGE => Some((256, 128, 3)),
         KERNEL_128X256 => Some((128, 256, 4)),
         KERNEL_128X96 => Some((128, 96, 6)),
         KERNEL_128X32 => Some((128, 32, 10)),
@@ -210,7 +223,12 @@ pub fn cluster_of(kernel: &str) -> u32 {
 /// assert!(shares_a(KERNEL_256X128_MCA) && !shares_a(KERNEL_C2));
 /// ```
 pub fn shares_a(kernel: &str) -> bool {
-    kernel == KERNEL_256X128_MCA || kernel == KERNEL_256X88_MCA
+    [
+        KERNEL_256X128_MCA,
+        KERNEL_256X88_MCA,
+        KERNEL_256X128_MCA_3STAGE,
+    ]
+    .contains(&kernel)
 }
 
 /// Rows of A and of B that one CTA of `kernel` loads per stage (the boxes
@@ -294,13 +312,14 @@ fn units_of(m: u32, n: u32, (bm, bn): (u32, u32), cluster: u32, along_n: bool) -
 /// Small M gets the narrow tiles when they fill more SMs
 /// (128×7168: 112 CTAs instead of 56), everything with a few waves of tiles
 /// the 256×128 one; the 256-row tiles share A over 2-CTA clusters
-/// wherever their tile columns pair up ([`SPEED_256X128_MCA`]). No list
-/// of shapes.
+/// wherever their tile columns pair up ([`SPEED_256X128_MCA`]), 256×128
+/// with 3 stages and whole-tile D staging up to K = [`SHORT_K_MAX`]
+/// ([`for_k`]). No list of shapes.
 ///
 /// ```
-/// use baton_runtime::gemm::fp8::{choose, KERNEL_128X64, KERNEL_128X96, KERNEL_256X88, KERNEL_256X88_MCA, KERNEL_256X128, KERNEL_256X128_MCA};
+/// use baton_runtime::gemm::fp8::{choose, KERNEL_128X64, KERNEL_128X96, KERNEL_256X88, KERNEL_256X88_MCA, KERNEL_256X128, KERNEL_256X128_MCA, KERNEL_256X128_MCA_3STAGE};
 /// assert_eq!(choose(8192, 8192, 8192, 132), KERNEL_256X128_MCA);
-/// assert_eq!(choose(4096, 32768, 512, 132), KERNEL_256X128_MCA);
+/// assert_eq!(choose(4096, 32768, 512, 132), KERNEL_256X128_MCA_3STAGE);
 /// assert_eq!(choose(4096, 7296, 4096, 132), KERNEL_256X128); // 57 tile columns
 /// assert_eq!(choose(128, 7168, 16384, 132), KERNEL_128X64);
 /// assert_eq!(choose(128, 24576, 1536, 132), KERNEL_128X96);
@@ -401,7 +420,40 @@ pub fn plan_on(
         .unwrap_or_else(|| (KERNEL, candidates[3].1.cost(&problem, &machine, sms)));
     match stream_k_kernel_of(kernel) {
         Some(sk) if cost.splits > 1 => (sk, cost),
-        _ => (kernel, cost),
+        _ => (for_k(kernel, k), cost),
+    }
+}
+
+/// The longest K (elements) for which [`plan`] runs
+/// [`KERNEL_256X128_MCA_3STAGE`] in place of [`KERNEL_256X128_MCA`]: 16
+/// K blocks. Measured (session 27, H200, DeepGEMM's method, the library's
+/// plans, base/new/new/base in one call; BENCHMARKS.md): the 3-stage form
+/// with whole-tile D staging ran +6.8 % at 4096×32768×512, +5.3 % at
+/// 8192×4096×512, +2.3 % at 4096×24576×1536, +1.5 % at 3072×6144×1536,
+/// +0.9 % at 4096×7168×2048, and −0.7 to −1.8 % from K = 4096 (4096³,
+/// 4096×4096×7168, 4096×7168×16384, 6144³, 8192³), where the fourth
+/// stage is worth more than the epilogue's waits.
+///
+/// ```
+/// assert_eq!(baton_runtime::gemm::fp8::SHORT_K_MAX, 2048);
+/// ```
+pub const SHORT_K_MAX: usize = 2048;
+
+/// The form of `kernel` that runs K = `k`: [`KERNEL_256X128_MCA_3STAGE`]
+/// for [`KERNEL_256X128_MCA`] when `k ≤` [`SHORT_K_MAX`] (the same tiles
+/// and clusters, so the same cost), otherwise `kernel`.
+///
+/// ```
+/// use baton_runtime::gemm::fp8::{for_k, KERNEL, KERNEL_256X128_MCA, KERNEL_256X128_MCA_3STAGE};
+/// assert_eq!(for_k(KERNEL_256X128_MCA, 1536), KERNEL_256X128_MCA_3STAGE);
+/// assert_eq!(for_k(KERNEL_256X128_MCA, 4096), KERNEL_256X128_MCA);
+/// assert_eq!(for_k(KERNEL, 512), KERNEL);
+/// ```
+pub fn for_k(kernel: &'static str, k: usize) -> &'static str {
+    if kernel == KERNEL_256X128_MCA && k <= SHORT_K_MAX {
+        KERNEL_256X128_MCA_3STAGE
+    } else {
+        kernel
     }
 }
 
@@ -463,7 +515,7 @@ pub fn cost_tile(kernel: &str) -> Option<super::cost_model::TileShape> {
         KERNEL_256X88 => (256, 88, SPEED_256X88),
         KERNEL_256X88_MCA => (256, 88, SPEED_256X88_MCA),
         KERNEL_256X128 | KERNEL_256X128_SK => (256, 128, SPEED_256X128),
-        KERNEL_256X128_MCA => (256, 128, SPEED_256X128_MCA),
+        KERNEL_256X128_MCA | KERNEL_256X128_MCA_3STAGE => (256, 128, SPEED_256X128_MCA),
         _ => return None,
     };
     Some(super::cost_model::TileShape {
@@ -1576,7 +1628,8 @@ mod tests {
     }
 
     /// The A-multicast kernels replace their single-CTA twins wherever the
-    /// tile columns pair up (measured ahead at every K, session 26):
+    /// tile columns pair up (measured ahead at every K, session 26; 256×128
+    /// in its 3-stage form up to K = 2048, session 27):
     /// 4096×{24576×1536, 7168×2048, 32768×512, 7168×4096, 7168×16384}
     /// (even column counts); not 4096×7296 with 128-wide tiles (57
     /// columns) nor 256×88 at N = 2200 (25 columns); never with a split
@@ -1590,18 +1643,18 @@ mod tests {
             (4096, 7168, 4096),
             (4096, 7168, 16384),
         ] {
-            assert_eq!(choose(m, n, k, 132), KERNEL_256X128_MCA, "{m}x{n}x{k}");
+            assert_eq!(choose(m, n, k, 132), for_k(KERNEL_256X128_MCA, k), "{m}x{n}x{k}");
         }
         assert_ne!(choose(4096, 7296, 4096, 132), KERNEL_256X128_MCA);
         assert_ne!(choose(4096, 2200, 7168, 132), KERNEL_256X88_MCA);
         for (m, n, k) in [(4096, 4096, 256), (1024, 1024, 1024), (512, 8192, 2048)] {
             let (kernel, cost) = plan(m, n, k, 132);
             assert!(
-                kernel != KERNEL_256X128_MCA || cost.splits == 1,
+                !shares_a(kernel) || cost.splits == 1,
                 "{m}x{n}x{k}"
             );
         }
-        for k in [KERNEL_256X128_MCA, KERNEL_256X88_MCA] {
+        for k in [KERNEL_256X128_MCA, KERNEL_256X88_MCA, KERNEL_256X128_MCA_3STAGE] {
             assert!(!has_stream_k(k));
             assert_eq!((cluster_of(k), shares_a(k)), (2, true));
         }

@@ -1179,14 +1179,15 @@ mod tests {
             ((128, 24576, 1536), fp8::KERNEL_128X96), // session 9 (was KERNEL)
             ((128, 7168, 16384), fp8::KERNEL_128X64),
             // Session 10: A multicast where the columns pair up, K ≤ 2048;
-            // session 26: at every K.
+            // session 26: at every K; session 27: 3 stages and whole-tile
+            // D staging up to K = 2048.
             ((4096, 4096, 4096), fp8::KERNEL_256X128_MCA),
             ((8192, 8192, 8192), fp8::KERNEL_256X128_MCA),
-            ((4096, 24576, 1536), fp8::KERNEL_256X128_MCA),
-            ((4096, 32768, 512), fp8::KERNEL_256X128_MCA),
+            ((4096, 24576, 1536), fp8::KERNEL_256X128_MCA_3STAGE),
+            ((4096, 32768, 512), fp8::KERNEL_256X128_MCA_3STAGE),
             ((4096, 7168, 16384), fp8::KERNEL_256X128_MCA),
             ((4096, 4096, 7168), fp8::KERNEL_256X128_MCA),
-            ((4096, 7168, 2048), fp8::KERNEL_256X128_MCA),
+            ((4096, 7168, 2048), fp8::KERNEL_256X128_MCA_3STAGE),
         ];
         for ((m, n, k), want) in fp8_set {
             assert_eq!(fp8::choose(m, n, k, 132), want, "FP8 {m}x{n}x{k}");

@@ -74,6 +74,27 @@ pub fn wait_ring_read<const RING: usize>() {
     }
 }
 
+/// `cp.async.bulk.wait_group.read n` for a run-time `n` (0..=7, larger
+/// waits for 7) that folds to a constant where this is inlined: at most
+/// `n` commit groups of this thread's TMA stores still read their buffers.
+///
+/// ```ignore
+/// if tid == 0 { wait_read_pending(8 / 4 - 1); } // cp.async.bulk.wait_group.read 1
+/// ```
+#[inline(always)]
+pub fn wait_read_pending(n: u32) {
+    match n {
+        0 => store_wait_group_read::<0>(),
+        1 => store_wait_group_read::<1>(),
+        2 => store_wait_group_read::<2>(),
+        3 => store_wait_group_read::<3>(),
+        4 => store_wait_group_read::<4>(),
+        5 => store_wait_group_read::<5>(),
+        6 => store_wait_group_read::<6>(),
+        _ => store_wait_group_read::<7>(),
+    }
+}
+
 /// `x`, through an asm register move without `pure`: LLVM neither merges
 /// nor hoists it, so what is computed from it stays where it is used.
 ///
@@ -282,7 +303,53 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
     ) {
         // SAFETY: forwarded to the caller.
         unsafe {
-            self.store_with::<true, ACC, C, O>(
+            self.store_with::<true, false, ACC, C, O>(
+                acc,
+                alpha,
+                c,
+                d_next,
+                subtiles,
+                (0, subtiles),
+                origin,
+            )
+        }
+    }
+
+    /// [`store`](Self::store) with beta = 0 into a ring that holds several
+    /// batches (`subtiles ≤ RING`, the whole call one batch): before
+    /// writing, the signalling thread waits only until at most
+    /// `RING / subtiles − 1` commit groups still read, not until every
+    /// earlier store has read its buffer. The batch's buffers are then
+    /// free: the caller advances `d_next` by each call's `subtiles`, and
+    /// every commit group of this ring holds at most `subtiles` buffers
+    /// (all calls store the same count, or an earlier form waited for
+    /// all), so the pending groups hold the buffers just before `d_next`
+    /// and this batch the next `subtiles`, which is at most `RING` in
+    /// all. A tile's stores then drain while the next tile's main loop
+    /// runs, as DeepGEMM's whole-tile D staging does.
+    ///
+    /// # Safety
+    /// As [`store`](Self::store); `c` is not active; `subtiles ≤ RING`;
+    /// `d_next` as above.
+    ///
+    /// ```ignore
+    /// unsafe { epilogue.store_pipelined(&acc, 1.0, &mut NoC, d_next, 4, |j| (col0 + 32 * j as i32, row0)) };
+    /// d_next = (d_next + 4) % RING as u32;
+    /// ```
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn store_pipelined<const ACC: usize, C: CSource, O: StoreOrigin>(
+        &self,
+        acc: &[f32; ACC],
+        alpha: f32,
+        c: &mut C,
+        d_next: u32,
+        subtiles: u32,
+        origin: impl Fn(u32) -> O,
+    ) {
+        // SAFETY: forwarded to the caller.
+        unsafe {
+            self.store_with::<true, true, ACC, C, O>(
                 acc,
                 alpha,
                 c,
@@ -319,7 +386,7 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
     ) {
         // SAFETY: forwarded to the caller.
         unsafe {
-            self.store_with::<false, ACC, C, O>(
+            self.store_with::<false, false, ACC, C, O>(
                 acc,
                 alpha,
                 c,
@@ -378,13 +445,19 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
         }
         // SAFETY: forwarded to the caller.
         unsafe {
-            this.store_with::<false, ACC, C, O>(acc, alpha, c, d_next, subtiles, range, origin)
+            this.store_with::<false, false, ACC, C, O>(acc, alpha, c, d_next, subtiles, range, origin)
         }
     }
 
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    unsafe fn store_with<const BATCH: bool, const ACC: usize, C: CSource, O: StoreOrigin>(
+    unsafe fn store_with<
+        const BATCH: bool,
+        const PIPELINED: bool,
+        const ACC: usize,
+        C: CSource,
+        O: StoreOrigin,
+    >(
         &self,
         acc: &[f32; ACC],
         alpha: f32,
@@ -438,9 +511,16 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
                 let batch_end = J as usize % RING == RING - 1 || J + 1 == subtiles;
                 if batch_start {
                     if signaller {
-                        // A batch uses the whole ring: free once no
-                        // earlier store still reads.
-                        store_wait_group_read::<0>();
+                        if PIPELINED {
+                            // The batch's buffers are free once at most
+                            // RING / subtiles − 1 groups still read
+                            // (`store_pipelined`).
+                            wait_read_pending(RING as u32 / subtiles - 1);
+                        } else {
+                            // A batch uses the whole ring: free once no
+                            // earlier store still reads.
+                            store_wait_group_read::<0>();
+                        }
                     }
                     named_barrier_sync(1 + wg, 128);
                 }

@@ -229,22 +229,6 @@ fp8_entry!(
 );
 
 fp8_entry!(
-    /// [`baton_gemm_fp8_blockwise_128x128_db`] with 4 input stages and a
-    /// whole tile of D staging per consumer warpgroup (4 sub-tiles, not
-    /// 2): a tile's sub-tiles go out as one batch that waits only until
-    /// the previous tile's stores have read the buffers it reuses
-    /// (`StoreEpilogue::store_pipelined`). For short K, where the
-    /// epilogue is a larger share of a tile.
-    ///
-    /// # Safety
-    /// As [`baton_gemm_fp8_blockwise_128x128`], with
-    /// `size_of::<Fp8Smem<128, 128, 4, 4>>()` bytes of dynamic shared memory.
-    abi::GEMM_128X128_DB_4STAGE,
-    baton_gemm_fp8_blockwise_128x128_db_4stage,
-    Fp8N128, 128, 128, 64, 4, 4, true, 1, true
-);
-
-fp8_entry!(
     /// [`baton_gemm_fp8_blockwise_128x128_db`] in clusters of 2 CTAs along M:
     /// the two vertically adjacent tiles share each B tile, and each CTA
     /// TMA-loads half of it (64 rows) and multicasts it into both CTAs' stage —
@@ -346,10 +330,10 @@ fp8_entry!(
     ///
     /// # Safety
     /// As [`baton_gemm_fp8_blockwise_128x128`], with B's box {128, 96} and
-    /// `size_of::<Fp8Smem<128, 96, 6, 4>>()` bytes of dynamic shared memory.
+    /// `size_of::<Fp8Smem<128, 96, 6>>()` bytes of dynamic shared memory.
     abi::GEMM_128X96_DB,
     baton_gemm_fp8_blockwise_128x96_db,
-    Fp8N96, 128, 96, 48, 6, 4, true, 1, true
+    Fp8N96, 128, 96, 48, 6, 2, true, 1, true
 );
 
 fp8_entry!(
@@ -740,7 +724,8 @@ unsafe fn gemm<
                 }
 
                 // Epilogue: per wave, wave_n / 32 sub-tiles of 64 rows × 32
-                // columns through the warpgroup's ring of `DRING` D buffers.
+                // columns (an even count: the two D buffers alternate
+                // across waves too).
                 let epilogue = StoreEpilogue {
                     bufs: d_tiles.at(wg),
                     map_d: tma_d(),
@@ -758,17 +743,16 @@ unsafe fn gemm<
                         )
                     };
                     let subtiles = (wave_n / SUB_COLS) as u32;
-                    // SAFETY: D map per the kernel contract. A kernel
-                    // whose ring holds a whole tile (`DRING`:
-                    // 256x128_mca_3stage, 128x128_db_4stage, 128x96_db,
-                    // 128x64_db, 128x32_db) writes each wave as one batch
+                    // SAFETY: D map per the kernel contract. A 256-row
+                    // kernel whose ring holds a whole tile (`DRING`:
+                    // 256x128_mca_3stage) writes each wave as one batch
                     // that waits only for the buffers it reuses
                     // (`store_pipelined`: the previous tile's stores
                     // drain under this tile's main loop); the other
                     // 256-row kernels write their ring of 2 as one batch
                     // (the 128×256 kernel spills 8 bytes with batches).
                     unsafe {
-                        if DRING >= waves * (wave_n / SUB_COLS) {
+                        if BM == 256 && DRING >= waves * wave_n / SUB_COLS {
                             epilogue.store_pipelined(acc, 1.0, &mut NoC, d_next, subtiles, origin)
                         } else if BM == 256 {
                             epilogue.store(acc, 1.0, &mut NoC, d_next, subtiles, origin)

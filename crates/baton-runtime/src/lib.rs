@@ -281,11 +281,6 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
-        name: "baton_gemm_fp8_blockwise_128x128_db_4stage",
-        about: "blockwise-scaled FP8 GEMM, 128x128x128 tiles, two partials, 4 stages and whole-tile D staging (short K)",
-        hot: true,
-    },
-    KernelInfo {
         name: "baton_gemm_fp8_blockwise_256x128_mca_3stage",
         about: "blockwise-scaled FP8 GEMM, 256x128x128 tiles sharing A over 2-CTA clusters, 3 stages and whole-tile D staging (short K)",
         hot: true,

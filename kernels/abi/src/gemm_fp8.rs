@@ -74,15 +74,6 @@ pub const GEMM_128X128: KernelSpec<GemmFp8Params> =
 /// ```
 pub const GEMM_128X128_DB: KernelSpec<GemmFp8Params> =
     spec::<128, 128, 6, 2>("baton_gemm_fp8_blockwise_128x128_db", 1);
-/// [`GEMM_128X128_DB`] with 4 input stages and a whole tile of D staging
-/// (a ring of 4 sub-tiles per warpgroup instead of 2): for short K.
-///
-/// ```
-/// use baton_kernels_abi::gemm_fp8::{Fp8Smem, GEMM_128X128_DB_4STAGE};
-/// assert_eq!(GEMM_128X128_DB_4STAGE.dynamic_smem_bytes as usize, core::mem::size_of::<Fp8Smem<128, 128, 4, 4>>());
-/// ```
-pub const GEMM_128X128_DB_4STAGE: KernelSpec<GemmFp8Params> =
-    spec::<128, 128, 4, 4>("baton_gemm_fp8_blockwise_128x128_db_4stage", 1);
 /// 128×128×128 tiles, two partials, 2-CTA clusters sharing B.
 ///
 /// ```
@@ -146,13 +137,13 @@ pub const GEMM_256X128_MCA_3STAGE: KernelSpec<GemmFp8Params> =
 pub const GEMM_128X256: KernelSpec<GemmFp8Params> =
     spec::<128, 256, 4, 2>("baton_gemm_fp8_blockwise_128x256", 1);
 /// 128×96×128 tiles, 6 stages, two partials (a tile may straddle two
-/// B-scale blocks), a whole tile of D staging (4 sub-tiles per warpgroup).
+/// B-scale blocks).
 ///
 /// ```
 /// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_128X96_DB.name, "baton_gemm_fp8_blockwise_128x96_db");
 /// ```
 pub const GEMM_128X96_DB: KernelSpec<GemmFp8Params> =
-    spec::<128, 96, 6, 4>("baton_gemm_fp8_blockwise_128x96_db", 1);
+    spec::<128, 96, 6, 2>("baton_gemm_fp8_blockwise_128x96_db", 1);
 /// 128×32×128 tiles, 10 stages (the ring of 128×64's 8 × 24.5 KiB, ~200
 /// KiB, at a stage of 20.5 KiB), two partials.
 ///

@@ -70,18 +70,13 @@ pub const KERNEL_256X128_MCA: &str = fp8_abi::GEMM_256X128_MCA.name;
 /// next tile's main loop: what [`plan`] runs instead of
 /// [`KERNEL_256X128_MCA`] for K ≤ [`SHORT_K_MAX`] ([`for_k`]).
 pub const KERNEL_256X128_MCA_3STAGE: &str = fp8_abi::GEMM_256X128_MCA_3STAGE.name;
-/// [`KERNEL`] with 4 input stages and a whole tile of D staging per
-/// consumer warpgroup: what [`plan`] runs instead of [`KERNEL`] for K ≤
-/// [`SHORT_K_MAX`] ([`for_k`]).
-pub const KERNEL_128X128_4STAGE: &str = fp8_abi::GEMM_128X128_DB_4STAGE.name;
 /// Every kernel (same arguments): the default, the 128×64 one, the
 /// 128×128 one with a single partial accumulator, the clustered one, the
 /// 128×192 one, the 256×128 one, the 128×256 one, and the widths that are
 /// not powers of two or narrower: 128×96, 128×32, 256×96, 256×88; 256×128
 /// with stream-K; and 256×128 sharing A across 2-CTA clusters along N
-/// (4 stages, and 3 stages with whole-tile D staging); 128×128 with 4
-/// stages and whole-tile D staging.
-pub const VARIANTS: [&str; 16] = [
+/// (4 stages, and 3 stages with whole-tile D staging).
+pub const VARIANTS: [&str; 15] = [
     KERNEL,
     KERNEL_128X64,
     fp8_abi::GEMM_128X128.name,
@@ -97,7 +92,6 @@ pub const VARIANTS: [&str; 16] = [
     KERNEL_256X128_MCA,
     KERNEL_256X88_MCA,
     KERNEL_256X128_MCA_3STAGE,
-    KERNEL_128X128_4STAGE,
 ];
 
 /// Whether a kernel of [`VARIANTS`] implements stream-K and split-K
@@ -175,7 +169,6 @@ pub fn spec_of(kernel: &str) -> Option<&'static KernelSpec<GemmFp8Params>> {
         &fp8_abi::GEMM_256X128_MCA,
         &fp8_abi::GEMM_256X88_MCA,
         &fp8_abi::GEMM_256X128_MCA_3STAGE,
-        &fp8_abi::GEMM_128X128_DB_4STAGE,
     ]
     .into_iter()
     .find(|s| s.name == kernel)
@@ -196,7 +189,6 @@ pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
         KERNEL_128X192 => Some((128, 192, 5)),
         KERNEL_256X128 | KERNEL_256X128_SK | KERNEL_256X128_MCA => Some((256, 128, 4)),
         KERNEL_256X128_MCA_3STAGE => Some((256, 128, 3)),
-        KERNEL_128X128_4STAGE => Some((128, 128, 4)),
         KERNEL_128X256 => Some((128, 256, 4)),
         KERNEL_128X96 => Some((128, 96, 6)),
         KERNEL_128X32 => Some((128, 32, 10)),
@@ -427,7 +419,7 @@ pub fn plan_on(
     let (kernel, cost) = cheapest(candidates, cost)
         .unwrap_or_else(|| (KERNEL, candidates[3].1.cost(&problem, &machine, sms)));
     match stream_k_kernel_of(kernel) {
-        Some(sk) if cost.splits > 1 => (for_k(sk, k), cost),
+        Some(sk) if cost.splits > 1 => (sk, cost),
         _ => (for_k(kernel, k), cost),
     }
 }
@@ -447,22 +439,21 @@ pub fn plan_on(
 /// ```
 pub const SHORT_K_MAX: usize = 2048;
 
-/// The form of `kernel` that runs K = `k`: when `k ≤` [`SHORT_K_MAX`],
-/// [`KERNEL_256X128_MCA_3STAGE`] for [`KERNEL_256X128_MCA`] and
-/// [`KERNEL_128X128_4STAGE`] for [`KERNEL`] (the same tiles and clusters,
-/// so the same cost), otherwise `kernel`.
+/// The form of `kernel` that runs K = `k`: [`KERNEL_256X128_MCA_3STAGE`]
+/// for [`KERNEL_256X128_MCA`] when `k ≤` [`SHORT_K_MAX`] (the same tiles
+/// and clusters, so the same cost), otherwise `kernel`.
 ///
 /// ```
 /// use baton_runtime::gemm::fp8::{for_k, KERNEL, KERNEL_256X128_MCA, KERNEL_256X128_MCA_3STAGE};
 /// assert_eq!(for_k(KERNEL_256X128_MCA, 1536), KERNEL_256X128_MCA_3STAGE);
 /// assert_eq!(for_k(KERNEL_256X128_MCA, 4096), KERNEL_256X128_MCA);
-/// assert_eq!(for_k(KERNEL, 8192), KERNEL);
+/// assert_eq!(for_k(KERNEL, 512), KERNEL);
 /// ```
 pub fn for_k(kernel: &'static str, k: usize) -> &'static str {
-    match kernel {
-        KERNEL_256X128_MCA if k <= SHORT_K_MAX => KERNEL_256X128_MCA_3STAGE,
-        KERNEL if k <= SHORT_K_MAX => KERNEL_128X128_4STAGE,
-        _ => kernel,
+    if kernel == KERNEL_256X128_MCA && k <= SHORT_K_MAX {
+        KERNEL_256X128_MCA_3STAGE
+    } else {
+        kernel
     }
 }
 
@@ -519,7 +510,7 @@ pub fn cost_tile(kernel: &str) -> Option<super::cost_model::TileShape> {
         KERNEL_128X32 => (128, 32, SPEED_128X32),
         KERNEL_128X64 => (128, 64, 0.7),
         KERNEL_128X96 => (128, 96, SPEED_128X96),
-        KERNEL | KERNEL_C2 | KERNEL_128X128_4STAGE => (128, 128, 1.0),
+        KERNEL | KERNEL_C2 => (128, 128, 1.0),
         KERNEL_256X96 => (256, 96, SPEED_256X96),
         KERNEL_256X88 => (256, 88, SPEED_256X88),
         KERNEL_256X88_MCA => (256, 88, SPEED_256X88_MCA),

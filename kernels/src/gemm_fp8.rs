@@ -62,6 +62,12 @@
 //! * Epilogue per consumer warpgroup: bf16 in 4 sub-tiles of 64×32 through
 //!   64-byte-swizzled shared memory and TMA stores (double-buffered, drained
 //!   while the next tile's main loop runs), as in `gemm_bf16.rs`.
+//!   `_mca_3stage` (256×128, for K ≤ 2048) trades the fourth input stage
+//!   for a ring of 8 sub-tiles per warpgroup, a whole tile: each wave's 4
+//!   sub-tiles go out as one batch that waits only until the previous
+//!   tile's stores have read the buffers it reuses
+//!   (`StoreEpilogue::store_pipelined`) instead of each pair waiting for
+//!   the pair before it (DeepGEMM's 3 stages and whole-tile D staging).
 //! * `_c2`: clusters of 2 CTAs along M; each CTA loads half of the shared
 //!   128-row B tile and multicasts it to both, so the empty barriers count
 //!   both CTAs' consumer warpgroups (as in `gemm_bf16.rs`).

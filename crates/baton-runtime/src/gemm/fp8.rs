@@ -1643,18 +1643,23 @@ mod tests {
             (4096, 7168, 4096),
             (4096, 7168, 16384),
         ] {
-            assert_eq!(choose(m, n, k, 132), for_k(KERNEL_256X128_MCA, k), "{m}x{n}x{k}");
+            assert_eq!(
+                choose(m, n, k, 132),
+                for_k(KERNEL_256X128_MCA, k),
+                "{m}x{n}x{k}"
+            );
         }
         assert_ne!(choose(4096, 7296, 4096, 132), KERNEL_256X128_MCA);
         assert_ne!(choose(4096, 2200, 7168, 132), KERNEL_256X88_MCA);
         for (m, n, k) in [(4096, 4096, 256), (1024, 1024, 1024), (512, 8192, 2048)] {
             let (kernel, cost) = plan(m, n, k, 132);
-            assert!(
-                !shares_a(kernel) || cost.splits == 1,
-                "{m}x{n}x{k}"
-            );
+            assert!(!shares_a(kernel) || cost.splits == 1, "{m}x{n}x{k}");
         }
-        for k in [KERNEL_256X128_MCA, KERNEL_256X88_MCA, KERNEL_256X128_MCA_3STAGE] {
+        for k in [
+            KERNEL_256X128_MCA,
+            KERNEL_256X88_MCA,
+            KERNEL_256X128_MCA_3STAGE,
+        ] {
             assert!(!has_stream_k(k));
             assert_eq!((cluster_of(k), shares_a(k)), (2, true));
         }

@@ -445,7 +445,9 @@ impl<const RING: usize> StoreEpilogue<'_, RING> {
         }
         // SAFETY: forwarded to the caller.
         unsafe {
-            this.store_with::<false, false, ACC, C, O>(acc, alpha, c, d_next, subtiles, range, origin)
+            this.store_with::<false, false, ACC, C, O>(
+                acc, alpha, c, d_next, subtiles, range, origin,
+            )
         }
     }
 

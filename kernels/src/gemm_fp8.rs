@@ -758,7 +758,7 @@ unsafe fn gemm<
                     // 256-row kernels write their ring of 2 as one batch
                     // (the 128×256 kernel spills 8 bytes with batches).
                     unsafe {
-                        if BM == 256 && DRING >= waves * wave_n / SUB_COLS {
+                        if BM == 256 && DRING >= waves * subtiles as usize {
                             epilogue.store_pipelined(acc, 1.0, &mut NoC, d_next, subtiles, origin)
                         } else if BM == 256 {
                             epilogue.store(acc, 1.0, &mut NoC, d_next, subtiles, origin)

@@ -53,8 +53,8 @@ pub fn swizzled64(row: u32, pair: u32) -> u32 {
 
 /// `cp.async.bulk.wait_group.read RING - 1`: at most `RING - 1` TMA stores
 /// of this thread are still reading their buffers, so the oldest of a ring
-/// of `RING` (1..=8) is free. (A `match` because the wait count is an
-/// immediate: it folds to the one instruction.)
+/// of `RING` (1..=8) is free ([`wait_read_pending`] with a constant: it
+/// folds to the one instruction).
 ///
 /// ```ignore
 /// if tid == 0 { wait_ring_read::<4>(); } // cp.async.bulk.wait_group.read 3
@@ -62,21 +62,13 @@ pub fn swizzled64(row: u32, pair: u32) -> u32 {
 #[inline(always)]
 pub fn wait_ring_read<const RING: usize>() {
     const { assert!(RING >= 1 && RING <= 8) };
-    match RING {
-        1 => store_wait_group_read::<0>(),
-        2 => store_wait_group_read::<1>(),
-        3 => store_wait_group_read::<2>(),
-        4 => store_wait_group_read::<3>(),
-        5 => store_wait_group_read::<4>(),
-        6 => store_wait_group_read::<5>(),
-        7 => store_wait_group_read::<6>(),
-        _ => store_wait_group_read::<7>(),
-    }
+    wait_read_pending(RING as u32 - 1)
 }
 
-/// `cp.async.bulk.wait_group.read n` for a run-time `n` (0..=7, larger
-/// waits for 7) that folds to a constant where this is inlined: at most
-/// `n` commit groups of this thread's TMA stores still read their buffers.
+/// `cp.async.bulk.wait_group.read n` for an `n` (0..=7, larger waits for
+/// 7) that folds to a constant where this is inlined: at most `n` commit
+/// groups of this thread's TMA stores still read their buffers. (A `match`
+/// because the wait count is an immediate.)
 ///
 /// ```ignore
 /// if tid == 0 { wait_read_pending(8 / 4 - 1); } // cp.async.bulk.wait_group.read 1

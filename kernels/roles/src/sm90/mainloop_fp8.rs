@@ -641,30 +641,28 @@ pub unsafe fn fp8_mainloop<
         )
     };
     if DOUBLE {
-        // SAFETY: forwarded.
-        unsafe {
-            if consumer.index() % 2 == 0 {
-                rotated_double_mainloop::<M, BM, BN, ACC, STAGES, CLUSTER_M, 0>(
-                    consumer,
-                    descs,
-                    sc,
-                    (k_begin, k_end),
-                    (acc, p0, p1),
-                    split_q,
-                    signaller,
-                )
-            } else {
-                rotated_double_mainloop::<M, BM, BN, ACC, STAGES, CLUSTER_M, 1>(
-                    consumer,
-                    descs,
-                    sc,
-                    (k_begin, k_end),
-                    (acc, p0, p1),
-                    split_q,
-                    signaller,
-                )
-            }
-        };
+        // The loop compiled for the first K block's stage parity.
+        macro_rules! rotated {
+            ($parity:literal) => {
+                // SAFETY: forwarded; $parity is the consumer's stage mod 2.
+                unsafe {
+                    rotated_double_mainloop::<M, BM, BN, ACC, STAGES, CLUSTER_M, $parity>(
+                        consumer,
+                        descs,
+                        sc,
+                        (k_begin, k_end),
+                        (acc, p0, p1),
+                        split_q,
+                        signaller,
+                    )
+                }
+            };
+        }
+        if consumer.index() % 2 == 0 {
+            rotated!(0)
+        } else {
+            rotated!(1)
+        }
     } else {
         for kb in k_begin..k_end {
             // SAFETY: kb < k_end ≤ K/128 (contract).

@@ -124,7 +124,7 @@ use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tile_pipeline::{InputConsumer, InputTilePipeline, a_scale_floats};
 use baton_kernel_roles::dispatch_roles;
-use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
+use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, RoleTable, init_then_sync};
 use baton_kernel_roles::sm90::epilogue::{NoC, SUB_COLS, SUB_ROWS, StoreEpilogue};
 use baton_kernel_roles::sm90::fp8_a_scales::load_a_scales;
 pub use baton_kernel_roles::sm90::mainloop_fp8::{BK, WAVE_M};
@@ -143,6 +143,13 @@ use baton_kernel_roles::trace::{self, Event};
 
 /// Tiles along M grouped together for L2 reuse.
 const GROUP_M: u32 = 8;
+
+/// The roles of the 64-row kernels: [`GEMM_ROLES`] with one consumer
+/// warpgroup (256 threads).
+const ROLES_64: RoleTable = RoleTable {
+    consumer_warpgroups: 1,
+    ..GEMM_ROLES
+};
 
 type Payload<const BM: usize, const BN: usize> = Fp8Payload<BM, BN>;
 type Stage<const BM: usize, const BN: usize> = Fp8Stage<BM, BN>;
@@ -172,12 +179,13 @@ macro_rules! fp8_entry {
                     at(core::mem::offset_of!(GemmFp8Params, tma_a_tail)),
                     at(core::mem::offset_of!(GemmFp8Params, tma_sa_tail)),
                 );
-                const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<Fp8Smem<$bm, $bn, $stages, $dring>>(), "the spec's shared memory is not this entry's layout") };
-                // SAFETY: forwarded to the kernel's contract.
+                const { assert!($spec.dynamic_smem_bytes as usize == core::mem::size_of::<Fp8Smem<$bm, $bn, $stages, $dring, { abi::consumer_warpgroups($bm) }>>(), "the spec's shared memory is not this entry's layout") };
+                // SAFETY: forwarded to the kernel's contract. (The 64-row
+                // kernels have no stream-K: their fixup is never used.)
                 let sk = unsafe { StreamKFixup::<{ GEMM_ROLES.consumer_warpgroups }>::new(sk_partials, sk_flags, sk_epoch) };
                 // SAFETY: forwarded to the kernel's contract.
                 unsafe {
-                    gemm::<$mma, $bm, $bn, $acc, $stages, $dring, $double, $cluster, $stream_k, { false $(|| $mcast_a)? }, { $bm / 2 }, { $bn / 2 }, _>(
+                    gemm::<$mma, $bm, $bn, $acc, $stages, $dring, { abi::consumer_warpgroups($bm) }, $double, $cluster, $stream_k, { false $(|| $mcast_a)? }, { $bm / 2 }, { $bn / 2 }, _>(
                         (tma_a, tma_b, tma_sa, tma_d),
                         (tma_a_tail, tma_sa_tail, tail_rows),
                         (b_scales, sa_ld), (d, d_ld), m, n, k, sk, sk_schedule,
@@ -194,7 +202,7 @@ fp8_entry!(
     /// accumulator per warpgroup.
     ///
     /// Launch: grid = min(tiles, SMs) CTAs of 384 threads, with
-    /// `size_of::<Fp8Smem<BM, BN, STAGES, DRING>>()` bytes of dynamic shared memory (the host's table;
+    /// `size_of::<Fp8Smem<BM, BN, STAGES, DRING, WGS>>()` bytes of dynamic shared memory (the host's table;
     /// checked by a test against the PTX).
     ///
     /// # Safety
@@ -451,6 +459,56 @@ fp8_entry!(
     Fp8N88, 256, 88, 44, 4, 2, false, 2, false, true
 );
 
+fp8_entry!(
+    /// 64×128×128 tiles, 8 stages, two partial accumulators
+    /// (`wgmma.m64n128k32`), one consumer warpgroup: 256 threads
+    /// ([`ROLES_64`]). For M ≤ 64, where a 128-row tile's second
+    /// warpgroup has no rows and its stages carry 64 rows of A nobody reads
+    /// (DeepGEMM's `BLOCK_M = 64`). A whole tile of D staging (4
+    /// sub-tiles): a tile's stores drain under the next tile's main loop.
+    /// Data-parallel: no stream-K (its schedule and fixup would grow the
+    /// unrolled K loop by ~10 %), the stream-K arguments ignored.
+    ///
+    /// Launch: grid = min(tiles, SMs) CTAs of 256 threads.
+    ///
+    /// # Safety
+    /// As [`baton_gemm_fp8_blockwise_128x128`], with A's box {128, 64}, the
+    /// A scales' whole box of `a_scale_box_floats(64)` = 68 floats and
+    /// `size_of::<Fp8Smem<64, 128, 8, 4, 1>>()` bytes of dynamic shared
+    /// memory.
+    abi::GEMM_64X128_DB,
+    baton_gemm_fp8_blockwise_64x128_db,
+    Fp8N128, 64, 128, 64, 8, 4, true, 1, false
+);
+
+fp8_entry!(
+    /// [`baton_gemm_fp8_blockwise_64x128_db`] 64 columns wide
+    /// (`wgmma.m64n64k32`), 12 stages, a whole tile of D staging (2
+    /// sub-tiles).
+    ///
+    /// # Safety
+    /// As [`baton_gemm_fp8_blockwise_64x128_db`], with B's box {128, 64}
+    /// and `size_of::<Fp8Smem<64, 64, 12, 2, 1>>()` bytes of dynamic shared
+    /// memory.
+    abi::GEMM_64X64_DB,
+    baton_gemm_fp8_blockwise_64x64_db,
+    Fp8N64, 64, 64, 32, 12, 2, true, 1, false
+);
+
+fp8_entry!(
+    /// [`baton_gemm_fp8_blockwise_64x128_db`] 32 columns wide
+    /// (`wgmma.m64n32k32`), 12 stages, D staging of 2 sub-tiles (one per
+    /// tile).
+    ///
+    /// # Safety
+    /// As [`baton_gemm_fp8_blockwise_64x128_db`], with B's box {128, 32}
+    /// and `size_of::<Fp8Smem<64, 32, 12, 2, 1>>()` bytes of dynamic shared
+    /// memory.
+    abi::GEMM_64X32_DB,
+    baton_gemm_fp8_blockwise_64x32_db,
+    Fp8N32, 64, 32, 16, 12, 2, true, 1, false
+);
+
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn gemm<
@@ -460,6 +518,7 @@ unsafe fn gemm<
     const ACC: usize,
     const STAGES: usize,
     const DRING: usize,
+    const WGS: usize,
     const DOUBLE: bool,
     const CLUSTER_M: u32,
     const STREAM_K: bool,
@@ -488,10 +547,15 @@ unsafe fn gemm<
             "A multicast: 256-row tiles in 2-CTA clusters along N, data-parallel"
         );
         assert!(
-            (BM == 128 && BN <= 192 && !MCAST_A)
+            (BM <= 128 && BN <= 192 && !MCAST_A)
                 || (BM == 256 && BN <= 128 && !DOUBLE && (CLUSTER_M == 1 || MCAST_A))
                 || (BM == 128 && BN == 256 && ACC == 64 && !DOUBLE && CLUSTER_M == 1),
             "two-wave tiles (256x128, 128x256): one partial, one B scale per wave"
+        );
+        assert!(
+            WGS == abi::consumer_warpgroups(BM)
+                && (BM != 64 || (BN <= 128 && DOUBLE && CLUSTER_M == 1 && !STREAM_K)),
+            "64-row tiles: one consumer warpgroup, two partials, data-parallel, no cluster"
         );
         assert!(
             BN % SUB_COLS == 0 || (BM == 256 && BN % 8 == 0 && BN < 128),
@@ -500,22 +564,24 @@ unsafe fn gemm<
     };
     // Waves per consumer warpgroup: two 64-row waves (256-row tiles), two
     // 128-column waves (256-wide tiles), or one.
-    let (m_waves, n_waves) = (BM / WAVE_M as usize, if BN == 256 { 2 } else { 1 });
+    let (m_waves, n_waves) = ((BM / WAVE_M as usize).max(1), if BN == 256 { 2 } else { 1 });
     let waves = m_waves * n_waves;
     // Columns of one wave.
     let wave_n = BN / n_waves;
     // Without stream-K every segment is a whole tile: the schedule's
     // stream-K region and the fixup compile away.
     let sk_schedule = if STREAM_K { sk_schedule } else { [0; 4] };
-    // SAFETY: launched with size_of::<Fp8Smem<BM, BN, STAGES, DRING>>() of dynamic shared memory
+    // SAFETY: launched with size_of::<Fp8Smem<BM, BN, STAGES, DRING, WGS>>() of dynamic shared memory
     // (the kernel traps otherwise).
-    let smem: SharedRef<'static, Fp8Smem<BM, BN, STAGES, DRING>> =
-        unsafe { dynamic_smem::<Fp8Smem<BM, BN, STAGES, DRING>>() };
+    let smem: SharedRef<'static, Fp8Smem<BM, BN, STAGES, DRING, WGS>> =
+        unsafe { dynamic_smem::<Fp8Smem<BM, BN, STAGES, DRING, WGS>>() };
     let input = InputTilePipeline::<Payload<BM, BN>, STAGES>::new(
-        smem_field!(smem, Fp8Smem<BM, BN, STAGES, DRING>, input),
+        smem_field!(smem, Fp8Smem<BM, BN, STAGES, DRING, WGS>, input),
         c"gemm-fp8-mainloop",
     );
-    let d_tiles = smem_field!(smem, Fp8Smem<BM, BN, STAGES, DRING>, d_tiles);
+    let d_tiles = smem_field!(smem, Fp8Smem<BM, BN, STAGES, DRING, WGS>, d_tiles);
+    // Who runs what: 64-row tiles have one consumer warpgroup.
+    let roles = if WGS == 1 { ROLES_64 } else { GEMM_ROLES };
     init_then_sync::<CLUSTER_M>(
         #[inline(always)]
         || {
@@ -534,7 +600,7 @@ unsafe fn gemm<
             }
             // Empty barriers: one arrival per consumer warpgroup of every CTA
             // whose B multicast writes into the stage (the whole cluster).
-            input.init(GEMM_ROLES.consumer_warpgroups * CLUSTER_M);
+            input.init(roles.consumer_warpgroups * CLUSTER_M);
         },
     );
 
@@ -569,7 +635,7 @@ unsafe fn gemm<
         if MCAST_A { (c, r) } else { (r, c) }
     };
 
-    dispatch_roles!(GEMM_ROLES, c_load_active: false,
+    dispatch_roles!(roles, c_load_active: false,
         // TMA producer: A, its scales (its loaded rows) and B (or this
         // CTA's multicast half) per stage; the full barrier expects
         // Payload::TMA_BYTES, or the trimmed count.
@@ -634,7 +700,15 @@ unsafe fn gemm<
             // unrolled: `rotates_stages`), off the uniform stage-0
             // descriptors. The other kernels keep the plain index (and
             // main's PTX): 128x256 would spill 4 bytes.
-            let wg = if (BM == 256 && !STREAM_K) || (DOUBLE && pins_stage_descriptors(BN)) { warp_uniform(wg) } else { wg } as usize;
+            // One consumer warpgroup (64-row tiles): its index is 0, so
+            // its descriptors are constants.
+            let wg = if WGS == 1 {
+                0
+            } else if (BM == 256 && !STREAM_K) || (DOUBLE && pins_stage_descriptors(BN)) {
+                warp_uniform(wg)
+            } else {
+                wg
+            } as usize;
             let tid = thread_idx_x() % 128;
             let signaller = tid == 0;
             let (warp, lane) = (tid / 32, tid % 32);
@@ -750,15 +824,16 @@ unsafe fn gemm<
                     };
                     let subtiles = (wave_n / SUB_COLS) as u32;
                     // SAFETY: D map per the kernel contract. A 256-row
-                    // kernel whose ring holds a whole tile (`DRING`:
-                    // 256x128_mca_3stage) writes each wave as one batch
+                    // or 64-row kernel whose ring holds a whole tile
+                    // (`DRING`: 256x128_mca_3stage, the 64-row kernels)
+                    // writes each wave as one batch
                     // that waits only for the buffers it reuses
                     // (`store_pipelined`: the previous tile's stores
                     // drain under this tile's main loop); the other
                     // 256-row kernels write their ring of 2 as one batch
                     // (the 128×256 kernel spills 8 bytes with batches).
                     unsafe {
-                        if BM == 256 && DRING >= waves * subtiles as usize {
+                        if (BM == 256 || WGS == 1) && DRING >= waves * subtiles as usize {
                             epilogue.store_pipelined(acc, 1.0, &mut NoC, d_next, subtiles, origin)
                         } else if BM == 256 {
                             epilogue.store(acc, 1.0, &mut NoC, d_next, subtiles, origin)

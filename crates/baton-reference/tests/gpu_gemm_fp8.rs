@@ -260,6 +260,37 @@ fn fp8_narrow_tiles_deep_ring_match_f64() {
     }
 }
 
+/// The 64-row tiles of one consumer warpgroup (64×128, 64×64, 64×32; 256
+/// threads, 8–12 stages, the whole box of A scales 68 floats): their ring
+/// wrapping many times within a tile (K of 22–24 blocks), ragged rows (77:
+/// a second tile row of 13 rows, loaded through the tail maps; 130: three
+/// tile rows, the last of 2), K-block strides of the A scales that are not
+/// multiples of 4 (M = 77, 130), and more tiles than CTAs (130×4160: up to
+/// 390 tiles, three per CTA, so the ring's phase and the D staging ring
+/// carry across tiles) — vs f64. `BATON_SMALL=1`: the first shape
+/// (compute-sanitizer).
+#[test]
+fn fp8_64_row_tiles_match_f64() {
+    let Some(gpu) = Gpu::for_test() else { return };
+    let kernels = gpu
+        .load_kernels(Variant::Release)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let shapes: &[(usize, usize, usize)] = if small() {
+        &[(64, 392, 3072)]
+    } else {
+        &[(64, 392, 3072), (77, 200, 2816), (130, 4160, 1792), (1, 264, 384)]
+    };
+    for kernel in [
+        gemm_fp8::KERNEL_64X128,
+        gemm_fp8::KERNEL_64X64,
+        gemm_fp8::KERNEL_64X32,
+    ] {
+        for &(m, n, k) in shapes {
+            assert_split_matches_f64(&gpu, &kernels, "64-row", kernel, (m, n, k), 1);
+        }
+    }
+}
+
 /// Stream-K with one-K-block segments on every variant that has it
 /// (`has_stream_k`; the data-parallel 256x128 and 256x96 are refused, see
 /// `fp8_stream_k_is_refused_by_data_parallel_kernels`): small shapes
@@ -291,7 +322,7 @@ fn fp8_stream_k_matches_f64_reference() {
     }
 }
 
-/// The data-parallel two-wave kernels have no stream-K: asking for it (or
+/// The data-parallel kernels (two-wave, 64-row) have no stream-K: asking for it (or
 /// for split-K) is a typed error naming the kernel, before any launch;
 /// the heuristic's split plans of 256×128 tiles run its stream-K twin.
 #[test]
@@ -312,6 +343,7 @@ fn fp8_stream_k_is_refused_by_data_parallel_kernels() {
         gemm_fp8::KERNEL_256X96,
         gemm_fp8::KERNEL_256X128_MCA,
         gemm_fp8::KERNEL_256X128_MCA_3STAGE,
+        gemm_fp8::KERNEL_64X32,
     ] {
         let mut d = stream.alloc_zeros::<u16>(m * n).unwrap();
         let mut plan =

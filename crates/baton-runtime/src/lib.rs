@@ -286,6 +286,21 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
+        name: "baton_gemm_fp8_blockwise_64x128_db",
+        about: "blockwise-scaled FP8 GEMM, 64x128x128 tiles, 8 stages, one consumer warpgroup (256 threads), small M",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_fp8_blockwise_64x64_db",
+        about: "blockwise-scaled FP8 GEMM, 64x64x128 tiles, 12 stages, one consumer warpgroup (256 threads), small M",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_fp8_blockwise_64x32_db",
+        about: "blockwise-scaled FP8 GEMM, 64x32x128 tiles, 12 stages, one consumer warpgroup (256 threads), small M",
+        hot: true,
+    },
+    KernelInfo {
         name: "baton_pitched_copy",
         about: "pitched row copy (a BF16 GEMM operand re-packed to 128-byte rows), 16-byte vectors where aligned, grid-stride",
         hot: true,

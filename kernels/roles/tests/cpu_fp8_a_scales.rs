@@ -1,10 +1,11 @@
 //! The FP8 GEMMs' in-place A-scale path on the CPU backend's simulated TMA
 //! (byte-exact, zero fill included): the host's maps
-//! (`TensorMapDesc::vector` over `(K/128 − 1)·ld + M` floats, boxes of 132
-//! and of the last tile row's partial box), the producer's loads
+//! (`TensorMapDesc::vector` over `(K/128 − 1)·ld + M` floats, boxes of a
+//! whole box's rows — 132 floats, 68 for 64-row tiles — and of the last
+//! tile row's partial box), the producer's loads
 //! (`fp8_a_scales::load_a_scales`, the code the kernels run) and the
 //! consumers' indexing (`a_scale_offset`, box `i` at
-//! `A_SCALE_BOX_STRIDE · i`), for 128- and 256-row tiles, K-block strides
+//! `A_SCALE_BOX_STRIDE · i`), for 64-, 128- and 256-row tiles, K-block strides
 //! `ld` that are and are not multiples of 4, ragged M, with NaN in the
 //! buffer's padding between K blocks and past its end: every row below M
 //! reads its own scale (finite), the stage's barrier completes exactly the
@@ -17,7 +18,7 @@ use baton::smem::SharedRef;
 use baton::tensor_map::{ElemType, Swizzle, TensorMapDesc};
 use baton::tile_pipeline::{
     A_SCALE_BOX_ROWS, A_SCALE_BOX_STRIDE, BlockwiseFP8PaddedStage, BlockwiseFP8PaddedTilePayload,
-    TilePayload, a_scale_box_floats, a_scale_floats,
+    TilePayload, a_scale_box_floats, a_scale_floats, a_scale_whole_box_rows,
 };
 use baton_kernel_roles::sm90::fp8_a_scales::{a_scale_offset, load_a_scales};
 
@@ -56,7 +57,8 @@ fn check<const BM: usize>(m: usize, k_blocks: usize, ld: usize) {
     let sa_tail_rows = tail_rows % A_SCALE_BOX_ROWS;
     let desc = |floats: u32| TensorMapDesc::vector(ElemType::F32, base, len as u64, floats);
     // SAFETY: `buf` outlives the maps.
-    let tma_sa = unsafe { TensorMap::new(desc(a_scale_box_floats(A_SCALE_BOX_ROWS))) }.unwrap();
+    let whole = a_scale_whole_box_rows(BM as u32);
+    let tma_sa = unsafe { TensorMap::new(desc(a_scale_box_floats(whole))) }.unwrap();
     let tail_box = if sa_tail_rows == 0 {
         A_SCALE_BOX_ROWS
     } else {
@@ -141,6 +143,7 @@ fn a_scales_in_place_for_any_k_block_stride() {
         (255, 255), // 256-row: a 255-row tail (box floats 132 + 128)
     ] {
         for k_blocks in [1, 2, 5] {
+            check::<64>(m, k_blocks, ld);
             check::<128>(m, k_blocks, ld);
             check::<256>(m, k_blocks, ld);
         }

@@ -14,7 +14,7 @@ use crate::error::{Error, Fp8ShapeError, GemmError, Result};
 use crate::{Gpu, Kernels, TypedKernel};
 use baton::kernel::KernelSpec;
 use baton::tensor_map::{ElemType, Swizzle, TensorMapDesc};
-use baton::tile_pipeline::{A_SCALE_BOX_ROWS, a_scale_box_floats};
+use baton::tile_pipeline::{A_SCALE_BOX_ROWS, a_scale_box_floats, a_scale_whole_box_rows};
 use baton_kernels_abi::gemm_fp8 as fp8_abi;
 use baton_kernels_abi::gemm_params::{GemmFp8Params, TensorMapParam};
 use cudarc::driver::sys;
@@ -70,13 +70,22 @@ pub const KERNEL_256X128_MCA: &str = fp8_abi::GEMM_256X128_MCA.name;
 /// next tile's main loop: what [`plan`] runs instead of
 /// [`KERNEL_256X128_MCA`] for K ≤ [`SHORT_K_MAX`] ([`for_k`]).
 pub const KERNEL_256X128_MCA_3STAGE: &str = fp8_abi::GEMM_256X128_MCA_3STAGE.name;
+/// 64×128×128 tiles, 8 stages, two partials, one consumer warpgroup (256
+/// threads): for M ≤ 64, no 128-row tile's empty half. Data-parallel (no
+/// stream-K); run on request (`with_kernel`), not a plan candidate yet.
+pub const KERNEL_64X128: &str = fp8_abi::GEMM_64X128_DB.name;
+/// [`KERNEL_64X128`] 64 columns wide, 12 stages.
+pub const KERNEL_64X64: &str = fp8_abi::GEMM_64X64_DB.name;
+/// [`KERNEL_64X128`] 32 columns wide, 12 stages.
+pub const KERNEL_64X32: &str = fp8_abi::GEMM_64X32_DB.name;
 /// Every kernel (same arguments): the default, the 128×64 one, the
 /// 128×128 one with a single partial accumulator, the clustered one, the
 /// 128×192 one, the 256×128 one, the 128×256 one, and the widths that are
 /// not powers of two or narrower: 128×96, 128×32, 256×96, 256×88; 256×128
-/// with stream-K; and 256×128 sharing A across 2-CTA clusters along N
-/// (4 stages, and 3 stages with whole-tile D staging).
-pub const VARIANTS: [&str; 15] = [
+/// with stream-K; 256×128 sharing A across 2-CTA clusters along N
+/// (4 stages, and 3 stages with whole-tile D staging); and the 64-row
+/// tiles of one consumer warpgroup (64×128, 64×64, 64×32).
+pub const VARIANTS: [&str; 18] = [
     KERNEL,
     KERNEL_128X64,
     fp8_abi::GEMM_128X128.name,
@@ -92,18 +101,22 @@ pub const VARIANTS: [&str; 15] = [
     KERNEL_256X128_MCA,
     KERNEL_256X88_MCA,
     KERNEL_256X128_MCA_3STAGE,
+    KERNEL_64X128,
+    KERNEL_64X64,
+    KERNEL_64X32,
 ];
 
 /// Whether a kernel of [`VARIANTS`] implements stream-K and split-K
 /// ([`Fp8GemmPlan::set_stream_k`], [`Fp8GemmPlan::set_split_k`]): all but
 /// the data-parallel two-wave ones, [`KERNEL_256X128`] (whose stream-K
 /// twin is [`KERNEL_256X128_SK`]), [`KERNEL_256X128_MCA`] (and its
-/// 3-stage form), [`KERNEL_256X96`] and [`KERNEL_256X88`].
+/// 3-stage form), [`KERNEL_256X96`], [`KERNEL_256X88`] and the 64-row
+/// tiles.
 ///
 /// ```
-/// use baton_runtime::gemm::fp8::{has_stream_k, KERNEL, KERNEL_256X128, KERNEL_256X128_SK};
+/// use baton_runtime::gemm::fp8::{has_stream_k, KERNEL, KERNEL_64X32, KERNEL_256X128, KERNEL_256X128_SK};
 /// assert!(has_stream_k(KERNEL) && has_stream_k(KERNEL_256X128_SK));
-/// assert!(!has_stream_k(KERNEL_256X128));
+/// assert!(!has_stream_k(KERNEL_256X128) && !has_stream_k(KERNEL_64X32));
 /// ```
 pub fn has_stream_k(kernel: &str) -> bool {
     ![
@@ -113,6 +126,9 @@ pub fn has_stream_k(kernel: &str) -> bool {
         KERNEL_256X128_MCA,
         KERNEL_256X88_MCA,
         KERNEL_256X128_MCA_3STAGE,
+        KERNEL_64X128,
+        KERNEL_64X64,
+        KERNEL_64X32,
     ]
     .contains(&kernel)
 }
@@ -120,7 +136,7 @@ pub fn has_stream_k(kernel: &str) -> bool {
 /// The kernel that runs `kernel`'s tiles with stream-K / split-K: itself,
 /// or [`KERNEL_256X128_SK`] for [`KERNEL_256X128`],
 /// [`KERNEL_256X128_MCA`] and [`KERNEL_256X128_MCA_3STAGE`]; `None` when the tile shape has no stream-K
-/// kernel ([`KERNEL_256X96`], [`KERNEL_256X88`]).
+/// kernel ([`KERNEL_256X96`], [`KERNEL_256X88`], the 64-row tiles).
 ///
 /// ```
 /// use baton_runtime::gemm::fp8::{stream_k_kernel_of, KERNEL, KERNEL_256X96, KERNEL_256X128, KERNEL_256X128_SK};
@@ -169,6 +185,9 @@ pub fn spec_of(kernel: &str) -> Option<&'static KernelSpec<GemmFp8Params>> {
         &fp8_abi::GEMM_256X128_MCA,
         &fp8_abi::GEMM_256X88_MCA,
         &fp8_abi::GEMM_256X128_MCA_3STAGE,
+        &fp8_abi::GEMM_64X128_DB,
+        &fp8_abi::GEMM_64X64_DB,
+        &fp8_abi::GEMM_64X32_DB,
     ]
     .into_iter()
     .find(|s| s.name == kernel)
@@ -180,6 +199,7 @@ pub fn spec_of(kernel: &str) -> Option<&'static KernelSpec<GemmFp8Params>> {
 /// use baton_runtime::gemm::fp8::{tile_of, KERNEL, KERNEL_256X128};
 /// assert_eq!(tile_of(KERNEL), Some((128, 128, 6)));
 /// assert_eq!(tile_of(KERNEL_256X128), Some((256, 128, 4)));
+/// assert_eq!(tile_of(baton_runtime::gemm::fp8::KERNEL_64X32), Some((64, 32, 12)));
 /// assert_eq!(tile_of("sgemm"), None);
 /// ```
 pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
@@ -194,6 +214,9 @@ pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
         KERNEL_128X32 => Some((128, 32, 10)),
         KERNEL_256X96 => Some((256, 96, 4)),
         KERNEL_256X88 | KERNEL_256X88_MCA => Some((256, 88, 4)),
+        KERNEL_64X128 => Some((64, 128, 8)),
+        KERNEL_64X64 => Some((64, 64, 12)),
+        KERNEL_64X32 => Some((64, 32, 12)),
         _ => None,
     }
 }
@@ -631,8 +654,10 @@ pub const SPEED_256X88: f64 = SPEED_256X96;
 /// a sweep measures them.
 pub const SPEED_256X128: f64 = 1.1;
 
-/// Threads per CTA: producer warpgroup + 2 MMA/promotion warpgroups.
-pub const THREADS: u32 = 384;
+/// Threads per CTA of the 128- and 256-row tiles: producer warpgroup + 2
+/// MMA/promotion warpgroups (the 64-row tiles run one: each kernel's
+/// `KernelSpec::threads`).
+pub const THREADS: u32 = fp8_abi::THREADS;
 /// K elements per scale block (A: 1×128, B: 128×128).
 pub const SCALE_BLOCK: usize = 128;
 
@@ -941,9 +966,10 @@ impl<'a> Fp8GemmPlan<'a> {
         let Some((a_rows, b_rows)) = load_rows(kernel) else {
             unreachable!("tile_of and load_rows list the same kernels");
         };
+        // A whole box of A scales: 128 rows, or a 64-row tile's 64.
         let (a, sa) = (
             a_map(a_rows)?,
-            sa_map(a_scale_box_floats(A_SCALE_BOX_ROWS))?,
+            sa_map(a_scale_box_floats(a_scale_whole_box_rows(bm)))?,
         );
         // The last tile row's partial 128-row box of A scales, if any.
         let sa_tail_rows = tail_rows % A_SCALE_BOX_ROWS;
@@ -972,7 +998,7 @@ impl<'a> Fp8GemmPlan<'a> {
         let slots = if cluster > 1 {
             kernel_fn
                 .kernel()
-                .max_active_clusters((cluster, 1, 1), THREADS, kernel_fn.dynamic_smem_bytes())?
+                .max_active_clusters((cluster, 1, 1), spec.threads, kernel_fn.dynamic_smem_bytes())?
                 .max(1)
         } else {
             gpu.sm_count()

@@ -13,6 +13,7 @@ use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tile_pipeline::{
     A_SCALE_BOX_ROWS, A_SCALE_BOX_STRIDE, BlockwiseFP8PaddedStage, a_scale_box_start,
+    a_scale_whole_box_rows,
 };
 
 /// The place of K block `kb`'s first A scale of a tile in the 16-byte
@@ -37,9 +38,10 @@ pub const fn a_scale_offset(kb: u32, sa_ld: u32) -> u32 {
 /// 128-row box `i` that holds rows, from the 16-byte granule that holds
 /// the scale of (`row0 + 128·i`, `kb`) in the scale vector
 /// ([`a_scale_box_start`]), `a_scale_box_floats(rows)` floats at float
-/// `A_SCALE_BOX_STRIDE · i` — a whole box through `tma_sa` (box 132), a
-/// partial one (the last tile row's) through `tma_sa_tail` (box
-/// `a_scale_box_floats(tail_rows mod 128)`). Their bytes are
+/// `A_SCALE_BOX_STRIDE · i` — a whole box
+/// ([`a_scale_whole_box_rows`]`(BM)` rows) through `tma_sa` (box
+/// `a_scale_box_floats` of those: 132 floats, 68 for a 64-row tile), a partial one (the last tile row's) through `tma_sa_tail`
+/// (box `a_scale_box_floats(tail_rows mod 128)`). Their bytes are
 /// `4 · a_scale_floats(a_rows)` (zero fill past the vector included).
 ///
 /// # Safety
@@ -67,10 +69,12 @@ pub unsafe fn load_a_scales<
     kb: u32,
     sa_ld: u32,
 ) {
+    // Rows of a whole box: 128, or the whole tile's when it has fewer.
+    let full_box = a_scale_whole_box_rows(BM as u32);
     baton::unroll!(W in [0, 1] {
         if (W as usize) * (A_SCALE_BOX_ROWS as usize) < BM && a_rows > W * A_SCALE_BOX_ROWS {
             let rows = a_rows - W * A_SCALE_BOX_ROWS;
-            let map = if rows >= A_SCALE_BOX_ROWS { tma_sa() } else { tma_sa_tail() };
+            let map = if rows >= full_box { tma_sa() } else { tma_sa_tail() };
             let (c0, _) = a_scale_box_start(kb, sa_ld, row0 + W * A_SCALE_BOX_ROWS);
             // SAFETY: forwarded; box W fits a_scales from float
             // A_SCALE_BOX_STRIDE · W on (BlockwiseFP8PaddedTilePayload).

@@ -202,6 +202,24 @@ pub const A_SCALE_BOX_ROWS: u32 = 128;
 /// ```
 pub const A_SCALE_BOX_STRIDE: u32 = 160;
 
+/// Rows of a whole A-scale box of a `bm`-row tile: 128
+/// ([`A_SCALE_BOX_ROWS`]), or all of the tile's rows when it has fewer (a
+/// 64-row tile's one box). A box of fewer rows is the ragged last tile
+/// row's.
+///
+/// ```
+/// use baton::tile_pipeline::a_scale_whole_box_rows;
+/// assert_eq!(a_scale_whole_box_rows(256), 128);
+/// assert_eq!(a_scale_whole_box_rows(64), 64);
+/// ```
+pub const fn a_scale_whole_box_rows(bm: u32) -> u32 {
+    if bm < A_SCALE_BOX_ROWS {
+        bm
+    } else {
+        A_SCALE_BOX_ROWS
+    }
+}
+
 /// Floats of the A-scale box that carries `rows ≤ 128` rows: `rows + 3`
 /// rounded up to 4 (whole 16-byte granules, from the granule that holds
 /// the first row's scale).

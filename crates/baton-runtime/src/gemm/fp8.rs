@@ -998,7 +998,11 @@ impl<'a> Fp8GemmPlan<'a> {
         let slots = if cluster > 1 {
             kernel_fn
                 .kernel()
-                .max_active_clusters((cluster, 1, 1), spec.threads, kernel_fn.dynamic_smem_bytes())?
+                .max_active_clusters(
+                    (cluster, 1, 1),
+                    spec.threads,
+                    kernel_fn.dynamic_smem_bytes(),
+                )?
                 .max(1)
         } else {
             gpu.sm_count()

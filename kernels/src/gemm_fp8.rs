@@ -129,7 +129,7 @@ use baton_kernel_roles::sm90::epilogue::{NoC, SUB_COLS, SUB_ROWS, StoreEpilogue}
 use baton_kernel_roles::sm90::fp8_a_scales::load_a_scales;
 pub use baton_kernel_roles::sm90::mainloop_fp8::{BK, WAVE_M};
 use baton_kernel_roles::sm90::mainloop_fp8::{
-    Fp8Accumulators, Fp8Mma, Fp8N32, Fp8N64, Fp8N88, Fp8N96, Fp8N128, Fp8N192, Fp8Payload,
+    Fp8Accumulators, Fp8Mma, Fp8N32, Fp8N56, Fp8N64, Fp8N88, Fp8N96, Fp8N128, Fp8N192, Fp8Payload,
     Fp8Scales, Fp8Stage, fp8_mainloop, pass_segment, pins_stage_descriptors,
     prefetch_tile_b_scales,
 };
@@ -496,6 +496,24 @@ fp8_entry!(
 );
 
 fp8_entry!(
+    /// [`baton_gemm_fp8_blockwise_64x128_db`] 56 columns wide
+    /// (`wgmma.m64n56k32`), 12 stages: DeepGEMM's width at M = 64, N =
+    /// 7168 (128 tiles on 132 SMs where 64 columns make 112 and 32 make
+    /// 224). A tile straddles two B-scale blocks at six of sixteen offsets
+    /// (promotion split per register at run time); its first 32 columns
+    /// leave through a D sub-tile (a ring of 2), its last 24 from
+    /// registers (`d`, `d_ld`).
+    ///
+    /// # Safety
+    /// As [`baton_gemm_fp8_blockwise_64x128_db`], with B's box {128, 56},
+    /// `size_of::<Fp8Smem<64, 56, 12, 2, 1>>()` bytes of dynamic shared
+    /// memory, and `d` / `d_ld` D's base and row stride in elements (even).
+    abi::GEMM_64X56_DB,
+    baton_gemm_fp8_blockwise_64x56_db,
+    Fp8N56, 64, 56, 28, 12, 2, true, 1, false
+);
+
+fp8_entry!(
     /// [`baton_gemm_fp8_blockwise_64x128_db`] 32 columns wide
     /// (`wgmma.m64n32k32`), 12 stages, D staging of 2 sub-tiles (one per
     /// tile).
@@ -558,8 +576,8 @@ unsafe fn gemm<
             "64-row tiles: one consumer warpgroup, two partials, data-parallel, no cluster"
         );
         assert!(
-            BN % SUB_COLS == 0 || (BM == 256 && BN % 8 == 0 && BN < 128),
-            "the epilogue stores whole 32-column sub-tiles (the rest from registers: 256-row tiles narrower than 128)"
+            BN % SUB_COLS == 0 || (BM != 128 && BN % 8 == 0 && BN < 128),
+            "the epilogue stores whole 32-column sub-tiles (the rest from registers: 256- and 64-row tiles narrower than 128)"
         );
     };
     // Waves per consumer warpgroup: two 64-row waves (256-row tiles), two

@@ -27,6 +27,8 @@ SHAPES = [
     # The FP8 GEMM's 256×88 tile (DeepGEMM's width for 4096×2112: 3 waves).
     ("mma_m64n88k32_f32_e4m3", "m64n88k32.f32.e4m3.e4m3", 88, "fp8 e4m3 × e4m3 → f32, K = 32", False),
     ("mma_m64n64k32_f32_e4m3", "m64n64k32.f32.e4m3.e4m3", 64, "fp8 e4m3 × e4m3 → f32, K = 32", False),
+    # The FP8 GEMM's 64×56 tile (DeepGEMM's width at M = 64, N = 7168: 128 tiles).
+    ("mma_m64n56k32_f32_e4m3", "m64n56k32.f32.e4m3.e4m3", 56, "fp8 e4m3 × e4m3 → f32, K = 32", False),
     ("mma_m64n32k32_f32_e4m3", "m64n32k32.f32.e4m3.e4m3", 32, "fp8 e4m3 × e4m3 → f32, K = 32", False),
 ]
 

@@ -260,8 +260,11 @@ fn fp8_narrow_tiles_deep_ring_match_f64() {
     }
 }
 
-/// The 64-row tiles of one consumer warpgroup (64×128, 64×64, 64×32; 256
-/// threads, 8–12 stages, the whole box of A scales 68 floats): their ring
+/// The 64-row tiles of one consumer warpgroup (64×128, 64×64, 64×56,
+/// 64×32; 256 threads, 8–12 stages, the whole box of A scales 68 floats;
+/// 64×56 at N = 392 has tiles at offsets 112, 96 and 80 of a B-scale block,
+/// straddling two, and at N = 264 its last tile ends inside the 24 columns
+/// it stores from registers): their ring
 /// wrapping many times within a tile (K of 22–24 blocks), ragged rows (77:
 /// a second tile row of 13 rows, loaded through the tail maps; 130: three
 /// tile rows, the last of 2), K-block strides of the A scales that are not
@@ -288,6 +291,7 @@ fn fp8_64_row_tiles_match_f64() {
     for kernel in [
         gemm_fp8::KERNEL_64X128,
         gemm_fp8::KERNEL_64X64,
+        gemm_fp8::KERNEL_64X56,
         gemm_fp8::KERNEL_64X32,
     ] {
         for &(m, n, k) in shapes {

@@ -296,6 +296,11 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
+        name: "baton_gemm_fp8_blockwise_64x56_db",
+        about: "blockwise-scaled FP8 GEMM, 64x56x128 tiles, 12 stages, one consumer warpgroup (256 threads), small M",
+        hot: true,
+    },
+    KernelInfo {
         name: "baton_gemm_fp8_blockwise_64x32_db",
         about: "blockwise-scaled FP8 GEMM, 64x32x128 tiles, 12 stages, one consumer warpgroup (256 threads), small M",
         hot: true,

@@ -237,6 +237,15 @@ pub const GEMM_64X128_DB: KernelSpec<GemmFp8Params> =
 /// ```
 pub const GEMM_64X64_DB: KernelSpec<GemmFp8Params> =
     spec::<64, 64, 12, 2, 1>("baton_gemm_fp8_blockwise_64x64_db", 1);
+/// 64×56×128 tiles, 12 stages, two partials, one consumer warpgroup
+/// (DeepGEMM's width at M = 64, N = 7168: 128 tiles); each tile's first 32
+/// columns through a D sub-tile (a ring of 2), its last 24 from registers.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_fp8::GEMM_64X56_DB.threads, 256);
+/// ```
+pub const GEMM_64X56_DB: KernelSpec<GemmFp8Params> =
+    spec::<64, 56, 12, 2, 1>("baton_gemm_fp8_blockwise_64x56_db", 1);
 /// 64×32×128 tiles, 12 stages, two partials, one consumer warpgroup (D
 /// staging: a ring of 2 sub-tiles, one per tile).
 ///

@@ -76,6 +76,9 @@ pub const KERNEL_256X128_MCA_3STAGE: &str = fp8_abi::GEMM_256X128_MCA_3STAGE.nam
 pub const KERNEL_64X128: &str = fp8_abi::GEMM_64X128_DB.name;
 /// [`KERNEL_64X128`] 64 columns wide, 12 stages.
 pub const KERNEL_64X64: &str = fp8_abi::GEMM_64X64_DB.name;
+/// [`KERNEL_64X128`] 56 columns wide, 12 stages (DeepGEMM's width at
+/// M = 64, N = 7168).
+pub const KERNEL_64X56: &str = fp8_abi::GEMM_64X56_DB.name;
 /// [`KERNEL_64X128`] 32 columns wide, 12 stages.
 pub const KERNEL_64X32: &str = fp8_abi::GEMM_64X32_DB.name;
 /// Every kernel (same arguments): the default, the 128×64 one, the
@@ -84,8 +87,8 @@ pub const KERNEL_64X32: &str = fp8_abi::GEMM_64X32_DB.name;
 /// not powers of two or narrower: 128×96, 128×32, 256×96, 256×88; 256×128
 /// with stream-K; 256×128 sharing A across 2-CTA clusters along N
 /// (4 stages, and 3 stages with whole-tile D staging); and the 64-row
-/// tiles of one consumer warpgroup (64×128, 64×64, 64×32).
-pub const VARIANTS: [&str; 18] = [
+/// tiles of one consumer warpgroup (64×128, 64×64, 64×56, 64×32).
+pub const VARIANTS: [&str; 19] = [
     KERNEL,
     KERNEL_128X64,
     fp8_abi::GEMM_128X128.name,
@@ -103,6 +106,7 @@ pub const VARIANTS: [&str; 18] = [
     KERNEL_256X128_MCA_3STAGE,
     KERNEL_64X128,
     KERNEL_64X64,
+    KERNEL_64X56,
     KERNEL_64X32,
 ];
 
@@ -128,6 +132,7 @@ pub fn has_stream_k(kernel: &str) -> bool {
         KERNEL_256X128_MCA_3STAGE,
         KERNEL_64X128,
         KERNEL_64X64,
+        KERNEL_64X56,
         KERNEL_64X32,
     ]
     .contains(&kernel)
@@ -187,6 +192,7 @@ pub fn spec_of(kernel: &str) -> Option<&'static KernelSpec<GemmFp8Params>> {
         &fp8_abi::GEMM_256X128_MCA_3STAGE,
         &fp8_abi::GEMM_64X128_DB,
         &fp8_abi::GEMM_64X64_DB,
+        &fp8_abi::GEMM_64X56_DB,
         &fp8_abi::GEMM_64X32_DB,
     ]
     .into_iter()
@@ -216,6 +222,7 @@ pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
         KERNEL_256X88 | KERNEL_256X88_MCA => Some((256, 88, 4)),
         KERNEL_64X128 => Some((64, 128, 8)),
         KERNEL_64X64 => Some((64, 64, 12)),
+        KERNEL_64X56 => Some((64, 56, 12)),
         KERNEL_64X32 => Some((64, 32, 12)),
         _ => None,
     }

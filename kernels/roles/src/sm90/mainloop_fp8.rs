@@ -15,16 +15,16 @@ use super::mainloop_bf16::release_stage;
 use super::promotion::{promote, promote_tile, straddles_scale_blocks};
 use super::stage_descriptors::StageDescriptors;
 use super::wgmma_wait::{
-    wait_group_tied_16, wait_group_tied_32, wait_group_tied_44, wait_group_tied_48,
-    wait_group_tied_64, wait_group_tied_96, wait_group_tied_128,
+    wait_group_tied_16, wait_group_tied_28, wait_group_tied_32, wait_group_tied_44,
+    wait_group_tied_48, wait_group_tied_64, wait_group_tied_96, wait_group_tied_128,
 };
 use baton::arch::ptx::ld_shared_u32;
 use baton::arch::ptx::wgmma::{
     self, SplitDescriptor,
     ops::{
-        mma_m64n32k32_f32_e4m3, mma_m64n64k32_f32_e4m3, mma_m64n88k32_f32_e4m3,
-        mma_m64n96k32_f32_e4m3, mma_m64n128k32_f32_e4m3, mma_m64n192k32_f32_e4m3,
-        mma_m64n256k32_f32_e4m3,
+        mma_m64n32k32_f32_e4m3, mma_m64n56k32_f32_e4m3, mma_m64n64k32_f32_e4m3,
+        mma_m64n88k32_f32_e4m3, mma_m64n96k32_f32_e4m3, mma_m64n128k32_f32_e4m3,
+        mma_m64n192k32_f32_e4m3, mma_m64n256k32_f32_e4m3,
     },
 };
 use baton::pipeline::PendingRelease;
@@ -164,6 +164,10 @@ pub struct Fp8N96;
 pub struct Fp8N88;
 /// `wgmma.m64n64k32` e4m3 (32 accumulators).
 pub struct Fp8N64;
+/// `wgmma.m64n56k32` e4m3 (28 accumulators): 56-wide tiles (DeepGEMM's
+/// width at M = 64, N = 7168: 128 tiles of 64×56 on 132 SMs), which
+/// straddle two B-scale blocks at six of every sixteen tile offsets.
+pub struct Fp8N56;
 /// `wgmma.m64n32k32` e4m3 (16 accumulators): the narrowest tiles, for small
 /// M (four times the CTAs of 128-wide tiles).
 pub struct Fp8N32;
@@ -189,6 +193,7 @@ fp8_mma!(Fp8N128, 64, mma_m64n128k32_f32_e4m3, wait_group_tied_64);
 fp8_mma!(Fp8N96, 48, mma_m64n96k32_f32_e4m3, wait_group_tied_48);
 fp8_mma!(Fp8N88, 44, mma_m64n88k32_f32_e4m3, wait_group_tied_44);
 fp8_mma!(Fp8N64, 32, mma_m64n64k32_f32_e4m3, wait_group_tied_32);
+fp8_mma!(Fp8N56, 28, mma_m64n56k32_f32_e4m3, wait_group_tied_28);
 fp8_mma!(Fp8N32, 16, mma_m64n32k32_f32_e4m3, wait_group_tied_16);
 
 /// Issues the 4 `wgmma.m64nNk32` of one K block (128) into `acc`,

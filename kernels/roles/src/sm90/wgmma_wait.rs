@@ -41,6 +41,55 @@ pub fn wait_group_tied_16<const N: u32>(acc: &mut [f32; 16]) {
     }
 }
 
+/// `wgmma.wait_group.sync.aligned N` (N = 0 or 1) with the 28
+/// accumulators of `acc` tied as in-out operands (named in a PTX comment):
+/// the wait retires the MMAs that write `acc`, and LLVM cannot move a read
+/// of `acc` above it.
+///
+/// ```ignore
+/// wait_group_tied_28::<0>(&mut partial);
+/// ```
+#[inline(always)]
+pub fn wait_group_tied_28<const N: u32>(acc: &mut [f32; 28]) {
+    // SAFETY: warpgroup-collective wait; `acc` is tied so that no read
+    // of it is scheduled before the wait.
+    unsafe {
+        asm!(
+            "wgmma.wait_group.sync.aligned {n}; // {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} {11} {12} {13} {14} {15} {16} {17} {18} {19} {20} {21} {22} {23} {24} {25} {26} {27}",
+            inout(reg32) acc[0],
+            inout(reg32) acc[1],
+            inout(reg32) acc[2],
+            inout(reg32) acc[3],
+            inout(reg32) acc[4],
+            inout(reg32) acc[5],
+            inout(reg32) acc[6],
+            inout(reg32) acc[7],
+            inout(reg32) acc[8],
+            inout(reg32) acc[9],
+            inout(reg32) acc[10],
+            inout(reg32) acc[11],
+            inout(reg32) acc[12],
+            inout(reg32) acc[13],
+            inout(reg32) acc[14],
+            inout(reg32) acc[15],
+            inout(reg32) acc[16],
+            inout(reg32) acc[17],
+            inout(reg32) acc[18],
+            inout(reg32) acc[19],
+            inout(reg32) acc[20],
+            inout(reg32) acc[21],
+            inout(reg32) acc[22],
+            inout(reg32) acc[23],
+            inout(reg32) acc[24],
+            inout(reg32) acc[25],
+            inout(reg32) acc[26],
+            inout(reg32) acc[27],
+            n = const N,
+            options(nostack)
+        );
+    }
+}
+
 /// `wgmma.wait_group.sync.aligned N` (N = 0 or 1) with the 32
 /// accumulators of `acc` tied as in-out operands (named in a PTX comment):
 /// the wait retires the MMAs that write `acc`, and LLVM cannot move a read

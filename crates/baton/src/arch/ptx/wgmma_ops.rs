@@ -1479,6 +1479,59 @@ pub unsafe fn mma_m64n64k32_f32_e4m3(acc: &mut [f32; 32], a: u64, b: u64, accumu
     }
 }
 
+/// `wgmma.mma_async.sync.aligned.m64n56k32.f32.e4m3.e4m3`: fp8 e4m3 × e4m3 → f32, K = 32; the warpgroup's
+/// 64×56 fp32 accumulator tile is `acc` (28 registers per thread).
+/// `a` and `b` are shared-memory matrix descriptors (both K-major);
+/// `accumulate == false` overwrites `acc` (scale-d = 0).
+///
+/// # Safety
+/// Executed by all 128 threads of a warpgroup after [`fence`](super::fence);
+/// the descriptors name initialized shared memory that stays valid and
+/// unmodified until [`wait_group`](super::wait_group) retires this MMA; `acc`
+/// must not be read or written until then.
+#[inline(always)]
+pub unsafe fn mma_m64n56k32_f32_e4m3(acc: &mut [f32; 28], a: u64, b: u64, accumulate: bool) {
+    let scale_d = accumulate as u32;
+    // SAFETY: see the function contract.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0; wgmma.mma_async.sync.aligned.m64n56k32.f32.e4m3.e4m3 {{{d0}, {d1}, {d2}, {d3}, {d4}, {d5}, {d6}, {d7}, {d8}, {d9}, {d10}, {d11}, {d12}, {d13}, {d14}, {d15}, {d16}, {d17}, {d18}, {d19}, {d20}, {d21}, {d22}, {d23}, {d24}, {d25}, {d26}, {d27}}}, {a}, {b}, p, 1, 1; }}",
+            d0 = inout(reg32) acc[0],
+            d1 = inout(reg32) acc[1],
+            d2 = inout(reg32) acc[2],
+            d3 = inout(reg32) acc[3],
+            d4 = inout(reg32) acc[4],
+            d5 = inout(reg32) acc[5],
+            d6 = inout(reg32) acc[6],
+            d7 = inout(reg32) acc[7],
+            d8 = inout(reg32) acc[8],
+            d9 = inout(reg32) acc[9],
+            d10 = inout(reg32) acc[10],
+            d11 = inout(reg32) acc[11],
+            d12 = inout(reg32) acc[12],
+            d13 = inout(reg32) acc[13],
+            d14 = inout(reg32) acc[14],
+            d15 = inout(reg32) acc[15],
+            d16 = inout(reg32) acc[16],
+            d17 = inout(reg32) acc[17],
+            d18 = inout(reg32) acc[18],
+            d19 = inout(reg32) acc[19],
+            d20 = inout(reg32) acc[20],
+            d21 = inout(reg32) acc[21],
+            d22 = inout(reg32) acc[22],
+            d23 = inout(reg32) acc[23],
+            d24 = inout(reg32) acc[24],
+            d25 = inout(reg32) acc[25],
+            d26 = inout(reg32) acc[26],
+            d27 = inout(reg32) acc[27],
+            a = in(reg64) a,
+            b = in(reg64) b,
+            sd = in(reg32) scale_d,
+            options(nostack)
+        );
+    }
+}
+
 /// `wgmma.mma_async.sync.aligned.m64n32k32.f32.e4m3.e4m3`: fp8 e4m3 × e4m3 → f32, K = 32; the warpgroup's
 /// 64×32 fp32 accumulator tile is `acc` (16 registers per thread).
 /// `a` and `b` are shared-memory matrix descriptors (both K-major);

@@ -4,7 +4,7 @@
 # `bench gemm-fp8 --flush-l2`; DeepGEMM: anchor run.py --no-torch), same
 # call; then the FP8 sweep (`bench gemm-fp8 --sweep`, vs cuBLASLt blockwise).
 set -uo pipefail
-D=.lead-carry/s28b; O=$OUT/r; mkdir -p $O; SECONDS=0
+D=.lead-carry/s28c; O=$OUT/r; mkdir -p $O; SECONDS=0
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem,power.limit --format=csv > $O/gpu.txt; cat $O/gpu.txt
 xz -dc $D/baton.xz > /tmp/baton; chmod +x /tmp/baton
 SMALL=64x2112x7168,64x24576x1536,64x32768x512,64x7168x16384,64x4096x7168,64x7168x2048,128x2112x7168,128x24576x1536,128x32768x512,128x7168x16384,128x4096x7168,128x7168x2048

@@ -4,7 +4,7 @@
 # --sweep`, quoted by each side's best of two processes:
 # tools/sweep-min-ratio.py), ours and cuBLAS in one process.
 set -uo pipefail
-D=.lead-carry/s28b; O=$OUT/r; mkdir -p $O; SECONDS=0
+D=.lead-carry/s28c; O=$OUT/r; mkdir -p $O; SECONDS=0
 xz -dc $D/baton.xz > /tmp/baton; chmod +x /tmp/baton
 timeout 120 /tmp/baton bench gemm --json $O/set6.json > $O/set6.txt 2>&1; echo "set6 rc=$? t=${SECONDS}s"; tail -12 $O/set6.txt
 for i in 1 2; do left=$((570-SECONDS)); [ $left -gt 60 ] && { timeout $left /tmp/baton bench gemm --sweep --json $O/sweep-bf16-$i.json --heatmap $O/sweep-bf16-$i.png > $O/sweep-bf16-$i.txt 2>&1; echo "sweep $i rc=$? t=${SECONDS}s"; }; done

@@ -162,9 +162,6 @@ pub fn stream_k_kernel_of(kernel: &'static str) -> Option<&'static str> {
     }
 }
 
-/// 128×128×128 tiles, 6 stages, one partial accumulator.
-const KERNEL_128X128_ONE_PARTIAL: &str = fp8_abi::GEMM_128X128.name;
-
 /// The spec of a kernel of [`VARIANTS`] (`kernel_abi::gemm_fp8`); `None`
 /// for other names.
 ///
@@ -174,32 +171,14 @@ const KERNEL_128X128_ONE_PARTIAL: &str = fp8_abi::GEMM_128X128.name;
 /// assert!(spec_of("sgemm").is_none());
 /// ```
 pub fn spec_of(kernel: &str) -> Option<&'static KernelSpec<GemmFp8Params>> {
-    [
-        &fp8_abi::GEMM_128X128_DB,
-        &fp8_abi::GEMM_128X64_DB,
-        &fp8_abi::GEMM_128X128,
-        &fp8_abi::GEMM_128X128_DB_C2,
-        &fp8_abi::GEMM_128X192,
-        &fp8_abi::GEMM_256X128,
-        &fp8_abi::GEMM_128X256,
-        &fp8_abi::GEMM_128X96_DB,
-        &fp8_abi::GEMM_128X32_DB,
-        &fp8_abi::GEMM_256X96,
-        &fp8_abi::GEMM_256X88,
-        &fp8_abi::GEMM_256X128_SK,
-        &fp8_abi::GEMM_256X128_MCA,
-        &fp8_abi::GEMM_256X88_MCA,
-        &fp8_abi::GEMM_256X128_MCA_3STAGE,
-        &fp8_abi::GEMM_64X128_DB,
-        &fp8_abi::GEMM_64X64_DB,
-        &fp8_abi::GEMM_64X56_DB,
-        &fp8_abi::GEMM_64X32_DB,
-    ]
-    .into_iter()
-    .find(|s| s.name == kernel)
+    fp8_abi::TILES
+        .into_iter()
+        .find(|t| t.spec.name == kernel)
+        .map(|t| &t.spec)
 }
 
-/// (BM, BN, input stages) of a kernel of [`VARIANTS`]; `None` for other names.
+/// (BM, BN, input stages) of a kernel of [`VARIANTS`] (the ABI's
+/// [`TILES`](fp8_abi::TILES)); `None` for other names.
 ///
 /// ```
 /// use baton_runtime::gemm::fp8::{tile_of, KERNEL, KERNEL_256X128};
@@ -209,23 +188,10 @@ pub fn spec_of(kernel: &str) -> Option<&'static KernelSpec<GemmFp8Params>> {
 /// assert_eq!(tile_of("sgemm"), None);
 /// ```
 pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
-    match kernel {
-        KERNEL | KERNEL_C2 | KERNEL_128X128_ONE_PARTIAL => Some((128, 128, 6)),
-        KERNEL_128X64 => Some((128, 64, 8)),
-        KERNEL_128X192 => Some((128, 192, 5)),
-        KERNEL_256X128 | KERNEL_256X128_SK | KERNEL_256X128_MCA => Some((256, 128, 4)),
-        KERNEL_256X128_MCA_3STAGE => Some((256, 128, 3)),
-        KERNEL_128X256 => Some((128, 256, 4)),
-        KERNEL_128X96 => Some((128, 96, 6)),
-        KERNEL_128X32 => Some((128, 32, 10)),
-        KERNEL_256X96 => Some((256, 96, 4)),
-        KERNEL_256X88 | KERNEL_256X88_MCA => Some((256, 88, 4)),
-        KERNEL_64X128 => Some((64, 128, 8)),
-        KERNEL_64X64 => Some((64, 64, 12)),
-        KERNEL_64X56 => Some((64, 56, 12)),
-        KERNEL_64X32 => Some((64, 32, 12)),
-        _ => None,
-    }
+    fp8_abi::TILES
+        .into_iter()
+        .find(|t| t.spec.name == kernel)
+        .map(|t| (t.bm, t.bn, t.stages))
 }
 
 /// CTAs per cluster of a kernel of [`VARIANTS`]: along M sharing B tiles
@@ -1487,6 +1453,27 @@ mod tests {
         // Every candidate kernel has a spec, a tile and a place in VARIANTS.
         for k in [KERNEL_128X32, KERNEL_128X96, KERNEL_256X96, KERNEL_256X88] {
             assert!(VARIANTS.contains(&k) && spec_of(k).is_some() && tile_of(k).is_some());
+        }
+    }
+
+    /// VARIANTS and the ABI's TILES name the same kernels, each once, and
+    /// every kernel's spec runs its tile's threads (one consumer
+    /// warpgroup for 64 rows) and holds its ring in its shared memory.
+    #[test]
+    fn variants_are_the_abi_tiles() {
+        let names: std::collections::BTreeSet<_> = VARIANTS.into_iter().collect();
+        assert_eq!(names.len(), VARIANTS.len());
+        let tiles: std::collections::BTreeSet<_> =
+            fp8_abi::TILES.iter().map(|t| t.spec.name).collect();
+        assert_eq!(names, tiles);
+        for k in VARIANTS {
+            let ((bm, bn, stages), spec) = (tile_of(k).unwrap(), spec_of(k).unwrap());
+            assert_eq!(spec.threads, fp8_abi::threads(bm as usize), "{k}");
+            let stage = (bm + bn) as usize * 128;
+            assert!(
+                spec.dynamic_smem_bytes as usize > stages as usize * stage,
+                "{k}"
+            );
         }
     }
 

@@ -72,7 +72,8 @@ pub const KERNEL_256X128_MCA: &str = fp8_abi::GEMM_256X128_MCA.name;
 pub const KERNEL_256X128_MCA_3STAGE: &str = fp8_abi::GEMM_256X128_MCA_3STAGE.name;
 /// 64×128×128 tiles, 8 stages, two partials, one consumer warpgroup (256
 /// threads): for M ≤ 64, no 128-row tile's empty half. Data-parallel (no
-/// stream-K); run on request (`with_kernel`), not a plan candidate yet.
+/// stream-K); [`plan`] runs it (and the 32- and 64-wide twins) in place of
+/// the 128-row tile of its width at M ≤ 64 ([`for_m`]).
 pub const KERNEL_64X128: &str = fp8_abi::GEMM_64X128_DB.name;
 /// [`KERNEL_64X128`] 64 columns wide, 12 stages.
 pub const KERNEL_64X64: &str = fp8_abi::GEMM_64X64_DB.name;
@@ -416,7 +417,7 @@ pub fn plan_on(
         .unwrap_or_else(|| (KERNEL, candidates[3].1.cost(&problem, &machine, sms)));
     match stream_k_kernel_of(kernel) {
         Some(sk) if cost.splits > 1 => (sk, cost),
-        _ => (for_k(kernel, k), cost),
+        _ => (for_m(for_k(kernel, k), m), cost),
     }
 }
 
@@ -450,6 +451,37 @@ pub fn for_k(kernel: &'static str, k: usize) -> &'static str {
         KERNEL_256X128_MCA_3STAGE
     } else {
         kernel
+    }
+}
+
+/// The form of `kernel` that runs M = `m` whole tiles: for one tile row of
+/// at most 64 rows, the 64-row twin of a 128-row tile of width 32, 64 or
+/// 128 ([`KERNEL_64X32`], [`KERNEL_64X64`], [`KERNEL_64X128`]: the same
+/// tile columns, so the same units and waves, on one consumer warpgroup
+/// with a deeper ring and no empty half), otherwise `kernel`. [`plan`]
+/// applies it to its whole-tile plans (a split plan needs stream-K, which
+/// the 64-row tiles do not have). Measured (session 28, H100, DeepGEMM's
+/// method, the plan and each twin forced in one call, BENCHMARKS.md):
+/// 64×4096×7168 (128×32) 172.5 → 179.3 TFLOP/s, 64×7168×2048 (128×64)
+/// 139.6 → 145.0, 64×32768×512 (128×128) 135.6 → 137.8, 64×7168×16384
+/// (128×64) 267.7 → 269.5: +0.7 to +3.9 % at every such row.
+///
+/// ```
+/// use baton_runtime::gemm::fp8::{for_m, KERNEL, KERNEL_128X32, KERNEL_64X32, KERNEL_64X128, KERNEL_128X96};
+/// assert_eq!(for_m(KERNEL_128X32, 64), KERNEL_64X32);
+/// assert_eq!(for_m(KERNEL, 8), KERNEL_64X128);
+/// assert_eq!(for_m(KERNEL_128X32, 65), KERNEL_128X32);
+/// assert_eq!(for_m(KERNEL_128X96, 64), KERNEL_128X96); // no 64×96 twin
+/// ```
+pub fn for_m(kernel: &'static str, m: usize) -> &'static str {
+    if m > 64 {
+        return kernel;
+    }
+    match kernel {
+        KERNEL_128X32 => KERNEL_64X32,
+        KERNEL_128X64 => KERNEL_64X64,
+        KERNEL => KERNEL_64X128,
+        _ => kernel,
     }
 }
 
@@ -1493,11 +1525,13 @@ mod tests {
             (128, 4096, 7168, 1),
         ] {
             let (kernel, cost) = plan(m, n, k, 132);
-            assert_eq!(
-                (kernel, cost.splits),
-                (KERNEL_128X32, splits),
-                "{m}x{n}x{k}"
-            );
+            // (A whole plan at M ≤ 64 runs the 64-row twin: `for_m`.)
+            let want = if splits == 1 {
+                for_m(KERNEL_128X32, m)
+            } else {
+                KERNEL_128X32
+            };
+            assert_eq!((kernel, cost.splits), (want, splits), "{m}x{n}x{k}");
         }
         for (m, n, k) in [
             (64, 7168, 16384),

@@ -42,6 +42,22 @@ fn assert_split_matches_f64(
     );
 }
 
+/// [`assert_split_matches_f64`] with whole tiles for each of `forced` at
+/// each of `shapes`.
+fn assert_whole_tiles_match_f64(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    what: &str,
+    forced: &[&str],
+    shapes: &[(usize, usize, usize)],
+) {
+    for kernel in forced {
+        for &mnk in shapes {
+            assert_split_matches_f64(gpu, kernels, what, kernel, mnk, 1);
+        }
+    }
+}
+
 #[test]
 fn fp8_gemm_matches_f64_reference_on_ragged_shapes() {
     let Some(gpu) = Gpu::for_test() else { return };
@@ -60,11 +76,7 @@ fn fp8_gemm_matches_f64_reference_on_ragged_shapes() {
         (256, 384, 2048),
         (3, 136, 256),
     ];
-    for kernel in gemm_fp8::VARIANTS {
-        for &(m, n, k) in &shapes {
-            assert_split_matches_f64(&gpu, &kernels, "forced", kernel, (m, n, k), 1);
-        }
-    }
+    assert_whole_tiles_match_f64(&gpu, &kernels, "forced", &gemm_fp8::VARIANTS, &shapes);
 }
 
 /// The tiles whose width is not a power of two or below 64 (128×96,
@@ -157,15 +169,12 @@ fn fp8_a_multicast_clusters_match_f64() {
             (2048, 1024, 1024),
         ]
     };
-    for kernel in [
+    let forced = [
         gemm_fp8::KERNEL_256X128_MCA,
         gemm_fp8::KERNEL_256X88_MCA,
         gemm_fp8::KERNEL_256X128_MCA_3STAGE,
-    ] {
-        for &(m, n, k) in shapes {
-            assert_split_matches_f64(&gpu, &kernels, "forced", kernel, (m, n, k), 1);
-        }
-    }
+    ];
+    assert_whole_tiles_match_f64(&gpu, &kernels, "forced", &forced, shapes);
 }
 
 /// Session 11's two changes, vs f64: (1) in a 128-row tile whose last
@@ -288,16 +297,13 @@ fn fp8_64_row_tiles_match_f64() {
             (1, 264, 384),
         ]
     };
-    for kernel in [
+    let forced = [
         gemm_fp8::KERNEL_64X128,
         gemm_fp8::KERNEL_64X64,
         gemm_fp8::KERNEL_64X56,
         gemm_fp8::KERNEL_64X32,
-    ] {
-        for &(m, n, k) in shapes {
-            assert_split_matches_f64(&gpu, &kernels, "64-row", kernel, (m, n, k), 1);
-        }
-    }
+    ];
+    assert_whole_tiles_match_f64(&gpu, &kernels, "64-row", &forced, shapes);
 }
 
 /// Stream-K with one-K-block segments on every variant that has it

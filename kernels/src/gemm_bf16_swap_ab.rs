@@ -54,10 +54,7 @@ use baton_kernels_abi::gemm_params::{GemmBf16Params, StreamKParams};
 /// ```ignore
 /// assert_eq!(SWAP_AB_NARROW_ROLES.threads(), 256);
 /// ```
-pub const SWAP_AB_NARROW_ROLES: RoleTable = RoleTable {
-    consumer_warpgroups: 1,
-    ..GEMM_ROLES
-};
+pub const SWAP_AB_NARROW_ROLES: RoleTable = GEMM_ROLES.with_consumer_warpgroups(1);
 
 macro_rules! swap_ab_entry {
     ($(#[$doc:meta])* $spec:path, $name:ident, $bn:literal, $acc:literal, $mma:ty, $rows:expr, $stages:expr, $roles:expr) => {

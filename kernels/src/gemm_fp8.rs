@@ -124,7 +124,7 @@ use baton::smem::SharedRef;
 use baton::smem_field;
 use baton::tile_pipeline::{InputConsumer, InputTilePipeline, a_scale_floats};
 use baton_kernel_roles::dispatch_roles;
-use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, RoleTable, init_then_sync};
+use baton_kernel_roles::sm90::dispatch::{GEMM_ROLES, init_then_sync};
 use baton_kernel_roles::sm90::epilogue::{NoC, SUB_COLS, SUB_ROWS, StoreEpilogue};
 use baton_kernel_roles::sm90::fp8_a_scales::load_a_scales;
 pub use baton_kernel_roles::sm90::mainloop_fp8::{BK, WAVE_M};
@@ -143,13 +143,6 @@ use baton_kernel_roles::trace::{self, Event};
 
 /// Tiles along M grouped together for L2 reuse.
 const GROUP_M: u32 = 8;
-
-/// The roles of the 64-row kernels: [`GEMM_ROLES`] with one consumer
-/// warpgroup (256 threads).
-const ROLES_64: RoleTable = RoleTable {
-    consumer_warpgroups: 1,
-    ..GEMM_ROLES
-};
 
 type Payload<const BM: usize, const BN: usize> = Fp8Payload<BM, BN>;
 type Stage<const BM: usize, const BN: usize> = Fp8Stage<BM, BN>;
@@ -462,7 +455,7 @@ fp8_entry!(
 fp8_entry!(
     /// 64×128×128 tiles, 8 stages, two partial accumulators
     /// (`wgmma.m64n128k32`), one consumer warpgroup: 256 threads
-    /// ([`ROLES_64`]). For M ≤ 64, where a 128-row tile's second
+    /// (`GEMM_ROLES` with one consumer warpgroup). For M ≤ 64, where a 128-row tile's second
     /// warpgroup has no rows and its stages carry 64 rows of A nobody reads
     /// (DeepGEMM's `BLOCK_M = 64`). A whole tile of D staging (4
     /// sub-tiles): a tile's stores drain under the next tile's main loop.
@@ -599,7 +592,7 @@ unsafe fn gemm<
     );
     let d_tiles = smem_field!(smem, Fp8Smem<BM, BN, STAGES, DRING, WGS>, d_tiles);
     // Who runs what: 64-row tiles have one consumer warpgroup.
-    let roles = if WGS == 1 { ROLES_64 } else { GEMM_ROLES };
+    let roles = GEMM_ROLES.with_consumer_warpgroups(WGS as u32);
     init_then_sync::<CLUSTER_M>(
         #[inline(always)]
         || {

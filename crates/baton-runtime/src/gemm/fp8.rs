@@ -172,10 +172,12 @@ pub fn stream_k_kernel_of(kernel: &'static str) -> Option<&'static str> {
 /// assert!(spec_of("sgemm").is_none());
 /// ```
 pub fn spec_of(kernel: &str) -> Option<&'static KernelSpec<GemmFp8Params>> {
-    fp8_abi::TILES
-        .into_iter()
-        .find(|t| t.spec.name == kernel)
-        .map(|t| &t.spec)
+    abi_tile(kernel).map(|t| &t.spec)
+}
+
+/// The ABI's [`TILES`](fp8_abi::TILES) entry of `kernel`.
+fn abi_tile(kernel: &str) -> Option<&'static fp8_abi::Fp8Tile> {
+    fp8_abi::TILES.into_iter().find(|t| t.spec.name == kernel)
 }
 
 /// (BM, BN, input stages) of a kernel of [`VARIANTS`] (the ABI's
@@ -189,10 +191,7 @@ pub fn spec_of(kernel: &str) -> Option<&'static KernelSpec<GemmFp8Params>> {
 /// assert_eq!(tile_of("sgemm"), None);
 /// ```
 pub fn tile_of(kernel: &str) -> Option<(u32, u32, u32)> {
-    fp8_abi::TILES
-        .into_iter()
-        .find(|t| t.spec.name == kernel)
-        .map(|t| (t.bm, t.bn, t.stages))
+    abi_tile(kernel).map(|t| (t.bm, t.bn, t.stages))
 }
 
 /// CTAs per cluster of a kernel of [`VARIANTS`]: along M sharing B tiles

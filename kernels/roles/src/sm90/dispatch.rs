@@ -55,6 +55,22 @@ pub const PRODUCER_REGISTERS: u32 = 40;
 pub const CONSUMER_REGISTERS: u32 = 232;
 
 impl RoleTable {
+    /// This table with `consumer_warpgroups` consumer warpgroups (the
+    /// same single-lane roles in warpgroup 0): one for the kernels whose
+    /// tile is one `wgmma` row block of 64 (the narrow swap-AB and 64-row
+    /// FP8 tiles, 256 threads).
+    ///
+    /// ```ignore
+    /// assert_eq!(GEMM_ROLES.with_consumer_warpgroups(1).threads(), 256);
+    /// ```
+    #[inline(always)]
+    pub const fn with_consumer_warpgroups(self, consumer_warpgroups: u32) -> Self {
+        Self {
+            consumer_warpgroups,
+            ..self
+        }
+    }
+
     /// Threads per CTA.
     ///
     /// ```ignore

@@ -69,7 +69,7 @@ pub fn gemm_fp8_flushed(
         Err(o) => return o,
     };
     crate::commands::print_gpu_line(&gpu);
-    if !verify(&gpu, &kernels) {
+    if !verify(&gpu, &kernels, kernel) {
         println!("FP8 GEMM verification failed; not benchmarking.");
         return Outcome::Fail;
     }

@@ -53,10 +53,11 @@ pub fn decode_shapes() -> Vec<(usize, usize, usize)> {
         .collect()
 }
 
-/// The FP8 GEMM's checks before any timing: every kernel variant vs f64 at
-/// small and ragged shapes, and cuBLASLt blockwise at 2048³; prints one
-/// line per check and returns whether all passed.
-pub fn verify(gpu: &Gpu, kernels: &Kernels) -> bool {
+/// The FP8 GEMM's checks before any timing: every kernel variant (or only
+/// `forced`, the one kernel a forced run times) vs f64 at small and ragged
+/// shapes, and cuBLASLt blockwise at 2048³; prints one line per check and
+/// returns whether all passed.
+pub fn verify(gpu: &Gpu, kernels: &Kernels, forced: Option<&str>) -> bool {
     let mut ok = true;
     let checks = [
         (129, 264, 256),
@@ -66,6 +67,7 @@ pub fn verify(gpu: &Gpu, kernels: &Kernels) -> bool {
     ];
     for (kernel, mnk) in VARIANTS
         .iter()
+        .filter(|k| forced.is_none_or(|f| f == **k))
         .flat_map(|k| checks.iter().map(move |s| (*k, *s)))
     {
         match check_vs_f64(gpu, kernels, kernel, mnk) {
@@ -130,7 +132,7 @@ pub fn gemm_fp8(
         Err(o) => return o,
     };
     crate::commands::print_gpu_line(&gpu);
-    if !verify(&gpu, &kernels) {
+    if !verify(&gpu, &kernels, kernel) {
         println!("FP8 GEMM verification failed; not benchmarking.");
         return Outcome::Fail;
     }

@@ -50,7 +50,7 @@ pub fn run(args: &SweepArgs<'_>) -> Outcome {
     crate::commands::print_gpu_line(&gpu);
     let verified = match args.family {
         Family::Bf16 => bench::verify(&gpu, &kernels, args.tuning),
-        Family::Fp8 => fp8_bench::verify(&gpu, &kernels),
+        Family::Fp8 => fp8_bench::verify(&gpu, &kernels, None),
     };
     if !verified {
         println!("verification failed; not benchmarking.");

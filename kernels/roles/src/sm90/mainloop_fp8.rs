@@ -315,6 +315,7 @@ unsafe fn issue<
     kb: u32,
     p: &mut [f32; ACC],
     pinned: bool,
+    sb: Option<[f32; 2]>,
 ) -> (PendingRelease<'a>, (f32, f32, f32, f32)) {
     // This K block's A scales of this thread's rows: `off` on in the box
     // (once here, not in each pinned copy below).
@@ -325,7 +326,7 @@ unsafe fn issue<
     if !pinned {
         // SAFETY: forwarded.
         return unsafe {
-            issue_on::<M, BM, BN, ACC, STAGES>(consumer, |stage| descs.at(stage), sc, kb, p)
+            issue_on::<M, BM, BN, ACC, STAGES>(consumer, |stage| descs.at(stage), sc, kb, p, sb)
         };
     }
     const { assert!(STAGES <= 12, "pinned stage descriptors: at most 12 stages") };
@@ -339,7 +340,7 @@ unsafe fn issue<
             // SAFETY: forwarded.
             unsafe {
                 let pinned = descs.at_pinned($s);
-                issue_on::<M, BM, BN, ACC, STAGES>(consumer, move |_| pinned, sc, kb, p)
+                issue_on::<M, BM, BN, ACC, STAGES>(consumer, move |_| pinned, sc, kb, p, sb)
             }
         };
     }
@@ -381,6 +382,7 @@ unsafe fn issue_on<
     sc: Fp8Scales,
     kb: u32,
     p: &mut [f32; ACC],
+    sb: Option<[f32; 2]>,
 ) -> (PendingRelease<'a>, (f32, f32, f32, f32)) {
     let stage = consumer.acquire_stage();
     let st = stage.tiles();
@@ -389,21 +391,70 @@ unsafe fn issue_on<
     let row = sc.scale_row;
     // SAFETY: the stage is full (waited); off + rows < 132; kb < K/128
     // (contract).
+    // The B scales: loaded ahead by the caller (`sb`), or here.
+    let [sb_lo, sb_hi] = match sb {
+        Some(sb) => sb,
+        // SAFETY: kb < K/128 and the rows in bounds (contract).
+        None => unsafe { b_scales_at::<BN>(sc, kb) },
+    };
     let scales = unsafe {
         (
             f32::from_bits(ld_shared_u32(sa + 4 * row)),
             f32::from_bits(ld_shared_u32(sa + 4 * (row + 8))),
+            sb_lo,
+            sb_hi,
+        )
+    };
+    mma_k_block::<M, ACC>(p, stage_descs(stage.index()));
+    (stage.defer_release(), scales)
+}
+
+/// K block `kb`'s B scales of a `BN`-wide tile (`ld.global.nc`): the
+/// first block's, and the next block's for a width that straddles two
+/// (0.0 otherwise).
+///
+/// # Safety
+/// `kb < K/128`; `sc`'s B-scale rows per [`Fp8Scales`] (in bounds).
+///
+/// ```ignore
+/// let [lo, hi] = unsafe { b_scales_at::<96>(sc, kb) };
+/// ```
+#[inline(always)]
+unsafe fn b_scales_at<const BN: usize>(sc: Fp8Scales, kb: u32) -> [f32; 2] {
+    // SAFETY: forwarded.
+    unsafe {
+        [
             ld_global_nc_f32(sc.bs_row.add(kb as usize)),
             if straddles_scale_blocks(BN) {
                 ld_global_nc_f32(sc.bs_row_hi.add(kb as usize))
             } else {
                 0.0
             },
-        )
-    };
-    mma_k_block::<M, ACC>(p, stage_descs(stage.index()));
-    (stage.defer_release(), scales)
+        ]
+    }
 }
+
+/// How many K blocks ahead of its use [`rotated_double_mainloop`] loads a
+/// block's B scales (global memory, L2 hits after the producer's
+/// prefetch): the `ld.global.nc` of block `kb + B_AHEAD` is issued with
+/// block `kb`'s MMAs, so its L2 latency (hundreds of cycles under load)
+/// runs under `B_AHEAD` blocks of MMAs instead of one (ncu at
+/// 64×32768×512: half of the consumer's stall cycles waited on L1TEX).
+/// Narrow tiles' blocks are short, so they look further ahead.
+///
+/// ```ignore
+/// assert_eq!(b_scales_ahead(32), 8);
+/// ```
+pub const fn b_scales_ahead(bn: usize) -> usize {
+    if bn <= 64 {
+        8
+    } else if bn <= 96 {
+        4
+    } else {
+        3
+    }
+}
+const _: () = assert!(b_scales_ahead(32) <= 8 && b_scales_ahead(128) <= 8);
 
 /// The main loop of a two-wave tile (256×BN: `BM == 256`; 128×256:
 /// `BN == 256`), as [`fp8_mainloop`] describes it, with the promotion's
@@ -672,7 +723,7 @@ pub unsafe fn fp8_mainloop<
         for kb in k_begin..k_end {
             // SAFETY: kb < k_end ≤ K/128 (contract).
             let (pending, scales) =
-                unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, kb, p0, false) };
+                unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, kb, p0, false, None) };
             M::wait::<0>(p0);
             release_stage::<CLUSTER_M>(pending, signaller);
             promote_tile::<ACC, BN>(acc, p0, scales, split_q);
@@ -736,10 +787,36 @@ unsafe fn rotated_double_mainloop<
 ) {
     // (`rotates_stages` holds: `fp8_mainloop` checks it for `DOUBLE`
     // kernels; the other kernels' instantiations are never called.)
+    // The B scales of the next `AHEAD` K blocks, in order (`window[0]` is
+    // the next block's); past the segment's last block, its scales again.
+    // (A constant after inlining: the window's unused entries compile
+    // away.)
+    let ahead = b_scales_ahead(BN);
+    let last = k_end - 1;
+    let mut window = [[0.0f32; 2]; 8];
+    baton::unroll!(J in [0, 1, 2, 3, 4, 5, 6, 7] {
+        if (J as usize) < ahead {
+            // SAFETY (each load): min(·, last) < K/128 (contract).
+            window[J as usize] = unsafe { b_scales_at::<BN>(sc, (k_begin + J).min(last)) };
+        }
+    });
+    // Block `kb`'s B scales, and block `kb + ahead`'s load issued.
+    let mut next_b_scales = |kb: u32| {
+        let sb = window[0];
+        baton::unroll!(J in [0, 1, 2, 3, 4, 5, 6] {
+            if (J as usize) + 1 < ahead {
+                window[J as usize] = window[J as usize + 1];
+            }
+        });
+        // SAFETY: as above.
+        window[ahead - 1] = unsafe { b_scales_at::<BN>(sc, (kb + ahead as u32).min(last)) };
+        sb
+    };
     // K block k_begin (j = 0, p0) at the ring's current stage: dispatched.
+    let sb = next_b_scales(k_begin);
     // SAFETY: k_begin < k_end ≤ K/128 (contract).
     let (mut pending, mut scales) =
-        unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, k_begin, p0, true) };
+        unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, k_begin, p0, true, Some(sb)) };
     if k_begin + 1 >= k_end {
         M::wait::<0>(p0);
         release_stage::<CLUSTER_M>(pending, signaller);
@@ -764,9 +841,10 @@ unsafe fn rotated_double_mainloop<
                 ..sc
             };
             let pinned = descs.at_pinned(S);
+            let sb = next_b_scales(kb);
             // SAFETY: kb < k_end ≤ K/128 (contract).
             let (next_pending, next_scales) = unsafe {
-                issue_on::<M, BM, BN, ACC, STAGES>(consumer, move |_| pinned, sc_kb, kb, cur)
+                issue_on::<M, BM, BN, ACC, STAGES>(consumer, move |_| pinned, sc_kb, kb, cur, Some(sb))
             };
             M::wait::<1>(prev);
             release_stage::<CLUSTER_M>(pending, signaller);

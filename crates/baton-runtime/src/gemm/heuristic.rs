@@ -656,8 +656,11 @@ impl GemmConfig {
         let line = REPACK_ROW_BYTES as f64;
         let aligned = p.a_row_bytes % line == 0.0 && p.b_row_bytes % line == 0.0;
         // The 128-row narrow swap-AB tile is never costed on its own: it
-        // stands in for a 128×64 plan (`narrow_128_instead`).
-        let costed = |c: GemmConfig| c != GemmConfig::SwapAbNarrow128;
+        // stands in for a 128×64 plan (`narrow_128_instead`); ping-pong
+        // only where its operands stay in L2 (`pingpong_fits_l2`).
+        let costed = |c: GemmConfig| {
+            c != GemmConfig::SwapAbNarrow128 && (!c.is_pingpong() || pingpong_fits_l2(p))
+        };
         let best = among(&|c| costed(c) && (aligned || !c.is_narrow_pair()));
         let settled = among(&|c| costed(c) && !c.is_narrow_pair());
         let (c, cost) = match (best, settled) {
@@ -741,6 +744,51 @@ impl GemmConfig {
         matches!(self, GemmConfig::T128x192C2 | GemmConfig::T128x160C2)
     }
 }
+
+/// Whether the ping-pong configurations are candidates for `p`: D has at
+/// most [`RASTER_GROUP_M`](super::cost_model::RASTER_GROUP_M) rows of
+/// 128-row tiles (one raster group: each operand tile is read by one
+/// sweep), or A and B together take at most [`PINGPONG_MAX_L2_SHARE`] of
+/// [`L2_BYTES`]. Ping-pong's 128×128 tiles load each operand byte from L2
+/// twice as often as the 128×256 pairs (which also share B by multicast),
+/// so they depend on the operands staying resident while the raster's
+/// groups sweep them again; the cost model's per-wave DRAM term does not
+/// see that loss. Measured on the H100 (session 29 calls 1–2, BENCHMARKS.md;
+/// ours / cuBLAS in one process, ping-pong against 128x256c2 forced):
+/// where A + B ≤ 32 MiB ping-pong ran ahead (4096, 8192 × 8192 × 1024:
+/// 1.018 / 0.971, 1.022 / 1.006; 2048×8192×1024 1.023 / 0.978), from
+/// 40 MiB on it fell behind (16384×4096×1024 0.849 / 1.003, 16384×8192×1024
+/// 0.880 / 1.000, 16384² × 1024 0.851 / 0.994, 32768×8192×1024 0.793 /
+/// 1.002, 65536×8192×1024 0.756 / 0.988). 2048×7168×2048 (36 MiB, ping-pong
+/// measured ahead in session 8) stays. (On the H200, with 1.4× the DRAM
+/// rate, ping-pong ran 1.00–1.12 at 16384 and 65536 × 8192 × 1024 in
+/// session 28: not re-measured against the pairs there.)
+///
+/// ```
+/// use baton_runtime::gemm::cost_model::Problem;
+/// use baton_runtime::gemm::pingpong_fits_l2;
+/// assert!(pingpong_fits_l2(&Problem::bf16(8192, 8192, 1024)));
+/// assert!(!pingpong_fits_l2(&Problem::bf16(16384, 4096, 1024)));
+/// assert!(pingpong_fits_l2(&Problem::bf16(128, 16384, 4096))); // one raster group
+/// ```
+pub fn pingpong_fits_l2(p: &Problem) -> bool {
+    let one_group = p.m.div_ceil(128) <= super::cost_model::RASTER_GROUP_M;
+    let operand_bytes = ((p.m + p.n) * p.k) as f64 * p.operand_bytes;
+    one_group || operand_bytes <= PINGPONG_MAX_L2_SHARE * L2_BYTES
+}
+
+/// L2 capacity of the Hopper GPUs the heuristic plans for (H100 and H200:
+/// 50 MiB).
+pub const L2_BYTES: f64 = 50.0 * 1024.0 * 1024.0;
+
+/// The share of [`L2_BYTES`] the operands of a ping-pong plan may take
+/// ([`pingpong_fits_l2`]): between the 36 MiB of 2048×7168×2048 (ping-pong
+/// ahead) and the 40 MiB of 16384×4096×1024 (behind).
+///
+/// ```
+/// assert_eq!(baton_runtime::gemm::PINGPONG_MAX_L2_SHARE, 0.75);
+/// ```
+pub const PINGPONG_MAX_L2_SHARE: f64 = 0.75;
 
 /// The least estimated gain for which the heuristic takes a
 /// [narrow pair](GemmConfig::is_narrow_pair) over the best other
@@ -1119,6 +1167,38 @@ mod tests {
 
     /// The picks the per-shape heuristic made (and were measured) on the
     /// issue-#6 and issue-#7 sets and the decode sweeps stay.
+    /// Ping-pong where A + B fit [`PINGPONG_MAX_L2_SHARE`] of the L2 (or
+    /// D has one raster group of tile rows), the 128×256 pairs beyond:
+    /// the measured rows of session 29 (H100), each way.
+    #[test]
+    fn pingpong_only_where_its_operands_stay_in_l2_by_hand() {
+        use GemmConfig::*;
+        let rows = [
+            // (shape, A + B in MiB, measured faster)
+            ((4096, 8192, 1024), 24, T128x128PingPong),
+            ((8192, 8192, 1024), 32, T128x128PingPong),
+            ((2048, 8192, 1024), 20, T128x128PingPong),
+            ((16384, 4096, 1024), 40, T128x256C2),
+            ((16384, 8192, 1024), 48, T128x256C2),
+            ((16384, 16384, 1024), 64, T128x256C2),
+            ((32768, 8192, 1024), 80, T128x256C2),
+            ((65536, 8192, 1024), 144, T128x256C2),
+        ];
+        for ((m, n, k), mib, want) in rows {
+            let p = Problem::bf16(m, n, k);
+            assert_eq!(((m + n) * k * 2) >> 20, mib, "{m}x{n}x{k}");
+            assert_eq!(pingpong_fits_l2(&p), want.is_pingpong(), "{m}x{n}x{k}");
+            assert_eq!(
+                GemmConfig::choose_with_slots(m, n, k, h100_slots),
+                want,
+                "{m}x{n}x{k}"
+            );
+        }
+        // One raster group of tile rows: B is swept once, whatever its size.
+        assert!(pingpong_fits_l2(&Problem::bf16(1024, 65536, 4096)));
+        assert!(!pingpong_fits_l2(&Problem::bf16(1152, 65536, 4096)));
+    }
+
     #[test]
     fn measured_shape_sets_keep_their_picks() {
         use GemmConfig::*;

@@ -39,7 +39,8 @@ pub mod views;
 pub use crate::error::gemm::{Fp8ShapeError, GemmError, GemmShapeError};
 pub use bf16::*;
 pub use heuristic::{
-    NARROW_PAIR_MIN_GAIN, OnGpu, PlanGpu, STREAM_K_MIN_SEGMENT, STREAM_K_MIN_WAVES, stream_k_pays,
+    L2_BYTES, NARROW_PAIR_MIN_GAIN, OnGpu, PINGPONG_MAX_L2_SHARE, PlanGpu, STREAM_K_MIN_SEGMENT,
+    STREAM_K_MIN_WAVES, pingpong_fits_l2, stream_k_pays,
 };
 pub use repack::{
     REPACK_BYTES_PER_S, REPACK_LAUNCH_US, REPACK_MIN_GAIN, REPACK_ROW_BYTES, Repack, RepackPlan,

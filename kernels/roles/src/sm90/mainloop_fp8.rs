@@ -727,8 +727,9 @@ pub unsafe fn fp8_mainloop<
     } else {
         for kb in k_begin..k_end {
             // SAFETY: kb < k_end ≤ K/128 (contract).
-            let (pending, scales) =
-                unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, kb, p0, false, None) };
+            let (pending, scales) = unsafe {
+                issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, kb, p0, false, None)
+            };
             M::wait::<0>(p0);
             release_stage::<CLUSTER_M>(pending, signaller);
             promote_tile::<ACC, BN>(acc, p0, scales, split_q);
@@ -820,8 +821,9 @@ unsafe fn rotated_double_mainloop<
     // K block k_begin (j = 0, p0) at the ring's current stage: dispatched.
     let sb = next_b_scales(k_begin);
     // SAFETY: k_begin < k_end ≤ K/128 (contract).
-    let (mut pending, mut scales) =
-        unsafe { issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, k_begin, p0, true, Some(sb)) };
+    let (mut pending, mut scales) = unsafe {
+        issue::<M, BM, BN, ACC, STAGES>(consumer, descs, sc, k_begin, p0, true, Some(sb))
+    };
     if k_begin + 1 >= k_end {
         M::wait::<0>(p0);
         release_stage::<CLUSTER_M>(pending, signaller);

@@ -389,14 +389,13 @@ unsafe fn issue_on<
     let sa = smem_field!(st, Fp8Stage<BM, BN>, a_scales).addr();
     // (`issue` added the box offset to `scale_row`.)
     let row = sc.scale_row;
-    // SAFETY: the stage is full (waited); off + rows < 132; kb < K/128
-    // (contract).
     // The B scales: loaded ahead by the caller (`sb`), or here.
     let [sb_lo, sb_hi] = match sb {
         Some(sb) => sb,
         // SAFETY: kb < K/128 and the rows in bounds (contract).
         None => unsafe { b_scales_at::<BN>(sc, kb) },
     };
+    // SAFETY: the stage is full (waited); off + rows < 132.
     let scales = unsafe {
         (
             f32::from_bits(ld_shared_u32(sa + 4 * row)),
@@ -409,9 +408,10 @@ unsafe fn issue_on<
     (stage.defer_release(), scales)
 }
 
-/// K block `kb`'s B scales of a `BN`-wide tile (`ld.global.nc`): the
-/// first block's, and the next block's for a width that straddles two
-/// (0.0 otherwise).
+/// K block `kb`'s B scales of a `BN`-wide tile (`ld.global.nc`): from
+/// the tile's first B-scale row (`bs_row`), and from the next row
+/// (`bs_row_hi`) for a width that straddles two 128-wide blocks (0.0
+/// otherwise).
 ///
 /// # Safety
 /// `kb < K/128`; `sc`'s B-scale rows per [`Fp8Scales`] (in bounds).
@@ -436,9 +436,9 @@ unsafe fn b_scales_at<const BN: usize>(sc: Fp8Scales, kb: u32) -> [f32; 2] {
 
 /// How many K blocks ahead of its use [`rotated_double_mainloop`] loads a
 /// block's B scales (global memory, L2 hits after the producer's
-/// prefetch): the `ld.global.nc` of block `kb + B_AHEAD` is issued with
+/// prefetch): the `ld.global.nc` of block `kb + ahead` is issued with
 /// block `kb`'s MMAs, so its L2 latency (hundreds of cycles under load)
-/// runs under `B_AHEAD` blocks of MMAs instead of one (ncu at
+/// runs under `ahead` blocks of MMAs instead of one (ncu at
 /// 64×32768×512: half of the consumer's stall cycles waited on L1TEX).
 /// Narrow tiles' blocks are short, so they look further ahead (the
 /// 64×128 kernel's 232-register budget allows 3 at 128 wide). Measured
@@ -793,7 +793,7 @@ unsafe fn rotated_double_mainloop<
 ) {
     // (`rotates_stages` holds: `fp8_mainloop` checks it for `DOUBLE`
     // kernels; the other kernels' instantiations are never called.)
-    // The B scales of the next `AHEAD` K blocks, in order (`window[0]` is
+    // The B scales of the next `ahead` K blocks, in order (`window[0]` is
     // the next block's); past the segment's last block, its scales again.
     // (A constant after inlining: the window's unused entries compile
     // away.)

@@ -772,7 +772,8 @@ impl GemmConfig {
 /// assert!(pingpong_fits_l2(&Problem::bf16(128, 16384, 4096))); // one raster group
 /// ```
 pub fn pingpong_fits_l2(p: &Problem) -> bool {
-    let one_group = p.m.div_ceil(128) <= super::cost_model::RASTER_GROUP_M;
+    let (bm, _, _) = GemmConfig::T128x128PingPong.tile();
+    let one_group = p.m.div_ceil(bm as usize) <= super::cost_model::RASTER_GROUP_M;
     let operand_bytes = ((p.m + p.n) * p.k) as f64 * p.operand_bytes;
     one_group || operand_bytes <= PINGPONG_MAX_L2_SHARE * L2_BYTES
 }

@@ -71,9 +71,9 @@ pub const KERNEL_256X128_MCA: &str = fp8_abi::GEMM_256X128_MCA.name;
 /// [`KERNEL_256X128_MCA`] for K ≤ [`SHORT_K_MAX`] ([`for_k`]).
 pub const KERNEL_256X128_MCA_3STAGE: &str = fp8_abi::GEMM_256X128_MCA_3STAGE.name;
 /// 64×128×128 tiles, 8 stages, two partials, one consumer warpgroup (256
-/// threads): for M ≤ 64, no 128-row tile's empty half. Data-parallel (no
+/// threads): for M ≤ 128, no 128-row tile's empty half. Data-parallel (no
 /// stream-K); [`plan`] runs it (and the 32- and 64-wide twins) in place of
-/// the 128-row tile of its width at M ≤ 64 ([`for_m`]).
+/// the whole 128-row tiles at M ≤ 128 ([`for_m`]).
 pub const KERNEL_64X128: &str = fp8_abi::GEMM_64X128_DB.name;
 /// [`KERNEL_64X128`] 64 columns wide, 12 stages.
 pub const KERNEL_64X64: &str = fp8_abi::GEMM_64X64_DB.name;
@@ -313,12 +313,14 @@ fn units_of(m: u32, n: u32, (bm, bn): (u32, u32), cluster: u32, along_n: bool) -
 /// ([`for_k`]). No list of shapes.
 ///
 /// ```
-/// use baton_runtime::gemm::fp8::{choose, KERNEL_128X64, KERNEL_128X96, KERNEL_256X88, KERNEL_256X88_MCA, KERNEL_256X128, KERNEL_256X128_MCA, KERNEL_256X128_MCA_3STAGE};
+/// use baton_runtime::gemm::fp8::{choose, plan, plan_cost, KERNEL_64X128, KERNEL_128X96, KERNEL_256X88, KERNEL_256X88_MCA, KERNEL_256X128, KERNEL_256X128_MCA, KERNEL_256X128_MCA_3STAGE};
 /// assert_eq!(choose(8192, 8192, 8192, 132), KERNEL_256X128_MCA);
 /// assert_eq!(choose(4096, 32768, 512, 132), KERNEL_256X128_MCA_3STAGE);
 /// assert_eq!(choose(4096, 7296, 4096, 132), KERNEL_256X128); // 57 tile columns
-/// assert_eq!(choose(128, 7168, 16384, 132), KERNEL_128X64);
-/// assert_eq!(choose(128, 24576, 1536, 132), KERNEL_128X96);
+/// // M ≤ 128: the cost model's 128×64 and 128×96 run as 64×128 tiles (`for_m`).
+/// assert_eq!(choose(128, 7168, 16384, 132), KERNEL_64X128);
+/// assert_eq!(choose(128, 24576, 1536, 132), KERNEL_64X128);
+/// assert_eq!(plan(128, 24576, 1536, 132).1, plan_cost(128, 24576, 1536, 132, KERNEL_128X96, 1).unwrap());
 /// assert_eq!(choose(2048, 1216, 4096, 132), KERNEL_256X88_MCA);
 /// assert_eq!(choose(4096, 2112, 7168, 132), KERNEL_256X88_MCA);
 /// ```
@@ -453,33 +455,49 @@ pub fn for_k(kernel: &'static str, k: usize) -> &'static str {
     }
 }
 
-/// The form of `kernel` that runs M = `m` whole tiles: for one tile row of
-/// at most 64 rows, the 64-row twin of a 128-row tile of width 32, 64 or
-/// 128 ([`KERNEL_64X32`], [`KERNEL_64X64`], [`KERNEL_64X128`]: the same
-/// tile columns, so the same units and waves, on one consumer warpgroup
-/// with a deeper ring and no empty half), otherwise `kernel`. [`plan`]
+/// The form of `kernel` that runs M = `m` whole tiles: where D has one
+/// tile row of 128 (M ≤ 128), a 64-row tile on one consumer warpgroup
+/// with a deeper ring and no empty half, otherwise `kernel`. [`plan`]
 /// applies it to its whole-tile plans (a split plan needs stream-K, which
-/// the 64-row tiles do not have). Measured (session 28, H100, DeepGEMM's
-/// method, the plan and each twin forced in one call, BENCHMARKS.md):
-/// 64×4096×7168 (128×32) 172.5 → 179.3 TFLOP/s, 64×7168×2048 (128×64)
-/// 139.6 → 145.0, 64×32768×512 (128×128) 135.6 → 137.8, 64×7168×16384
-/// (128×64) 267.7 → 269.5: +0.7 to +3.9 % at every such row.
+/// the 64-row tiles do not have).
+///
+/// - M ≤ 64 (one 64-row tile row): the twin of the same width
+///   ([`KERNEL_64X32`], [`KERNEL_64X64`], [`KERNEL_64X128`] for 32, 64 and
+///   128), so the same tile columns, units and waves.
+/// - 64 < M ≤ 128 (two 64-row tile rows): the twin twice as wide where
+///   there is one, so the same number of CTAs (128×32 → [`KERNEL_64X64`],
+///   128×64 → [`KERNEL_64X128`]); 128×96 and 128×128 go to the widest,
+///   [`KERNEL_64X128`] (4/3 and 2× the CTAs).
+///
+/// Measured (H100, DeepGEMM's method, the plan and each 64-row tile forced
+/// in one call, BENCHMARKS.md): session 28, at M = 64, +0.7 to +3.9 % at
+/// every such row (64×4096×7168 128×32 172.5 → 179.3 TFLOP/s, 64×7168×2048
+/// 128×64 139.6 → 145.0). Session 30 call 2, at M = 96–128 over 14 shapes,
+/// the mapped twin against the plan's 128-row tile: 128×7168×2048 (128×64)
+/// 247.5 → 266.6, 112×7168×2048 +3.8 %, 128×7168×16384 +1.6 %,
+/// 128×8192×1024 +1.8 %, 128×5000×4096 +2.6 %; 128×4096×7168 (128×32)
+/// 336.5 → 355.3, 128×4096×4096 +3.3 %; 128×24576×1536 (128×96)
+/// 378.4 → 401.3, 96×24576×1536 +5.1 %; 128×32768×512 (128×128) +2.4 %,
+/// 128×16384×4096 +2.4 %, 128×28672×2048 +2.4 %. The split plans there
+/// stay (128×2112×7168: 128×32 split 2 242.7, 64×64 whole 229.8).
 ///
 /// ```
-/// use baton_runtime::gemm::fp8::{for_m, KERNEL, KERNEL_128X32, KERNEL_64X32, KERNEL_64X128, KERNEL_128X96};
+/// use baton_runtime::gemm::fp8::{for_m, KERNEL, KERNEL_128X32, KERNEL_128X64, KERNEL_64X32, KERNEL_64X64, KERNEL_64X128, KERNEL_128X96};
 /// assert_eq!(for_m(KERNEL_128X32, 64), KERNEL_64X32);
 /// assert_eq!(for_m(KERNEL, 8), KERNEL_64X128);
-/// assert_eq!(for_m(KERNEL_128X32, 65), KERNEL_128X32);
 /// assert_eq!(for_m(KERNEL_128X96, 64), KERNEL_128X96); // no 64×96 twin
+/// assert_eq!(for_m(KERNEL_128X32, 65), KERNEL_64X64);
+/// assert_eq!(for_m(KERNEL_128X64, 128), KERNEL_64X128);
+/// assert_eq!(for_m(KERNEL_128X96, 96), KERNEL_64X128);
+/// assert_eq!(for_m(KERNEL_128X64, 129), KERNEL_128X64);
 /// ```
 pub fn for_m(kernel: &'static str, m: usize) -> &'static str {
-    if m > 64 {
-        return kernel;
-    }
-    match kernel {
-        KERNEL_128X32 => KERNEL_64X32,
-        KERNEL_128X64 => KERNEL_64X64,
-        KERNEL => KERNEL_64X128,
+    match (m, kernel) {
+        (0..=64, KERNEL_128X32) => KERNEL_64X32,
+        (0..=64, KERNEL_128X64) => KERNEL_64X64,
+        (0..=64, KERNEL) => KERNEL_64X128,
+        (65..=128, KERNEL_128X32) => KERNEL_64X64,
+        (65..=128, KERNEL_128X64 | KERNEL_128X96 | KERNEL) => KERNEL_64X128,
         _ => kernel,
     }
 }
@@ -1447,7 +1465,9 @@ mod tests {
         );
         assert!(near(c96.math_us, 11.95) && near(c128.math_us, 12.58));
         assert!(near(c96.dram_us, c128.dram_us) && c96.dram_us > c96.math_us);
-        assert_eq!(plan(128, 24576, 1536, 132).0, KERNEL_128X96);
+        // The model's pick, 128×96 (256 units), runs as 64×128 tiles.
+        let (kernel, planned) = plan(128, 24576, 1536, 132);
+        assert_eq!((kernel, planned.units), (for_m(KERNEL_128X96, 128), 256));
 
         let p = (4096, 2112, 7168);
         let (c96, c128) = (

@@ -1246,11 +1246,11 @@ mod tests {
                 // FP8 at 24576×1536, M ≤ 128: 128×96 since session 9
                 // (2 waves as 128×128, less math; measured +8 % at M = 64
                 // and 128 with L2 flushed, the other M predicted).
-                // (At M ≤ 64 the 64-row twin: `fp8::for_m`.)
+                // (At M ≤ 128 a 64-row tile: `fp8::for_m`.)
                 let want = if m <= 128 && n == 7168 {
                     fp8::for_m(fp8::KERNEL_128X64, m)
                 } else if m <= 128 {
-                    fp8::KERNEL_128X96
+                    fp8::for_m(fp8::KERNEL_128X96, m)
                 } else {
                     fp8::KERNEL
                 };
@@ -1258,8 +1258,10 @@ mod tests {
             }
         }
         let fp8_set = [
-            ((128, 24576, 1536), fp8::KERNEL_128X96), // session 9 (was KERNEL)
-            ((128, 7168, 16384), fp8::KERNEL_128X64),
+            // Session 9: 128×96 (was KERNEL); session 30: as 64×128 tiles
+            // (`fp8::for_m`), as is 128×64 at 128×7168×16384.
+            ((128, 24576, 1536), fp8::KERNEL_64X128),
+            ((128, 7168, 16384), fp8::KERNEL_64X128),
             // Session 10: A multicast where the columns pair up, K ≤ 2048;
             // session 26: at every K; session 27: 3 stages and whole-tile
             // D staging up to K = 2048.

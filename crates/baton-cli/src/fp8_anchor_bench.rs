@@ -7,7 +7,7 @@
 
 use crate::bench::geomean;
 use crate::commands::{Outcome, open_gpu_kernels};
-use crate::fp8_bench::verify;
+use crate::fp8_bench::{timed_kernels, verify};
 use baton_reference::gemm_fp8_anchor::{FlushedRow, REPS, bench_shape_flushed_split};
 use baton_runtime::Variant;
 use std::path::Path;
@@ -69,7 +69,7 @@ pub fn gemm_fp8_flushed(
         Err(o) => return o,
     };
     crate::commands::print_gpu_line(&gpu);
-    if !verify(&gpu, &kernels, kernel) {
+    if !verify(&gpu, &kernels, Some(&timed_kernels(&gpu, shapes, kernel))) {
         println!("FP8 GEMM verification failed; not benchmarking.");
         return Outcome::Fail;
     }

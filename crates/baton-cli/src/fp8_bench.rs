@@ -54,10 +54,10 @@ pub fn decode_shapes() -> Vec<(usize, usize, usize)> {
 }
 
 /// The FP8 GEMM's checks before any timing: every kernel variant (or only
-/// `forced`, the one kernel a forced run times) vs f64 at small and ragged
-/// shapes, and cuBLASLt blockwise at 2048³; prints one line per check and
-/// returns whether all passed.
-pub fn verify(gpu: &Gpu, kernels: &Kernels, forced: Option<&str>) -> bool {
+/// those of `only`: the kernels a run times, [`timed_kernels`]) vs f64 at
+/// small and ragged shapes, and cuBLASLt blockwise at 2048³; prints one
+/// line per check and returns whether all passed.
+pub fn verify(gpu: &Gpu, kernels: &Kernels, only: Option<&[&str]>) -> bool {
     let mut ok = true;
     let checks = [
         (129, 264, 256),
@@ -67,7 +67,7 @@ pub fn verify(gpu: &Gpu, kernels: &Kernels, forced: Option<&str>) -> bool {
     ];
     for (kernel, mnk) in VARIANTS
         .iter()
-        .filter(|k| forced.is_none_or(|f| f == **k))
+        .filter(|k| only.is_none_or(|o| o.contains(*k)))
         .flat_map(|k| checks.iter().map(move |s| (*k, *s)))
     {
         match check_vs_f64(gpu, kernels, kernel, mnk) {
@@ -107,6 +107,34 @@ pub fn verify(gpu: &Gpu, kernels: &Kernels, forced: Option<&str>) -> bool {
     ok
 }
 
+/// The kernels a run of `shapes` times on `gpu`: `forced`, or each
+/// shape's planned kernel ([`plan_for_gpu`](baton_runtime::gemm::fp8::plan_for_gpu),
+/// as `Fp8GemmPlan::new` plans), each once. What [`verify`] checks before
+/// such a run (checking the other kernels took most of a short run's time).
+///
+/// ```no_run
+/// # let gpu = baton_runtime::Gpu::new(0)?;
+/// let ks = baton_cli::fp8_bench::timed_kernels(&gpu, &[(4096, 4096, 4096), (64, 7168, 2048)], None);
+/// assert!(!ks.is_empty() && ks.len() <= 2);
+/// # Ok::<(), baton_runtime::Error>(())
+/// ```
+pub fn timed_kernels(
+    gpu: &Gpu,
+    shapes: &[(usize, usize, usize)],
+    forced: Option<&'static str>,
+) -> Vec<&'static str> {
+    let mut ks: Vec<&'static str> = match forced {
+        Some(k) => vec![k],
+        None => shapes
+            .iter()
+            .map(|&(m, n, k)| baton_runtime::gemm::fp8::plan_for_gpu(gpu, m, n, k).0)
+            .collect(),
+    };
+    ks.sort_unstable();
+    ks.dedup();
+    ks
+}
+
 /// Verifies, then benchmarks `shapes` with `reps` timed runs each (each
 /// shape's output checked against cuBLASLt blockwise's first); prints a
 /// table, the ratios and their geometric means; writes every result to
@@ -132,7 +160,7 @@ pub fn gemm_fp8(
         Err(o) => return o,
     };
     crate::commands::print_gpu_line(&gpu);
-    if !verify(&gpu, &kernels, kernel) {
+    if !verify(&gpu, &kernels, Some(&timed_kernels(&gpu, shapes, kernel))) {
         println!("FP8 GEMM verification failed; not benchmarking.");
         return Outcome::Fail;
     }

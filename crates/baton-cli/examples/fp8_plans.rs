@@ -7,7 +7,9 @@
 //! One line per shape: `set M N K kernel ctas splits estimate math dram l2
 //! fixup` (µs; `kernel` without the `baton_gemm_fp8_blockwise_` prefix;
 //! `ctas` as the bench's grid counts them: `units · splits` for a split,
-//! else the equal-waves workers times the cluster size). Run it on two
+//! else the equal-waves workers times the cluster size; at M ≤ 128 a
+//! whole-tile plan names the 64-row kernel that `fp8::for_m` runs, while
+//! `ctas` and the estimates are the cost model's 128-row tile's). Run it on two
 //! commits and join the lines by shape to list the plans that a
 //! cost-model change moves:
 //!

@@ -407,6 +407,9 @@ fn fp8_strided_a_scales_and_split_k_match_f64_reference() {
         (66, 512, 8192, 68),
         (66, 1024, 4096, 67),
         (200, 264, 1024, 203),
+        // 64 < M ≤ 128, whole tiles: the plan's 128×64 runs as 64×128
+        // tiles (`fp8::for_m`), two tile rows, the second ragged.
+        (100, 7168, 2048, 103),
         // PyTorch's M-major layout with M not a multiple of 4 (packed).
         (130, 1024, 8192, 130),
         (3, 2048, 4096, 3),

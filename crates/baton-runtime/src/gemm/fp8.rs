@@ -1528,6 +1528,39 @@ mod tests {
         }
     }
 
+    /// The rows of session 30 call 2 (H100, DeepGEMM's method, one call):
+    /// at 64 < M ≤ 128 each whole-tile plan runs the 64-row tile that ran
+    /// fastest there (forced 64×128 and 64×64 against the 128-row plan),
+    /// and the split plans stay on their 128-row tiles.
+    #[test]
+    fn whole_plans_at_m_up_to_128_run_the_64_row_tiles_measured_ahead() {
+        for ((m, n, k), fastest) in [
+            ((128, 24576, 1536), KERNEL_64X128),
+            ((128, 7168, 2048), KERNEL_64X128),
+            ((128, 32768, 512), KERNEL_64X128),
+            ((128, 7168, 16384), KERNEL_64X128),
+            ((128, 4096, 7168), KERNEL_64X64),
+            ((128, 8192, 1024), KERNEL_64X128),
+            ((128, 4096, 4096), KERNEL_64X64),
+            ((128, 16384, 4096), KERNEL_64X128),
+            ((128, 5000, 4096), KERNEL_64X128),
+            ((96, 24576, 1536), KERNEL_64X128),
+            ((112, 7168, 2048), KERNEL_64X128),
+            ((128, 28672, 2048), KERNEL_64X128),
+        ] {
+            let (kernel, cost) = plan(m, n, k, 132);
+            assert_eq!((kernel, cost.splits), (fastest, 1), "{m}x{n}x{k}");
+        }
+        for (m, n, k, splits) in [(128, 2112, 7168, 2), (128, 1024, 4096, 4)] {
+            let (kernel, cost) = plan(m, n, k, 132);
+            assert_eq!(
+                (kernel, cost.splits),
+                (KERNEL_128X32, splits),
+                "{m}x{n}x{k}"
+            );
+        }
+    }
+
     /// The 128×32 tiles where M ≤ 128 leaves few tiles of 128×64 (session
     /// 11 round 2, measured 3.0–5.6 % ahead of the 128×64 plans): whole at
     /// N = 4096 (128 tiles on 128 CTAs), split 2 ways at N = 2112 (66

@@ -37,4 +37,12 @@ run baton lk-c2-s2 25 --reps 11 --kernel ${P}128x128_db_c2 --fp8-split-k 2 $(arg
 left 140 && { timeout 140 /tmp/baton bench gemm --sweep --json $O/sweep-bf16.json --heatmap $O/sweep-bf16.png > $O/sweep-bf16.txt 2>&1; echo "sweep bf16 rc=$? t=${SECONDS}s"; tail -3 $O/sweep-bf16.txt; }
 run baton-l1 small-l1-2 80 --flush-l2 $(args $SMALL)
 run baton small-base-2 80 --flush-l2 $(args $SMALL)
+# Optional A/Bs, where $D holds them: baton-ov.xz (fp8-overlapped-fixup.patch), baton-stm.xz
+# (stmatrix-epilogue.patch). Each run verifies its timed kernels vs f64 first.
+LKALL=8x1024x32768,32x1024x32768,128x1024x32768,256x1024x32768,512x1024x32768,64x2112x7168,128x2112x7168
+if [ -f $D/baton-ov.xz ]; then xz -dc $D/baton-ov.xz > /tmp/baton-ov; chmod +x /tmp/baton-ov
+  run baton lk-base 40 --reps 11 $(args $LKALL); run baton-ov lk-ov 40 --reps 11 $(args $LKALL); fi
+if [ -f $D/baton-stm.xz ]; then xz -dc $D/baton-stm.xz > /tmp/baton-stm; chmod +x /tmp/baton-stm
+  for b in baton baton-stm; do left 70 && { timeout 60 /tmp/$b bench gemm --json $O/set6-$b.json --chart /tmp/c.png > $O/set6-$b.txt 2>&1; echo "set6 $b rc=$? t=${SECONDS}s"; grep geometric $O/set6-$b.txt; }; done
+  run baton-stm small-stm 80 --flush-l2 $(args $SMALL); fi
 cd $OUT && tar czf r.tar.gz r && rm -rf r

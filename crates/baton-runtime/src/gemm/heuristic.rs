@@ -1166,8 +1166,6 @@ mod tests {
         );
     }
 
-    /// The picks the per-shape heuristic made (and were measured) on the
-    /// issue-#6 and issue-#7 sets and the decode sweeps stay.
     /// Ping-pong where A + B fit [`PINGPONG_MAX_L2_SHARE`] of the L2 (or
     /// D has one raster group of tile rows), the 128×256 pairs beyond:
     /// the measured rows of session 29 (H100), each way.
@@ -1200,6 +1198,8 @@ mod tests {
         assert!(!pingpong_fits_l2(&Problem::bf16(1152, 65536, 4096)));
     }
 
+    /// The picks the per-shape heuristic made (and were measured) on the
+    /// issue-#6 and issue-#7 sets and the decode sweeps stay.
     #[test]
     fn measured_shape_sets_keep_their_picks() {
         use GemmConfig::*;

@@ -4,6 +4,7 @@
 # of ../shared/anchors/deepgemm. Each bench run verifies its timed kernels first (FP8: f64 at
 # the timed shapes; BF16: f64 + cuBLAS). Sections in priority order, each only if time is left:
 #  1. issue #19's 12 small rows: DeepGEMM, then main / l1 / stm (reverse pass at the end);
+#  1b. BF16 forced plans at the sweep rows below 0.90 (call2.sh, shortened);
 #  2. the overlapped finalizer A/B at long K and split-2 rows;
 #  3. the issue-#6 BF16 set, main / stm; 4. large rows main / l1 / stm; 5. the reverse pass.
 set -uo pipefail
@@ -26,6 +27,22 @@ left 45 && { (cd /tmp/dga && PYTHONUNBUFFERED=1 timeout 45 python3 run.py --shap
 run baton small-base 75 --flush-l2 $(args $SMALL)
 run baton-l1 small-l1 75 --flush-l2 $(args $SMALL)
 run baton-stm small-stm 75 --flush-l2 $(args $SMALL)
+# BF16 (issue #18): the plan and forced tiles / split-K counts at the sweep's rows below 0.90
+bf() { local name=$1 shapes=$2; shift 2; left 30 || { echo "skip $name"; return; }
+  timeout 30 /tmp/baton bench gemm --reps 21 --chart /tmp/c.png --json $O/bf-$name.json $(args $shapes) "$@" > $O/bf-$name.txt 2>&1
+  echo "bf $name rc=$? t=${SECONDS}s"; grep -E '^[0-9]+x[0-9]+x[0-9]+ |FAIL|rror' $O/bf-$name.txt | awk '{print $1, $2, $4, $5, $8}'; }
+R=32x4104x2056,64x4104x2056,128x4104x2056,256x4104x2056
+bf plan-r $R,256x5000x4096,512x1024x4096,1x5000x4096,64x4096x4096,128x5000x4096
+bf r-64x64sw-s2 32x4104x2056,64x4104x2056,128x4104x2056 --config 64x64-swapab --split-k 2
+bf r-64x128sw-s2 32x4104x2056,64x4104x2056 --config 64x128-swapab --split-k 2
+bf r-128x64sw-s1 128x4104x2056,256x4104x2056 --config 128x64-swapab --split-k 1
+bf r-128x64sw-s2 128x4104x2056,256x4104x2056 --config 128x64-swapab --split-k 2
+bf r-128x128-s2 128x4104x2056,256x4104x2056 --config 128x128 --split-k 2
+bf t-128x64-s2 512x1024x4096 --config 128x64 --split-k 2
+bf t-128x128-s4 512x1024x4096 --config 128x128 --split-k 4
+bf w-64x64sw-s2 64x4096x4096,128x5000x4096 --config 64x64-swapab --split-k 2
+bf w-16x64sw-s2 1x5000x4096 --config 16x64-swapab --split-k 2
+bf w-128x128c2-s1 256x5000x4096 --config 128x128c2 --split-k 1
 run baton lk-base 40 --reps 11 $(args $LKALL)
 run baton-ov lk-ov 40 --reps 11 $(args $LKALL)
 set6 baton ""; set6 baton-stm ""

@@ -34,6 +34,9 @@ bf() { local name=$1 shapes=$2; shift 2; left 30 || { echo "skip $name"; return;
 R=32x4104x2056,64x4104x2056,128x4104x2056,256x4104x2056
 bf plan-r $R,256x5000x4096,512x1024x4096,1x5000x4096,64x4096x4096,128x5000x4096
 bf r-64x64sw-s2 32x4104x2056,64x4104x2056,128x4104x2056 --config 64x64-swapab --split-k 2
+bf r-64x64sw-ra 32x4104x2056,64x4104x2056 --config 64x64-swapab --split-k 1 --repack a
+bf r-64x128sw-ra 32x4104x2056,64x4104x2056 --config 64x128-swapab --split-k 1 --repack a
+bf r-64x64sw-s2-ra 32x4104x2056,64x4104x2056 --config 64x64-swapab --split-k 2 --repack a
 bf r-64x128sw-s2 32x4104x2056,64x4104x2056 --config 64x128-swapab --split-k 2
 bf r-128x64sw-s1 128x4104x2056,256x4104x2056 --config 128x64-swapab --split-k 1
 bf r-128x64sw-s2 128x4104x2056,256x4104x2056 --config 128x64-swapab --split-k 2

@@ -93,8 +93,10 @@
 //! setup (`init_then_sync`), the schedule (`ClusterWork`, `TileRows`) and
 //! `dispatch_roles!` over `GEMM_ROLES` — `TmaProducer` with this kernel's
 //! loads (A, A scales, B), no C-load, and per consumer warpgroup
-//! `fp8_mainloop` (MMA + `promotion`), `stream_k_fixup!` and
-//! `StoreEpilogue` over the two D buffers (`NoC`).
+//! `fp8_mainloop` (MMA + `promotion`), the stream-K fixup
+//! (`stream_k_fixup_overlapped!` for one-wave tiles: the finalizer waits for
+//! all contributors at once; `stream_k_fixup!` in turn for two-wave tiles)
+//! and `StoreEpilogue` over the two D buffers (`NoC`).
 //!
 //! # Per-K output pipeline: Hopper vs Blackwell
 //!
@@ -138,11 +140,19 @@ use baton_kernel_roles::sm90::schedule::{ClusterWork, TileRows};
 use baton_kernel_roles::sm90::stage_descriptors::StageDescriptors;
 use baton_kernel_roles::sm90::stream_k::StreamKFixup;
 use baton_kernel_roles::sm90::tail_columns::store_tail_columns;
-use baton_kernel_roles::stream_k_fixup;
 use baton_kernel_roles::trace::{self, Event};
+use baton_kernel_roles::{stream_k_fixup, stream_k_fixup_overlapped};
 
 /// Tiles along M grouped together for L2 reuse.
 const GROUP_M: u32 = 8;
+
+/// Contributors' partials a split unit's finalizer loads at a time
+/// (`stream_k_fixup_overlapped!`): 4 for up to 32 accumulators per thread
+/// (128×32, 128×64), else 1 (the BF16 kernels' 2 at 64 spills 4 bytes in
+/// 128×128 with its two FP8 partials).
+const fn fp8_fixup_batch(acc: usize) -> usize {
+    if acc <= 32 { 4 } else { 1 }
+}
 
 type Payload<const BM: usize, const BN: usize> = Fp8Payload<BM, BN>;
 type Stage<const BM: usize, const BN: usize> = Fp8Stage<BM, BN>;
@@ -804,12 +814,17 @@ unsafe fn gemm<
                 // Stream-K fixup: a contributor hands its partial to the
                 // unit's finalizer and has no epilogue (`continue`); a
                 // finalizer of a split unit adds the contributors' partials
-                // first.
-                // Two-wave tiles hand over both waves' accumulators.
+                // first: one-wave tiles wait for all of them at once and
+                // load `fp8_fixup_batch(ACC)` partials at a time (the same sum
+                // in the same order as in turn, as the BF16 kernels);
+                // two-wave tiles hand over both waves' accumulators, in
+                // turn.
                 if !STREAM_K {
                     // Every segment is a whole tile (above).
+                } else if waves == 1 && fp8_fixup_batch(ACC) == 4 {
+                    stream_k_fixup_overlapped!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC, 4);
                 } else if waves == 1 {
-                    stream_k_fixup!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC);
+                    stream_k_fixup_overlapped!(fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, acc, ACC, 1);
                 } else {
                     stream_k_fixup!(@parts fixup, sched, seg, CLUSTER_M, rank, wg as u32, tid, [acc, acc_hi], ACC, 2);
                 }

@@ -502,12 +502,17 @@ pub fn for_m(kernel: &'static str, m: usize) -> &'static str {
     }
 }
 
-/// How the FP8 kernels' split-K finalizer takes the contributors' partials,
-/// as [`plan`] costs it: in turn (`kernels/src/gemm_fp8.rs` runs
-/// `stream_k_fixup!`, which waits for and adds one contributor's slot
-/// after the other), the fixed hand-over and the partials' bytes at
+/// How [`plan`] costs the FP8 kernels' split-K finalizer: in turn, the
+/// fixed hand-over and the partials' bytes at
 /// [`Machine::H100_FP8`](super::cost_model::Machine::H100_FP8)'s fixup
-/// rate.
+/// rate. Since session 31 the one-wave kernels (every split plan but the
+/// 256-row ones) wait for all contributors at once
+/// (`stream_k_fixup_overlapped!` in `kernels/src/gemm_fp8.rs`, measured
+/// 0.7–6 % faster on 5 of 7 long-K and split-2 rows on an H100, BENCHMARKS.md
+/// "Session 31"); the cost model still charges them in turn, so the plans
+/// are those it chose before. Charging them
+/// [`Finalizer::OverlappedPartials`](super::cost_model::Finalizer::OverlappedPartials)
+/// moves plans and waits for a measurement of the moved rows.
 ///
 /// ```
 /// use baton_runtime::gemm::cost_model::Finalizer;

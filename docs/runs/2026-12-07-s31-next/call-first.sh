@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Prepared in session 31 for the next session's first device call. $D is a device bundle
+# (tools/make-device-bundle.sh $D: bin/baton + the GPU test executables; see README.md here for
+# keeping it under the carry limit) with a copy of ../shared/anchors/deepgemm at $D/deepgemm and,
+# optionally, $D/baton-stm.xz (main + stmatrix-epilogue.patch). Sections in priority order,
+# each only if time is left before LIMIT (seconds; set it to the call's timeout − 30):
+#  1. the GPU suite's FP8 tests on main (the overlapped FP8 finalizer landed in session 31
+#     without them: ragged shapes, split-K, the c2 kernel);
+#  2. issue #19's 12 small rows, DeepGEMM and ours (12 rows + verify take > 75 s on the H100);
+#  3. issue #19's 8 large rows, DeepGEMM and ours (last on the H100 in session 28);
+#  4. the BF16 sweep on the H100 (not run since session 28; ping-pong L2 rule since session 29);
+#  5. optional: the stmatrix epilogue A/B on the issue-#6 BF16 set.
+set -uo pipefail
+D=${D:-.device-bundle}; O=$OUT/r; mkdir -p $O; SECONDS=0; LIMIT=${LIMIT:-560}
+nvidia-smi --query-gpu=name --format=csv,noheader | tee $O/gpu.txt
+left() { [ $((LIMIT-SECONDS)) -gt $1 ]; }
+B=$D/bin/baton
+args() { for s in ${1//,/ }; do printf -- "--shape %s " $s; done; }
+run() { local name=$1 lim=$2; shift 2; left $lim || { echo "skip $name"; return; }
+  timeout $lim $B bench gemm-fp8 "$@" --json $O/$name.json > $O/$name.txt 2>&1; echo "$name rc=$? t=${SECONDS}s"
+  grep -E '^\| [0-9]|geometric|FAIL|rror' $O/$name.txt | head -40; }
+dg() { local name=$1 shapes=$2 lim=$3; left $lim || { echo "skip $name"; return; }
+  (cd /tmp/dga && PYTHONUNBUFFERED=1 timeout $lim python3 run.py --shapes $shapes --no-torch --json $O/$name.json > $O/$name.txt 2>&1)
+  echo "$name rc=$? t=${SECONDS}s"; grep '^deepgemm ' $O/$name.txt | awk '{print $2, $3}'; }
+SMALL=64x2112x7168,64x24576x1536,64x32768x512,64x7168x16384,64x4096x7168,64x7168x2048,128x2112x7168,128x24576x1536,128x32768x512,128x7168x16384,128x4096x7168,128x7168x2048
+LARGE=4096x2112x7168,4096x24576x1536,4096x32768x512,4096x7168x16384,4096x4096x7168,4096x7168x2048,4096x4096x4096,8192x8192x8192
+left 200 && { SUITE_TEST_TIMEOUT=60 timeout 200 bash tools/gpu-suite.sh $D fp8 > $O/suite-fp8.txt 2>&1; echo "suite fp8 rc=$? t=${SECONDS}s"; tail -25 $O/suite-fp8.txt; }
+rm -rf /tmp/dga && cp -r $D/deepgemm /tmp/dga && chmod -R u+w /tmp/dga
+dg dg-small $SMALL 45
+run small 130 --flush-l2 $(args $SMALL)
+dg dg-large $LARGE 60
+run large 90 --flush-l2 $(args $LARGE)
+left 150 && { timeout 150 $B bench gemm --sweep --json $O/sweep-bf16.json --heatmap $O/sweep-bf16.png > $O/sweep-bf16.txt 2>&1; echo "sweep bf16 rc=$? t=${SECONDS}s"; tail -3 $O/sweep-bf16.txt; }
+if [ -f $D/baton-stm.xz ]; then xz -dc $D/baton-stm.xz > /tmp/baton-stm; chmod +x /tmp/baton-stm
+  for b in $B /tmp/baton-stm /tmp/baton-stm $B; do left 70 && { n=$(basename $b)-$SECONDS; timeout 65 $b bench gemm --json $O/set6-$n.json --chart /tmp/c.png > $O/set6-$n.txt 2>&1; echo "set6 $n rc=$? t=${SECONDS}s"; grep -E 'FAIL|geometric' $O/set6-$n.txt; }; done; fi
+cd $OUT && tar czf r.tar.gz r && rm -rf r

@@ -51,59 +51,163 @@ fn scale_of(amax: f32) -> f32 {
     amax.max(1e-4) / 448.0
 }
 
-/// Quantized operands drawn as the anchor draws them (see the module doc):
-/// A per 1×128, B per 128×128; A scales `[K/128, M]`, B scales
-/// `[⌈N/128⌉, K/128]` as [`Fp8Operands`] holds them. `k` must be a
-/// multiple of 128.
-pub fn anchor_operands(
-    gpu: &Gpu,
+/// Quantized operands on the host, drawn as the anchor draws them (see
+/// the module doc): A (M×K e4m3) and its scales `[K/128, M]`, B (N×K)
+/// and its scales `[⌈N/128⌉, K/128]`, as [`Fp8Operands`] holds them.
+///
+/// The rows of A and the 128-row blocks of B are drawn in chunks on all
+/// of the machine's threads (a 64×7168×16384 set is 117 M samples of B),
+/// each chunk from its own generator seeded from `rng` in chunk order: the
+/// same `rng` state gives the same operands on any thread count.
+///
+/// ```
+/// use baton_reference::gemm_fp8_anchor::anchor_host_operands;
+/// use baton_reference::random::XorShift;
+/// // 2 rows of A, N = 130: B's second block row holds 2 rows.
+/// let ops = anchor_host_operands((2, 130, 128), &mut XorShift::new(5));
+/// assert_eq!((ops.a_scales.len(), ops.b_scales.len()), (2, 2));
+/// assert!(ops.b_scales.iter().all(|s| *s > 0.0));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnchorHostOperands {
+    /// A, row-major M×K e4m3.
+    pub a: Vec<u8>,
+    /// A's scales, `[K/128, M]`.
+    pub a_scales: Vec<f32>,
+    /// B, row-major N×K e4m3.
+    pub b: Vec<u8>,
+    /// B's scales, `[⌈N/128⌉, K/128]`.
+    pub b_scales: Vec<f32>,
+}
+
+/// Rows of A or 128-row blocks of B per generator chunk.
+const CHUNK: usize = 4;
+
+/// Fills `data` and `scales` (one unit of `data_unit` and `scales_unit`
+/// elements per row of A or block row of B; `data`'s last unit may be
+/// shorter) on all threads: chunk `c` of [`CHUNK`] units from a generator
+/// seeded by the `c`-th draw of `rng`; `fill(rng, first_unit, data,
+/// scales)` fills one chunk.
+fn par_chunks<T: Send, S: Send>(
+    rng: &mut XorShift,
+    (data, data_unit): (&mut [T], usize),
+    (scales, scales_unit): (&mut [S], usize),
+    fill: impl Fn(&mut XorShift, usize, &mut [T], &mut [S]) + Sync,
+) {
+    let mut work: Vec<_> = data
+        .chunks_mut(CHUNK * data_unit)
+        .zip(scales.chunks_mut(CHUNK * scales_unit))
+        .enumerate()
+        .map(|(c, (d, s))| (rng.next_u64(), c * CHUNK, d, s))
+        .collect();
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let per = work.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        for group in work.chunks_mut(per) {
+            let fill = &fill;
+            scope.spawn(move || {
+                for (seed, first, d, s) in group.iter_mut() {
+                    fill(&mut XorShift::new(*seed), *first, d, s);
+                }
+            });
+        }
+    });
+}
+
+/// Draws [`AnchorHostOperands`] for `(m, n, k)`; `k` must be a multiple of
+/// 128.
+///
+/// ```
+/// use baton_reference::gemm_fp8_anchor::anchor_host_operands;
+/// use baton_reference::random::XorShift;
+/// let ops = anchor_host_operands((3, 200, 256), &mut XorShift::new(1));
+/// assert_eq!((ops.a.len(), ops.a_scales.len(), ops.b.len(), ops.b_scales.len()), (768, 6, 51200, 4));
+/// assert_eq!(ops, anchor_host_operands((3, 200, 256), &mut XorShift::new(1)));
+/// ```
+pub fn anchor_host_operands(
     (m, n, k): (usize, usize, usize),
     rng: &mut XorShift,
-) -> Result<Fp8Operands> {
+) -> AnchorHostOperands {
     let (kb, nb) = (k / SCALE_BLOCK, n.div_ceil(SCALE_BLOCK));
     let (sa_len, sb_len) = scale_lens(m, n, k);
     debug_assert_eq!((sa_len, sb_len), (kb * m, nb * kb));
-    // A: per row, per 128 of K.
+    // A: per row, per 128 of K; drawn row-major with its scales as
+    // [M, K/128], transposed to [K/128, M] after.
     let mut a = vec![0u8; m * k];
+    let mut sa_rows = vec![0f32; m * kb];
+    par_chunks(rng, (&mut a, k), (&mut sa_rows, kb), |rng, _, a, sa| {
+        let mut block = [0f32; SCALE_BLOCK];
+        for (row, srow) in a.chunks_mut(k).zip(sa.chunks_mut(kb)) {
+            for (b, s_out) in srow.iter_mut().enumerate() {
+                let e = block_magnitude(rng);
+                block.iter_mut().for_each(|x| *x = normal(rng) * e);
+                let s = scale_of(block.iter().fold(0f32, |m, x| m.max(x.abs())));
+                for (j, x) in block.iter().enumerate() {
+                    row[b * SCALE_BLOCK + j] = f32_to_e4m3(x / s);
+                }
+                *s_out = s;
+            }
+        }
+    });
     let mut sa = vec![0f32; kb * m];
-    let mut block = [0f32; SCALE_BLOCK];
     for i in 0..m {
         for b in 0..kb {
-            let e = block_magnitude(rng);
-            block.iter_mut().for_each(|x| *x = normal(rng) * e);
-            let s = scale_of(block.iter().fold(0f32, |m, x| m.max(x.abs())));
-            for (j, x) in block.iter().enumerate() {
-                a[i * k + b * SCALE_BLOCK + j] = f32_to_e4m3(x / s);
-            }
-            sa[b * m + i] = s;
+            sa[b * m + i] = sa_rows[i * kb + b];
         }
     }
     // B: per 128×128 block (rows past N do not exist and take no part).
     let mut b = vec![0u8; n * k];
     let mut sb = vec![0f32; nb * kb];
-    let mut tile = vec![0f32; SCALE_BLOCK * SCALE_BLOCK];
-    for bn in 0..nb {
-        let rows = (n - bn * SCALE_BLOCK).min(SCALE_BLOCK);
-        for bk in 0..kb {
-            let e = block_magnitude(rng);
-            let t = &mut tile[..rows * SCALE_BLOCK];
-            t.iter_mut().for_each(|x| *x = normal(rng) * e);
-            let s = scale_of(t.iter().fold(0f32, |m, x| m.max(x.abs())));
-            for r in 0..rows {
-                for j in 0..SCALE_BLOCK {
-                    b[(bn * SCALE_BLOCK + r) * k + bk * SCALE_BLOCK + j] =
-                        f32_to_e4m3(t[r * SCALE_BLOCK + j] / s);
+    par_chunks(
+        rng,
+        (&mut b, SCALE_BLOCK * k),
+        (&mut sb, kb),
+        |rng, bn0, b, sb| {
+            let mut tile = vec![0f32; SCALE_BLOCK * SCALE_BLOCK];
+            for (i, (rows_data, srow)) in b
+                .chunks_mut(SCALE_BLOCK * k)
+                .zip(sb.chunks_mut(kb))
+                .enumerate()
+            {
+                let rows = (n - (bn0 + i) * SCALE_BLOCK).min(SCALE_BLOCK);
+                debug_assert_eq!(rows_data.len(), rows * k);
+                for (bk, s_out) in srow.iter_mut().enumerate() {
+                    let e = block_magnitude(rng);
+                    let t = &mut tile[..rows * SCALE_BLOCK];
+                    t.iter_mut().for_each(|x| *x = normal(rng) * e);
+                    let s = scale_of(t.iter().fold(0f32, |m, x| m.max(x.abs())));
+                    for r in 0..rows {
+                        for j in 0..SCALE_BLOCK {
+                            rows_data[r * k + bk * SCALE_BLOCK + j] =
+                                f32_to_e4m3(t[r * SCALE_BLOCK + j] / s);
+                        }
+                    }
+                    *s_out = s;
                 }
             }
-            sb[bn * kb + bk] = s;
-        }
+        },
+    );
+    AnchorHostOperands {
+        a,
+        a_scales: sa,
+        b,
+        b_scales: sb,
     }
+}
+
+/// [`anchor_host_operands`] uploaded to the GPU's stream.
+pub fn anchor_operands(
+    gpu: &Gpu,
+    mnk: (usize, usize, usize),
+    rng: &mut XorShift,
+) -> Result<Fp8Operands> {
+    let h = anchor_host_operands(mnk, rng);
     let stream = gpu.stream();
     Ok(Fp8Operands {
-        a: stream.clone_htod(&a)?,
-        b: stream.clone_htod(&b)?,
-        a_scales: stream.clone_htod(&sa)?,
-        b_scales: stream.clone_htod(&sb)?,
+        a: stream.clone_htod(&h.a)?,
+        b: stream.clone_htod(&h.b)?,
+        a_scales: stream.clone_htod(&h.a_scales)?,
+        b_scales: stream.clone_htod(&h.b_scales)?,
     })
 }
 
@@ -302,6 +406,55 @@ pub fn bench_shape_flushed_split(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every 1×128 block of A and 128×128 block of B is quantized so its
+    /// largest magnitude is e4m3's 448 (scale = amax / 448), every scale
+    /// is positive and finite, the ragged last block row of B (N = 200)
+    /// included; the same seed gives the same operands.
+    #[test]
+    fn anchor_operands_quantize_every_block_to_448() {
+        use baton_runtime::gemm::fp8::e4m3_to_f32;
+        let (m, n, k) = (37, 200, 384);
+        let ops = anchor_host_operands((m, n, k), &mut XorShift::new(11));
+        assert_eq!(ops, anchor_host_operands((m, n, k), &mut XorShift::new(11)));
+        assert_ne!(ops, anchor_host_operands((m, n, k), &mut XorShift::new(12)));
+        let (kb, nb) = (k / 128, n.div_ceil(128));
+        assert_eq!((ops.a_scales.len(), ops.b_scales.len()), (kb * m, nb * kb));
+        assert!(
+            ops.a_scales
+                .iter()
+                .chain(&ops.b_scales)
+                .all(|s| s.is_finite() && *s > 0.0)
+        );
+        let amax = |xs: &mut dyn Iterator<Item = u8>| {
+            xs.map(|q| e4m3_to_f32(q).abs()).fold(0f32, f32::max)
+        };
+        for i in 0..m {
+            for b in 0..kb {
+                let row = &ops.a[i * k + b * 128..i * k + b * 128 + 128];
+                assert_eq!(amax(&mut row.iter().copied()), 448.0, "A row {i} block {b}");
+            }
+        }
+        for bn in 0..nb {
+            for bk in 0..kb {
+                let rows = (n - bn * 128).min(128);
+                let mut it = (0..rows).flat_map(|r| {
+                    let start = (bn * 128 + r) * k + bk * 128;
+                    ops.b[start..start + 128].iter().copied()
+                });
+                assert_eq!(amax(&mut it), 448.0, "B block ({bn}, {bk})");
+            }
+        }
+        // Dequantized, each block's magnitude follows its 2^e draw: amax /
+        // e of 128 (A) or 16384 (B) normals lies in 1.5 .. 6.5, so the
+        // scales span the draws' 2^-4 .. 2^4 (times 448 / amax).
+        let (lo, hi) = ops
+            .a_scales
+            .iter()
+            .chain(&ops.b_scales)
+            .fold((f32::MAX, 0f32), |(lo, hi), s| (lo.min(*s), hi.max(*s)));
+        assert!(lo * 448.0 < 1.0 && hi * 448.0 > 16.0, "scales {lo}..{hi}");
+    }
 
     #[test]
     fn median_is_pythons() {

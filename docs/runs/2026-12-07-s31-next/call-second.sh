@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Session 31, call 2: forced BF16 plans at the sweep's rows below 0.90 (issue #18): the plan
+# Prepared in session 31 (never ran; its BF16 part partly ran in call 1, see BENCHMARKS.md
+# "Session 31"): a second call for the next session. Forced BF16 plans at the sweep's rows below 0.90 (issue #18): the plan
 # (same binary, same call) against other tiles and split-K counts, most at full SM use
 # (the ragged K = 2056 column at M = 32..256 runs 33-66 CTAs); then the FP8 low rows from
 # call-first.sh (c2 / mca forced). $D holds baton.xz (main).

@@ -51,6 +51,15 @@ fn scale_of(amax: f32) -> f32 {
     amax.max(1e-4) / 448.0
 }
 
+/// Fills `block` (a 1×128 block of A or the rows of a 128×128 block of B)
+/// with normal samples times one [`block_magnitude`] draw and returns its
+/// [`scale_of`].
+fn draw_block(rng: &mut XorShift, block: &mut [f32]) -> f32 {
+    let e = block_magnitude(rng);
+    block.iter_mut().for_each(|x| *x = normal(rng) * e);
+    scale_of(block.iter().fold(0f32, |m, x| m.max(x.abs())))
+}
+
 /// Quantized operands on the host, drawn as the anchor draws them (see
 /// the module doc): A (M×K e4m3) and its scales `[K/128, M]`, B (N×K)
 /// and its scales `[⌈N/128⌉, K/128]`, as [`Fp8Operands`] holds them.
@@ -139,9 +148,7 @@ pub fn anchor_host_operands(
         let mut block = [0f32; SCALE_BLOCK];
         for (row, srow) in a.chunks_mut(k).zip(sa.chunks_mut(kb)) {
             for (b, s_out) in srow.iter_mut().enumerate() {
-                let e = block_magnitude(rng);
-                block.iter_mut().for_each(|x| *x = normal(rng) * e);
-                let s = scale_of(block.iter().fold(0f32, |m, x| m.max(x.abs())));
+                let s = draw_block(rng, &mut block);
                 for (j, x) in block.iter().enumerate() {
                     row[b * SCALE_BLOCK + j] = f32_to_e4m3(x / s);
                 }
@@ -172,10 +179,8 @@ pub fn anchor_host_operands(
                 let rows = (n - (bn0 + i) * SCALE_BLOCK).min(SCALE_BLOCK);
                 debug_assert_eq!(rows_data.len(), rows * k);
                 for (bk, s_out) in srow.iter_mut().enumerate() {
-                    let e = block_magnitude(rng);
                     let t = &mut tile[..rows * SCALE_BLOCK];
-                    t.iter_mut().for_each(|x| *x = normal(rng) * e);
-                    let s = scale_of(t.iter().fold(0f32, |m, x| m.max(x.abs())));
+                    let s = draw_block(rng, t);
                     for r in 0..rows {
                         for j in 0..SCALE_BLOCK {
                             rows_data[r * k + bk * SCALE_BLOCK + j] =

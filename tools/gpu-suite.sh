@@ -13,7 +13,9 @@
 # When $OUT is set (the device tool), the full log and the table are also
 # written to $OUT/gpu-suite.log and $OUT/gpu-suite-summary.txt.
 #
-# Usage: tools/gpu-suite.sh [--sanitize] <bundle-dir> [substring-filter]
+# Usage: tools/gpu-suite.sh [--sanitize] <bundle-dir | bundle.tar.xz> [substring-filter]
+# (a .tar.xz is the packed bundle that make-device-bundle.sh writes when the
+# folder is over the carry limit; it is unpacked under /tmp first)
 # Exit status: 0 when nothing failed, 1 otherwise.
 #
 # --sanitize: every GPU test (the executables named *gpu*, and `baton
@@ -43,8 +45,15 @@ if [[ "${1:-}" == "--sanitize" ]]; then
     SANITIZE=1
     shift
 fi
-BUNDLE="${1:?usage: tools/gpu-suite.sh [--sanitize] <bundle-dir> [filter]}"
+BUNDLE="${1:?usage: tools/gpu-suite.sh [--sanitize] <bundle-dir | bundle.tar.xz> [filter]}"
 FILTER="${2:-}"
+if [[ -f "$BUNDLE" && "$BUNDLE" == *.tar.xz ]]; then
+    # A packed bundle (make-device-bundle.sh packs one over the carry limit).
+    UNPACKED="$(mktemp -d /tmp/gpu-suite-bundle.XXXXXX)"
+    tar -C "$UNPACKED" -xJf "$BUNDLE" || { echo "gpu-suite: cannot unpack $BUNDLE" >&2; exit 2; }
+    BUNDLE="$(find "$UNPACKED" -mindepth 2 -maxdepth 2 -name tests.tsv -printf '%h\n' | head -1)"
+    BUNDLE="${BUNDLE:-$UNPACKED}"
+fi
 TIMEOUT="${SUITE_TEST_TIMEOUT:-120}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 [[ -f "$BUNDLE/tests.tsv" && -x "$BUNDLE/bin/baton" ]] || {
@@ -69,7 +78,7 @@ SUMMARY="${SUMMARY:-${LOG%.log}-summary.txt}"
 ROWS=()
 NPASS=0 NFAIL=0 NSKIP=0
 TMP="$(mktemp)"
-trap 'rm -f "$TMP"' EXIT
+trap 'rm -f "$TMP"; [[ -n "${UNPACKED:-}" ]] && rm -rf "$UNPACKED"' EXIT
 
 log() { printf '%s\n' "$*" | tee -a "$LOG"; }
 

@@ -29,6 +29,8 @@ left 200 && { SUITE_TEST_TIMEOUT=60 timeout 200 bash tools/gpu-suite.sh $D fp8 >
 rm -rf /tmp/dga && cp -r $D/deepgemm /tmp/dga && chmod -R u+w /tmp/dga
 dg dg-small $SMALL 45
 run small 130 --flush-l2 $(args $SMALL)
+# Added in session 32: the FP8 tests under compute-sanitizer (a57cbb3 has not run under it).
+left 150 && { SANITIZE_DEADLINE=90 SANITIZE_TEST_TIMEOUT=110 timeout 140 bash tools/gpu-suite.sh --sanitize $D fp8 > $O/sanitize-fp8.txt 2>&1; echo "sanitize fp8 rc=$? t=${SECONDS}s"; tail -30 $O/sanitize-fp8.txt; }
 dg dg-large $LARGE 60
 run large 90 --flush-l2 $(args $LARGE)
 left 150 && { timeout 150 $B bench gemm --sweep --json $O/sweep-bf16.json --heatmap $O/sweep-bf16.png > $O/sweep-bf16.txt 2>&1; echo "sweep bf16 rc=$? t=${SECONDS}s"; tail -3 $O/sweep-bf16.txt; }

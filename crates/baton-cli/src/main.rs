@@ -266,6 +266,30 @@ enum BenchWhat {
         #[arg(long)]
         per_cta: Option<std::path::PathBuf>,
     },
+    /// Where an FP8 blockwise GEMM launch spends its time: per-CTA timeline stamps (a build with BATON_TRACE=1) beside cuBLASLt blockwise.
+    TraceGemmFp8 {
+        /// CUDA device ordinal.
+        #[arg(long, default_value_t = 0)]
+        ordinal: usize,
+        /// Shapes as MxNxK (repeatable).
+        #[arg(long, value_parser = parse_shape, required = true)]
+        shape: Vec<(usize, usize, usize)>,
+        /// Timed runs of ours and cuBLASLt before the traced launch (median reported).
+        #[arg(long, default_value_t = 21)]
+        reps: usize,
+        /// Force one of the FP8 kernels (as `bench gemm-fp8 --kernel`).
+        #[arg(long, value_parser = parse_fp8_kernel)]
+        kernel: Option<&'static str>,
+        /// Split-K workers per unit (as `bench gemm-fp8 --fp8-split-k`).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        fp8_split_k: Option<u32>,
+        /// One input set per library instead of cold rotating sets (operands L2-resident).
+        #[arg(long)]
+        hot: bool,
+        /// Also write every CTA's events (its SM, µs after the first entry) as CSV here.
+        #[arg(long)]
+        per_cta: Option<std::path::PathBuf>,
+    },
     /// Pipeline API vs hand-written mbarrier handoffs (throughput, loop sizes).
     ZeroCost {
         /// CUDA device ordinal.
@@ -329,6 +353,22 @@ fn main() {
                     stream_k,
                     ..Default::default()
                 },
+                reps.max(1),
+                hot,
+                per_cta.as_deref(),
+            ),
+            BenchWhat::TraceGemmFp8 {
+                ordinal,
+                shape,
+                reps,
+                kernel,
+                fp8_split_k,
+                hot,
+                per_cta,
+            } => baton_cli::trace_bench::run_fp8(
+                ordinal,
+                &shape,
+                (kernel, fp8_split_k),
                 reps.max(1),
                 hot,
                 per_cta.as_deref(),

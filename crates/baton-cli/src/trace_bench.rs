@@ -13,6 +13,7 @@ use crate::bench::cudarc_blas;
 use crate::commands::{Outcome, open_gpu_kernels, print_gpu_line};
 use baton_reference::gemm_check::GemmTuning;
 use baton_reference::gemm_cublas::{TraceRow, trace_shape};
+use baton_reference::gemm_fp8_ref::{Fp8TraceRow, trace_shape as trace_shape_fp8};
 use baton_runtime::Variant;
 use baton_runtime::trace::Timeline;
 use std::path::Path;
@@ -32,18 +33,60 @@ use std::path::Path;
 /// assert!(text.contains("1024x1024x4096") && text.contains("128x64"));
 /// ```
 pub fn render((m, n, k): (usize, usize, usize), row: &TraceRow) -> String {
-    let s = row.timeline.summary();
     let (config, splits, grid) = row.plan;
+    render_timed(
+        (m, n, k),
+        &format!("{} ×{splits} on {grid} CTAs", config.name()),
+        ("cuBLAS", row.cublas_ms),
+        (row.ours_ms, row.traced_ms),
+        &row.timeline,
+    )
+}
+
+/// [`render`] of an FP8 trace (`bench trace-gemm-fp8`), beside cuBLASLt
+/// blockwise.
+///
+/// ```
+/// let row = baton_reference::gemm_fp8_ref::Fp8TraceRow {
+///     plan: ("baton_gemm_fp8_blockwise_64x128_db", 1, 132),
+///     ours_ms: 0.0155,
+///     blockwise_ms: 0.0160,
+///     traced_ms: 0.0156,
+///     timeline: Default::default(),
+/// };
+/// let text = baton_cli::trace_bench::render_fp8((64, 32768, 512), &row);
+/// assert!(text.contains("64x32768x512") && text.contains("64x128_db") && text.contains("cuBLASLt"));
+/// ```
+pub fn render_fp8((m, n, k): (usize, usize, usize), row: &Fp8TraceRow) -> String {
+    let (kernel, splits, grid) = row.plan;
+    render_timed(
+        (m, n, k),
+        &format!("{kernel} ×{splits} on {grid} CTAs"),
+        ("cuBLASLt blockwise", row.blockwise_ms),
+        (row.ours_ms, row.traced_ms),
+        &row.timeline,
+    )
+}
+
+/// The report of one traced shape: the plan, both medians and their ratio,
+/// the traced launch against its CTAs' span, and the timeline's spreads.
+fn render_timed(
+    (m, n, k): (usize, usize, usize),
+    plan: &str,
+    (reference, reference_ms): (&str, f64),
+    (ours_ms, traced_ms): (f64, f64),
+    timeline: &Timeline,
+) -> String {
+    let s = timeline.summary();
     format!(
-        "{m}x{n}x{k}: plan {} ×{splits} on {grid} CTAs; ours {:.1} µs, cuBLAS {:.1} µs (ratio {:.3}); \
+        "{m}x{n}x{k}: plan {plan}; ours {:.1} µs, {reference} {:.1} µs (ratio {:.3}); \
          traced launch {:.1} µs, CTA span {:.1} µs, outside CTAs {:.1} µs\n{}",
-        config.name(),
-        row.ours_ms * 1e3,
-        row.cublas_ms * 1e3,
-        row.cublas_ms / row.ours_ms,
-        row.traced_ms * 1e3,
+        ours_ms * 1e3,
+        reference_ms * 1e3,
+        reference_ms / ours_ms,
+        traced_ms * 1e3,
         s.span_us,
-        row.traced_ms * 1e3 - s.span_us,
+        traced_ms * 1e3 - s.span_us,
         s.render()
     )
 }
@@ -88,6 +131,46 @@ pub fn run(
             }
         }
     }
+    write_per_cta(per_cta, &csv)
+}
+
+/// `bench trace-gemm-fp8`: [`run`] for the FP8 blockwise GEMM, beside
+/// cuBLASLt blockwise (`kernel`, `split_k`: as `bench gemm-fp8 --kernel`
+/// and `--fp8-split-k`; default the plan's).
+pub fn run_fp8(
+    ordinal: usize,
+    shapes: &[(usize, usize, usize)],
+    (kernel, split_k): (Option<&str>, Option<u32>),
+    reps: usize,
+    hot: bool,
+    per_cta: Option<&Path>,
+) -> Outcome {
+    let (gpu, kernels) = match open_gpu_kernels(ordinal, Variant::Release) {
+        Ok(x) => x,
+        Err(o) => return o,
+    };
+    print_gpu_line(&gpu);
+    let mut csv = Timeline::csv_header() + "\n";
+    for &shape in shapes {
+        match trace_shape_fp8(&gpu, &kernels, shape, kernel, split_k, reps, hot) {
+            Ok(row) => {
+                println!("{}", render_fp8(shape, &row));
+                csv.push_str(
+                    &row.timeline
+                        .csv(&format!("{}x{}x{}", shape.0, shape.1, shape.2)),
+                );
+            }
+            Err(e) => {
+                println!("FAIL {}x{}x{}: {e}", shape.0, shape.1, shape.2);
+                return Outcome::Fail;
+            }
+        }
+    }
+    write_per_cta(per_cta, &csv)
+}
+
+/// Writes the per-CTA CSV when asked.
+fn write_per_cta(per_cta: Option<&Path>, csv: &str) -> Outcome {
     if let Some(path) = per_cta {
         if let Err(e) = std::fs::write(path, csv) {
             println!("FAIL: writing {}: {e}", path.display());

@@ -414,6 +414,122 @@ impl Fp8BenchRow {
     }
 }
 
+/// The kernel and split-K count that [`bench_shape`] runs: the heuristic's
+/// (what `Fp8GemmPlan::new` runs), unless a kernel, a split count or
+/// stream-K is forced.
+fn kernel_and_split<'k>(
+    gpu: &Gpu,
+    (m, n, k): (usize, usize, usize),
+    kernel: Option<&'k str>,
+    (stream_k, forced_split): (Option<(u32, u32)>, Option<u32>),
+) -> (&'k str, Option<u32>) {
+    match kernel {
+        Some(kernel) => (kernel, forced_split),
+        // A forced count on the heuristic's kernel (a 256×128 pick runs
+        // its stream-K twin, as a split plan of `fp8::plan` does).
+        None if forced_split.is_some() => {
+            let kernel = baton_runtime::gemm::fp8::plan_for_gpu(gpu, m, n, k).0;
+            let kernel = baton_runtime::gemm::fp8::stream_k_kernel_of(kernel).unwrap_or(kernel);
+            (kernel, forced_split)
+        }
+        None => {
+            let (kernel, cost) = baton_runtime::gemm::fp8::plan_for_gpu(gpu, m, n, k);
+            // Forced stream-K runs the tile's stream-K kernel (256x128's twin).
+            let kernel = match stream_k {
+                Some(_) => baton_runtime::gemm::fp8::stream_k_kernel_of(kernel).unwrap_or(kernel),
+                None => kernel,
+            };
+            let split = (cost.splits > 1 && stream_k.is_none()).then_some(cost.splits as u32);
+            (kernel, split)
+        }
+    }
+}
+
+/// One traced FP8 launch beside cuBLASLt blockwise ([`trace_shape`]).
+pub struct Fp8TraceRow {
+    /// Our kernel, its split-K count (1: whole tiles) and CTAs.
+    pub plan: (&'static str, u32, u32),
+    /// Our median time over the queued repetitions, ms.
+    pub ours_ms: f64,
+    /// cuBLASLt blockwise's median time over the same repetitions, ms.
+    pub blockwise_ms: f64,
+    /// The traced launch's own event time, ms (after a cuBLASLt launch, as
+    /// in the repetitions).
+    pub traced_ms: f64,
+    /// The traced launch's timeline. The FP8 main loops record no
+    /// first-full or main-loop-done events (a stamp there costs spills).
+    pub timeline: baton_runtime::trace::Timeline,
+}
+
+/// Times ours and cuBLASLt blockwise as [`bench_shape`] does (cold inputs
+/// rotated, queued, `reps` each, medians), then traces one more launch of
+/// ours, enqueued after a cuBLASLt launch like every timed one: zero the
+/// trace array, cuBLASLt, ours between its events. With `hot`, each runs
+/// on one input set (operands L2-resident as far as they fit). `kernel`
+/// and `split_k` force ours as in [`bench_shape`]. `kernels` must be a
+/// traced module (`BATON_TRACE=1`); otherwise [`Error::NotTraced`].
+pub fn trace_shape(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    (m, n, k): (usize, usize, usize),
+    kernel: Option<&str>,
+    split_k: Option<u32>,
+    reps: usize,
+    hot: bool,
+) -> Result<Fp8TraceRow> {
+    let Some(trace) = baton_runtime::trace::TraceBuffer::of(kernels)? else {
+        return Err(Error::NotTraced);
+    };
+    let mnk = (m, n, k);
+    let mut rng = XorShift::new(XorShift::seed_from_time());
+    let first = Fp8Operands::random(gpu, mnk, &mut rng)?;
+    let sets = match hot {
+        true => 1,
+        false => cold_inputs::sets_per_library(first.read_bytes(), cold_inputs::l2_bytes(gpu)),
+    };
+    let mut ours_in = InputSets::copies(gpu, &first, m, n, sets)?;
+    let mut block_in = InputSets::copies(gpu, &first, m, n, sets)?;
+    drop(first);
+    let (kernel, split_k) = kernel_and_split(gpu, mnk, kernel, (None, split_k));
+    let ours: Vec<Fp8GemmPlan<'_>> = ours_in
+        .ops
+        .iter()
+        .zip(ours_in.d.iter_mut())
+        .map(|(o, d)| ours_plan(gpu, kernels, o, d, mnk, kernel, (None, split_k)))
+        .collect::<Result<_>>()?;
+    let block: Vec<LtFp8Plan<'_>> = block_in
+        .ops
+        .iter()
+        .zip(block_in.d.iter_mut())
+        .map(|(o, d)| lt_plan(gpu, LtScaling::Blockwise, o, d, mnk))
+        .collect::<Result<_>>()?;
+    let warmup = cold_inputs::warmup_launches(sets);
+    let total = reps + warmup;
+    let mut timer = QueuedTimer::<3>::new();
+    for rep in 0..=total {
+        let i = rep % sets;
+        if rep == total {
+            trace.clear(gpu)?;
+        }
+        timer.time(gpu, 1, || block[i].run(gpu))?;
+        let slot = if rep == total { 2 } else { 0 };
+        timer.time(gpu, slot, || ours[i].run(gpu))?;
+    }
+    let timeline = trace.read(gpu)?;
+    let [t_ours, t_block, traced] = timer.finish(gpu, 0)?;
+    Ok(Fp8TraceRow {
+        plan: (
+            ours[0].kernel_name(),
+            ours[0].split_k().unwrap_or(1),
+            ours[0].grid(),
+        ),
+        ours_ms: median(t_ours.into_iter().skip(warmup).collect()),
+        blockwise_ms: median(t_block.into_iter().skip(warmup).collect()),
+        traced_ms: traced.first().copied().unwrap_or(f64::NAN),
+        timeline,
+    })
+}
+
 /// Our plan of [`bench_shape`]: `kernel`, stream-K or split-K as given.
 fn ours_plan<'a>(
     gpu: &Gpu,
@@ -524,29 +640,8 @@ pub fn bench_shape(
     let mut tensor_in = InputSets::copies(gpu, &first, m, n, sets)?;
     drop(first);
     let stream = gpu.stream();
-    // The heuristic's kernel and split-K count (what `Fp8GemmPlan::new`
-    // runs), unless a kernel or stream-K is forced.
-    let (kernel, split_k) = match kernel {
-        Some(kernel) => (kernel, forced_split),
-        // A forced count on the heuristic's kernel (a 256×128 pick runs
-        // its stream-K twin, as a split plan of `fp8::plan` does).
-        None if forced_split.is_some() => {
-            let kernel = baton_runtime::gemm::fp8::plan_for_gpu(gpu, m, n, k).0;
-            let kernel = baton_runtime::gemm::fp8::stream_k_kernel_of(kernel).unwrap_or(kernel);
-            (kernel, forced_split)
-        }
-        None => {
-            let (kernel, cost) = baton_runtime::gemm::fp8::plan_for_gpu(gpu, m, n, k);
-            // Forced stream-K runs the tile's stream-K kernel (256x128's twin).
-            let kernel = match stream_k {
-                Some(_) => baton_runtime::gemm::fp8::stream_k_kernel_of(kernel).unwrap_or(kernel),
-                None => kernel,
-            };
-            let split = (cost.splits > 1 && stream_k.is_none()).then_some(cost.splits as u32);
-            (kernel, split)
-        }
-    };
     let mnk = (m, n, k);
+    let (kernel, split_k) = kernel_and_split(gpu, mnk, kernel, (stream_k, forced_split));
     let tuning = (stream_k, split_k);
     // Verify before timing (D poisoned): ours against cuBLASLt blockwise,
     // each on its first set (the same values).

@@ -58,6 +58,9 @@ pub const SWAP_AB_NARROW_ROLES: RoleTable = GEMM_ROLES.with_consumer_warpgroups(
 
 macro_rules! swap_ab_entry {
     ($(#[$doc:meta])* $spec:path, $name:ident, $bn:literal, $acc:literal, $mma:ty, $rows:expr, $stages:expr, $roles:expr) => {
+        swap_ab_entry!($(#[$doc])* $spec, $name, $bn, $acc, $mma, $rows, $stages, $roles, 1, $bn);
+    };
+    ($(#[$doc:meta])* $spec:path, $name:ident, $bn:literal, $acc:literal, $mma:ty, $rows:expr, $stages:expr, $roles:expr, $cluster:literal, $bnh:literal) => {
         baton::kernel! {
             #[spec($spec)]
             $(#[$doc])*
@@ -85,10 +88,11 @@ macro_rules! swap_ab_entry {
                 );
                 const { assert!($spec.dynamic_smem_bytes as usize == size_of::<GemmSmem<$bn, { $stages }, { $rows }>>(), "the spec's shared memory is not this entry's layout") };
                 const { assert!($spec.threads == $roles.threads() && $rows == 64 * $roles.consumer_warpgroups as usize, "the spec's threads or the tile's rows are not this entry's roles") };
+                const { assert!($spec.cluster[0] == $cluster && $bnh * $cluster == $bn, "the spec's cluster is not this entry's A multicast") };
                 // SAFETY: forwarded to the kernel's contract.
                 let fixup = unsafe { StreamKFixup::<{ $roles.consumer_warpgroups }>::new(partials, flags, epoch) };
                 // SAFETY: forwarded to the kernel's contract.
-                unsafe { gemm_swap_ab::<$mma, $bn, $acc, { $stages }, { $rows }, { $roles.consumer_warpgroups }>($roles, maps, (m, n, k), group_m, alpha, fixup, schedule, tail_rows) }
+                unsafe { gemm_swap_ab::<$mma, $bn, $bnh, $acc, { $stages }, { $rows }, { $roles.consumer_warpgroups }, $cluster>($roles, maps, (m, n, k), group_m, alpha, fixup, schedule, tail_rows) }
             }
         }
     };
@@ -138,6 +142,19 @@ swap_ab_entry!(
     abi::GEMM_SWAP_AB_NARROW_128,
     baton_gemm_bf16_swap_ab_narrow_128, 128, 64, Bf16N128, NARROW_ROWS as usize, swap_ab_narrow_stages(128), SWAP_AB_NARROW_ROLES
 );
+swap_ab_entry!(
+    /// BF16 GEMM, narrow swap-AB 64 of N × 64 of M per tile in clusters of
+    /// 2 CTAs along N that share the user's A tile by TMA multicast (each
+    /// loads 32 of its rows into both CTAs' stages).
+    abi::GEMM_SWAP_AB_NARROW_64_C2,
+    baton_gemm_bf16_swap_ab_narrow_64_c2, 64, 32, Bf16N64, NARROW_ROWS as usize, swap_ab_narrow_stages(64), SWAP_AB_NARROW_ROLES, 2, 32
+);
+swap_ab_entry!(
+    /// BF16 GEMM, narrow swap-AB 64 of N × 128 of M per tile in clusters of
+    /// 2 sharing the user's A tile (64 rows each).
+    abi::GEMM_SWAP_AB_NARROW_128_C2,
+    baton_gemm_bf16_swap_ab_narrow_128_c2, 128, 64, Bf16N128, NARROW_ROWS as usize, swap_ab_narrow_stages(128), SWAP_AB_NARROW_ROLES, 2, 64
+);
 
 /// The swap-AB kernel body; in the kernel's own terms (the user's
 /// operands swapped): A is `m × k` (the user's B), B is `n × k` (the
@@ -148,10 +165,12 @@ swap_ab_entry!(
 unsafe fn gemm_swap_ab<
     M: Bf16Mma<ACC>,
     const BN: usize,
+    const BNH: usize,
     const ACC: usize,
     const STAGES: usize,
     const ROWS: usize,
     const WGS: u32,
+    const CLUSTER: u32,
 >(
     roles: RoleTable,
     (tma_a, tma_b, tma_d, tma_a_tail): (
@@ -180,7 +199,7 @@ unsafe fn gemm_swap_ab<
     let rows_per_tile = ROWS as u32;
     // The schedule is computed while the barriers are initialized
     // (`init_then_sync_scheduled`).
-    let work = init_then_sync_scheduled::<1, _>(
+    let work = init_then_sync_scheduled::<CLUSTER, _>(
         #[inline(always)]
         || {
             // SAFETY: the maps are valid per the kernel contract.
@@ -192,12 +211,13 @@ unsafe fn gemm_swap_ab<
                     prefetch_tensormap(tma_a_tail);
                 }
             }
-            // Empty barriers: one arrival per consumer warpgroup.
-            input.init(roles.consumer_warpgroups);
+            // Empty barriers: one arrival per consumer warpgroup of every
+            // CTA whose TMA multicast writes into the stage (the cluster).
+            input.init(roles.consumer_warpgroups * CLUSTER);
         },
         #[inline(always)]
         || {
-            ClusterWork::<1>::new(
+            ClusterWork::<CLUSTER>::new(
                 m.div_ceil(rows_per_tile),
                 n.div_ceil(bn),
                 k.div_ceil(BK),
@@ -206,7 +226,7 @@ unsafe fn gemm_swap_ab<
             )
         },
     );
-    let sched = work.sched;
+    let (sched, rank) = (work.sched, work.rank);
     let rows = TileRows {
         tiles_m: m.div_ceil(rows_per_tile),
         tail_rows,
@@ -214,8 +234,10 @@ unsafe fn gemm_swap_ab<
     };
     let a_row_bytes = BK * 2;
     // B's box has min(n, BN) rows (no zero fill when the user's M < BN):
-    // every stage's B bytes.
-    let b_bytes = if n < bn { n } else { bn } * BK * 2;
+    // every stage's B bytes. In clusters each CTA loads BN / CLUSTER rows
+    // into every CTA's stage (rows past the user's M zero-filled): BN rows
+    // arrive.
+    let b_bytes = if n < bn && CLUSTER == 1 { n } else { bn } * BK * 2;
 
     dispatch_roles!(roles, c_load_active: false,
         // TMA producer: A (its loaded rows) and B per stage; the full
@@ -241,7 +263,7 @@ unsafe fn gemm_swap_ab<
                                 if t.a_rows != 0 {
                                     load_2d(map_a, smem_field!(tiles, Stage<BN, ROWS>, a), bar, kc, (t.tm * rows_per_tile) as i32);
                                 }
-                                load_b_tile::<u16, BN, BN, { BK as usize }, 1>(tma_b, smem_field!(tiles, Stage<BN, ROWS>, b), bar, kc, t.tn * bn, 0);
+                                load_b_tile::<u16, BN, BNH, { BK as usize }, CLUSTER>(tma_b, smem_field!(tiles, Stage<BN, ROWS>, b), bar, kc, t.tn * bn, rank);
                             }
                         },
                     )
@@ -268,13 +290,13 @@ unsafe fn gemm_swap_ab<
             let mut d_next = 0u32;
             for seg in work.segments() {
                 let (tm, tn) = work.tile_of(seg.unit);
-                bf16_mainloop::<M, _, ACC, STAGES, 1>(&mut consumer, descs, seg.len(), &mut acc, signaller);
+                bf16_mainloop::<M, _, ACC, STAGES, CLUSTER>(&mut consumer, descs, seg.len(), &mut acc, signaller);
                 // Partials 4 contributors at a time, 2 for 64 accumulators
                 // (`fixup_batch`: 4 × 64 floats would spill).
                 if fixup_batch(ACC) == 4 {
-                    stream_k_fixup_overlapped!(fixup, sched, seg, 1, 0, wg as u32, tid, acc, ACC, 4);
+                    stream_k_fixup_overlapped!(fixup, sched, seg, CLUSTER, rank, wg as u32, tid, acc, ACC, 4);
                 } else {
-                    stream_k_fixup_overlapped!(fixup, sched, seg, 1, 0, wg as u32, tid, acc, ACC, 2);
+                    stream_k_fixup_overlapped!(fixup, sched, seg, CLUSTER, rank, wg as u32, tid, acc, ACC, 2);
                 }
                 let epilogue = TransposedEpilogue {
                     bufs: epi_tiles.at(wg),

@@ -181,6 +181,16 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
+        name: "baton_gemm_bf16_swap_ab_narrow_64_c2",
+        about: "bf16 GEMM for small M (narrow swap-AB 64 of N x 64 of M) in 2-CTA clusters along N sharing A by TMA multicast",
+        hot: true,
+    },
+    KernelInfo {
+        name: "baton_gemm_bf16_swap_ab_narrow_128_c2",
+        about: "bf16 GEMM (narrow swap-AB 64 of N x 128 of M) in 2-CTA clusters along N sharing A by TMA multicast",
+        hot: true,
+    },
+    KernelInfo {
         name: "baton_gemm_bf16_128x256_am",
         about: "bf16 GEMM, 128x256x64 tiles, A M-major (column-major A), wgmma imm-trans-a",
         hot: true,

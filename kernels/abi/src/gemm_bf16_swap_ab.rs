@@ -83,9 +83,20 @@ const fn spec<const BN: usize, const STAGES: usize, const ROWS: usize>(
     name: &'static str,
     threads: u32,
 ) -> KernelSpec<GemmBf16Params> {
+    clustered_spec::<BN, STAGES, ROWS>(name, threads, 1)
+}
+
+/// [`spec`] launched in clusters of `cluster` CTAs along the kernel's M
+/// (the user's N).
+const fn clustered_spec<const BN: usize, const STAGES: usize, const ROWS: usize>(
+    name: &'static str,
+    threads: u32,
+    cluster: u32,
+) -> KernelSpec<GemmBf16Params> {
     assert!(core::mem::size_of::<GemmSmem<BN, STAGES, ROWS>>() <= SMEM_LIMIT);
     KernelSpec::new(name, threads)
         .with_dynamic_smem::<GemmSmem<BN, STAGES, ROWS>>()
+        .with_cluster([cluster, 1, 1])
         .hot()
 }
 
@@ -170,4 +181,39 @@ pub const GEMM_SWAP_AB_NARROW_128: KernelSpec<GemmBf16Params> =
     spec::<128, { swap_ab_narrow_stages(128) }, { NARROW_ROWS as usize }>(
         "baton_gemm_bf16_swap_ab_narrow_128",
         NARROW_THREADS,
+    );
+
+/// Narrow swap-AB 64 of N × 64 of M per tile ([`GEMM_SWAP_AB_NARROW_64`])
+/// in clusters of 2 CTAs along the user's N that share the user's A by
+/// TMA multicast: each CTA loads half of the A tile's rows (`tma_b`'s box
+/// {64, 32}, rows past M zero-filled) into both CTAs' stages, so every A
+/// byte leaves L2 once per cluster instead of once per CTA (at M = 64 A is
+/// half of what each CTA reads per K block). Parameters as
+/// [`GEMM_SWAP_AB_NARROW_16`] otherwise; a cluster's tile past N computes
+/// on stale stage data and its stores are clipped.
+///
+/// ```
+/// use baton_kernels_abi::gemm_bf16_swap_ab::GEMM_SWAP_AB_NARROW_64_C2;
+/// assert_eq!((GEMM_SWAP_AB_NARROW_64_C2.threads, GEMM_SWAP_AB_NARROW_64_C2.cluster_size()), (256, 2));
+/// ```
+pub const GEMM_SWAP_AB_NARROW_64_C2: KernelSpec<GemmBf16Params> =
+    clustered_spec::<64, { swap_ab_narrow_stages(64) }, { NARROW_ROWS as usize }>(
+        "baton_gemm_bf16_swap_ab_narrow_64_c2",
+        NARROW_THREADS,
+        2,
+    );
+
+/// Narrow swap-AB 64 of N × 128 of M per tile ([`GEMM_SWAP_AB_NARROW_128`])
+/// in clusters of 2 sharing the user's A ([`GEMM_SWAP_AB_NARROW_64_C2`]:
+/// `tma_b`'s box {64, 64}); at M = 128 A is two thirds of what each CTA
+/// reads per K block.
+///
+/// ```
+/// assert_eq!(baton_kernels_abi::gemm_bf16_swap_ab::GEMM_SWAP_AB_NARROW_128_C2.cluster, [2, 1, 1]);
+/// ```
+pub const GEMM_SWAP_AB_NARROW_128_C2: KernelSpec<GemmBf16Params> =
+    clustered_spec::<128, { swap_ab_narrow_stages(128) }, { NARROW_ROWS as usize }>(
+        "baton_gemm_bf16_swap_ab_narrow_128_c2",
+        NARROW_THREADS,
+        2,
     );

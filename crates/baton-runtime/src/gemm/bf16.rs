@@ -92,6 +92,14 @@ pub enum GemmConfig {
     /// KiB of shared-memory reads per 262 kFLOP where 128×64's two
     /// warpgroups of `m64n64k16` cost 8). No C.
     SwapAbNarrow128,
+    /// [`SwapAbNarrow64`](Self::SwapAbNarrow64) in clusters of 2 CTAs along
+    /// N that share the user's A tile by TMA multicast (each loads half of
+    /// its rows into both CTAs): A leaves L2 once per cluster. Not a
+    /// heuristic candidate yet (measured only forced).
+    SwapAbNarrow64C2,
+    /// [`SwapAbNarrow128`](Self::SwapAbNarrow128) in clusters of 2 sharing
+    /// the user's A tile. Not a heuristic candidate yet.
+    SwapAbNarrow128C2,
     /// Blackwell (sm_100a): 128×256×64 tiles, 4 stages, `tcgen05.mma` into
     /// two TMEM accumulator stages, 256 threads
     /// (`kernels/roles/src/gemm_sm100.rs`). **Assembled, never run.**
@@ -129,7 +137,7 @@ impl GemmConfig {
 
     /// The swap-AB sm_90a configurations ([`is_swap_ab`](Self::is_swap_ab)):
     /// small M, no C.
-    pub const SWAP_AB: [GemmConfig; 7] = [
+    pub const SWAP_AB: [GemmConfig; 9] = [
         GemmConfig::SwapAb16,
         GemmConfig::SwapAb32,
         GemmConfig::SwapAb64,
@@ -137,6 +145,8 @@ impl GemmConfig {
         GemmConfig::SwapAbNarrow32,
         GemmConfig::SwapAbNarrow64,
         GemmConfig::SwapAbNarrow128,
+        GemmConfig::SwapAbNarrow64C2,
+        GemmConfig::SwapAbNarrow128C2,
     ];
 
     /// Every sm_90a configuration: [`ALL`](Self::ALL), then
@@ -147,7 +157,7 @@ impl GemmConfig {
     /// use baton_runtime::gemm::GemmConfig;
     /// assert_eq!(GemmConfig::SM90.len(), GemmConfig::ALL.len() + GemmConfig::TALL.len() + GemmConfig::PINGPONG.len() + GemmConfig::SWAP_AB.len());
     /// ```
-    pub const SM90: [GemmConfig; 20] = [
+    pub const SM90: [GemmConfig; 22] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
         GemmConfig::T128x224C2,
@@ -168,6 +178,8 @@ impl GemmConfig {
         GemmConfig::SwapAbNarrow32,
         GemmConfig::SwapAbNarrow64,
         GemmConfig::SwapAbNarrow128,
+        GemmConfig::SwapAbNarrow64C2,
+        GemmConfig::SwapAbNarrow128C2,
     ];
 
     /// Whether this is a swap-AB configuration (`Dᵀ = B·Aᵀ` for small M;
@@ -188,6 +200,8 @@ impl GemmConfig {
                 | GemmConfig::SwapAbNarrow32
                 | GemmConfig::SwapAbNarrow64
                 | GemmConfig::SwapAbNarrow128
+                | GemmConfig::SwapAbNarrow64C2
+                | GemmConfig::SwapAbNarrow128C2
         )
     }
 
@@ -206,6 +220,8 @@ impl GemmConfig {
                 | GemmConfig::SwapAbNarrow32
                 | GemmConfig::SwapAbNarrow64
                 | GemmConfig::SwapAbNarrow128
+                | GemmConfig::SwapAbNarrow64C2
+                | GemmConfig::SwapAbNarrow128C2
         )
     }
 
@@ -284,13 +300,21 @@ impl GemmConfig {
         }
     }
 
-    /// Threads per CTA: 384 on Hopper (a producer warpgroup and two
-    /// consumer warpgroups), 256 on Blackwell (TMA, MMA, C-load and idle
-    /// warps, then the epilogue warpgroup).
+    /// Threads per CTA, the kernel spec's: 384 on Hopper (a producer
+    /// warpgroup and two consumer warpgroups; 256 for the narrow swap-AB
+    /// kernels, one consumer warpgroup), 256 on Blackwell (TMA, MMA,
+    /// C-load and idle warps, then the epilogue warpgroup).
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// assert_eq!(GemmConfig::T128x256.threads(), 384);
+    /// assert_eq!(GemmConfig::SwapAbNarrow64C2.threads(), 256);
+    /// assert_eq!(GemmConfig::Sm100T128x256.threads(), 256);
+    /// ```
     pub const fn threads(self) -> u32 {
-        match self.target() {
-            Target::Sm90a => THREADS,
-            Target::Sm100a => 256,
+        match self.spec() {
+            Some(spec) => spec.threads,
+            None => gemm_sm100::GEMM_BF16.threads,
         }
     }
 
@@ -345,6 +369,8 @@ impl GemmConfig {
             GemmConfig::SwapAbNarrow32 => &swap_ab_abi::GEMM_SWAP_AB_NARROW_32,
             GemmConfig::SwapAbNarrow64 => &swap_ab_abi::GEMM_SWAP_AB_NARROW_64,
             GemmConfig::SwapAbNarrow128 => &swap_ab_abi::GEMM_SWAP_AB_NARROW_128,
+            GemmConfig::SwapAbNarrow64C2 => &swap_ab_abi::GEMM_SWAP_AB_NARROW_64_C2,
+            GemmConfig::SwapAbNarrow128C2 => &swap_ab_abi::GEMM_SWAP_AB_NARROW_128_C2,
             GemmConfig::Sm100T128x256 => return None,
         })
     }
@@ -364,8 +390,12 @@ impl GemmConfig {
             GemmConfig::SwapAb64 => (64, 128, 64),
             GemmConfig::SwapAbNarrow16 => (16, swap_ab_abi::NARROW_ROWS, 64),
             GemmConfig::SwapAbNarrow32 => (32, swap_ab_abi::NARROW_ROWS, 64),
-            GemmConfig::SwapAbNarrow64 => (64, swap_ab_abi::NARROW_ROWS, 64),
-            GemmConfig::SwapAbNarrow128 => (128, swap_ab_abi::NARROW_ROWS, 64),
+            GemmConfig::SwapAbNarrow64 | GemmConfig::SwapAbNarrow64C2 => {
+                (64, swap_ab_abi::NARROW_ROWS, 64)
+            }
+            GemmConfig::SwapAbNarrow128 | GemmConfig::SwapAbNarrow128C2 => {
+                (128, swap_ab_abi::NARROW_ROWS, 64)
+            }
             GemmConfig::T128x256 | GemmConfig::T128x256C2 | GemmConfig::Sm100T128x256 => {
                 (128, 256, 64)
             }
@@ -402,9 +432,12 @@ impl GemmConfig {
         bf16_abi::stages_for_tile(bm as usize, bn as usize) as u32
     }
 
-    /// CTAs per cluster along M (sharing B tiles by multicast).
+    /// CTAs per cluster along M (sharing B tiles by multicast); for the
+    /// swap-AB clusters along the user's N (sharing the user's A), the
+    /// kernel's M.
     pub const fn cluster_m(self) -> u32 {
         match self {
+            GemmConfig::SwapAbNarrow64C2 | GemmConfig::SwapAbNarrow128C2 => 2,
             GemmConfig::T128x256C2
             | GemmConfig::T128x224C2
             | GemmConfig::T128x192C2
@@ -857,10 +890,16 @@ impl<'a> GemmPlan<'a> {
             // of min(M, bm) rows so that M < bm loads no zero fill; D is
             // stored transposed in boxes of 32 columns × min(M, bm) rows.
             let tail_rows = (n % bn as usize) as u32;
-            let a_box = bm.min(m as u32);
+            let d_rows = bm.min(m as u32);
+            // In clusters each CTA loads its share of A's tile rows (rows
+            // past M zero-filled).
+            let a_box = match config.cluster_m() {
+                1 => d_rows,
+                cluster => bm / cluster,
+            };
             // The epilogue stores D in boxes of at most 64 rows (two per 32
             // columns with 128 rows of D per tile).
-            let d_box = a_box.min(64);
+            let d_box = d_rows.min(64);
             let batch_maps = |b: usize| -> Result<[EncodedTensorMap; 5]> {
                 let kernel_a = ops.b.map(b, bn, bk, Swizzle::B128)?;
                 let d = ops.d.map(b, d_box, 32, Swizzle::B64)?;
@@ -882,9 +921,11 @@ impl<'a> GemmPlan<'a> {
             let maps = (0..ops.batch)
                 .map(|b| Ok(batch_maps(b)?.map(param)))
                 .collect::<Result<Vec<_>>>()?;
+            let kernel = kernels.kernel(spec)?;
+            let slots = cluster_slots(gpu, kernel.kernel(), config, kernel.dynamic_smem_bytes())?;
             return Ok(Self {
                 config,
-                kernel: PlanKernel::Sm90(kernels.kernel(spec)?),
+                kernel: PlanKernel::Sm90(kernel),
                 maps: PlanMaps::ByValue(maps),
                 m: m as u32,
                 n: n as u32,
@@ -892,7 +933,7 @@ impl<'a> GemmPlan<'a> {
                 has_c: false,
                 tail_rows,
                 group_m: DEFAULT_GROUP_M,
-                slots: gpu.sm_count(),
+                slots,
                 stream_k: None,
                 layouts: ops.layouts,
                 batch: ops.batch,
@@ -1007,18 +1048,7 @@ impl<'a> GemmPlan<'a> {
                 )
             }
         };
-        let slots = if config.cluster_m() > 1 {
-            kernel
-                .kernel()
-                .max_active_clusters(
-                    (config.cluster_m(), 1, 1),
-                    config.threads(),
-                    kernel.dynamic_smem_bytes(),
-                )?
-                .max(1)
-        } else {
-            gpu.sm_count()
-        };
+        let slots = cluster_slots(gpu, kernel.kernel(), config, kernel.dynamic_smem_bytes())?;
         Ok(Self {
             config,
             kernel,
@@ -1173,9 +1203,13 @@ impl<'a> GemmPlan<'a> {
     /// the matrices of the batch it computes.
     fn units(&self) -> u32 {
         let (bm, bn, _) = self.config.tile();
-        self.m.div_ceil(bm).div_ceil(self.config.cluster_m())
-            * self.n.div_ceil(bn)
-            * self.launch_batch
+        let cluster = self.config.cluster_m();
+        // Swap-AB clusters lie along the kernel's M, the user's N.
+        let (rows, cols) = match self.config.is_swap_ab() {
+            true => (self.n.div_ceil(bn).div_ceil(cluster), self.m.div_ceil(bm)),
+            false => (self.m.div_ceil(bm).div_ceil(cluster), self.n.div_ceil(bn)),
+        };
+        rows * cols * self.launch_batch
     }
 
     /// K blocks of a work unit (the kernel's `k.div_ceil(BK)`).
@@ -1362,6 +1396,18 @@ fn packed_operands(
 enum PlanKernel {
     Sm90(TypedKernel<GemmBf16Params>),
     Sm100(TypedKernel<Sm100GemmParams>),
+}
+
+/// Work units of `config` resident at once: one per SM, or for clusters
+/// the clusters the driver can keep resident (`Kernel::max_active_clusters`
+/// of `kernel` with `smem` bytes of dynamic shared memory; at least 1).
+fn cluster_slots(gpu: &Gpu, kernel: &Kernel, config: GemmConfig, smem: u32) -> Result<u32> {
+    Ok(match config.cluster_m() {
+        1 => gpu.sm_count(),
+        cluster => kernel
+            .max_active_clusters((cluster, 1, 1), config.threads(), smem)?
+            .max(1),
+    })
 }
 
 impl PlanKernel {

@@ -140,6 +140,9 @@ impl GemmConfig {
             // Never costed on its own: it only stands in for a 128×64 plan
             // (`narrow_128_instead`), whose speed this repeats.
             GemmConfig::SwapAbNarrow128 => 0.85,
+            // Not candidates yet (measured forced only): as the tiles they
+            // cluster.
+            GemmConfig::SwapAbNarrow64C2 | GemmConfig::SwapAbNarrow128C2 => 0.85,
             GemmConfig::Sm100T128x256 => 1.0,
         }
     }

@@ -449,6 +449,29 @@ impl GemmConfig {
         }
     }
 
+    /// Work units (clusters of tiles) of one M×N matrix: tile rows
+    /// grouped by the cluster, times tile columns. Swap-AB clusters lie
+    /// along the kernel's M, the user's N.
+    ///
+    /// ```
+    /// use baton_runtime::gemm::GemmConfig;
+    /// // 33 tile rows of 128 in pairs (17 units) × 16 columns of 256.
+    /// assert_eq!(GemmConfig::T128x256C2.work_units(4104, 4096), 17 * 16);
+    /// // Swap-AB: 65 tiles of 64 of N, in pairs: 33 units, one column of M.
+    /// assert_eq!(GemmConfig::SwapAbNarrow64.work_units(64, 4104), 65);
+    /// assert_eq!(GemmConfig::SwapAbNarrow64C2.work_units(64, 4104), 33);
+    /// assert_eq!(GemmConfig::SwapAbNarrow128C2.work_units(200, 4104), 2 * 33);
+    /// ```
+    pub const fn work_units(self, m: u32, n: u32) -> u32 {
+        let (bm, bn, _) = self.tile();
+        let cluster = self.cluster_m();
+        if self.is_swap_ab() {
+            n.div_ceil(bn).div_ceil(cluster) * m.div_ceil(bm)
+        } else {
+            m.div_ceil(bm).div_ceil(cluster) * n.div_ceil(bn)
+        }
+    }
+
     /// Short name: `128x256`, `128x256c2`, … (`sm100-128x256` on
     /// Blackwell, `128x128-pingpong` for ping-pong).
     ///
@@ -1202,14 +1225,7 @@ impl<'a> GemmPlan<'a> {
     /// Work units (clusters of tiles) of one launch: one matrix's, times
     /// the matrices of the batch it computes.
     fn units(&self) -> u32 {
-        let (bm, bn, _) = self.config.tile();
-        let cluster = self.config.cluster_m();
-        // Swap-AB clusters lie along the kernel's M, the user's N.
-        let (rows, cols) = match self.config.is_swap_ab() {
-            true => (self.n.div_ceil(bn).div_ceil(cluster), self.m.div_ceil(bm)),
-            false => (self.m.div_ceil(bm).div_ceil(cluster), self.n.div_ceil(bn)),
-        };
-        rows * cols * self.launch_batch
+        self.config.work_units(self.m, self.n) * self.launch_batch
     }
 
     /// K blocks of a work unit (the kernel's `k.div_ceil(BK)`).

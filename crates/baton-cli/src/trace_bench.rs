@@ -115,23 +115,10 @@ pub fn run(
             return Outcome::Fail;
         }
     };
-    let mut csv = Timeline::csv_header() + "\n";
-    for &shape in shapes {
-        match trace_shape(&gpu, &kernels, &blas, shape, tuning, reps, hot) {
-            Ok(row) => {
-                println!("{}", render(shape, &row));
-                csv.push_str(
-                    &row.timeline
-                        .csv(&format!("{}x{}x{}", shape.0, shape.1, shape.2)),
-                );
-            }
-            Err(e) => {
-                println!("FAIL {}x{}x{}: {e}", shape.0, shape.1, shape.2);
-                return Outcome::Fail;
-            }
-        }
-    }
-    write_per_cta(per_cta, &csv)
+    trace_each(shapes, per_cta, |shape| {
+        let row = trace_shape(&gpu, &kernels, &blas, shape, tuning, reps, hot)?;
+        Ok((render(shape, &row), row.timeline))
+    })
 }
 
 /// `bench trace-gemm-fp8`: [`run`] for the FP8 blockwise GEMM, beside
@@ -150,27 +137,33 @@ pub fn run_fp8(
         Err(o) => return o,
     };
     print_gpu_line(&gpu);
+    trace_each(shapes, per_cta, |shape| {
+        let row = trace_shape_fp8(&gpu, &kernels, shape, kernel, split_k, reps, hot)?;
+        Ok((render_fp8(shape, &row), row.timeline))
+    })
+}
+
+/// Traces each shape (`trace`: its report and timeline), prints the
+/// reports and, when asked, writes every CTA's events to `per_cta` as CSV;
+/// fails on the first error.
+fn trace_each(
+    shapes: &[(usize, usize, usize)],
+    per_cta: Option<&Path>,
+    mut trace: impl FnMut((usize, usize, usize)) -> baton_reference::Result<(String, Timeline)>,
+) -> Outcome {
     let mut csv = Timeline::csv_header() + "\n";
-    for &shape in shapes {
-        match trace_shape_fp8(&gpu, &kernels, shape, kernel, split_k, reps, hot) {
-            Ok(row) => {
-                println!("{}", render_fp8(shape, &row));
-                csv.push_str(
-                    &row.timeline
-                        .csv(&format!("{}x{}x{}", shape.0, shape.1, shape.2)),
-                );
+    for &(m, n, k) in shapes {
+        match trace((m, n, k)) {
+            Ok((report, timeline)) => {
+                println!("{report}");
+                csv.push_str(&timeline.csv(&format!("{m}x{n}x{k}")));
             }
             Err(e) => {
-                println!("FAIL {}x{}x{}: {e}", shape.0, shape.1, shape.2);
+                println!("FAIL {m}x{n}x{k}: {e}");
                 return Outcome::Fail;
             }
         }
     }
-    write_per_cta(per_cta, &csv)
-}
-
-/// Writes the per-CTA CSV when asked.
-fn write_per_cta(per_cta: Option<&Path>, csv: &str) -> Outcome {
     if let Some(path) = per_cta {
         if let Err(e) = std::fs::write(path, csv) {
             println!("FAIL: writing {}: {e}", path.display());

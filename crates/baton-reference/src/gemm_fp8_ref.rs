@@ -491,18 +491,8 @@ pub fn trace_shape(
     let mut block_in = InputSets::copies(gpu, &first, m, n, sets)?;
     drop(first);
     let (kernel, split_k) = kernel_and_split(gpu, mnk, kernel, (None, split_k));
-    let ours: Vec<Fp8GemmPlan<'_>> = ours_in
-        .ops
-        .iter()
-        .zip(ours_in.d.iter_mut())
-        .map(|(o, d)| ours_plan(gpu, kernels, o, d, mnk, kernel, (None, split_k)))
-        .collect::<Result<_>>()?;
-    let block: Vec<LtFp8Plan<'_>> = block_in
-        .ops
-        .iter()
-        .zip(block_in.d.iter_mut())
-        .map(|(o, d)| lt_plan(gpu, LtScaling::Blockwise, o, d, mnk))
-        .collect::<Result<_>>()?;
+    let ours = ours_in.ours_plans(gpu, kernels, mnk, kernel, (None, split_k))?;
+    let block = block_in.lt_plans(gpu, LtScaling::Blockwise, mnk)?;
     let warmup = cold_inputs::warmup_launches(sets);
     let total = reps + warmup;
     let mut timer = QueuedTimer::<3>::new();
@@ -588,6 +578,36 @@ struct InputSets {
 }
 
 impl InputSets {
+    /// Our plan on every set (`kernel`, stream-K or split-K as given).
+    fn ours_plans(
+        &mut self,
+        gpu: &Gpu,
+        kernels: &Kernels,
+        mnk: (usize, usize, usize),
+        kernel: &str,
+        tuning: (Option<(u32, u32)>, Option<u32>),
+    ) -> Result<Vec<Fp8GemmPlan<'_>>> {
+        self.ops
+            .iter()
+            .zip(self.d.iter_mut())
+            .map(|(o, d)| ours_plan(gpu, kernels, o, d, mnk, kernel, tuning))
+            .collect()
+    }
+
+    /// A cuBLASLt plan of `scaling` on every set.
+    fn lt_plans(
+        &mut self,
+        gpu: &Gpu,
+        scaling: LtScaling,
+        mnk: (usize, usize, usize),
+    ) -> Result<Vec<LtFp8Plan<'_>>> {
+        self.ops
+            .iter()
+            .zip(self.d.iter_mut())
+            .map(|(o, d)| lt_plan(gpu, scaling, o, d, mnk))
+            .collect()
+    }
+
     /// `sets` copies of `first` (other addresses), each with its own
     /// NaN-poisoned D.
     fn copies(gpu: &Gpu, first: &Fp8Operands, m: usize, n: usize, sets: usize) -> Result<Self> {
@@ -668,24 +688,9 @@ pub fn bench_shape(
     let theirs = transposed_f64(&stream.clone_dtoh(&block_in.d[0])?, m, n);
     let check = Comparison::new(&stream.clone_dtoh(&ours_in.d[0])?, &theirs);
     drop(theirs);
-    let ours: Vec<Fp8GemmPlan<'_>> = ours_in
-        .ops
-        .iter()
-        .zip(ours_in.d.iter_mut())
-        .map(|(o, d)| ours_plan(gpu, kernels, o, d, mnk, kernel, tuning))
-        .collect::<Result<_>>()?;
-    let block: Vec<LtFp8Plan<'_>> = block_in
-        .ops
-        .iter()
-        .zip(block_in.d.iter_mut())
-        .map(|(o, d)| lt_plan(gpu, LtScaling::Blockwise, o, d, mnk))
-        .collect::<Result<_>>()?;
-    let tensor: Vec<LtFp8Plan<'_>> = tensor_in
-        .ops
-        .iter()
-        .zip(tensor_in.d.iter_mut())
-        .map(|(o, d)| lt_plan(gpu, LtScaling::Tensorwise, o, d, mnk))
-        .collect::<Result<_>>()?;
+    let ours = ours_in.ours_plans(gpu, kernels, mnk, kernel, tuning)?;
+    let block = block_in.lt_plans(gpu, LtScaling::Blockwise, mnk)?;
+    let tensor = tensor_in.lt_plans(gpu, LtScaling::Tensorwise, mnk)?;
     // Queued back to back, each launch between its own events (see
     // `timing`): no side's host launch overhead is timed.
     let warmup = cold_inputs::warmup_launches(sets);

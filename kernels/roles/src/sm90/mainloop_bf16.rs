@@ -181,7 +181,7 @@ pub fn mma_k_block<M: Bf16Mma<ACC>, const ACC: usize>(
 #[inline(always)]
 pub fn release_stage<const CLUSTER_M: u32>(pending: PendingRelease<'_>, signaller: bool) {
     if CLUSTER_M > 1 {
-        pending.release_multicast_if(0b11, signaller);
+        pending.release_multicast_if(super::producer::cluster_mask::<CLUSTER_M>(), signaller);
     } else {
         pending.release_if(signaller);
     }

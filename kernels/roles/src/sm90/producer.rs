@@ -170,6 +170,16 @@ impl<'a, P: TilePayload, const STAGES: usize, const CLUSTER_M: u32>
     }
 }
 
+/// The multicast mask of every CTA of a `CLUSTER_M`-CTA cluster (2: `0b11`).
+///
+/// ```ignore
+/// assert_eq!(cluster_mask::<4>(), 0b1111);
+/// ```
+#[inline(always)]
+pub const fn cluster_mask<const CLUSTER_M: u32>() -> u16 {
+    ((1u32 << CLUSTER_M) - 1) as u16
+}
+
 /// TMA load of a stage's B tile (`BN` rows of N from row `n0`, `BK`
 /// elements of K from `kc`): the whole tile, or in 2-CTA clusters this
 /// CTA's half (`HALF = BN / 2` rows, rank `rank`) multicast into both
@@ -198,19 +208,29 @@ pub unsafe fn load_b_tile<
     n0: u32,
     rank: u32,
 ) {
-    const { assert!(CLUSTER_M == 1 || (CLUSTER_M == 2 && 2 * HALF == BN)) };
+    const { assert!(CLUSTER_M == 1 || (CLUSTER_M <= 4 && CLUSTER_M as usize * HALF == BN)) };
     if CLUSTER_M == 1 {
         // SAFETY: forwarded to the caller.
         unsafe { load_2d(map, b_tile, bar, kc, n0 as i32) };
     } else {
-        // SAFETY: rank < 2 and 2·HALF = BN: the half lies inside the tile.
+        // SAFETY: rank < CLUSTER_M and CLUSTER_M·HALF = BN: the part lies
+        // inside the tile.
         let half: SharedRef<'_, Tile<T, HALF, BK>> = unsafe {
             SharedRef::from_addr(
                 b_tile.addr() + rank * (HALF * BK * core::mem::size_of::<T>()) as u32,
             )
         };
         // SAFETY: forwarded to the caller.
-        unsafe { load_2d_multicast(map, half, bar, kc, (n0 + rank * HALF as u32) as i32, 0b11) };
+        unsafe {
+            load_2d_multicast(
+                map,
+                half,
+                bar,
+                kc,
+                (n0 + rank * HALF as u32) as i32,
+                cluster_mask::<CLUSTER_M>(),
+            )
+        };
     }
 }
 
@@ -239,12 +259,13 @@ pub unsafe fn load_b_tile_3d<
     rank: u32,
     batch: i32,
 ) {
-    const { assert!(CLUSTER_M == 1 || (CLUSTER_M == 2 && 2 * HALF == BN)) };
+    const { assert!(CLUSTER_M == 1 || (CLUSTER_M <= 4 && CLUSTER_M as usize * HALF == BN)) };
     if CLUSTER_M == 1 {
         // SAFETY: forwarded to the caller.
         unsafe { load_3d(map, b_tile, bar, kc, n0 as i32, batch) };
     } else {
-        // SAFETY: rank < 2 and 2·HALF = BN: the half lies inside the tile.
+        // SAFETY: rank < CLUSTER_M and CLUSTER_M·HALF = BN: the part lies
+        // inside the tile.
         let half: SharedRef<'_, Tile<T, HALF, BK>> = unsafe {
             SharedRef::from_addr(
                 b_tile.addr() + rank * (HALF * BK * core::mem::size_of::<T>()) as u32,
@@ -259,7 +280,7 @@ pub unsafe fn load_b_tile_3d<
                 kc,
                 (n0 + rank * HALF as u32) as i32,
                 batch,
-                0b11,
+                cluster_mask::<CLUSTER_M>(),
             )
         };
     }

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Session 32's first device call (rewritten while its requests were refused, so that one call
 # does what matters most). .device-carry holds bundle2.tar.xz (make-device-bundle.sh,
-# BUNDLE_TESTS='gpu_gemm_swap_ab|gpu_gemm_fp8$', at 26a62b1: main's FP8 kernels and the new
-# swap-AB 2-CTA-cluster kernels), deepgemm (the anchor) and baton-trace.xz (the traced CLI).
+# BUNDLE_TESTS='gpu_gemm_swap_ab|gpu_gemm_fp8$', at db5a4c3: main's FP8 kernels and the new
+# swap-AB 2- and 4-CTA-cluster kernels), deepgemm (the anchor) and baton-trace.xz (the traced CLI).
 # Sections in priority order, each only if time is left before LIMIT (timeout - 30):
 #  1. the GPU suite's FP8 tests (the overlapped FP8 finalizer, a57cbb3, has not run them);
 #  2. the swap-AB GPU tests (the new c2 kernels: f64 at ragged shapes, split-K, stream-K, cuBLAS);
-#  3. BF16 A/B, one binary: narrow swap-AB alone against the same tile in 2-CTA clusters
+#  3. BF16 A/B, one binary: narrow swap-AB alone against the same tile in 2- and 4-CTA clusters
 #     sharing A, at M = 32..128 rows of the sweep, two passes in reverse order;
 #  4. FP8 timelines at issue #19's low rows; 5. DeepGEMM and ours at the 12 small rows;
 #  6. the swap-AB and FP8 tests under compute-sanitizer; 7. the BF16 sweep.
@@ -27,8 +27,10 @@ S64=32x4104x2056,64x4104x2056,64x4096x4096,64x8192x1024,64x5000x4096,64x16384x40
 S128=128x4104x2056,128x4096x4096,128x5000x4096,128x8192x1024
 bf n64-a $S64 --config 64x64-swapab --split-k 1
 bf c64-a $S64 --config 64x64c2-swapab --split-k 1
+bf q64-a $S64 --config 64x64c4-swapab --split-k 1
 bf n128-a $S128 --config 128x64-swapab --split-k 1
 bf c128-a $S128 --config 128x64c2-swapab --split-k 1
+bf q64-b $S64 --config 64x64c4-swapab --split-k 1
 bf c64-b $S64 --config 64x64c2-swapab --split-k 1
 bf n64-b $S64 --config 64x64-swapab --split-k 1
 if [ -f .device-carry/baton-trace.xz ]; then xz -dc .device-carry/baton-trace.xz > /tmp/baton-trace; chmod +x /tmp/baton-trace; fi

@@ -1,5 +1,5 @@
 //! Swap-AB BF16 GEMM for small M (issue #18 item 3): `Dᵀ = B·Aᵀ` with the
-//! user's N as the MMA's rows. Every swap-AB configuration, whole and
+//! user's N as the MMA's rows. Every swap-AB configuration (clusters included), whole and
 //! split 2–9 ways, against the f64 reference at ragged shapes (M = 1, 7, 16, 33,
 //! 64; N with a ragged last tile of 128 and of 64 rows; K with a ragged K
 //! block), and with stream-K (partial-wave segments); the heuristic's plans and the forced configurations against cuBLAS; C
@@ -71,11 +71,11 @@ fn swap_ab_matches_f64_on_ragged_shapes() {
                     split_k: Some(splits),
                     ..GemmTuning::default()
                 };
-                let (bm, bn, _) = config.tile();
-                let units = m.div_ceil(bm as usize) * n.div_ceil(bn as usize);
-                if k.div_ceil(64) < splits as usize
-                    || units * splits as usize > gpu.sm_count() as usize
-                {
+                // Every split worker resident (clusters: units of
+                // `cluster_m` CTAs on `sm_count / cluster_m` slots).
+                let units = config.work_units(m as u32, n as u32) as usize;
+                let slots = (gpu.sm_count() / config.cluster_m()) as usize;
+                if k.div_ceil(64) < splits as usize || units * splits as usize > slots {
                     continue;
                 }
                 for alpha in [1.0f32, -1.5] {

@@ -7,7 +7,8 @@
 #  2. the plans MISALIGNED_IN_FLIGHT moves, against the plans they replace, same binary,
 #     alternating: 1x4104x2056 (narrow 16 whole -> split 2), 64x4104x2056 (128-row swap-AB ->
 #     narrow 64), with the unmoved K = 2056 rows beside them; 32x4104x2056 narrow 64 forced;
-#  3. the 4-CTA cluster tile against the narrow 64 one (call 1: 2-CTA clusters were slower at
+#  3. narrow 32 with 12 stages (baton-narrow12.xz) against 16, forced;
+#  3b. the 4-CTA cluster tile against the narrow 64 one (call 1: 2-CTA clusters were slower at
 #     5 of 6 rows);
 #  4. FP8 timelines with L2-resident operands; 5. session 31's FP8 low / long-K forced rows.
 set -uo pipefail
@@ -30,6 +31,17 @@ bf n64at32-a 32x4104x2056 --config 64x64-swapab --split-k 1
 bf old64-b 64x4104x2056 --config 64x128-swapab --split-k 1
 bf old1-b 1x4104x2056 --config 16x64-swapab --split-k 1
 bf plan-b $R
+# Narrow 16 / 32 with 12 stages instead of 16 (baton-narrow12.xz: MAX_NARROW_STAGES = 12, else
+# this bundle's CLI), forced, alternating with the bundle's CLI.
+if [ -f .device-carry/baton-narrow12.xz ]; then xz -dc .device-carry/baton-narrow12.xz > /tmp/baton-n12; chmod +x /tmp/baton-n12; fi
+bx() { local bin=$1 name=$2 shapes=$3; shift 3; left 40 || { echo "skip $name"; return; }
+  timeout 40 $bin bench gemm --reps 31 --chart /tmp/c.png --json $O/bf-$name.json $(args $shapes) "$@" > $O/bf-$name.txt 2>&1
+  echo "bf $name rc=$? t=${SECONDS}s"; grep -E '^[0-9]+x[0-9]+x[0-9]+ |FAIL|rror' $O/bf-$name.txt | awk '{print $1, $2, $4, $5, $8}'; }
+S32=32x4104x2056,32x4096x4096,32x5000x4096,32x8192x1024
+bx $B n32s16-a $S32 --config 32x64-swapab --split-k 1
+bx /tmp/baton-n12 n32s12-a $S32 --config 32x64-swapab --split-k 1
+bx /tmp/baton-n12 n32s12-b $S32 --config 32x64-swapab --split-k 1
+bx $B n32s16-b $S32 --config 32x64-swapab --split-k 1
 S64=32x4104x2056,64x4104x2056,64x4096x4096,64x8192x1024,64x5000x4096,64x16384x4096
 bf n64-a $S64 --config 64x64-swapab --split-k 1
 bf q64-a $S64 --config 64x64c4-swapab --split-k 1

@@ -538,15 +538,6 @@ pub const DRAM_LATENCY_US: f64 = 2.1;
 /// multicast in 2-CTA clusters, half of the narrow tile's L2 → SM bytes,
 /// gained only 2 % there, so the narrow tile's extra A re-reads are not
 /// what limits it: its rings are.
-///
-/// ```
-/// use baton_runtime::{Target, gemm::GemmConfig};
-/// let slots = |c: GemmConfig| 132 / c.cluster_m();
-/// let plan = |m, n, k| GemmConfig::plan_for_operands(Target::Sm90a, m, n, k, false, slots).0;
-/// assert_eq!(plan(64, 4104, 2056), GemmConfig::SwapAbNarrow64);
-/// // Rows of whole 32-byte multiples keep every byte in flight.
-/// assert_eq!(plan(64, 4096, 4096), GemmConfig::SwapAbNarrow64);
-/// ```
 pub const MISALIGNED_IN_FLIGHT: f64 = 0.5;
 
 /// How much of a split plan's first ring fill the launch's ramp hides, µs

@@ -526,20 +526,6 @@ pub const FIXUP_LATENCY_US: f64 = 3.0;
 /// alone, unloaded, read 110 GB/s with 8 stages: 1.2 µs.)
 pub const DRAM_LATENCY_US: f64 = 2.1;
 
-/// The share of a streaming kernel's bytes in flight that count toward
-/// Little's law ([`TileShape::cost_streaming`]) for an operand whose rows
-/// are 16-byte but not 32-byte multiples (K = 2056 bf16): each 128-byte box
-/// row straddles sectors and lines and goes out as two L2 requests, so a
-/// CTA's ring keeps about half the bytes in flight per request. Measured
-/// (H100, session 32 call 1, one binary, µs ours): at 64×4104×2056 the
-/// 128-row swap-AB tile on 33 CTAs ran 16.2–16.6 µs where the narrow
-/// 64-row tile on 65 CTAs ran 14.6–14.8, which the model had the other
-/// way round (7.1 against 7.7 µs: both at the DRAM floor); sharing A by
-/// multicast in 2-CTA clusters, half of the narrow tile's L2 → SM bytes,
-/// gained only 2 % there, so the narrow tile's extra A re-reads are not
-/// what limits it: its rings are.
-pub const MISALIGNED_IN_FLIGHT: f64 = 0.5;
-
 /// How much of a split plan's first ring fill the launch's ramp hides, µs
 /// of loads at the unsplit L2 rate ([`TileShape::cost_split`]): about the
 /// time from a CTA's start until its first stage is full (1.8–2.7 µs in
@@ -1013,15 +999,8 @@ impl TileShape {
             // Little's law: each busy CTA keeps `stages` stages of its DRAM
             // bytes (the A rows and B columns that exist) in flight.
             Some(st) => {
-                // Rows that are 16-byte multiples only: each 128-byte box
-                // row is two requests (`MISALIGNED_IN_FLIGHT`).
-                let share = |row_bytes: f64| match row_bytes % 32.0 {
-                    0.0 => 1.0,
-                    _ => MISALIGNED_IN_FLIGHT,
-                };
-                let stage_bytes = (p.m.min(self.bm) as f64 * share(p.a_row_bytes)
-                    + (p.n.min(self.bn) / cm) as f64 * share(p.b_row_bytes))
-                    * (self.bk as f64 * p.operand_bytes);
+                let stage_bytes =
+                    ((p.m.min(self.bm) + p.n.min(self.bn) / cm) * self.bk) as f64 * p.operand_bytes;
                 let in_flight = (busy_workers * cm * st.stages) as f64 * stage_bytes;
                 machine
                     .dram_bytes_per_s

@@ -150,12 +150,6 @@ swap_ab_entry!(
     baton_gemm_bf16_swap_ab_narrow_64_c2, 64, 32, Bf16N64, NARROW_ROWS as usize, swap_ab_narrow_stages(64), SWAP_AB_NARROW_ROLES, 2, 32
 );
 swap_ab_entry!(
-    /// BF16 GEMM, narrow swap-AB 64 of N × 64 of M per tile in clusters of
-    /// 4 CTAs along N sharing the user's A tile (16 rows each).
-    abi::GEMM_SWAP_AB_NARROW_64_C4,
-    baton_gemm_bf16_swap_ab_narrow_64_c4, 64, 32, Bf16N64, NARROW_ROWS as usize, swap_ab_narrow_stages(64), SWAP_AB_NARROW_ROLES, 4, 16
-);
-swap_ab_entry!(
     /// BF16 GEMM, narrow swap-AB 64 of N × 128 of M per tile in clusters of
     /// 2 sharing the user's A tile (64 rows each).
     abi::GEMM_SWAP_AB_NARROW_128_C2,

@@ -186,11 +186,6 @@ pub const KERNELS: &[KernelInfo] = &[
         hot: true,
     },
     KernelInfo {
-        name: "baton_gemm_bf16_swap_ab_narrow_64_c4",
-        about: "bf16 GEMM for small M (narrow swap-AB 64 of N x 64 of M) in 4-CTA clusters along N sharing A by TMA multicast",
-        hot: true,
-    },
-    KernelInfo {
         name: "baton_gemm_bf16_swap_ab_narrow_128_c2",
         about: "bf16 GEMM (narrow swap-AB 64 of N x 128 of M) in 2-CTA clusters along N sharing A by TMA multicast",
         hot: true,

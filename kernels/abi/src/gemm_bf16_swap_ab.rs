@@ -217,18 +217,3 @@ pub const GEMM_SWAP_AB_NARROW_128_C2: KernelSpec<GemmBf16Params> =
         NARROW_THREADS,
         2,
     );
-
-/// Narrow swap-AB 64 of N × 64 of M per tile in clusters of 4 CTAs along
-/// the user's N sharing the user's A ([`GEMM_SWAP_AB_NARROW_64_C2`] with
-/// four parts: `tma_b`'s box {64, 16}); cuBLAS's small-M kernels at N =
-/// 4104 run clusters of 4 (session 21's ncu).
-///
-/// ```
-/// assert_eq!(baton_kernels_abi::gemm_bf16_swap_ab::GEMM_SWAP_AB_NARROW_64_C4.cluster_size(), 4);
-/// ```
-pub const GEMM_SWAP_AB_NARROW_64_C4: KernelSpec<GemmBf16Params> =
-    clustered_spec::<64, { swap_ab_narrow_stages(64) }, { NARROW_ROWS as usize }>(
-        "baton_gemm_bf16_swap_ab_narrow_64_c4",
-        NARROW_THREADS,
-        4,
-    );

@@ -100,10 +100,6 @@ pub enum GemmConfig {
     /// [`SwapAbNarrow128`](Self::SwapAbNarrow128) in clusters of 2 sharing
     /// the user's A tile. Not a heuristic candidate yet.
     SwapAbNarrow128C2,
-    /// [`SwapAbNarrow64`](Self::SwapAbNarrow64) in clusters of 4 CTAs along
-    /// N sharing the user's A tile (each loads a quarter of its rows). Not
-    /// a heuristic candidate yet.
-    SwapAbNarrow64C4,
     /// Blackwell (sm_100a): 128×256×64 tiles, 4 stages, `tcgen05.mma` into
     /// two TMEM accumulator stages, 256 threads
     /// (`kernels/roles/src/gemm_sm100.rs`). **Assembled, never run.**
@@ -141,7 +137,7 @@ impl GemmConfig {
 
     /// The swap-AB sm_90a configurations ([`is_swap_ab`](Self::is_swap_ab)):
     /// small M, no C.
-    pub const SWAP_AB: [GemmConfig; 10] = [
+    pub const SWAP_AB: [GemmConfig; 9] = [
         GemmConfig::SwapAb16,
         GemmConfig::SwapAb32,
         GemmConfig::SwapAb64,
@@ -151,7 +147,6 @@ impl GemmConfig {
         GemmConfig::SwapAbNarrow128,
         GemmConfig::SwapAbNarrow64C2,
         GemmConfig::SwapAbNarrow128C2,
-        GemmConfig::SwapAbNarrow64C4,
     ];
 
     /// Every sm_90a configuration: [`ALL`](Self::ALL), then
@@ -162,7 +157,7 @@ impl GemmConfig {
     /// use baton_runtime::gemm::GemmConfig;
     /// assert_eq!(GemmConfig::SM90.len(), GemmConfig::ALL.len() + GemmConfig::TALL.len() + GemmConfig::PINGPONG.len() + GemmConfig::SWAP_AB.len());
     /// ```
-    pub const SM90: [GemmConfig; 23] = [
+    pub const SM90: [GemmConfig; 22] = [
         GemmConfig::T128x256C2,
         GemmConfig::T128x256,
         GemmConfig::T128x224C2,
@@ -185,7 +180,6 @@ impl GemmConfig {
         GemmConfig::SwapAbNarrow128,
         GemmConfig::SwapAbNarrow64C2,
         GemmConfig::SwapAbNarrow128C2,
-        GemmConfig::SwapAbNarrow64C4,
     ];
 
     /// Whether this is a swap-AB configuration (`Dᵀ = B·Aᵀ` for small M;
@@ -208,7 +202,6 @@ impl GemmConfig {
                 | GemmConfig::SwapAbNarrow128
                 | GemmConfig::SwapAbNarrow64C2
                 | GemmConfig::SwapAbNarrow128C2
-                | GemmConfig::SwapAbNarrow64C4
         )
     }
 
@@ -229,7 +222,6 @@ impl GemmConfig {
                 | GemmConfig::SwapAbNarrow128
                 | GemmConfig::SwapAbNarrow64C2
                 | GemmConfig::SwapAbNarrow128C2
-                | GemmConfig::SwapAbNarrow64C4
         )
     }
 
@@ -379,7 +371,6 @@ impl GemmConfig {
             GemmConfig::SwapAbNarrow128 => &swap_ab_abi::GEMM_SWAP_AB_NARROW_128,
             GemmConfig::SwapAbNarrow64C2 => &swap_ab_abi::GEMM_SWAP_AB_NARROW_64_C2,
             GemmConfig::SwapAbNarrow128C2 => &swap_ab_abi::GEMM_SWAP_AB_NARROW_128_C2,
-            GemmConfig::SwapAbNarrow64C4 => &swap_ab_abi::GEMM_SWAP_AB_NARROW_64_C4,
             GemmConfig::Sm100T128x256 => return None,
         })
     }
@@ -399,9 +390,9 @@ impl GemmConfig {
             GemmConfig::SwapAb64 => (64, 128, 64),
             GemmConfig::SwapAbNarrow16 => (16, swap_ab_abi::NARROW_ROWS, 64),
             GemmConfig::SwapAbNarrow32 => (32, swap_ab_abi::NARROW_ROWS, 64),
-            GemmConfig::SwapAbNarrow64
-            | GemmConfig::SwapAbNarrow64C2
-            | GemmConfig::SwapAbNarrow64C4 => (64, swap_ab_abi::NARROW_ROWS, 64),
+            GemmConfig::SwapAbNarrow64 | GemmConfig::SwapAbNarrow64C2 => {
+                (64, swap_ab_abi::NARROW_ROWS, 64)
+            }
             GemmConfig::SwapAbNarrow128 | GemmConfig::SwapAbNarrow128C2 => {
                 (128, swap_ab_abi::NARROW_ROWS, 64)
             }
@@ -447,7 +438,6 @@ impl GemmConfig {
     pub const fn cluster_m(self) -> u32 {
         match self {
             GemmConfig::SwapAbNarrow64C2 | GemmConfig::SwapAbNarrow128C2 => 2,
-            GemmConfig::SwapAbNarrow64C4 => 4,
             GemmConfig::T128x256C2
             | GemmConfig::T128x224C2
             | GemmConfig::T128x192C2

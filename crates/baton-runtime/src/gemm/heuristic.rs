@@ -142,9 +142,7 @@ impl GemmConfig {
             GemmConfig::SwapAbNarrow128 => 0.85,
             // Not candidates yet (measured forced only): as the tiles they
             // cluster.
-            GemmConfig::SwapAbNarrow64C2
-            | GemmConfig::SwapAbNarrow128C2
-            | GemmConfig::SwapAbNarrow64C4 => 0.85,
+            GemmConfig::SwapAbNarrow64C2 | GemmConfig::SwapAbNarrow128C2 => 0.85,
             GemmConfig::Sm100T128x256 => 1.0,
         }
     }

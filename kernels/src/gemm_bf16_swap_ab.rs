@@ -5,7 +5,7 @@
 //! `wgmma` M = 64) and the user's A (M×K) the tile's `BN` columns (the
 //! `wgmma` N: 16, 32 or 64). Everything up to the epilogue is the
 //! cooperative kernel of `gemm_bf16` with the operands swapped: the same
-//! persistent schedule (`ClusterWork`, no clusters), TMA producer (ragged
+//! persistent schedule (`ClusterWork`; clusters only in the `_c2` entries), TMA producer (ragged
 //! last tile row of B through the tail map), `bf16_mainloop` and stream-K /
 //! split-K fixup (its finalizer waits for all contributors at once:
 //! `stream_k_fixup_overlapped!`). The epilogue ([`TransposedEpilogue`])
@@ -15,6 +15,11 @@
 //! The narrow entries (`baton_gemm_bf16_swap_ab_narrow_*`) run the same
 //! body on tiles of 64 of the user's N with one consumer warpgroup
 //! ([`SWAP_AB_NARROW_ROLES`], 256 threads): twice the CTAs on one problem.
+//! Their `_c2` forms run in clusters of 2 CTAs along the user's N that share
+//! the user's A by TMA multicast (each loads half of its rows into both
+//! CTAs' stages; every stage's empty barrier then counts both CTAs'
+//! consumers). Measured slower than the plain narrow tiles at 5 of 6 rows
+//! (BENCHMARKS.md "Session 32"); forced only.
 //!
 //! Parameters: [`GemmBf16Params`] with the operands swapped
 //! (`baton_kernels_abi::gemm_bf16_swap_ab::GEMM_SWAP_AB_16` documents

@@ -181,9 +181,9 @@ pub const fn cluster_mask<const CLUSTER_M: u32>() -> u16 {
 }
 
 /// TMA load of a stage's B tile (`BN` rows of N from row `n0`, `BK`
-/// elements of K from `kc`): the whole tile, or in 2-CTA clusters this
-/// CTA's half (`HALF = BN / 2` rows, rank `rank`) multicast into both
-/// CTAs' stage.
+/// elements of K from `kc`): the whole tile, or in clusters of
+/// `CLUSTER_M` (2 to 4) CTAs this CTA's part (`HALF = BN / CLUSTER_M`
+/// rows, rank `rank`) multicast into every CTA's stage.
 ///
 /// # Safety
 /// As [`load_2d`] / [`load_2d_multicast`]: `map` describes B with box

@@ -54,6 +54,14 @@ const RAGGED: [(usize, usize, usize); 11] = [
     (300, 1000, 136),
 ];
 
+/// Whether every worker of `config` split `splits` ways at M×N is resident
+/// at once, as the plan requires of split-K: units (of `cluster_m` CTAs,
+/// `GemmConfig::work_units`) times splits on `sm_count / cluster_m` slots.
+fn workers_resident(gpu: &Gpu, config: GemmConfig, (m, n): (usize, usize), splits: u32) -> bool {
+    let units = config.work_units(m as u32, n as u32);
+    units * splits <= gpu.sm_count() / config.cluster_m()
+}
+
 #[test]
 fn swap_ab_matches_f64_on_ragged_shapes() {
     let Some(gpu) = Gpu::for_test() else { return };
@@ -71,11 +79,9 @@ fn swap_ab_matches_f64_on_ragged_shapes() {
                     split_k: Some(splits),
                     ..GemmTuning::default()
                 };
-                // Every split worker resident (clusters: units of
-                // `cluster_m` CTAs on `sm_count / cluster_m` slots).
-                let units = config.work_units(m as u32, n as u32) as usize;
-                let slots = (gpu.sm_count() / config.cluster_m()) as usize;
-                if k.div_ceil(64) < splits as usize || units * splits as usize > slots {
+                if k.div_ceil(64) < splits as usize
+                    || !workers_resident(&gpu, config, (m, n), splits)
+                {
                     continue;
                 }
                 for alpha in [1.0f32, -1.5] {
@@ -258,13 +264,12 @@ fn swap_ab_timing_grid() {
             },
         ];
         for config in GemmConfig::SWAP_AB {
-            let (bm, bn, _) = config.tile();
+            let (bm, _, _) = config.tile();
             // Several tile rows along M (bm < M): whole and 2-way only.
             let max_splits = if (bm as usize) < m { 2 } else { 16 };
-            let units = m.div_ceil(bm as usize) * n.div_ceil(bn as usize);
             for splits in [1u32, 2, 3, 4, 6, 8, 12, 16] {
                 if splits > max_splits
-                    || units * splits as usize > gpu.sm_count() as usize
+                    || !workers_resident(&gpu, config, (m, n), splits)
                     || k.div_ceil(64) < 2 * splits as usize
                 {
                     continue;
